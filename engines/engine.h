@@ -1,0 +1,158 @@
+/* nbrun — the engine interface: data plane only.
+ *
+ * An engine is one file exporting one `const struct nb_engine` table. It knows
+ * sockets, threads, pacing and counters; it knows nothing of YAML, CSV or the
+ * control protocol. The harness in session.c sets up the data connections
+ * (one connected socket per flow, with a cookie check), runs one thread per
+ * flow calling the engine's client_flow or server_flow, and lets the runner
+ * read every flow's cumulative counters at any time (single-writer atomics).
+ */
+#ifndef NB_ENGINE_H
+#define NB_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "error.h"
+#include "hist.h"
+
+#define NB_MAX_FLOWS 256
+#define NB_MAX_CPUS 64
+#define NB_UDP_MAX_PAYLOAD 65507u
+
+enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP };
+enum nb_dir { NB_DIR_FORWARD, NB_DIR_REVERSE, NB_DIR_BIDIR };
+/** How a requester waits for its answer: blocking syscalls, a user-space spin on a
+ *  non-blocking socket, or kernel busy polling (SO_BUSY_POLL). */
+enum nb_wait { NB_WAIT_BLOCK, NB_WAIT_SPIN, NB_WAIT_BUSY_POLL };
+/** The run's phase, tagged into UDP datagrams so the receiver counts measured traffic exactly. */
+enum nb_phase { NB_PHASE_WARMUP = 0, NB_PHASE_MEASURE = 1, NB_PHASE_DRAIN = 2 };
+enum nb_side { NB_SIDE_CLIENT, NB_SIDE_SERVER };
+
+/** Fully resolved parameters of one case: what both sides' engines need, nothing more. */
+struct nb_params {
+	char engine[16];        /* "stream", "pps", "rr", "crr", "latency" */
+	enum nb_proto proto;
+	enum nb_dir direction;  /* stream, pps */
+	uint32_t size;          /* message / datagram payload bytes (stream, pps, latency) */
+	uint32_t request;       /* rr, crr: request bytes */
+	uint32_t response;      /* rr, crr: response bytes */
+	uint32_t streams;       /* parallel flows, 1..NB_MAX_FLOWS (bidir doubles them) */
+	uint64_t rate;          /* per flow: bit/s (stream), packet/s (pps), message/s (latency); 0 = unlimited */
+	uint32_t window;        /* SO_SNDBUF / SO_RCVBUF bytes; 0 = kernel default */
+	uint32_t mss;           /* TCP_MAXSEG; 0 = default */
+	bool nodelay;           /* TCP_NODELAY */
+	char congestion[16];    /* TCP_CONGESTION; "" = default */
+	int32_t tos;            /* IP_TOS / IPV6_TCLASS; -1 = leave */
+	enum nb_wait wait;      /* rr, crr, latency */
+	bool gso;               /* pps: UDP_SEGMENT */
+	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
+	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
+	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
+	int16_t cpus[NB_MAX_CPUS];
+	uint64_t cookie;        /* session cookie; every data connection presents it */
+};
+
+/** Per-flow counters: cumulative, written only by the flow's thread. */
+enum nb_counter {
+	NB_C_TX_BYTES,          /* payload bytes sent */
+	NB_C_TX_PACKETS,        /* datagrams / messages sent */
+	NB_C_RX_BYTES,          /* payload bytes received */
+	NB_C_RX_PACKETS,        /* datagrams / messages received */
+	NB_C_LOST,              /* UDP receiver: sequence numbers never seen (net of late arrivals) */
+	NB_C_DUP,               /* UDP receiver: sequence numbers seen twice */
+	NB_C_REORDER,           /* UDP receiver: arrived after a higher sequence number */
+	NB_C_SND_ERRS,          /* ENOBUFS / EAGAIN on send: local back-pressure, not network loss */
+	NB_C_RCVBUF_DROPS,      /* SO_RXQ_OVFL: dropped by our own full socket buffer */
+	NB_C_TRANSACTIONS,      /* rr/crr/latency: completed round trips */
+	NB_C_TIMEOUTS,          /* rr/latency over UDP: requests whose reply never came */
+	NB_C_CONNECTS,          /* crr: connections opened */
+	NB_C_CONNECT_NS,        /* crr: total time spent in connect() */
+	NB_C_RETRANS,           /* TCP_INFO tcpi_total_retrans (sender) */
+	NB_C_MEAS_TX_PACKETS,   /* UDP: datagrams sent tagged NB_PHASE_MEASURE */
+	NB_C_MEAS_RX_PACKETS,   /* UDP: distinct NB_PHASE_MEASURE datagrams received */
+	NB_C_COUNT
+};
+
+/** Per-flow gauges: the latest value, not a sum. */
+enum nb_gauge {
+	NB_G_JITTER_NS,         /* RFC 3550 interarrival jitter, receiver */
+	NB_G_CWND,              /* TCP_INFO snd_cwnd (segments), sender */
+	NB_G_SRTT_US,           /* TCP_INFO rtt (us), sender */
+	NB_G_MAX_BURST,         /* pacer: largest burst (packets) sent back to back */
+	NB_G_COUNT
+};
+
+/** One flow as its thread sees it. Owned by the harness. */
+struct nb_flow {
+	const struct nb_params *p;
+	uint32_t index;                 /* 0 .. nflows-1 */
+	enum nb_side side;
+	bool sends;                     /* stream/pps: this side is the sender of this flow */
+	int fd;                         /* connected data socket, or -1 (per-connection engines) */
+	int listen_fd;                  /* per-connection engines, server side: the listener */
+	struct sockaddr_storage peer;   /* per-connection engines, client side: where to connect */
+	socklen_t peer_len;
+	const atomic_bool *stop;        /* set by the harness: leave the loop promptly */
+	const atomic_bool *quiesce;     /* senders stop sending; receivers count until stop */
+	const atomic_int *phase;        /* enum nb_phase, set by the runner */
+	_Atomic uint64_t c[NB_C_COUNT];
+	_Atomic uint64_t g[NB_G_COUNT];
+	struct nb_hist *hist;           /* round-trip times, when the engine records them */
+	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
+	struct nb_error err;            /* why the flow failed */
+};
+
+/** Add to a counter (single writer: a relaxed load and store, no locked instruction). */
+static inline void nb_count(struct nb_flow *f, enum nb_counter c, uint64_t n)
+{
+	atomic_store_explicit(&f->c[c], atomic_load_explicit(&f->c[c], memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/** Set a gauge. */
+static inline void nb_gauge_set(struct nb_flow *f, enum nb_gauge g, uint64_t v)
+{
+	atomic_store_explicit(&f->g[g], v, memory_order_relaxed);
+}
+
+/** True once the harness asked the flow to stop. */
+static inline bool nb_flow_stopping(const struct nb_flow *f)
+{
+	return atomic_load_explicit(f->stop, memory_order_relaxed);
+}
+
+/** True once senders should stop sending (the drain before the last count). */
+static inline bool nb_flow_quiet(const struct nb_flow *f)
+{
+	return atomic_load_explicit(f->quiesce, memory_order_relaxed) || nb_flow_stopping(f);
+}
+
+/** The ops table of one engine. */
+struct nb_engine {
+	const char *name;                /* as written in the config's `engine:` */
+	const char *summary;             /* one line for --help and the report */
+	/** Reject parameters this engine cannot run, with the reason. */
+	bool (*validate)(const struct nb_params *p, struct nb_error *err);
+	/** true: no data sockets are set up; client flows connect per transaction (crr). */
+	bool per_connection;
+	/** true: flows record round-trip times into f->hist (client side). */
+	bool records_latency;
+	/** Thread body of one flow on the client; returns 0, or -1 with f->err set. */
+	int (*client_flow)(struct nb_flow *f);
+	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. */
+	int (*server_flow)(struct nb_flow *f);
+};
+
+/** Find an engine by name; NULL if none. */
+const struct nb_engine *nb_engine_find(const char *name);
+/** The NULL-terminated list of all engines. */
+const struct nb_engine *const *nb_engine_list(void);
+/** Number of flows a case runs (bidir stream/pps runs 2 x streams). */
+uint32_t nb_params_nflows(const struct nb_params *p);
+/** Whether the client side sends on flow i (stream/pps; rr/latency: the client requests). */
+bool nb_params_client_sends(const struct nb_params *p, uint32_t flow);
+
+#endif

@@ -1,0 +1,29 @@
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool nb_error_set(struct nb_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool nb_error_errno(struct nb_error *err, int errnum, const char *fmt, ...)
+{
+	if (!err)
+		return false;
+	char head[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, strerror(errnum));
+	return false;
+}

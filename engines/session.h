@@ -1,0 +1,70 @@
+/* nbrun — the data-plane harness: sets up one connection per flow, runs one
+ * thread per flow, and exposes cumulative counters for the runner to sample.
+ *
+ * Server (agent):  nb_session_listen -> (tell the client the port) -> nb_session_accept
+ *                  -> nb_session_start -> ... -> nb_session_stop -> nb_session_destroy
+ * Client:          nb_session_connect -> nb_session_start -> ... -> nb_session_stop
+ *
+ * Every data connection starts with a hello {magic, cookie, flow index}; one
+ * with a wrong cookie or index is closed and ignored, never trusted.
+ */
+#ifndef NB_SESSION_H
+#define NB_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "engine.h"
+
+struct nb_session;
+
+/** One side's cumulative counters of every flow at one instant. */
+struct nb_flow_snap {
+	uint64_t c[NB_C_COUNT];
+	uint64_t g[NB_G_COUNT];
+	bool sends;
+};
+
+struct nb_snapshot {
+	uint64_t t_ns;                        /* CLOCK_MONOTONIC when taken */
+	uint64_t engine_cpu_ns;               /* CPU time of all flow threads (user + system) */
+	uint64_t host_busy_ticks;             /* /proc/stat: all CPUs, non-idle */
+	uint64_t host_total_ticks;            /* /proc/stat: all CPUs, all states */
+	uint32_t nflows;
+	struct nb_flow_snap flow[NB_MAX_FLOWS];
+	struct nb_hist *hist;                 /* merged RTT histogram of all flows, or NULL */
+};
+
+/** Allocate a snapshot (with a histogram when with_hist); NULL on out of memory. */
+struct nb_snapshot *nb_snapshot_create(bool with_hist);
+/** Free; NULL is a no-op. */
+void nb_snapshot_destroy(struct nb_snapshot *s);
+
+/** Server: bind a data port in [port_lo, port_hi] (0,0 = ephemeral) on bind_addr; fills *port. */
+struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_params *p,
+				     const struct sockaddr *bind_addr, socklen_t bind_len,
+				     uint16_t port_lo, uint16_t port_hi, uint16_t *port,
+				     struct nb_error *err);
+/** Server: wait until every flow has connected and said hello (or timeout_ms passes). */
+bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *err);
+/** Client: connect every flow to peer:port and say hello. */
+struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb_params *p,
+				      const struct sockaddr *peer, socklen_t peer_len, uint16_t port,
+				      int timeout_ms, struct nb_error *err);
+/** Start one thread per flow. */
+bool nb_session_start(struct nb_session *s, struct nb_error *err);
+/** Tell the flows which phase the run is in (warm-up, measure, drain). */
+void nb_session_set_phase(struct nb_session *s, enum nb_phase ph);
+/** Read every flow's cumulative counters now. */
+void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out);
+/** Ask the senders to stop sending (receivers keep counting until nb_session_stop). */
+void nb_session_quiesce(struct nb_session *s);
+/** Stop every flow and join its thread; returns false with the first flow error, if any. */
+bool nb_session_stop(struct nb_session *s, struct nb_error *err);
+/** Close every socket and free; NULL is a no-op. */
+void nb_session_destroy(struct nb_session *s);
+/** Number of flows. */
+uint32_t nb_session_nflows(const struct nb_session *s);
+
+#endif

@@ -1,0 +1,75 @@
+#include "cols.h"
+
+#include <math.h>
+#include <string.h>
+
+#define COL(id, n, u, l, b) [id] = { .name = n, .unit = u, .label = l, .better = b }
+#define HI NB_BETTER_HIGHER
+#define LO NB_BETTER_LOWER
+#define NO NB_BETTER_NONE
+
+const struct nb_col_def nb_cols[NB_COL_COUNT] = {
+	COL(NB_COL_DURATION_S, "duration_s", "s", "Measured time", NO),
+	COL(NB_COL_TX_BYTES, "tx_bytes", "B", "Bytes sent", NO),
+	COL(NB_COL_RX_BYTES, "rx_bytes", "B", "Bytes received", NO),
+	COL(NB_COL_TX_PACKETS, "tx_packets", "", "Packets sent", NO),
+	COL(NB_COL_RX_PACKETS, "rx_packets", "", "Packets received", NO),
+	COL(NB_COL_TX_BPS, "tx_bps", "bit/s", "Send rate", HI),
+	COL(NB_COL_RX_BPS, "rx_bps", "bit/s", "Throughput (received)", HI),
+	COL(NB_COL_TX_PPS, "tx_pps", "pkt/s", "Packets sent per second", HI),
+	COL(NB_COL_RX_PPS, "rx_pps", "pkt/s", "Packets received per second", HI),
+	COL(NB_COL_LOST, "lost", "", "Datagrams lost", LO),
+	COL(NB_COL_LOSS_PCT, "loss_pct", "%", "Loss", LO),
+	COL(NB_COL_DUP, "dup", "", "Duplicates", LO),
+	COL(NB_COL_REORDER, "reorder", "", "Out of order", LO),
+	COL(NB_COL_JITTER_US, "jitter_us", "us", "Jitter (RFC 3550)", LO),
+	COL(NB_COL_SND_ERRS, "snd_errs", "", "Send back-pressure (ENOBUFS)", LO),
+	COL(NB_COL_RCVBUF_DROPS, "rcvbuf_drops", "", "Receiver socket-buffer drops", LO),
+	COL(NB_COL_RETRANS, "retrans", "", "TCP retransmits", LO),
+	COL(NB_COL_CWND, "cwnd", "seg", "TCP cwnd", NO),
+	COL(NB_COL_SRTT_US, "srtt_us", "us", "TCP smoothed RTT", LO),
+	COL(NB_COL_TRANS, "trans", "", "Transactions", NO),
+	COL(NB_COL_TRANS_PER_S, "trans_per_s", "trans/s", "Transactions per second", HI),
+	COL(NB_COL_TIMEOUTS, "timeouts", "", "Timeouts", LO),
+	COL(NB_COL_CONNECT_US, "connect_us", "us", "Connect time (mean)", LO),
+	COL(NB_COL_LAT_MEAN_US, "lat_mean_us", "us", "Latency mean", LO),
+	COL(NB_COL_LAT_STDDEV_US, "lat_stddev_us", "us", "Latency stddev", LO),
+	COL(NB_COL_LAT_MIN_US, "lat_min_us", "us", "Latency min", LO),
+	COL(NB_COL_LAT_P50_US, "lat_p50_us", "us", "Latency p50", LO),
+	COL(NB_COL_LAT_P90_US, "lat_p90_us", "us", "Latency p90", LO),
+	COL(NB_COL_LAT_P99_US, "lat_p99_us", "us", "Latency p99", LO),
+	COL(NB_COL_LAT_P999_US, "lat_p999_us", "us", "Latency p99.9", LO),
+	COL(NB_COL_LAT_P9999_US, "lat_p9999_us", "us", "Latency p99.99", LO),
+	COL(NB_COL_LAT_MAX_US, "lat_max_us", "us", "Latency max", LO),
+	COL(NB_COL_TARGET_RATE, "target_rate", "", "Target rate (engine unit)", NO),
+	COL(NB_COL_ACHIEVED_RATE, "achieved_rate", "", "Achieved send rate (engine unit)", NO),
+	COL(NB_COL_MAX_BURST, "max_burst", "pkt", "Largest pacer burst", NO),
+	COL(NB_COL_CPU_LOCAL_PCT, "cpu_local_pct", "%", "Engine CPU, client (% of one core)", LO),
+	COL(NB_COL_CPU_PEER_PCT, "cpu_peer_pct", "%", "Engine CPU, agent (% of one core)", LO),
+	COL(NB_COL_HOST_CPU_LOCAL_PCT, "host_cpu_local_pct", "%", "Host CPU busy, client", LO),
+	COL(NB_COL_HOST_CPU_PEER_PCT, "host_cpu_peer_pct", "%", "Host CPU busy, agent", LO),
+	COL(NB_COL_IF_LOCAL_RXPCK_S, "if_local_rxpck_s", "pkt/s", "Interface rxpck/s, client", NO),
+	COL(NB_COL_IF_LOCAL_TXPCK_S, "if_local_txpck_s", "pkt/s", "Interface txpck/s, client", NO),
+	COL(NB_COL_IF_LOCAL_RXKB_S, "if_local_rxkB_s", "kB/s", "Interface rxkB/s, client", NO),
+	COL(NB_COL_IF_LOCAL_TXKB_S, "if_local_txkB_s", "kB/s", "Interface txkB/s, client", NO),
+	COL(NB_COL_IF_LOCAL_RXDROP_S, "if_local_rxdrop_s", "pkt/s", "Interface rx drops/s, client", LO),
+	COL(NB_COL_IF_PEER_RXPCK_S, "if_peer_rxpck_s", "pkt/s", "Interface rxpck/s, agent", NO),
+	COL(NB_COL_IF_PEER_TXPCK_S, "if_peer_txpck_s", "pkt/s", "Interface txpck/s, agent", NO),
+	COL(NB_COL_IF_PEER_RXKB_S, "if_peer_rxkB_s", "kB/s", "Interface rxkB/s, agent", NO),
+	COL(NB_COL_IF_PEER_TXKB_S, "if_peer_txkB_s", "kB/s", "Interface txkB/s, agent", NO),
+	COL(NB_COL_IF_PEER_RXDROP_S, "if_peer_rxdrop_s", "pkt/s", "Interface rx drops/s, agent", LO),
+};
+
+int nb_col_find(const char *name)
+{
+	for (int i = 0; i < NB_COL_COUNT; i++)
+		if (strcmp(nb_cols[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+void nb_metrics_clear(struct nb_metrics *m)
+{
+	for (int i = 0; i < NB_COL_COUNT; i++)
+		m->v[i] = NAN;
+}

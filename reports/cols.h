@@ -1,0 +1,56 @@
+/* nbrun — the metric columns shared by intervals.csv, runs.csv, summary.csv and results.json.
+ *
+ * One table names every metric once; writers, readers, statistics and charts
+ * all iterate it, so a column cannot be written under one name and read under
+ * another. A value of NAN means "not applicable" and is written as an empty cell.
+ */
+#ifndef NB_COLS_H
+#define NB_COLS_H
+
+#include <stddef.h>
+
+enum nb_col {
+	NB_COL_DURATION_S,
+	NB_COL_TX_BYTES, NB_COL_RX_BYTES, NB_COL_TX_PACKETS, NB_COL_RX_PACKETS,
+	NB_COL_TX_BPS, NB_COL_RX_BPS, NB_COL_TX_PPS, NB_COL_RX_PPS,
+	NB_COL_LOST, NB_COL_LOSS_PCT, NB_COL_DUP, NB_COL_REORDER, NB_COL_JITTER_US,
+	NB_COL_SND_ERRS, NB_COL_RCVBUF_DROPS,
+	NB_COL_RETRANS, NB_COL_CWND, NB_COL_SRTT_US,
+	NB_COL_TRANS, NB_COL_TRANS_PER_S, NB_COL_TIMEOUTS, NB_COL_CONNECT_US,
+	NB_COL_LAT_MEAN_US, NB_COL_LAT_STDDEV_US, NB_COL_LAT_MIN_US, NB_COL_LAT_P50_US,
+	NB_COL_LAT_P90_US, NB_COL_LAT_P99_US, NB_COL_LAT_P999_US, NB_COL_LAT_P9999_US,
+	NB_COL_LAT_MAX_US,
+	NB_COL_TARGET_RATE, NB_COL_ACHIEVED_RATE, NB_COL_MAX_BURST,
+	NB_COL_CPU_LOCAL_PCT, NB_COL_CPU_PEER_PCT, NB_COL_HOST_CPU_LOCAL_PCT, NB_COL_HOST_CPU_PEER_PCT,
+	NB_COL_IF_LOCAL_RXPCK_S, NB_COL_IF_LOCAL_TXPCK_S, NB_COL_IF_LOCAL_RXKB_S, NB_COL_IF_LOCAL_TXKB_S,
+	NB_COL_IF_LOCAL_RXDROP_S,
+	NB_COL_IF_PEER_RXPCK_S, NB_COL_IF_PEER_TXPCK_S, NB_COL_IF_PEER_RXKB_S, NB_COL_IF_PEER_TXKB_S,
+	NB_COL_IF_PEER_RXDROP_S,
+	NB_COL_COUNT
+};
+
+/** Which direction of change is worse (for compare and pitfalls). */
+enum nb_better { NB_BETTER_NONE, NB_BETTER_HIGHER, NB_BETTER_LOWER };
+
+struct nb_col_def {
+	const char *name;      /* CSV header, e.g. "rx_bps" */
+	const char *unit;      /* "bit/s", "us", "%", "" ... */
+	const char *label;     /* human label for reports, e.g. "Throughput (received)" */
+	enum nb_better better;
+};
+
+/** The definition of every column, indexed by enum nb_col. */
+extern const struct nb_col_def nb_cols[NB_COL_COUNT];
+
+/** Column index by CSV name, or -1. */
+int nb_col_find(const char *name);
+
+/** A row of metric values; NAN = not applicable. */
+struct nb_metrics {
+	double v[NB_COL_COUNT];
+};
+
+/** Set every value to NAN. */
+void nb_metrics_clear(struct nb_metrics *m);
+
+#endif

@@ -1,0 +1,260 @@
+/* nbrun — command-line parsing. One option table for every subcommand; each
+ * subcommand then checks its positional arguments. Errors are one line. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nb_config.h"
+
+enum {
+	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
+	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
+	OPT_VERSION, OPT_SECRET_FILE,
+};
+
+static const struct option long_opts[] = {
+	{ "peer", required_argument, NULL, OPT_PEER },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "data-ports", required_argument, NULL, OPT_DATA_PORTS },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct {
+	const char *name;
+	enum nb_cmd cmd;
+} subcommands[] = {
+	{ "serve", NB_CMD_SERVE }, { "report", NB_CMD_REPORT }, { "compare", NB_CMD_COMPARE },
+	{ "env", NB_CMD_ENV },     { "validate", NB_CMD_VALIDATE }, { "help", NB_CMD_HELP },
+};
+
+void nb_cli_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n"
+		"       nbrun serve [--bind ADDR] [--port %d] [--data-ports %d-%d] [--once]\n"
+		"                   [--max-duration SECONDS] [--idle-timeout SECONDS]\n"
+		"       nbrun validate CONFIG.yaml          check a config, print the case count\n"
+		"       nbrun report DIR                    rebuild report, summary and charts\n"
+		"       nbrun compare BASE NEW [NEW...] [--threshold 5%%] [--metric NAME]\n"
+		"                     [--out FILE.md] [--format md|csv|json]\n"
+		"       nbrun env [--peer HOST[:PORT]]      environment facts of both ends\n"
+		"\n"
+		"options:\n"
+		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback)\n"
+		"  --out DIR            results folder (default results/<name>-<UTC timestamp>)\n"
+		"  --dry-run            print the plan and its estimated duration, run nothing\n"
+		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
+		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
+		"  -q, --quiet          only errors;  -v, --verbose  more detail\n"
+		"  --version            print the version;  -h, --help  this text\n",
+		NB_DEFAULT_CONTROL_PORT, NB_DEFAULT_DATA_LO, NB_DEFAULT_DATA_HI);
+}
+
+static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
+{
+	char buf[32];
+	uint32_t a, b;
+	const char *dash = strchr(s, '-');
+	if (!dash || (size_t)(dash - s) >= sizeof(buf))
+		return false;
+	memcpy(buf, s, (size_t)(dash - s));
+	buf[dash - s] = '\0';
+	if (!parse_u32(buf, 1, 65535, &a) || !parse_u32(dash + 1, 1, 65535, &b) || a > b)
+		return false;
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+	return true;
+}
+
+static bool parse_percent(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return false;
+	if (*end == '%') {
+		v /= 100.0;
+		end++;
+	}
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool push(const char **list, size_t *n, const char *v, const char *what, struct nb_error *err)
+{
+	if (*n >= NB_CLI_MAX_LIST)
+		return nb_error_set(err, "too many %s (at most %d)", what, NB_CLI_MAX_LIST);
+	list[(*n)++] = v;
+	return true;
+}
+
+static void cli_defaults(struct nb_cli *cli)
+{
+	memset(cli, 0, sizeof(*cli));
+	cli->cmd = NB_CMD_RUN;
+	cli->port = NB_DEFAULT_CONTROL_PORT;
+	cli->data_lo = NB_DEFAULT_DATA_LO;
+	cli->data_hi = NB_DEFAULT_DATA_HI;
+	cli->max_duration_s = 3600;
+	cli->idle_timeout_s = 300;
+	cli->threshold = 0.05;
+	cli->format = "md";
+}
+
+static void save_cmdline(int argc, char **argv, struct nb_cli *cli)
+{
+	size_t used = 0;
+	for (int i = 0; i < argc && used < sizeof(cli->cmdline) - 1; i++) {
+		int n = snprintf(cli->cmdline + used, sizeof(cli->cmdline) - used, "%s%s",
+				 i ? " " : "", argv[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* Apply one parsed option; false with err set on a bad value. */
+static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *cli,
+		      struct nb_error *err)
+{
+	uint32_t v;
+	switch (c) {
+	case OPT_PEER: cli->peer = arg; return true;
+	case OPT_OUT: cli->out = arg; return true;
+	case OPT_DRY_RUN: cli->dry_run = true; return true;
+	case OPT_FILTER: return push(cli->filters, &cli->nfilters, arg, "--filter", err);
+	case OPT_SET:
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return nb_error_set(err, "--set '%s': expected KEY=VALUE", arg);
+		return push(cli->sets, &cli->nsets, arg, "--set", err);
+	case OPT_BIND: cli->bind = arg; return true;
+	case OPT_PORT:
+		if (!parse_u32(arg, 1, 65535, &v))
+			return nb_error_set(err, "--port '%s': expected a port 1..65535", arg);
+		cli->port = (uint16_t)v;
+		return true;
+	case OPT_DATA_PORTS:
+		if (!parse_port_range(arg, &cli->data_lo, &cli->data_hi))
+			return nb_error_set(err, "--data-ports '%s': expected LOW-HIGH, e.g. 7600-7699", arg);
+		return true;
+	case OPT_ONCE: cli->once = true; return true;
+	case OPT_MAX_DURATION:
+		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
+			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
+		return true;
+	case OPT_IDLE_TIMEOUT:
+		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
+			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
+		return true;
+	case OPT_THRESHOLD:
+		if (!parse_percent(arg, &cli->threshold))
+			return nb_error_set(err, "--threshold '%s': expected a percentage, e.g. 5%%", arg);
+		return true;
+	case OPT_METRIC: cli->metric = arg; return true;
+	case OPT_FORMAT:
+		if (strcmp(arg, "md") && strcmp(arg, "csv") && strcmp(arg, "json"))
+			return nb_error_set(err, "--format '%s': expected md, csv or json", arg);
+		cli->format = arg;
+		return true;
+	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
+	case 'q': cli->verbosity = -1; return true;
+	case 'v': cli->verbosity++; return true;
+	case 'h': cli->cmd = NB_CMD_HELP; return true;
+	case OPT_VERSION: cli->cmd = NB_CMD_VERSION; return true;
+	}
+	return nb_error_set(err, "%s: unknown option", argv0);
+}
+
+static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
+{
+	switch (cli->cmd) {
+	case NB_CMD_RUN:
+	case NB_CMD_VALIDATE:
+		if (cli->nargs != 1)
+			return nb_error_set(err, cli->nargs ? "expected one CONFIG.yaml, got %zu arguments"
+							  : "missing CONFIG.yaml%.0zu", cli->nargs);
+		return true;
+	case NB_CMD_REPORT:
+		if (cli->nargs != 1)
+			return nb_error_set(err, "report: expected one results folder");
+		return true;
+	case NB_CMD_COMPARE:
+		if (cli->nargs < 2)
+			return nb_error_set(err, "compare: expected BASE and at least one NEW results folder");
+		return true;
+	case NB_CMD_SERVE:
+	case NB_CMD_ENV:
+		if (cli->nargs)
+			return nb_error_set(err, "unexpected argument '%s'", cli->args[0]);
+		return true;
+	case NB_CMD_HELP:
+	case NB_CMD_VERSION:
+		return true;
+	}
+	return true;
+}
+
+bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, struct nb_error *err)
+{
+	cli_defaults(cli);
+	save_cmdline(argc, argv, cli);
+	int first = 1;
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+			if (strcmp(argv[1], subcommands[i].name) == 0) {
+				cli->cmd = subcommands[i].cmd;
+				first = 2;
+			}
+		}
+	}
+	optind = first;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":qvh", long_opts, NULL)) != -1) {
+		const char *bad = argv[optind - 1];
+		if (c == '?')
+			return nb_error_set(err, "unknown option '%s'", optopt ? (char[]){ '-', (char)optopt, 0 } : bad);
+		if (c == ':')
+			return nb_error_set(err, "option '%s' needs an argument", bad);
+		if (!apply_opt(c, optarg, bad, cli, err))
+			return false;
+	}
+	for (int i = optind; i < argc; i++)
+		if (!push(cli->args, &cli->nargs, argv[i], "arguments", err))
+			return false;
+	if (cli->cmd == NB_CMD_HELP || cli->cmd == NB_CMD_VERSION)
+		return true;
+	return check_positionals(cli, err);
+}

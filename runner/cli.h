@@ -1,0 +1,56 @@
+/* nbrun — command line: subcommands and their options. */
+#ifndef NB_CLI_H
+#define NB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+#define NB_CLI_MAX_LIST 64
+#define NB_DEFAULT_CONTROL_PORT 7575
+#define NB_DEFAULT_DATA_LO 7600
+#define NB_DEFAULT_DATA_HI 7699
+
+enum nb_cmd {
+	NB_CMD_RUN, NB_CMD_SERVE, NB_CMD_REPORT, NB_CMD_COMPARE, NB_CMD_ENV, NB_CMD_VALIDATE,
+	NB_CMD_HELP, NB_CMD_VERSION,
+};
+
+struct nb_cli {
+	enum nb_cmd cmd;
+	int verbosity;                       /* -1 quiet, 0 normal, 1+ verbose */
+	const char *args[NB_CLI_MAX_LIST];   /* positional arguments after the subcommand */
+	size_t nargs;
+	/* run, validate, env */
+	const char *peer;                    /* HOST[:PORT]; NULL = embedded agent on loopback */
+	const char *out;
+	bool dry_run;
+	const char *filters[NB_CLI_MAX_LIST];
+	size_t nfilters;
+	const char *sets[NB_CLI_MAX_LIST];
+	size_t nsets;
+	const char *secret_file;             /* reserved for shared-secret auth */
+	/* serve */
+	const char *bind;
+	uint16_t port;
+	uint16_t data_lo, data_hi;
+	bool once;
+	uint32_t max_duration_s;
+	uint32_t idle_timeout_s;
+	/* compare */
+	double threshold;                    /* fraction, 0.05 = 5 % */
+	const char *metric;
+	const char *format;                  /* md, csv, json */
+	/* the command line as typed, for the report */
+	char cmdline[1024];
+};
+
+/** Parse argv into cli; on a usage error fills err with one line and returns false. */
+bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, struct nb_error *err);
+/** Print the usage text. */
+void nb_cli_usage(FILE *out);
+
+#endif

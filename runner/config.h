@@ -1,0 +1,95 @@
+/* nbrun — the YAML test matrix, typed.
+ *
+ * nb_config_load reads a file with libyaml, checks every key and value (each
+ * error is one line "FILE:LINE:COL: what (expected what)"), applies
+ * `defaults:` to each test and `--set key=value` overrides on top, and keeps
+ * for every test the axes (lists) that the plan expands into cases.
+ */
+#ifndef NB_CONFIG_H
+#define NB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define NB_AXIS_MAX 32
+#define NB_LOSS_MAX 4
+
+enum nb_order { NB_ORDER_SEQUENTIAL, NB_ORDER_INTERLEAVED, NB_ORDER_RANDOM };
+
+/** How many times a case runs: a fixed count, or until the 95 % CI is narrow enough. */
+struct nb_reps {
+	uint32_t count;     /* fixed count (>= 1); with autorep, the planning estimate (= min) */
+	bool autorep;       /* repetitions: auto */
+	uint32_t min, max;  /* auto: clamp (default 3 .. 30) */
+	double ci;          /* auto: target CI half-width relative to the mean (0.02 = 2 %) */
+};
+
+/** A rate sweep or loss-threshold search over a test's rate (units as nb_params.rate). */
+struct nb_sweep {
+	bool enabled;
+	bool search;                      /* `loss:` given: search the threshold; else a plain sweep */
+	uint64_t from, to;
+	uint64_t steps[NB_AXIS_MAX];      /* plain sweep: explicit rates ... */
+	uint32_t nsteps;
+	uint64_t step;                    /* ... or a fixed step ... */
+	double factor;                    /* ... or a factor (> 1) */
+	double loss[NB_LOSS_MAX];         /* search: loss ratios (0.001 = 0.1 %), ascending */
+	uint32_t nloss;
+	double precision;                 /* search: stop when (hi - lo) / lo <= precision */
+	uint64_t trial_ns;                /* measured time of each trial */
+	uint32_t confirm;                 /* re-runs of the found rate; all must pass */
+};
+
+/** Run timing shared by every case of a test. */
+struct nb_timing {
+	uint64_t duration_ns, warmup_ns, omit_ns, interval_ns;
+};
+
+/** One axis value list; every list-valued key becomes one. */
+struct nb_axis_u64 {
+	uint64_t v[NB_AXIS_MAX];
+	uint32_t n;
+};
+
+/** One test of the matrix with its axes, after defaults and overrides. */
+struct nb_test {
+	char name[64];
+	uint32_t line, col;               /* where the test starts in the file */
+	struct nb_params base;            /* every non-axis parameter */
+	struct nb_axis_u64 protocol;      /* enum nb_proto values */
+	struct nb_axis_u64 size;
+	struct nb_axis_u64 streams;       /* streams (stream, pps) or flows (rr, crr, latency) */
+	struct nb_axis_u64 rate;          /* 0 = unlimited */
+	struct nb_axis_u64 direction;     /* enum nb_dir values */
+	struct nb_axis_u64 request;
+	struct nb_axis_u64 response;
+	struct nb_timing timing;
+	struct nb_reps reps;
+	struct nb_sweep sweep;
+};
+
+struct nb_config {
+	char path[512];
+	char name[64];
+	char description[256];
+	enum nb_order order;
+	uint64_t seed;
+	struct nb_test *tests;
+	size_t ntests;
+	char *text;                       /* the file's bytes, copied into the results folder */
+	size_t text_len;
+};
+
+struct nb_error;
+
+/** Parse and check path; sets ("key=value", applied to every test) override defaults and tests.
+ *  On error fills err with "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
+bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
+		    struct nb_error *err);
+/** Free what nb_config_load allocated; a zeroed cfg is fine. */
+void nb_config_free(struct nb_config *cfg);
+
+#endif

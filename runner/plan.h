@@ -1,0 +1,47 @@
+/* nbrun — matrix expansion: tests x axes -> cases with stable ids, and the run order. */
+#ifndef NB_PLAN_H
+#define NB_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/** One case: a test with one value on every axis. */
+struct nb_case {
+	char id[160];                 /* e.g. "tcp-throughput/tcp/s128K/p4/reverse"; unique in the plan */
+	const struct nb_test *test;   /* the test it came from (owned by the config) */
+	uint32_t index;               /* position in the plan, 0-based, in matrix order */
+	struct nb_params params;      /* fully resolved; params.rate is the sweep's start when swept */
+	struct nb_timing timing;
+	struct nb_reps reps;
+	struct nb_sweep sweep;
+};
+
+/** One slot of the run order: which case, which repetition (0-based). */
+struct nb_slot {
+	uint32_t case_index;
+	uint32_t rep;
+};
+
+struct nb_plan {
+	struct nb_case *cases;
+	size_t ncases;
+	struct nb_slot *order;        /* sequential, interleaved or seeded-random order of case x rep */
+	size_t nslots;
+};
+
+/** Expand cfg into cases; keep only ids matching one of filters (fnmatch globs) when nfilters > 0.
+ *  Errors (no case left, duplicate id, an engine rejecting its params) name the test's line. */
+bool nb_plan_build(const struct nb_config *cfg, const char *const *filters, size_t nfilters,
+		   struct nb_plan *plan, struct nb_error *err);
+/** Free the plan's arrays; a zeroed plan is fine. */
+void nb_plan_free(struct nb_plan *plan);
+/** Estimated wall time of the whole plan in seconds (warm-up + duration per run, plus overhead). */
+double nb_plan_estimate_s(const struct nb_plan *plan);
+/** Print the --dry-run table and the estimate. */
+void nb_plan_print(const struct nb_plan *plan, FILE *out);
+
+#endif

@@ -1,0 +1,102 @@
+/* CSV writing: quoting per RFC 4180, empty cells for NAN, a header only once. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csv.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	static char buf[8192];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static const char *tmpfile_path(void)
+{
+	static char path[64];
+	strcpy(path, "/tmp/nb_csv_XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	return path;
+}
+
+Test(csv, quotes_only_fields_that_need_it)
+{
+	const char *path = tmpfile_path();
+	const char *hdr[] = { "a", "b", "c", "d" };
+	struct nb_csv *c = nb_csv_open(path, hdr, 4, NULL);
+	cr_assert_not_null(c);
+	nb_csv_str(c, "plain");
+	nb_csv_str(c, "has,comma");
+	nb_csv_str(c, "say \"hi\"");
+	nb_csv_str(c, "two\nlines");
+	nb_csv_end(c);
+	cr_assert(nb_csv_close(c));
+	cr_assert_str_eq(slurp(path), "a,b,c,d\nplain,\"has,comma\",\"say \"\"hi\"\"\",\"two\nlines\"\n");
+	unlink(path);
+}
+
+Test(csv, nan_is_an_empty_cell_and_numbers_keep_precision)
+{
+	const char *path = tmpfile_path();
+	const char *hdr[] = { "x", "y", "z" };
+	struct nb_csv *c = nb_csv_open(path, hdr, 3, NULL);
+	nb_csv_num(c, NAN);
+	nb_csv_num(c, 9876543210.0);
+	nb_csv_u64(c, 18446744073709551615ull);
+	nb_csv_end(c);
+	cr_assert(nb_csv_close(c));
+	cr_assert_str_eq(slurp(path), "x,y,z\n,9.87654321e+09,18446744073709551615\n");
+	unlink(path);
+}
+
+Test(csv, reopening_appends_without_a_second_header)
+{
+	const char *path = tmpfile_path();
+	const char *hdr[] = { "k" };
+	for (int i = 0; i < 2; i++) {
+		struct nb_csv *c = nb_csv_open(path, hdr, 1, NULL);
+		nb_csv_u64(c, (uint64_t)i);
+		nb_csv_end(c);
+		nb_csv_close(c);
+	}
+	cr_assert_str_eq(slurp(path), "k\n0\n1\n");
+	unlink(path);
+}
+
+Test(csv, a_row_with_the_wrong_cell_count_fails_the_close)
+{
+	const char *path = tmpfile_path();
+	const char *hdr[] = { "a", "b" };
+	struct nb_csv *c = nb_csv_open(path, hdr, 2, NULL);
+	nb_csv_u64(c, 1);
+	nb_csv_end(c);
+	cr_assert_not(nb_csv_close(c));
+	unlink(path);
+}
+
+Test(csv, runs_header_has_fixed_then_metric_columns)
+{
+	char dir[] = "/tmp/nb_runs_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	struct nb_csv *c = nb_runs_csv_open(dir, NULL);
+	cr_assert_not_null(c);
+	nb_csv_close(c);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/runs.csv", dir);
+	const char *text = slurp(path);
+	cr_assert(strncmp(text, "run_id,case_id,test,engine,", 27) == 0);
+	cr_assert_not_null(strstr(text, ",rx_bps,"));
+	cr_assert_not_null(strstr(text, ",lat_p999_us,"));
+	unlink(path);
+	rmdir(dir);
+}
