@@ -1,0 +1,52 @@
+/* nbrun — environment facts of one end: an ordered list of (group, key, value).
+ * A fact that could not be read keeps its place with ok=false and the reason in
+ * `value` ("no cpufreq in this VM", "permission denied"): never silently missing.
+ * runner/env.c fills it; reports read it (env.json, report tables, pitfalls). */
+#ifndef NB_FACTS_H
+#define NB_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+struct nb_fact {
+	char group[24];   /* "host", "cpu", "iface", "tcp", "nbrun" */
+	char key[48];     /* "kernel", "mtu", "offload.tso" ... */
+	char value[256];  /* the value, or why it is not known (ok == false) */
+	bool ok;
+};
+
+struct nb_facts {
+	struct nb_fact *v;
+	size_t n, cap;
+};
+
+/** Empty list (does not allocate). */
+void nb_facts_init(struct nb_facts *f);
+/** Free the list; an initialised empty list is fine. */
+void nb_facts_free(struct nb_facts *f);
+/** Append or replace a known fact; false on out of memory. */
+bool nb_facts_set(struct nb_facts *f, const char *group, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/** Append or replace a fact that could not be read, with the reason. */
+bool nb_facts_unknown(struct nb_facts *f, const char *group, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/** The fact, or NULL. */
+const struct nb_fact *nb_facts_get(const struct nb_facts *f, const char *group, const char *key);
+/** Value of a known fact, or NULL when absent or unknown. */
+const char *nb_facts_value(const struct nb_facts *f, const char *group, const char *key);
+/** Flatten to "group.key" -> "value" (unknown: "!reason") pairs, for the control protocol.
+ *  Calls put(ctx, key, value) for each fact. */
+void nb_facts_flatten(const struct nb_facts *f, void (*put)(void *ctx, const char *k, const char *v),
+		      void *ctx);
+/** Inverse of nb_facts_flatten for one pair; false on a malformed key. */
+bool nb_facts_unflatten(struct nb_facts *f, const char *k, const char *v);
+/** Write env.json: {"local": {...}, "peer": {...}} (peer may be NULL). */
+bool nb_env_json_write(const char *path, const struct nb_facts *local, const struct nb_facts *peer,
+		       struct nb_error *err);
+/** Read env.json back (facts must be initialised; missing "peer" leaves it empty). */
+bool nb_env_json_read(const char *path, struct nb_facts *local, struct nb_facts *peer,
+		      struct nb_error *err);
+
+#endif

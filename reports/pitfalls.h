@@ -1,0 +1,46 @@
+/* nbrun — pitfalls: the methodology checks a careful tester applies by hand,
+ * run on the facts of both ends and on per-case results. Each finding is a
+ * warning with its evidence and what to do about it. */
+#ifndef NB_PITFALLS_H
+#define NB_PITFALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "facts.h"
+
+/** What the checks need to know of one case's results (filled by the report builder). */
+struct nb_pitfall_case {
+	const char *case_id, *test, *engine, *protocol;
+	uint32_t streams;
+	uint32_t n;                      /* successful repetitions */
+	double mean, stddev, cv;         /* of the headline value across repetitions (cv as fraction) */
+	double cpu_local_max_pct;        /* highest engine CPU of a run, % of one core (NAN unknown) */
+	double cpu_peer_max_pct;
+	double host_cpu_local_max_pct;  /* highest whole-host busy % of a run */
+	double host_cpu_peer_max_pct;
+	double omit_s;                   /* configured omit */
+	double first_interval;           /* headline of the first recorded interval (mean over runs) */
+	double median_interval;          /* median headline of the non-omitted intervals */
+};
+
+struct nb_pitfall {
+	char code[32];    /* stable id: "cpu-bound", "governor", "mtu-mismatch", ... */
+	char case_id[160];/* "" for environment-wide findings */
+	char text[512];   /* one line: what, the evidence, what to do */
+};
+
+struct nb_pitfalls {
+	struct nb_pitfall *v;
+	size_t n, cap;
+};
+
+/** Run every check; peer may be NULL (facts of the agent unknown). cv_threshold e.g. 0.05. */
+bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
+		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
+		       struct nb_pitfalls *out);
+/** Free the findings; a zeroed list is fine. */
+void nb_pitfalls_free(struct nb_pitfalls *p);
+
+#endif
