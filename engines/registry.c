@@ -2,8 +2,10 @@
 #include <string.h>
 
 #include "engine.h"
+#include "engines.h"
 
 static const struct nb_engine *const engines[] = {
+	&nb_engine_stream,
 	NULL,
 };
 

@@ -1,0 +1,161 @@
+/* nbrun — socket options, CPU pinning, and stop-aware blocking I/O for engines. */
+#include "sock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+
+static bool set_int(int fd, int level, int name, int v, const char *what, struct nb_error *err)
+{
+	if (setsockopt(fd, level, name, &v, sizeof(v)) < 0)
+		return nb_error_errno(err, errno, "setsockopt %s=%d", what, v);
+	return true;
+}
+
+bool nb_sock_apply(int fd, const struct nb_params *p, int family, struct nb_error *err)
+{
+	if (p->window) {
+		if (!set_int(fd, SOL_SOCKET, SO_SNDBUF, (int)p->window, "SO_SNDBUF", err) ||
+		    !set_int(fd, SOL_SOCKET, SO_RCVBUF, (int)p->window, "SO_RCVBUF", err))
+			return false;
+	}
+	if (p->tos >= 0) {
+		bool v6 = family == AF_INET6;
+		if (!set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, p->tos,
+			     v6 ? "IPV6_TCLASS" : "IP_TOS", err))
+			return false;
+	}
+	if (p->proto != NB_PROTO_TCP)
+		return true;
+	if (p->nodelay && !set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY", err))
+		return false;
+	if (p->mss && !set_int(fd, IPPROTO_TCP, TCP_MAXSEG, (int)p->mss, "TCP_MAXSEG", err))
+		return false;
+	if (p->congestion[0] &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion, (socklen_t)strlen(p->congestion)) < 0)
+		return nb_error_errno(err, errno, "congestion control '%s'", p->congestion);
+	return true;
+}
+
+bool nb_sock_apply_wait(int fd, enum nb_wait wait, struct nb_error *err)
+{
+	if (wait == NB_WAIT_SPIN) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+			return nb_error_errno(err, errno, "O_NONBLOCK");
+		return true;
+	}
+	if (wait == NB_WAIT_BUSY_POLL) {
+		if (!set_int(fd, SOL_SOCKET, SO_BUSY_POLL, 50, "SO_BUSY_POLL", err))
+			return false;
+		/* Best effort: older kernels lack it, and it only matters with NAPI. */
+		int one = 1;
+		(void)setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one));
+	}
+	return true;
+}
+
+bool nb_sock_pin_flow(const struct nb_params *p, uint32_t flow, struct nb_error *err)
+{
+	if (p->ncpus == 0)
+		return true;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	int cpu = p->cpus[flow % p->ncpus];
+	CPU_SET(cpu, &set);
+	int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (rc != 0)
+		return nb_error_errno(err, rc, "pin flow %u to CPU %d", flow, cpu);
+	return true;
+}
+
+int nb_sock_wait(int fd, bool for_write, const struct nb_flow *f)
+{
+	struct pollfd pfd = { .fd = fd, .events = for_write ? POLLOUT : POLLIN };
+	while (!nb_flow_stopping(f)) {
+		int n = poll(&pfd, 1, 100);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+static bool io_failed(struct nb_flow *f, int e, const char *what)
+{
+	if (!nb_flow_stopping(f))
+		nb_error_errno(&f->err, e, "flow %u: %s", f->index, what);
+	return false;
+}
+
+bool nb_sock_send_all(struct nb_flow *f, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = send(f->fd, p, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int w = nb_sock_wait(f->fd, true, f);
+			if (w > 0)
+				continue;
+			return w == 0 ? false : io_failed(f, errno, "send");
+		}
+		return io_failed(f, n < 0 ? errno : EPIPE, "send");
+	}
+	return true;
+}
+
+bool nb_sock_recv_all(struct nb_flow *f, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len > 0) {
+		ssize_t n = recv(f->fd, p, len, 0);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return nb_flow_stopping(f) ? false : io_failed(f, ECONNRESET, "peer closed");
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			int w = nb_sock_wait(f->fd, false, f);
+			if (w > 0)
+				continue;
+			return w == 0 ? false : io_failed(f, errno, "recv");
+		}
+		return io_failed(f, errno, "recv");
+	}
+	return true;
+}
+
+bool nb_sock_set_rcvtimeo(int fd, uint32_t ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0;
+}
+
+int nb_sock_family(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family;
+}

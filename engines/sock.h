@@ -1,0 +1,38 @@
+/* nbrun — socket and clock helpers shared by the engines. */
+#ifndef NB_SOCK_H
+#define NB_SOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "engine.h"
+
+/** CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t nb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** Apply the case's socket options (buffers, MSS, no-delay, congestion control, TOS). */
+bool nb_sock_apply(int fd, const struct nb_params *p, int family, struct nb_error *err);
+/** Apply wait-mode options: SO_BUSY_POLL (+ SO_PREFER_BUSY_POLL) for busy-poll; O_NONBLOCK for spin. */
+bool nb_sock_apply_wait(int fd, enum nb_wait wait, struct nb_error *err);
+/** Pin the calling thread to the flow's CPU (params.cpus[i % ncpus]); true when not pinned. */
+bool nb_sock_pin_flow(const struct nb_params *p, uint32_t flow, struct nb_error *err);
+/** Wait until fd is readable (or writable when for_write) or stop is set; poll in 100 ms slices.
+ *  Returns 1 ready, 0 stopped, -1 error (errno). */
+int nb_sock_wait(int fd, bool for_write, const struct nb_flow *f);
+/** Send all of buf on a stream socket, waiting as needed; false when stopped or on error (f->err set on error). */
+bool nb_sock_send_all(struct nb_flow *f, const void *buf, size_t len);
+/** Receive exactly len bytes on a stream socket; false when stopped, closed or on error. */
+bool nb_sock_recv_all(struct nb_flow *f, void *buf, size_t len);
+/** Set a socket's receive timeout in ms (0 = none). */
+bool nb_sock_set_rcvtimeo(int fd, uint32_t ms);
+/** Address family of a sockaddr length pair's address. */
+int nb_sock_family(const struct sockaddr_storage *ss);
+
+#endif

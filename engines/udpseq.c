@@ -1,0 +1,101 @@
+#include "udpseq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void put_be64(unsigned char *b, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (unsigned char)v;
+}
+
+static uint64_t get_be64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, enum nb_phase phase)
+{
+	put_be64(buf, seq);
+	put_be64(buf + 8, send_ns);
+	buf[16] = (unsigned char)(NB_DGRAM_MAGIC >> 24);
+	buf[17] = (unsigned char)(NB_DGRAM_MAGIC >> 16);
+	buf[18] = (unsigned char)(NB_DGRAM_MAGIC >> 8);
+	buf[19] = (unsigned char)NB_DGRAM_MAGIC;
+	buf[20] = (unsigned char)phase;
+	buf[21] = buf[22] = buf[23] = 0;
+}
+
+void nb_seqrx_init(struct nb_seqrx *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+static bool bit_test_set(struct nb_seqrx *r, uint64_t seq)
+{
+	uint64_t i = seq % NB_SEQ_WINDOW;
+	uint64_t m = 1ull << (i % 64);
+	bool was = r->seen[i / 64] & m;
+	r->seen[i / 64] |= m;
+	return was;
+}
+
+/* Move the window forward to cover seq: clear the bits of sequences skipped. */
+static void advance(struct nb_seqrx *r, uint64_t seq)
+{
+	if (seq - r->next >= NB_SEQ_WINDOW) {
+		memset(r->seen, 0, sizeof(r->seen));
+	} else {
+		for (uint64_t s = r->next; s <= seq; s++)
+			r->seen[(s % NB_SEQ_WINDOW) / 64] &= ~(1ull << (s % 64));
+	}
+	r->next = seq + 1;
+}
+
+static void jitter(struct nb_seqrx *r, struct nb_flow *f, uint64_t send_ns, uint64_t recv_ns)
+{
+	int64_t transit = (int64_t)(recv_ns - send_ns);
+	if (r->have_transit) {
+		double d = (double)llabs(transit - r->last_transit_ns);
+		r->jitter_ns += (d - r->jitter_ns) / 16.0;
+		nb_gauge_set(f, NB_G_JITTER_NS, (uint64_t)r->jitter_ns);
+	}
+	r->have_transit = true;
+	r->last_transit_ns = transit;
+}
+
+bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char *buf, size_t len,
+		      uint64_t recv_ns)
+{
+	if (len < NB_DGRAM_HDR)
+		return false;
+	uint32_t magic = (uint32_t)buf[16] << 24 | (uint32_t)buf[17] << 16 | (uint32_t)buf[18] << 8 | buf[19];
+	if (magic != NB_DGRAM_MAGIC || buf[20] > NB_PHASE_DRAIN)
+		return false;
+	uint64_t seq = get_be64(buf);
+	bool measured = buf[20] == NB_PHASE_MEASURE;
+	nb_count(f, NB_C_RX_PACKETS, 1);
+	nb_count(f, NB_C_RX_BYTES, len);
+	if (seq >= r->next) {
+		nb_count(f, NB_C_LOST, seq - r->next);
+		advance(r, seq);
+		bit_test_set(r, seq);
+	} else if (r->next - seq > NB_SEQ_WINDOW) {
+		/* Too old to tell a duplicate from a late arrival: call it late. */
+		nb_count(f, NB_C_REORDER, 1);
+		nb_count(f, NB_C_LOST, (uint64_t)-1);
+	} else if (bit_test_set(r, seq)) {
+		nb_count(f, NB_C_DUP, 1);
+		return true;
+	} else {
+		nb_count(f, NB_C_REORDER, 1);
+		nb_count(f, NB_C_LOST, (uint64_t)-1);
+	}
+	if (measured)
+		nb_count(f, NB_C_MEAS_RX_PACKETS, 1);
+	jitter(r, f, get_be64(buf + 8), recv_ns);
+	return true;
+}

@@ -1,0 +1,46 @@
+/* nbrun — the UDP test datagram header and the receiver's sequence accounting,
+ * shared by the stream and pps engines.
+ *
+ * Every test datagram starts with a 24-byte header (big-endian): sequence
+ * number (u64), the sender's CLOCK_MONOTONIC send time (u64 ns), a magic
+ * (u32) and the sender's run phase (u8). The receiver counts what it got
+ * against the sequence: a gap is counted lost at once and taken back when
+ * the missing datagram arrives late (then it is a reorder); a sequence number
+ * seen twice inside the last NB_SEQ_WINDOW is a duplicate. Datagrams tagged
+ * NB_PHASE_MEASURE are counted apart (distinct ones only), so the run's loss
+ * is exactly: measured datagrams sent − measured datagrams received.
+ * Jitter is RFC 3550's interarrival jitter: J += (|D| − J) / 16 with D the
+ * change in transit time; the clocks' offset cancels in D.
+ */
+#ifndef NB_UDPSEQ_H
+#define NB_UDPSEQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define NB_DGRAM_HDR 24u
+#define NB_DGRAM_MAGIC 0x4e425544u /* "NBUD" */
+#define NB_SEQ_WINDOW 4096u
+
+/** Write the header into buf (at least NB_DGRAM_HDR bytes). */
+void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, enum nb_phase phase);
+
+/** Receiver state of one flow (owned by the flow's thread). */
+struct nb_seqrx {
+	uint64_t next;                            /* highest sequence seen + 1 */
+	uint64_t seen[NB_SEQ_WINDOW / 64];        /* bitmap of the last NB_SEQ_WINDOW sequences */
+	bool have_transit;
+	int64_t last_transit_ns;
+	double jitter_ns;
+};
+
+/** Reset the receiver state. */
+void nb_seqrx_init(struct nb_seqrx *r);
+/** Account one received datagram of len bytes at recv_ns into f's counters; false if it is not a
+ *  test datagram (wrong magic or too short), which is then ignored and not counted. */
+bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char *buf, size_t len,
+		      uint64_t recv_ns);
+
+#endif
