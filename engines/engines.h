@@ -6,5 +6,14 @@
 
 /** TCP/UDP bulk throughput (stream.c). */
 extern const struct nb_engine nb_engine_stream;
+/** Small-packet UDP packets per second (pps.c). */
+extern const struct nb_engine nb_engine_pps;
+
+/** Request/response transactions: TCP_RR and UDP_RR by params.proto (rr.c). */
+extern const struct nb_engine nb_engine_rr;
+/** Connect/request/response/close transactions: TCP_CRR (rr.c). */
+extern const struct nb_engine nb_engine_crr;
+/** Round-trip time: ping-pong, or under load at a fixed rate (latency.c). */
+extern const struct nb_engine nb_engine_latency;
 
 #endif

@@ -6,6 +6,10 @@
 
 static const struct nb_engine *const engines[] = {
 	&nb_engine_stream,
+	&nb_engine_pps,
+	&nb_engine_rr,
+	&nb_engine_crr,
+	&nb_engine_latency,
 	NULL,
 };
 

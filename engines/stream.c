@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h> /* the kernel's tcp_info: glibc's lacks segs_in/out */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>

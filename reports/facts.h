@@ -42,6 +42,16 @@ void nb_facts_flatten(const struct nb_facts *f, void (*put)(void *ctx, const cha
 		      void *ctx);
 /** Inverse of nb_facts_flatten for one pair; false on a malformed key. */
 bool nb_facts_unflatten(struct nb_facts *f, const char *k, const char *v);
+/** True when both facts exist and are both unknown, or both known with the same value. */
+bool nb_facts_same(const struct nb_fact *a, const struct nb_fact *b);
+/** False for facts that name a host rather than describe its setup (hostname, boot time ...). */
+bool nb_facts_comparable(const char *group, const char *key);
+/** Call put(ctx, l, p) for each comparable fact that differs between the ends (l or p NULL when
+ *  only one end has it), local order first; returns how many differ (0 when peer is NULL). */
+size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
+		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx);
+/** Parse a kernel CPU list ("0-3,8") into cpus[0..max) (may be NULL); the number of CPUs, -1 if malformed. */
+int nb_cpulist_parse(const char *list, bool *cpus, size_t max);
 /** Write env.json: {"local": {...}, "peer": {...}} (peer may be NULL). */
 bool nb_env_json_write(const char *path, const struct nb_facts *local, const struct nb_facts *peer,
 		       struct nb_error *err);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "facts.h"
 
@@ -14,6 +15,9 @@
 struct nb_pitfall_case {
 	const char *case_id, *test, *engine, *protocol;
 	uint32_t streams;
+	const char *variant;             /* every axis value but streams ("s128K/reverse"): single- vs
+					    multi-stream cases compare only when test, protocol and
+					    variant match (NULL = "") */
 	uint32_t n;                      /* successful repetitions */
 	double mean, stddev, cv;         /* of the headline value across repetitions (cv as fraction) */
 	double cpu_local_max_pct;        /* highest engine CPU of a run, % of one core (NAN unknown) */
@@ -40,6 +44,10 @@ struct nb_pitfalls {
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out);
+/** Print each finding as "warning: CODE [CASE]: TEXT" lines (for stderr). */
+void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out);
+/** Repetitions that bring the 95 % CI half-width under rel (e.g. 0.02) of the mean at this CV. */
+unsigned nb_pitfalls_reps_for_ci(double cv, double rel);
 /** Free the findings; a zeroed list is fine. */
 void nb_pitfalls_free(struct nb_pitfalls *p);
 

@@ -60,9 +60,10 @@ struct nb_test {
 	uint32_t line, col;               /* where the test starts in the file */
 	struct nb_params base;            /* every non-axis parameter */
 	struct nb_axis_u64 protocol;      /* enum nb_proto values */
-	struct nb_axis_u64 size;
+	struct nb_axis_u64 size;          /* n == 0: the default per protocol, nb_config_default_size */
 	struct nb_axis_u64 streams;       /* streams (stream, pps) or flows (rr, crr, latency) */
 	struct nb_axis_u64 rate;          /* 0 = unlimited */
+	uint32_t rate_pps_mask;           /* stream: bit i set = rate.v[i] is packet/s (plan converts) */
 	struct nb_axis_u64 direction;     /* enum nb_dir values */
 	struct nb_axis_u64 request;
 	struct nb_axis_u64 response;
@@ -91,5 +92,12 @@ bool nb_config_load(const char *path, const char *const *sets, size_t nsets, str
 		    struct nb_error *err);
 /** Free what nb_config_load allocated; a zeroed cfg is fine. */
 void nb_config_free(struct nb_config *cfg);
+/** The message size an engine uses when the config gives none (128K TCP stream, 1400 UDP stream,
+ *  64 pps, 32 latency, 0 for rr/crr which use request/response). */
+uint32_t nb_config_default_size(const char *engine, enum nb_proto proto);
+/** The smallest message size engine accepts over proto (24 for UDP stream and latency). */
+uint32_t nb_config_min_size(const char *engine, enum nb_proto proto);
+/** The name of an order mode: "sequential", "interleaved", "random". */
+const char *nb_order_name(enum nb_order order);
 
 #endif

@@ -1,9 +1,97 @@
 /* nbrun — entry point. Only main() exits. */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "agent.h"
 #include "cli.h"
+#include "config.h"
 #include "nb_config.h"
+#include "plan.h"
+#include "run.h"
+#include "subcmd.h"
+
+static atomic_bool interrupted;
+static struct nb_agent *serving;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&interrupted, true);
+	if (serving)
+		nb_agent_request_stop(serving);
+	signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends at once */
+}
+
+static int fail(const struct nb_error *err, int code)
+{
+	fprintf(stderr, "nbrun: %s\n", err->msg);
+	return code;
+}
+
+static int load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan,
+		struct nb_error *err)
+{
+	if (!nb_config_load(cli->args[0], cli->sets, cli->nsets, cfg, err))
+		return 2;
+	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, err)) {
+		nb_config_free(cfg);
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_run(const struct nb_cli *cli)
+{
+	struct nb_config cfg = { 0 };
+	struct nb_plan plan = { 0 };
+	struct nb_error err = { { 0 } };
+	if (load(cli, &cfg, &plan, &err))
+		return fail(&err, 2);
+	int rc = 0;
+	if (cli->cmd == NB_CMD_VALIDATE) {
+		printf("ok: %zu cases, %zu runs\n", plan.ncases, plan.nslots);
+	} else if (cli->dry_run) {
+		nb_plan_print(&plan, stdout);
+	} else {
+		struct nb_run_opts o = { .peer = cli->peer, .out_dir = cli->out, .cmdline = cli->cmdline,
+					 .verbosity = cli->verbosity, .interrupt = &interrupted };
+		signal(SIGINT, on_sigint);
+		signal(SIGPIPE, SIG_IGN);
+		rc = (int)nb_run_plan(&cfg, &plan, &o, &err);
+		if (rc != 0 && err.msg[0])
+			fprintf(stderr, "nbrun: %s\n", err.msg);
+	}
+	nb_plan_free(&plan);
+	nb_config_free(&cfg);
+	return rc;
+}
+
+static int cmd_serve(const struct nb_cli *cli)
+{
+	struct nb_agent_opts o = {
+		.bind = cli->bind, .port = cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
+		.once = cli->once, .max_duration_s = cli->max_duration_s,
+		.idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity, .collect_facts = true,
+	};
+	struct nb_error err = { { 0 } };
+	signal(SIGPIPE, SIG_IGN);
+	struct nb_agent *a = nb_agent_create(&o, &err);
+	if (!a)
+		return fail(&err, 1);
+	if (cli->verbosity >= 0)
+		fprintf(stderr, "nbrun serve: listening on port %u (data ports %u-%u)\n", nb_agent_port(a),
+			o.data_lo, o.data_hi);
+	serving = a;
+	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
+	bool ok = nb_agent_run(a, &err);
+	serving = NULL;
+	nb_agent_destroy(a);
+	return ok ? 0 : fail(&err, 1);
+}
 
 int main(int argc, char **argv)
 {
@@ -20,8 +108,17 @@ int main(int argc, char **argv)
 	case NB_CMD_VERSION:
 		printf("nbrun %s%s\n", NB_VERSION, NB_STATIC_BUILD ? " (static)" : "");
 		return 0;
-	default:
-		fprintf(stderr, "nbrun: this command is not built yet\n");
-		return 2;
+	case NB_CMD_RUN:
+	case NB_CMD_VALIDATE:
+		return cmd_run(&cli);
+	case NB_CMD_SERVE:
+		return cmd_serve(&cli);
+	case NB_CMD_REPORT:
+		return nb_cmd_report(&cli);
+	case NB_CMD_ENV:
+		return nb_cmd_env(&cli);
+	case NB_CMD_COMPARE:
+		return nb_cmd_compare(&cli);
 	}
+	return 2;
 }

@@ -2,6 +2,9 @@
 #ifndef NB_PLAN_H
 #define NB_PLAN_H
 
+/* A plan never holds more cases than this; a bigger matrix is an error. */
+#define NB_PLAN_MAX_CASES 100000
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,5 +46,15 @@ void nb_plan_free(struct nb_plan *plan);
 double nb_plan_estimate_s(const struct nb_plan *plan);
 /** Print the --dry-run table and the estimate. */
 void nb_plan_print(const struct nb_plan *plan, FILE *out);
+/** Write plan.csv: one row per case with its resolved parameters (RFC 4180 quoting). */
+bool nb_plan_write_csv(const struct nb_plan *plan, const char *path, struct nb_error *err);
+/** Slots a case gets in the order: its repetitions, or `min` for repetitions: auto. */
+uint32_t nb_case_slots(const struct nb_case *c);
+/** Estimated wall time of one run (one slot) of a case in seconds; a sweep counts its trials. */
+double nb_case_estimate_s(const struct nb_case *c);
+/** Estimated number of trials of a sweep or search (1 when the case has no sweep). */
+uint32_t nb_sweep_trials(const struct nb_sweep *s);
+/** The case's rate for people: "1G" (bit/s), "500kpps", "10M..1G" for a sweep, "-" if none. */
+char *nb_case_rate_str(const struct nb_case *c, char *buf, size_t len);
 
 #endif

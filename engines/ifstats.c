@@ -1,0 +1,159 @@
+/* Interface counters from sysfs, and the interface a peer is reached through. */
+#include "ifstats.h"
+
+#include <errno.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool ifname_ok(const char *ifname)
+{
+	size_t n = strlen(ifname);
+	if (n == 0 || n >= IFNAMSIZ || strchr(ifname, '/'))
+		return false;
+	return strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;
+}
+
+/* One sysfs counter: decimal digits and a trailing newline, nothing else. */
+static bool read_counter(const char *root, const char *ifname, const char *name, uint64_t *v,
+			 struct nb_error *err)
+{
+	char path[512], buf[32];
+	snprintf(path, sizeof(path), "%s/%s/statistics/%s", root, ifname, name);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return nb_error_errno(err, errno, "%s", path);
+	size_t len = fread(buf, 1, sizeof(buf) - 1, fp);
+	bool rd_err = ferror(fp);
+	fclose(fp);
+	buf[len] = '\0';
+	if (rd_err)
+		return nb_error_set(err, "%s: read error", path);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	char *end = NULL;
+	errno = 0;
+	unsigned long long x = strtoull(buf, &end, 10);
+	if (len == 0 || buf[0] < '0' || buf[0] > '9' || *end != '\0' || errno == ERANGE)
+		return nb_error_set(err, "%s: expected a decimal counter, got \"%.32s\"", path, buf);
+	*v = x;
+	return true;
+}
+
+bool nb_ifstats_read(const char *root, const char *ifname, struct nb_ifstats *out,
+		     struct nb_error *err)
+{
+	if (!root)
+		root = NB_IFSTATS_ROOT;
+	if (!ifname || !ifname_ok(ifname))
+		return nb_error_set(err, "bad interface name \"%s\"", ifname ? ifname : "(null)");
+	struct nb_ifstats s;
+	if (!read_counter(root, ifname, "rx_packets", &s.rx_packets, err) ||
+	    !read_counter(root, ifname, "tx_packets", &s.tx_packets, err) ||
+	    !read_counter(root, ifname, "rx_bytes", &s.rx_bytes, err) ||
+	    !read_counter(root, ifname, "tx_bytes", &s.tx_bytes, err) ||
+	    !read_counter(root, ifname, "rx_dropped", &s.rx_dropped, err))
+		return false;
+	*out = s;
+	return true;
+}
+
+static bool is_loopback_addr(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	if (IN6_IS_ADDR_LOOPBACK(a))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+}
+
+/* Same address (ports ignored); link-local IPv6 must also match the scope when both name one. */
+static bool addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family != AF_INET6)
+		return false;
+	const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)b;
+	if (memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) != 0)
+		return false;
+	return !x->sin6_scope_id || !y->sin6_scope_id || x->sin6_scope_id == y->sin6_scope_id;
+}
+
+static bool put_name(const char *name, char *ifname, size_t n, struct nb_error *err)
+{
+	if (strlen(name) >= n)
+		return nb_error_set(err, "interface name %s does not fit in %zu bytes", name, n);
+	memcpy(ifname, name, strlen(name) + 1);
+	return true;
+}
+
+/* The loopback interface's name (IFF_LOOPBACK), "lo" when none is listed. */
+static const char *loopback_name(const struct ifaddrs *list)
+{
+	for (const struct ifaddrs *i = list; i; i = i->ifa_next)
+		if (i->ifa_flags & IFF_LOOPBACK)
+			return i->ifa_name;
+	return "lo";
+}
+
+/* Ask the routing table which local address a datagram to peer would leave from:
+ * connect() on a UDP socket picks the route and sends nothing. */
+static bool local_addr_for(const struct sockaddr *peer, socklen_t len,
+			   struct sockaddr_storage *local, struct nb_error *err)
+{
+	struct sockaddr_storage dst;
+	memcpy(&dst, peer, len);
+	in_port_t *port = dst.ss_family == AF_INET ? &((struct sockaddr_in *)&dst)->sin_port
+						   : &((struct sockaddr_in6 *)&dst)->sin6_port;
+	if (*port == 0)
+		*port = htons(9); /* any port will do; 0 is not a destination */
+	int fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return nb_error_errno(err, errno, "socket");
+	socklen_t llen = sizeof(*local);
+	bool ok = connect(fd, (struct sockaddr *)&dst, len) == 0 &&
+		  getsockname(fd, (struct sockaddr *)local, &llen) == 0;
+	int saved = errno;
+	close(fd);
+	return ok ? true : nb_error_errno(err, saved, "no route to the peer");
+}
+
+bool nb_ifstats_route_ifname(const struct sockaddr *peer, socklen_t len, char *ifname, size_t n,
+			     struct nb_error *err)
+{
+	if (!peer || !((peer->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) ||
+		       (peer->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))))
+		return nb_error_set(err, "peer is not an IPv4 or IPv6 address");
+	struct sockaddr_storage local;
+	if (!is_loopback_addr(peer) && !local_addr_for(peer, len, &local, err))
+		return false;
+	struct ifaddrs *list = NULL;
+	if (getifaddrs(&list) != 0)
+		return nb_error_errno(err, errno, "getifaddrs");
+	const char *name = NULL;
+	if (is_loopback_addr(peer))
+		name = loopback_name(list);
+	for (struct ifaddrs *i = list; i && !name; i = i->ifa_next)
+		if (addr_equal(i->ifa_addr, peer)) /* one of our own addresses: carried by lo */
+			name = loopback_name(list);
+	for (struct ifaddrs *i = list; i && !name; i = i->ifa_next)
+		if (addr_equal(i->ifa_addr, (struct sockaddr *)&local))
+			name = i->ifa_name;
+	bool ok = name ? put_name(name, ifname, n, err)
+		       : nb_error_set(err, "no interface holds the local address of the route");
+	freeifaddrs(list);
+	return ok;
+}

@@ -1,0 +1,384 @@
+/* nbrun — request/response engines: TCP_RR and UDP_RR (nb_engine_rr), TCP_CRR (nb_engine_crr).
+ *
+ * Every flow has exactly one transaction in flight (netperf -b / neper -F give
+ * N flows N in flight), so with N flows mean RTT ≈ N / transactions-per-second
+ * (Little's law), a self-check the runner applies. The client records each
+ * transaction's round trip (CLOCK_MONOTONIC, ns) into f->hist and counts it;
+ * the server counts the requests it answered, so both sides' transaction
+ * counts agree to within the one in flight per flow.
+ *
+ * UDP_RR retransmits nothing. The first 4 bytes of a request carry a sequence
+ * number the server copies into its response; a response that has not come
+ * back within timeout_ms counts as NB_C_TIMEOUTS and the next request goes
+ * out. A late response to an old request then carries an old sequence number
+ * and is discarded, never taken for the answer to the new one.
+ *
+ * TCP_CRR opens a connection per transaction: connect, request, response,
+ * close. Ephemeral ports and TIME_WAIT: the client closes with SO_LINGER
+ * {on, 0}, i.e. with a RST (as neper does), so neither side keeps a TIME_WAIT
+ * entry and the ~28 k ephemeral ports never run out however long the run (the
+ * alternative, SO_REUSEADDR plus an explicit port walk as netperf does, costs
+ * a bind per connection and still leaves TIME_WAIT buckets behind). The server
+ * closes right after its response; the client's RST then frees the server's
+ * half. The RTT of a CRR transaction includes socket(), the handshake and the
+ * request/response; NB_C_CONNECT_NS sums the time from connect() to established.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "engines.h"
+#include "io.h"
+#include "sock.h"
+
+#define SEQ_BYTES 4u                 /* UDP_RR: the sequence number at the start of a datagram */
+#define DEFAULT_TIMEOUT_MS 1000u     /* UDP_RR: when the case gives no timeout */
+#define MAX_MSG (16u * 1024 * 1024)  /* TCP request/response size limit */
+
+/* ---- shared ---- */
+
+static bool sizes_valid(const struct nb_params *p, struct nb_error *err)
+{
+	uint32_t lo = p->proto == NB_PROTO_UDP ? SEQ_BYTES : 1;
+	uint32_t hi = p->proto == NB_PROTO_UDP ? NB_UDP_MAX_PAYLOAD : MAX_MSG;
+	if (p->request < lo || p->request > hi || p->response < lo || p->response > hi)
+		return nb_error_set(err, "request and response must be %u..%u bytes%s", lo, hi,
+				    p->proto == NB_PROTO_UDP ? " (UDP_RR carries a 4-byte sequence number)"
+							     : "");
+	if (p->streams == 0 || p->streams > NB_MAX_FLOWS)
+		return nb_error_set(err, "streams must be 1..%d", NB_MAX_FLOWS);
+	return true;
+}
+
+static bool rr_validate(const struct nb_params *p, struct nb_error *err)
+{
+	return sizes_valid(p, err);
+}
+
+static bool crr_validate(const struct nb_params *p, struct nb_error *err)
+{
+	if (p->proto != NB_PROTO_TCP)
+		return nb_error_set(err, "crr runs over TCP only (connect per transaction)");
+	return sizes_valid(p, err);
+}
+
+static uint32_t timeout_ms(const struct nb_params *p)
+{
+	return p->timeout_ms ? p->timeout_ms : DEFAULT_TIMEOUT_MS;
+}
+
+static void count_io(struct nb_flow *f, bool tx, size_t bytes)
+{
+	nb_count(f, tx ? NB_C_TX_BYTES : NB_C_RX_BYTES, bytes);
+	nb_count(f, tx ? NB_C_TX_PACKETS : NB_C_RX_PACKETS, 1);
+}
+
+static void transaction_done(struct nb_flow *f, uint64_t t0)
+{
+	if (f->hist)
+		nb_hist_record(f->hist, nb_now_ns() - t0);
+	nb_count(f, NB_C_TRANSACTIONS, 1);
+}
+
+/* One buffer big enough for a request and one for a response, zero-filled. */
+struct bufs {
+	unsigned char *req, *resp;
+};
+
+static bool bufs_alloc(struct nb_flow *f, struct bufs *b)
+{
+	b->req = calloc(1, f->p->request);
+	b->resp = calloc(1, f->p->response);
+	if (!b->req || !b->resp) {
+		free(b->req);
+		free(b->resp);
+		return nb_error_set(&f->err, "out of memory");
+	}
+	return true;
+}
+
+static void bufs_free(struct bufs *b)
+{
+	free(b->req);
+	free(b->resp);
+}
+
+/* ---- TCP_RR ---- */
+
+static enum nb_io tcp_exchange(struct nb_flow *f, int fd, struct bufs *b)
+{
+	enum nb_io r = nb_io_send_all(f, fd, b->req, f->p->request);
+	if (r != NB_IO_OK)
+		return r;
+	count_io(f, true, f->p->request);
+	r = nb_io_recv_all(f, fd, b->resp, f->p->response);
+	if (r == NB_IO_OK)
+		count_io(f, false, f->p->response);
+	return r;
+}
+
+static int tcp_rr_client(struct nb_flow *f, struct bufs *b)
+{
+	while (!nb_flow_quiet(f)) {
+		uint64_t t0 = nb_now_ns();
+		enum nb_io r = tcp_exchange(f, f->fd, b);
+		if (r != NB_IO_OK)
+			return nb_io_fail(f, r, "TCP_RR transaction");
+		transaction_done(f, t0);
+	}
+	return 0;
+}
+
+/* Answer one request on fd; the server counts a transaction when its response is out. */
+static enum nb_io serve_one(struct nb_flow *f, int fd, struct bufs *b)
+{
+	enum nb_io r = nb_io_recv_all(f, fd, b->req, f->p->request);
+	if (r != NB_IO_OK)
+		return r;
+	count_io(f, false, f->p->request);
+	r = nb_io_send_all(f, fd, b->resp, f->p->response);
+	if (r != NB_IO_OK)
+		return r;
+	count_io(f, true, f->p->response);
+	nb_count(f, NB_C_TRANSACTIONS, 1);
+	return NB_IO_OK;
+}
+
+static int tcp_rr_server(struct nb_flow *f, struct bufs *b)
+{
+	for (;;) {
+		enum nb_io r = serve_one(f, f->fd, b);
+		if (r == NB_IO_CLOSED)
+			return 0; /* the client ended the run (it reports its own failures) */
+		if (r != NB_IO_OK)
+			return nb_io_fail(f, r, "TCP_RR server");
+	}
+}
+
+/* ---- UDP_RR ---- */
+
+static void seq_put(unsigned char *b, uint32_t seq)
+{
+	memcpy(b, &seq, SEQ_BYTES);
+}
+
+static uint32_t seq_get(const unsigned char *b)
+{
+	uint32_t seq;
+	memcpy(&seq, b, SEQ_BYTES);
+	return seq;
+}
+
+/* Send request `seq` and wait for its response; stale responses are read and dropped. */
+static enum nb_io udp_exchange(struct nb_flow *f, struct bufs *b, uint32_t seq)
+{
+	seq_put(b->req, seq);
+	enum nb_io r = nb_io_send_all(f, f->fd, b->req, f->p->request);
+	if (r != NB_IO_OK)
+		return r;
+	count_io(f, true, f->p->request);
+	uint64_t deadline = nb_now_ns() + (uint64_t)timeout_ms(f->p) * 1000000ull;
+	for (;;) {
+		size_t got;
+		r = nb_io_recv(f, f->fd, b->resp, f->p->response, deadline, &got);
+		if (r != NB_IO_OK)
+			return r;
+		count_io(f, false, got);
+		if (got >= SEQ_BYTES && seq_get(b->resp) == seq)
+			return NB_IO_OK;
+	}
+}
+
+static int udp_rr_client(struct nb_flow *f, struct bufs *b)
+{
+	for (uint32_t seq = 1; !nb_flow_quiet(f); seq++) {
+		uint64_t t0 = nb_now_ns();
+		enum nb_io r = udp_exchange(f, b, seq);
+		if (r == NB_IO_TIMEOUT) {
+			nb_count(f, NB_C_TIMEOUTS, 1);
+			continue;
+		}
+		if (r != NB_IO_OK)
+			return nb_io_fail(f, r, "UDP_RR transaction");
+		transaction_done(f, t0);
+	}
+	return 0;
+}
+
+static int udp_rr_server(struct nb_flow *f, struct bufs *b)
+{
+	for (;;) {
+		size_t got;
+		enum nb_io r = nb_io_recv(f, f->fd, b->req, f->p->request, 0, &got);
+		if (r == NB_IO_CLOSED && !nb_flow_stopping(f))
+			continue; /* ICMP unreachable from an earlier answer: the client went away */
+		if (r != NB_IO_OK)
+			return nb_io_fail(f, r, "UDP_RR server");
+		count_io(f, false, got);
+		if (got < SEQ_BYTES)
+			continue;
+		seq_put(b->resp, seq_get(b->req));
+		r = nb_io_send_all(f, f->fd, b->resp, f->p->response);
+		if (r == NB_IO_CLOSED)
+			continue;
+		if (r != NB_IO_OK)
+			return nb_io_fail(f, r, "UDP_RR server");
+		count_io(f, true, f->p->response);
+		nb_count(f, NB_C_TRANSACTIONS, 1);
+	}
+}
+
+/* ---- flow bodies ---- */
+
+static int rr_flow(struct nb_flow *f, bool client)
+{
+	const struct nb_params *p = f->p;
+	uint32_t slice = p->proto == NB_PROTO_UDP ? timeout_ms(p) : 0;
+	if (!nb_io_setup(f->fd, p->wait, slice, &f->err))
+		return -1;
+	struct bufs b;
+	if (!bufs_alloc(f, &b))
+		return -1;
+	int rc;
+	if (p->proto == NB_PROTO_UDP)
+		rc = client ? udp_rr_client(f, &b) : udp_rr_server(f, &b);
+	else
+		rc = client ? tcp_rr_client(f, &b) : tcp_rr_server(f, &b);
+	bufs_free(&b);
+	return rc;
+}
+
+static int rr_client_flow(struct nb_flow *f)
+{
+	return rr_flow(f, true);
+}
+
+static int rr_server_flow(struct nb_flow *f)
+{
+	return rr_flow(f, false);
+}
+
+/* ---- TCP_CRR ---- */
+
+/* A fresh non-blocking socket to f->peer, established; -1 with *r set on failure. */
+static int crr_connect(struct nb_flow *f, enum nb_io *r)
+{
+	const struct nb_params *p = f->p;
+	int family = nb_sock_family(&f->peer);
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	*r = NB_IO_ERROR;
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)) < 0 ||
+	    !nb_sock_apply(fd, p, family, &f->err) ||
+	    (p->wait == NB_WAIT_BUSY_POLL && !nb_sock_apply_wait(fd, p->wait, &f->err)))
+		goto fail;
+	uint64_t t0 = nb_now_ns();
+	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) < 0 && errno != EINPROGRESS) {
+		*r = errno == ECONNREFUSED ? NB_IO_CLOSED : NB_IO_ERROR;
+		goto fail;
+	}
+	*r = nb_io_wait(f, fd, true, 0);
+	if (*r != NB_IO_OK)
+		goto fail;
+	nb_count(f, NB_C_CONNECTS, 1);
+	nb_count(f, NB_C_CONNECT_NS, nb_now_ns() - t0);
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+static int crr_client_flow(struct nb_flow *f)
+{
+	struct bufs b;
+	if (!bufs_alloc(f, &b))
+		return -1;
+	int rc = 0;
+	while (!nb_flow_quiet(f)) {
+		uint64_t t0 = nb_now_ns();
+		enum nb_io r;
+		int fd = crr_connect(f, &r);
+		if (fd >= 0) {
+			r = tcp_exchange(f, fd, &b);
+			close(fd); /* SO_LINGER {1, 0}: a RST, no TIME_WAIT */
+		}
+		if (r != NB_IO_OK) {
+			rc = f->err.msg[0] ? -1 : nb_io_fail(f, r, "TCP_CRR connect/transaction");
+			break;
+		}
+		transaction_done(f, t0);
+	}
+	bufs_free(&b);
+	return rc;
+}
+
+/* Take one connection off the shared listener; -1 when none is ready (or stopping). */
+static int crr_accept(struct nb_flow *f, enum nb_io *r)
+{
+	int fd = accept4(f->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	*r = NB_IO_OK;
+	if (fd >= 0)
+		return fd;
+	if (nb_flow_stopping(f))
+		*r = NB_IO_STOP;
+	else if (errno == EAGAIN || errno == EWOULDBLOCK)
+		*r = nb_io_wait(f, f->listen_fd, false, 0);
+	else if (errno != EINTR && errno != ECONNABORTED && errno != EMFILE && errno != ENFILE)
+		*r = NB_IO_ERROR;
+	return -1;
+}
+
+static int crr_server_flow(struct nb_flow *f)
+{
+	int fl = fcntl(f->listen_fd, F_GETFL); /* shared by every server flow: idempotent */
+	if (fl < 0 || fcntl(f->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return nb_error_errno(&f->err, errno, "listener O_NONBLOCK"), -1;
+	struct bufs b;
+	if (!bufs_alloc(f, &b))
+		return -1;
+	int rc = 0;
+	while (rc == 0) {
+		enum nb_io r;
+		int fd = crr_accept(f, &r);
+		if (fd >= 0) {
+			r = serve_one(f, fd, &b);
+			close(fd);
+			if (r == NB_IO_CLOSED || r == NB_IO_ERROR)
+				r = NB_IO_OK; /* one client's broken connection is not the run's */
+		}
+		if (r == NB_IO_STOP)
+			break;
+		if (r != NB_IO_OK)
+			rc = nb_io_fail(f, r, "TCP_CRR accept");
+	}
+	bufs_free(&b);
+	return rc;
+}
+
+const struct nb_engine nb_engine_rr = {
+	.name = "rr",                     /* TCP_RR / UDP_RR by params.proto */
+	.summary = "request/response transactions per second (TCP_RR, UDP_RR) with RTT percentiles",
+	.validate = rr_validate,          /* request/response sizes, flows */
+	.per_connection = false,          /* one long-lived connection per flow */
+	.records_latency = true,          /* client: each transaction's RTT */
+	.client_flow = rr_client_flow,    /* one request in flight per flow */
+	.server_flow = rr_server_flow,    /* answers each request with `response` bytes */
+};
+
+const struct nb_engine nb_engine_crr = {
+	.name = "crr",                    /* TCP_CRR */
+	.summary = "connect/request/response/close transactions per second (TCP_CRR)",
+	.validate = crr_validate,         /* TCP only; request/response sizes, flows */
+	.per_connection = true,           /* client flows connect to f->peer per transaction */
+	.records_latency = true,          /* client: each transaction's RTT, connect included */
+	.client_flow = crr_client_flow,   /* closes with RST: no TIME_WAIT, no port exhaustion */
+	.server_flow = crr_server_flow,   /* accepts from the shared listener, answers, closes */
+};

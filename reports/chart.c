@@ -1,0 +1,228 @@
+#include "chart.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* A qualitative palette (Tableau 10): distinct in print and for most colour-blind readers. */
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
+int nb_gp_style(size_t i)
+{
+	return (int)(i % NPALETTE) + 1;
+}
+
+void nb_gp_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+}
+
+static void preamble(FILE *gp, const struct nb_chart *ch)
+{
+	fprintf(gp, "# nbrun chart: run `gnuplot %s.gp` in this folder to draw %s.png and %s.svg.\n"
+		    "reset\nset encoding utf8\n"
+		    "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		    "    set terminal pngcairo size 1280,720 noenhanced font \"DejaVu Sans,13\" "
+		    "linewidth 1.2 background rgb \"white\"\n"
+		    "} else {\n"
+		    "    set terminal png size 1280,720 noenhanced background rgb \"white\"\n"
+		    "}\n"
+		    "set output \"%s.png\"\n",
+		ch->name, ch->name, ch->name, ch->name);
+	fprintf(gp, "set title \"");
+	nb_gp_str(gp, ch->title);
+	fprintf(gp, "\" font \",18\" offset 0,-0.3\n"
+		    "set border 3 lw 1.2 lc rgb \"#404040\"\n"
+		    "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
+		    "set grid xtics ytics lw 1 lc rgb \"#e3e3e3\" dt 1\n"
+		    "set key outside right top vertical Left reverse spacing 1.3 samplen 2.5 box lc rgb "
+		    "\"#d0d0d0\"\n"
+		    "set lmargin 12\nset bmargin 5\n");
+	for (size_t i = 0; i < NPALETTE; i++)
+		fprintf(gp, "set linetype %zu lc rgb \"%s\" lw 2.4 pt 7 ps 1.2 dt 1\n", i + 1, palette[i]);
+}
+
+static bool grow(struct nb_charts *c)
+{
+	if (c->n < c->cap)
+		return true;
+	size_t cap = c->cap ? c->cap * 2 : 16;
+	struct nb_chart *v = realloc(c->v, cap * sizeof(*v));
+	if (!v)
+		return false;
+	c->v = v;
+	c->cap = cap;
+	return true;
+}
+
+static void sanitize(char *dst, size_t len, const char *src)
+{
+	size_t n = 0;
+	for (; *src && n + 1 < len; src++) {
+		char ch = *src;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			  ch == '.' || ch == '_' || ch == '-';
+		if (!ok && n > 0 && dst[n - 1] == '-')
+			continue;
+		dst[n++] = ok ? ch : '-';
+	}
+	dst[n] = '\0';
+}
+
+static FILE *open_in(const char *dir, const char *name, const char *ext, struct nb_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/charts/%s.%s", dir, name, ext);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		nb_error_errno(err, errno, "cannot write %s", path);
+	return f;
+}
+
+struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_chart_kind kind,
+				const char *stem, const char *title, FILE **dat, FILE **gp,
+				struct nb_error *err)
+{
+	if (!grow(c)) {
+		nb_error_set(err, "charts: out of memory");
+		return NULL;
+	}
+	struct nb_chart *ch = &c->v[c->n];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	sanitize(ch->name, sizeof(ch->name), stem);
+	snprintf(ch->title, sizeof(ch->title), "%s", title);
+	*dat = open_in(dir, ch->name, "dat", err);
+	*gp = *dat ? open_in(dir, ch->name, "gp", err) : NULL;
+	if (!*gp) {
+		if (*dat)
+			fclose(*dat);
+		return NULL;
+	}
+	fprintf(*dat, "# nbrun chart data: %s\n", title);
+	preamble(*gp, ch);
+	c->n++;
+	return ch;
+}
+
+bool nb_chart_end(const char *dir, const struct nb_chart *ch, FILE *dat, FILE *gp,
+		  struct nb_error *err)
+{
+	fprintf(gp, "set terminal svg size 1280,720 dynamic noenhanced font \"DejaVu Sans,13\" "
+		    "background rgb \"white\"\nset output \"%s.svg\"\nreplot\nunset output\n",
+		ch->name);
+	bool ok = !ferror(dat) && !ferror(gp);
+	ok = (fclose(dat) == 0) && ok;
+	ok = (fclose(gp) == 0) && ok;
+	if (!ok)
+		return nb_error_set(err, "%s/charts/%s: write failed", dir, ch->name);
+	return true;
+}
+
+bool nb_charts_write(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		     struct nb_charts *out, struct nb_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/charts", dir);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return nb_error_errno(err, errno, "cannot create %s", path);
+	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&
+	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err);
+}
+
+void nb_charts_free(struct nb_charts *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+bool nb_chart_gnuplot_available(void)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char file[4096];
+		snprintf(file, sizeof(file), "%.*s/gnuplot", (int)(len ? len : 1), len ? path : ".");
+		if (access(file, X_OK) == 0)
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+/* gnuplot's own quoting: inside single quotes, a quote is doubled. */
+static void gp_cd_command(char *buf, size_t len, const char *dir)
+{
+	size_t n = (size_t)snprintf(buf, len, "cd '");
+	for (; *dir && n + 4 < len; dir++) {
+		if (*dir == '\'')
+			buf[n++] = '\'';
+		buf[n++] = *dir;
+	}
+	snprintf(buf + n, len - n, "/charts'");
+}
+
+static int run_gnuplot(const char *dir, const char *script, struct nb_error *err)
+{
+	char cd[4300], log[4096];
+	gp_cd_command(cd, sizeof(cd), dir);
+	snprintf(log, sizeof(log), "%s/charts/gnuplot.log", dir);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	char *argv[] = { "gnuplot", "-e", cd, (char *)script, NULL };
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return nb_error_errno(err, rc, "cannot run gnuplot"), -1;
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return nb_error_errno(err, errno, "waitpid gnuplot"), -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return nb_error_set(err, "gnuplot failed on charts/%s (see charts/gnuplot.log)", script), -1;
+	return 0;
+}
+
+void nb_charts_render(const char *dir, struct nb_charts *charts)
+{
+	charts->gnuplot = nb_chart_gnuplot_available();
+	if (!charts->gnuplot)
+		return;
+	char log[4096];
+	snprintf(log, sizeof(log), "%s/charts/gnuplot.log", dir);
+	remove(log);
+	for (size_t i = 0; i < charts->n; i++) {
+		struct nb_chart *ch = &charts->v[i];
+		char script[160], png[4096];
+		struct nb_error err = { "" };
+		snprintf(script, sizeof(script), "%s.gp", ch->name);
+		snprintf(png, sizeof(png), "%s/charts/%s.png", dir, ch->name);
+		ch->rendered = run_gnuplot(dir, script, &err) == 0 && access(png, F_OK) == 0;
+		charts->rendered += ch->rendered;
+		if (!ch->rendered && !charts->problem[0])
+			snprintf(charts->problem, sizeof(charts->problem), "%s",
+				 *err.msg ? err.msg : "gnuplot wrote no PNG");
+	}
+}

@@ -1,0 +1,297 @@
+/* nbrun — environment facts: an ordered (group, key, value) list, its flat form for the
+ * control protocol, the "what differs between the ends" helper, and env.json. */
+#include "facts.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nb_facts_init(struct nb_facts *f)
+{
+	f->v = NULL;
+	f->n = f->cap = 0;
+}
+
+void nb_facts_free(struct nb_facts *f)
+{
+	if (!f)
+		return;
+	free(f->v);
+	nb_facts_init(f);
+}
+
+static struct nb_fact *find(const struct nb_facts *f, const char *group, const char *key)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].group, group) && !strcmp(f->v[i].key, key))
+			return &f->v[i];
+	return NULL;
+}
+
+/* The slot for (group, key): the existing one, or a new one at the end. */
+static struct nb_fact *slot(struct nb_facts *f, const char *group, const char *key)
+{
+	if (!group[0] || !key[0] || strlen(group) >= sizeof(f->v->group) ||
+	    strlen(key) >= sizeof(f->v->key) || strchr(group, '.'))
+		return NULL;
+	struct nb_fact *x = find(f, group, key);
+	if (x)
+		return x;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct nb_fact *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		f->v = v;
+		f->cap = cap;
+	}
+	x = &f->v[f->n++];
+	memset(x, 0, sizeof(*x));
+	strcpy(x->group, group);
+	strcpy(x->key, key);
+	return x;
+}
+
+static bool vset(struct nb_facts *f, const char *group, const char *key, bool ok, const char *fmt,
+		 va_list ap)
+{
+	struct nb_fact *x = slot(f, group, key);
+	if (!x)
+		return false;
+	vsnprintf(x->value, sizeof(x->value), fmt, ap);
+	x->ok = ok;
+	return true;
+}
+
+bool nb_facts_set(struct nb_facts *f, const char *group, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool ok = vset(f, group, key, true, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+bool nb_facts_unknown(struct nb_facts *f, const char *group, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool ok = vset(f, group, key, false, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+const struct nb_fact *nb_facts_get(const struct nb_facts *f, const char *group, const char *key)
+{
+	return f ? find(f, group, key) : NULL;
+}
+
+const char *nb_facts_value(const struct nb_facts *f, const char *group, const char *key)
+{
+	const struct nb_fact *x = nb_facts_get(f, group, key);
+	return x && x->ok ? x->value : NULL;
+}
+
+/* Flat form: an unknown fact is "!reason"; a known value that starts with '!' or '\'
+ * is escaped with one leading '\', so every value round-trips. */
+void nb_facts_flatten(const struct nb_facts *f, void (*put)(void *ctx, const char *k, const char *v),
+		      void *ctx)
+{
+	char k[sizeof(f->v->group) + sizeof(f->v->key) + 1];
+	char v[sizeof(f->v->value) + 2];
+	for (size_t i = 0; i < f->n; i++) {
+		const struct nb_fact *x = &f->v[i];
+		snprintf(k, sizeof(k), "%s.%s", x->group, x->key);
+		bool esc = x->ok && (x->value[0] == '!' || x->value[0] == '\\');
+		snprintf(v, sizeof(v), "%s%s", !x->ok ? "!" : esc ? "\\" : "", x->value);
+		put(ctx, k, v);
+	}
+}
+
+bool nb_facts_unflatten(struct nb_facts *f, const char *k, const char *v)
+{
+	const char *dot = strchr(k, '.');
+	if (!dot || !v)
+		return false;
+	char group[sizeof(f->v->group)];
+	size_t glen = (size_t)(dot - k);
+	if (glen == 0 || glen >= sizeof(group))
+		return false;
+	memcpy(group, k, glen);
+	group[glen] = '\0';
+	if (v[0] == '!')
+		return nb_facts_unknown(f, group, dot + 1, "%s", v + 1);
+	return nb_facts_set(f, group, dot + 1, "%s", v[0] == '\\' ? v + 1 : v);
+}
+
+bool nb_facts_same(const struct nb_fact *a, const struct nb_fact *b)
+{
+	/* Two unknowns agree: their reasons may name the host ("no IRQ of eth0"). */
+	return a && b && a->ok == b->ok && (!a->ok || !strcmp(a->value, b->value));
+}
+
+/* Facts that name this host rather than describe its setup: they always differ. */
+bool nb_facts_comparable(const char *group, const char *key)
+{
+	static const char *const own[] = {
+		"host.hostname", "host.boot_time", "cpu.loadavg", "iface.name", "iface.local_addr",
+		"iface.irq.numbers", "tcp.conntrack_count", "nbrun.placement", "nbrun.engine_cpus",
+	};
+	char k[80];
+	snprintf(k, sizeof(k), "%s.%s", group, key);
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(k, own[i]))
+			return false;
+	return true;
+}
+
+size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
+		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx)
+{
+	size_t n = 0;
+	for (size_t i = 0; local && peer && i < local->n; i++) {
+		const struct nb_fact *l = &local->v[i];
+		const struct nb_fact *p = nb_facts_get(peer, l->group, l->key);
+		if (!nb_facts_comparable(l->group, l->key) || nb_facts_same(l, p))
+			continue;
+		n++;
+		if (put)
+			put(ctx, l, p);
+	}
+	for (size_t i = 0; local && peer && i < peer->n; i++) {
+		const struct nb_fact *p = &peer->v[i];
+		if (nb_facts_get(local, p->group, p->key) || !nb_facts_comparable(p->group, p->key))
+			continue;
+		n++;
+		if (put)
+			put(ctx, NULL, p);
+	}
+	return n;
+}
+
+/* ---- env.json ---------------------------------------------------------------- */
+
+static json_t *facts_json(const struct nb_facts *f)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < f->n; i++) {
+		const struct nb_fact *x = &f->v[i];
+		json_t *g = json_object_get(o, x->group);
+		if (!g && json_object_set_new(o, x->group, g = json_object()))
+			goto fail;
+		json_t *v = x->ok ? json_string(x->value) : json_pack("{s:s}", "unknown", x->value);
+		if (!v || json_object_set_new(g, x->key, v))
+			goto fail;
+	}
+	return o;
+fail:
+	json_decref(o);
+	return NULL;
+}
+
+bool nb_env_json_write(const char *path, const struct nb_facts *local, const struct nb_facts *peer,
+		       struct nb_error *err)
+{
+	json_t *root = json_object();
+	json_t *l = facts_json(local);
+	json_t *p = peer ? facts_json(peer) : json_null();
+	if (!root || !l || !p || json_object_set_new(root, "local", l) ||
+	    json_object_set_new(root, "peer", p)) {
+		json_decref(root);
+		return nb_error_set(err, "%s: out of memory", path);
+	}
+	int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int e = errno;
+	json_decref(root);
+	if (rc)
+		return nb_error_errno(err, e, "%s: cannot write", path);
+	return true;
+}
+
+static bool json_fact(struct nb_facts *f, const char *group, const char *key, json_t *v,
+		      const char *path, struct nb_error *err)
+{
+	json_t *why = json_is_object(v) ? json_object_get(v, "unknown") : NULL;
+	bool ok;
+	if (json_is_string(v))
+		ok = nb_facts_set(f, group, key, "%s", json_string_value(v));
+	else if (json_is_string(why))
+		ok = nb_facts_unknown(f, group, key, "%s", json_string_value(why));
+	else
+		return nb_error_set(err, "%s: %s.%s: expected a string or {\"unknown\": reason}", path,
+				    group, key);
+	if (!ok)
+		return nb_error_set(err, "%s: bad fact name %s.%s", path, group, key);
+	return true;
+}
+
+static bool json_facts(struct nb_facts *f, json_t *o, const char *path, struct nb_error *err)
+{
+	const char *group, *key;
+	json_t *g, *v;
+	if (!json_is_object(o))
+		return nb_error_set(err, "%s: expected an object of fact groups", path);
+	json_object_foreach(o, group, g) {
+		if (!json_is_object(g))
+			return nb_error_set(err, "%s: group %s: expected an object", path, group);
+		json_object_foreach(g, key, v)
+			if (!json_fact(f, group, key, v, path, err))
+				return false;
+	}
+	return true;
+}
+
+bool nb_env_json_read(const char *path, struct nb_facts *local, struct nb_facts *peer,
+		      struct nb_error *err)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root)
+		return nb_error_set(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	json_t *p = json_object_get(root, "peer");
+	bool ok = json_is_object(root) && json_facts(local, json_object_get(root, "local"), path, err);
+	if (ok && p && !json_is_null(p))
+		ok = json_facts(peer, p, path, err);
+	if (!json_is_object(root))
+		nb_error_set(err, "%s: expected {\"local\": ..., \"peer\": ...}", path);
+	json_decref(root);
+	return ok;
+}
+
+/* ---- CPU lists --------------------------------------------------------------- */
+
+int nb_cpulist_parse(const char *list, bool *cpus, size_t max)
+{
+	int n = 0;
+	if (cpus)
+		memset(cpus, 0, max * sizeof(*cpus));
+	for (const char *s = list; *s && *s != '\n';) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+		if (end == s)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		for (unsigned long c = a; c <= b; c++) {
+			if (c >= max)
+				return -1;
+			if (!cpus || !cpus[c])
+				n++;
+			if (cpus)
+				cpus[c] = true;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return n;
+}

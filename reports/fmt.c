@@ -1,0 +1,70 @@
+#include "fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cols.h"
+
+struct step {
+	double min, div;
+	const char *unit;
+};
+
+struct family {
+	const char *unit;
+	struct step steps[4]; /* largest first; the last has min 0 */
+};
+
+static const struct family families[] = {
+	{ "bit/s", { { 1e9, 1e9, "Gbit/s" }, { 1e6, 1e6, "Mbit/s" }, { 1e3, 1e3, "kbit/s" },
+		     { 0, 1, "bit/s" } } },
+	{ "pkt/s", { { 1e6, 1e6, "Mpps" }, { 1e3, 1e3, "kpps" }, { 0, 1, "pps" }, { 0, 1, "pps" } } },
+	{ "us", { { 1e4, 1e3, "ms" }, { 0, 1, "µs" }, { 0, 1, "µs" }, { 0, 1, "µs" } } },
+	{ "B", { { 1e9, 1e9, "GB" }, { 1e6, 1e6, "MB" }, { 1e3, 1e3, "kB" }, { 0, 1, "B" } } },
+	{ "kB/s", { { 1e6, 1e6, "GB/s" }, { 1e3, 1e3, "MB/s" }, { 0, 1, "kB/s" }, { 0, 1, "kB/s" } } },
+};
+
+struct nb_scale nb_fmt_scale(const char *unit, double mag)
+{
+	if (!unit)
+		unit = "";
+	mag = fabs(mag);
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		if (strcmp(families[i].unit, unit) != 0)
+			continue;
+		for (size_t k = 0; k < 4; k++)
+			if (!(mag < families[i].steps[k].min))
+				return (struct nb_scale){ families[i].steps[k].div, families[i].steps[k].unit };
+	}
+	return (struct nb_scale){ 1.0, unit };
+}
+
+int nb_fmt_decimals(double mean, double sd)
+{
+	double m = fabs(mean);
+	int d = m >= 100.0 ? 0 : m >= 10.0 ? 1 : 2;
+	if (isfinite(sd) && sd > 0.0) {
+		int ds = 1 - (int)floor(log10(sd));
+		if (ds > d)
+			d = ds;
+	}
+	return d < 0 ? 0 : d > 3 ? 3 : d;
+}
+
+void nb_fmt_value(double v, const char *unit, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "—");
+		return;
+	}
+	struct nb_scale s = nb_fmt_scale(unit, v);
+	double x = v / s.div;
+	snprintf(buf, len, "%.*f%s%s", nb_fmt_decimals(x, NAN), x, *s.unit ? " " : "", s.unit);
+}
+
+const char *nb_fmt_metric_unit(const char *metric)
+{
+	int c = metric ? nb_col_find(metric) : -1;
+	return c < 0 ? "" : nb_cols[c].unit;
+}

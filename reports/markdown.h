@@ -1,0 +1,33 @@
+/* nbrun — report.md: the human report, in the shape cloud engineers already use
+ * (header, environment of both ends and their differences, pitfall warnings,
+ * results per test as avg ± stddev (CV), charts, method). Every table cell is
+ * escaped so the file renders on GitHub whatever the case ids or errors hold. */
+#ifndef NB_MARKDOWN_H
+#define NB_MARKDOWN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "chart.h"
+#include "error.h"
+#include "pitfalls.h"
+#include "results.h"
+#include "summary.h"
+
+/** Write report.md at path (replacing it). */
+bool nb_markdown_write(const char *path, const struct nb_results *res, const struct nb_summary *s,
+		       const struct nb_pitfalls *pf, const struct nb_charts *charts,
+		       struct nb_error *err);
+
+/* Shared by markdown.c and markdown_results.c. */
+
+/** s as one table cell: '|' escaped, line breaks as spaces; NULL or "" as "—". */
+void nb_md_cell(FILE *f, const char *s);
+/** s as inline code in a table cell (backticks and '|' made safe). */
+void nb_md_code(FILE *f, const char *s);
+/** The results section: one table per test and headline, latency, sweeps. */
+void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+/** The charts section. */
+void nb_md_charts(FILE *f, const struct nb_charts *charts);
+
+#endif

@@ -1,0 +1,406 @@
+/* report.md: the results tables (one per test and headline), latency percentiles,
+ * sweeps, and the charts section. */
+#include "markdown.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+
+struct pcol {
+	const char *head;
+	bool (*has)(const struct nb_plan_case *);
+	void (*cell)(FILE *, const struct nb_plan_case *);
+};
+
+static bool is_rr(const struct nb_plan_case *p)
+{
+	return strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0 ||
+	       strcmp(p->engine, "latency") == 0;
+}
+
+static void bytes(FILE *f, double v)
+{
+	if (v >= 1048576 && fmod(v, 1048576) == 0)
+		fprintf(f, "%g MiB", v / 1048576);
+	else if (v >= 1024 && fmod(v, 1024) == 0)
+		fprintf(f, "%g KiB", v / 1024);
+	else
+		fprintf(f, "%g B", v);
+}
+
+static bool has_proto(const struct nb_plan_case *p) { return *p->protocol; }
+static bool has_size(const struct nb_plan_case *p) { return p->size > 0; }
+static bool has_rr(const struct nb_plan_case *p) { return p->request > 0 || p->response > 0; }
+static bool has_streams(const struct nb_plan_case *p) { return p->streams > 0; }
+static bool has_dir(const struct nb_plan_case *p) { return *p->direction && !is_rr(p); }
+static bool has_rate(const struct nb_plan_case *p) { return p->rate > 0; }
+static bool has_wait(const struct nb_plan_case *p) { return *p->wait && is_rr(p); }
+
+static void c_proto(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->protocol); }
+static void c_size(FILE *f, const struct nb_plan_case *p) { has_size(p) ? bytes(f, p->size) : (void)fputs("—", f); }
+static void c_streams(FILE *f, const struct nb_plan_case *p) { fprintf(f, "%g", isfinite(p->streams) ? p->streams : 1); }
+static void c_dir(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->direction); }
+static void c_wait(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->wait); }
+
+static void c_rr(FILE *f, const struct nb_plan_case *p)
+{
+	fprintf(f, "%g / ", isfinite(p->request) ? p->request : 0);
+	bytes(f, isfinite(p->response) ? p->response : 0);
+}
+
+static void c_rate(FILE *f, const struct nb_plan_case *p)
+{
+	char buf[64];
+	if (!has_rate(p)) {
+		fputs("unlimited", f);
+		return;
+	}
+	const char *unit = strcmp(p->engine, "stream") == 0 ? "bit/s"
+			 : strcmp(p->engine, "pps") == 0  ? "pkt/s" : "msg/s";
+	nb_fmt_value(p->rate, unit, buf, sizeof(buf));
+	fputs(buf, f);
+}
+
+static const struct pcol pcols[] = {
+	{ "Protocol", has_proto, c_proto },
+	{ "Size", has_size, c_size },
+	{ "Request / response", has_rr, c_rr },
+	{ "Streams", has_streams, c_streams },
+	{ "Direction", has_dir, c_dir },
+	{ "Rate per flow", has_rate, c_rate },
+	{ "Wait", has_wait, c_wait },
+};
+#define NPCOLS (sizeof(pcols) / sizeof(pcols[0]))
+
+static bool same_group(const struct nb_case_stats *a, const struct nb_case_stats *b)
+{
+	return strcmp(a->pc->test, b->pc->test) == 0 && a->metric_col == b->metric_col &&
+	       b->n_trials == 0;
+}
+
+static bool first_of_group(const struct nb_summary *s, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (same_group(&s->c[k], &s->c[i]))
+			return false;
+	return s->c[i].n_trials == 0;
+}
+
+static void group_columns(const struct nb_summary *s, size_t g, bool show[NPCOLS])
+{
+	for (size_t k = 0; k < NPCOLS; k++) {
+		show[k] = false;
+		for (size_t i = g; i < s->n && !show[k]; i++)
+			show[k] = same_group(&s->c[g], &s->c[i]) && pcols[k].has(s->c[i].pc);
+	}
+}
+
+static void fmt_pct(FILE *f, double cv)
+{
+	double p = cv * 100.0;
+	fprintf(f, " (%.*f %%)", p < 1 ? 2 : p < 10 ? 1 : 0, p);
+}
+
+static void value_cells(FILE *f, const struct nb_case_stats *c, struct nb_scale sc)
+{
+	const struct nb_stats *v = &c->value;
+	if (v->n == 0) {
+		fputs(" — | — | — |", f);
+		return;
+	}
+	double m = v->mean / sc.div, sd = nb_stats_stddev(v) / sc.div;
+	int d = nb_fmt_decimals(m, sd);
+	fprintf(f, " %.*f", d, m);
+	if (v->n >= 2) {
+		fprintf(f, " ± %.*f", d, sd);
+		if (isfinite(nb_stats_cv(v)))
+			fmt_pct(f, nb_stats_cv(v));
+	}
+	fprintf(f, " | %.*f – %.*f |", d, v->min / sc.div, d, v->max / sc.div);
+	if (v->n >= 2)
+		fprintf(f, " %.*f – %.*f |", d, (v->mean - c->ci_half) / sc.div, d,
+			(v->mean + c->ci_half) / sc.div);
+	else
+		fputs(" — |", f);
+}
+
+static void n_cell(FILE *f, const struct nb_case_stats *c)
+{
+	fprintf(f, " %zu", c->value.n);
+	const char *sep = " (";
+	if (c->n_failed)
+		fprintf(f, "%s%zu failed", sep, c->n_failed), sep = ", ";
+	if (c->n_invalid)
+		fprintf(f, "%s%zu invalid", sep, c->n_invalid), sep = ", ";
+	if (c->outliers)
+		fprintf(f, "%s%zu outlier%s", sep, c->outliers, c->outliers > 1 ? "s" : ""), sep = ", ";
+	fprintf(f, "%s |\n", *sep == ',' ? ")" : "");
+}
+
+static struct nb_scale group_scale(const struct nb_summary *s, size_t g)
+{
+	double mag = 0;
+	for (size_t i = g; i < s->n; i++)
+		if (same_group(&s->c[g], &s->c[i]) && s->c[i].value.n)
+			mag = fmax(mag, fabs(s->c[i].value.mean));
+	const char *unit = s->c[g].metric_col >= 0 ? nb_cols[s->c[g].metric_col].unit : "";
+	return nb_fmt_scale(unit, mag);
+}
+
+static void group_table(FILE *f, const struct nb_summary *s, size_t g)
+{
+	bool show[NPCOLS];
+	group_columns(s, g, show);
+	struct nb_scale sc = group_scale(s, g);
+	const char *u = *sc.unit ? sc.unit : "value";
+	fprintf(f, "| Case |");
+	for (size_t k = 0; k < NPCOLS; k++)
+		if (show[k])
+			fprintf(f, " %s |", pcols[k].head);
+	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |\n|---|", u);
+	for (size_t k = 0; k < NPCOLS; k++)
+		if (show[k])
+			fprintf(f, "---|");
+	fprintf(f, "--:|--:|--:|--:|\n");
+	for (size_t i = g; i < s->n; i++) {
+		const struct nb_case_stats *c = &s->c[i];
+		if (!same_group(&s->c[g], c))
+			continue;
+		fputs("| ", f);
+		nb_md_code(f, c->pc->case_id);
+		fputs(" |", f);
+		for (size_t k = 0; k < NPCOLS; k++)
+			if (show[k]) {
+				fputc(' ', f);
+				pcols[k].cell(f, c->pc);
+				fputs(" |", f);
+			}
+		value_cells(f, c, sc);
+		n_cell(f, c);
+	}
+	fputs("\n", f);
+}
+
+static void run_notes(FILE *f, const struct nb_results *res, const struct nb_summary *s, size_t ci)
+{
+	for (size_t i = 0; i < res->nruns; i++) {
+		const struct nb_run *r = &res->runs[i];
+		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0)
+			continue;
+		if (strcmp(r->status, "ok") != 0) {
+			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0 ? "Failed" : "Invalid");
+			nb_md_code(f, r->case_id);
+			fprintf(f, " repetition %u: ", (unsigned)r->rep);
+			nb_md_cell(f, *r->error ? r->error : r->flags);
+			fputs("\n", f);
+		} else if (s->run_outlier[i]) {
+			char v[64];
+			nb_fmt_value(r->value, r->metric_col >= 0 ? nb_cols[r->metric_col].unit : "", v, sizeof(v));
+			fputs("- Outlier (beyond 1.5 × IQR, kept in the statistics): ", f);
+			nb_md_code(f, r->case_id);
+			fprintf(f, " repetition %u: %s\n", (unsigned)r->rep, v);
+		}
+	}
+}
+
+static void autorep_note(FILE *f, const struct nb_case_stats *c)
+{
+	if (!c->pc->autorep || c->value.n == 0)
+		return;
+	double rel = c->value.n >= 2 ? c->ci_half / fabs(c->value.mean) * 100.0 : NAN;
+	fprintf(f, "- Repetitions auto: ");
+	nb_md_code(f, c->pc->case_id);
+	if (c->ci_reached)
+		fprintf(f, " reached the ±%g %% target after %zu repetitions (95 %% CI ±%.2f %%).\n",
+			c->pc->ci_target * 100.0, c->value.n, rel);
+	else if (isfinite(rel))
+		fprintf(f, " did **not** reach the ±%g %% target after %zu repetitions (95 %% CI ±%.2f %%).\n",
+			c->pc->ci_target * 100.0, c->value.n, rel);
+	else
+		fprintf(f, " did **not** reach the ±%g %% target: only %zu repetition.\n",
+			c->pc->ci_target * 100.0, c->value.n);
+}
+
+static void group_notes(FILE *f, const struct nb_results *res, const struct nb_summary *s, size_t g)
+{
+	for (size_t i = g; i < s->n; i++)
+		if (same_group(&s->c[g], &s->c[i])) {
+			run_notes(f, res, s, i);
+			autorep_note(f, &s->c[i]);
+		}
+}
+
+static void us_cell(FILE *f, double ns)
+{
+	fprintf(f, " %.*f |", nb_fmt_decimals(ns / 1000.0, NAN), ns / 1000.0);
+}
+
+static void latency_table(FILE *f, const struct nb_summary *s, size_t g)
+{
+	bool any = false;
+	for (size_t i = g; i < s->n && !any; i++)
+		any = same_group(&s->c[g], &s->c[i]) && s->c[i].merged && s->c[i].lat.count;
+	if (!any)
+		return;
+	fprintf(f, "Round-trip latency in µs, from the histograms of all repetitions merged "
+		   "(last column: mean of each repetition's own p99):\n\n"
+		   "| Case | Samples | Min | p50 | p90 | p99 | p99.9 | p99.99 | Max | p99, mean of runs |\n"
+		   "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+	for (size_t i = g; i < s->n; i++) {
+		const struct nb_case_stats *c = &s->c[i];
+		if (!same_group(&s->c[g], c) || !c->merged || !c->lat.count)
+			continue;
+		const struct nb_hist_summary *h = &c->lat;
+		fputs("| ", f);
+		nb_md_code(f, c->pc->case_id);
+		fprintf(f, " | %llu |", (unsigned long long)h->count);
+		us_cell(f, (double)h->min_ns);
+		us_cell(f, (double)h->p50_ns);
+		us_cell(f, (double)h->p90_ns);
+		us_cell(f, (double)h->p99_ns);
+		us_cell(f, (double)h->p999_ns);
+		us_cell(f, (double)h->p9999_ns);
+		us_cell(f, (double)h->max_ns);
+		us_cell(f, c->lat_runmean_us[2] * 1000.0);
+		fputs("\n", f);
+	}
+	fputs("\n", f);
+}
+
+static const char *rate_unit(const struct nb_plan_case *p)
+{
+	return strcmp(p->engine, "pps") == 0 ? "pkt/s" : "bit/s";
+}
+
+static void sweep_sentence(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
+{
+	struct nb_sweep_result sw;
+	const char *u = rate_unit(c->pc);
+	char a[64], b[64];
+	if (!nb_results_sweep(res, c->pc->case_id, &sw) || !isfinite(sw.threshold)) {
+		fprintf(f, "No threshold was recorded for this case (plain sweep, or the search found "
+			   "no passing rate).\n\n");
+		return;
+	}
+	nb_fmt_value(sw.threshold, u, a, sizeof(a));
+	nb_fmt_value(sw.lowest_fail, u, b, sizeof(b));
+	fprintf(f, "Highest offered rate with loss ≤ %g %% in every trial: **%s**", sw.loss_target * 100.0, a);
+	if (isfinite(sw.lowest_fail))
+		fprintf(f, " (lowest failing rate %s)", b);
+	fprintf(f, "; %zu trials.", c->n_trials);
+	if (sw.complete_known && !sw.complete)
+		fprintf(f, " **The search was interrupted**: the bracket above is where it stopped.");
+	fputs("\n\n", f);
+}
+
+static void rate_cell(FILE *f, double v, const char *unit)
+{
+	char buf[64];
+	nb_fmt_value(v, unit, buf, sizeof(buf));
+	fprintf(f, " %s |", buf);
+}
+
+static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
+{
+	size_t ci = (size_t)(c->pc - res->cases);
+	bool pps = strcmp(c->pc->engine, "pps") == 0;
+	const char *u = rate_unit(c->pc);
+	fputs("### Sweep ", f);
+	nb_md_code(f, c->pc->case_id);
+	fputs("\n\n", f);
+	sweep_sentence(f, res, c);
+	fputs("| Trial | Offered | Sent | Received | Loss | Status |\n|--:|--:|--:|--:|--:|---|\n", f);
+	for (size_t i = 0, k = 0; i < res->nruns; i++) {
+		const struct nb_run *r = &res->runs[i];
+		if (r->case_idx != ci)
+			continue;
+		fprintf(f, "| %zu |", ++k);
+		rate_cell(f, r->offered_rate, u);
+		rate_cell(f, r->m.v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS], u);
+		rate_cell(f, r->m.v[pps ? NB_COL_RX_PPS : NB_COL_RX_BPS], u);
+		if (isfinite(r->m.v[NB_COL_LOSS_PCT]))
+			fprintf(f, " %.3g %% |", r->m.v[NB_COL_LOSS_PCT]);
+		else
+			fputs(" — |", f);
+		fputc(' ', f);
+		nb_md_cell(f, r->status);
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+}
+
+void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s)
+{
+	fprintf(f, "## Results\n\n");
+	if (s->n == 0)
+		fprintf(f, "No case has results yet.\n\n");
+	for (size_t g = 0; g < s->n; g++) {
+		if (!first_of_group(s, g))
+			continue;
+		const struct nb_case_stats *c = &s->c[g];
+		fputs("### ", f);
+		nb_md_cell(f, c->pc->test);
+		fprintf(f, " — %s\n\nEngine ", c->metric_col >= 0 ? nb_cols[c->metric_col].label : "no result");
+		nb_md_code(f, c->pc->engine);
+		fputs(", headline ", f);
+		nb_md_code(f, c->metric);
+		fputs(".\n\n", f);
+		group_table(f, s, g);
+		group_notes(f, res, s, g);
+		fputs("\n", f);
+		latency_table(f, s, g);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].n_trials > 0)
+			sweep_table(f, res, &s->c[i]);
+}
+
+static void alt_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '[' ? '(' : *s == ']' ? ')' : (*s == '\n' ? ' ' : *s), f);
+}
+
+static void chart_entry(FILE *f, const struct nb_chart *ch, bool gnuplot)
+{
+	fputs("#### ", f);
+	nb_md_cell(f, ch->title);
+	fputs("\n\n", f);
+	if (ch->rendered) {
+		fputs("![", f);
+		alt_text(f, ch->title);
+		fprintf(f, "](charts/%s.png)\n\n", ch->name);
+	} else {
+		fprintf(f, "_Not rendered (%s): data [charts/%s.dat](charts/%s.dat), script "
+			   "[charts/%s.gp](charts/%s.gp)._\n\n",
+			gnuplot ? "gnuplot failed" : "gnuplot is not installed", ch->name, ch->name,
+			ch->name, ch->name);
+	}
+	nb_md_cell(f, ch->sentence);
+	fputs("\n\n", f);
+}
+
+void nb_md_charts(FILE *f, const struct nb_charts *charts)
+{
+	fprintf(f, "## Charts\n\n");
+	if (!charts || charts->n == 0) {
+		fprintf(f, "No chart applies to these results.\n\n");
+		return;
+	}
+	size_t nts = 0;
+	for (size_t i = 0; i < charts->n; i++) {
+		if (charts->v[i].kind == NB_CHART_TIMESERIES)
+			nts++;
+		else
+			chart_entry(f, &charts->v[i], charts->gnuplot);
+	}
+	if (nts == 0)
+		return;
+	fprintf(f, "<details>\n<summary>Stability within each run: %zu per-interval charts</summary>\n\n", nts);
+	for (size_t i = 0; i < charts->n; i++)
+		if (charts->v[i].kind == NB_CHART_TIMESERIES)
+			chart_entry(f, &charts->v[i], charts->gnuplot);
+	fprintf(f, "</details>\n\n");
+}

@@ -1,0 +1,317 @@
+/* nbrun — pitfalls: methodology checks on the facts of both ends and on case results.
+ * Each finding is one line: what is wrong, the evidence, what to do. */
+#include "pitfalls.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CPUS 4096
+
+static const char *const side_name[2] = { "local", "peer" };
+
+static bool add(struct nb_pitfalls *out, const char *code, const char *case_id, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static bool add(struct nb_pitfalls *out, const char *code, const char *case_id, const char *fmt, ...)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 16;
+		struct nb_pitfall *v = realloc(out->v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		out->v = v;
+		out->cap = cap;
+	}
+	struct nb_pitfall *p = &out->v[out->n++];
+	snprintf(p->code, sizeof(p->code), "%s", code);
+	snprintf(p->case_id, sizeof(p->case_id), "%s", case_id ? case_id : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->text, sizeof(p->text), fmt, ap);
+	va_end(ap);
+	return true;
+}
+
+void nb_pitfalls_free(struct nb_pitfalls *p)
+{
+	if (!p)
+		return;
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out)
+{
+	for (size_t i = 0; i < p->n; i++)
+		fprintf(out, "warning: %s%s%s: %s\n", p->v[i].code, p->v[i].case_id[0] ? " " : "",
+			p->v[i].case_id, p->v[i].text);
+}
+
+/* Known fact as a number; false when absent, unknown or not numeric. */
+static bool num(const struct nb_facts *f, const char *group, const char *key, double *out)
+{
+	const char *v = nb_facts_value(f, group, key);
+	char *end;
+	if (!v)
+		return false;
+	*out = strtod(v, &end);
+	return end != v;
+}
+
+/* ---- environment checks ------------------------------------------------------ */
+
+static bool check_governor(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	const char *gov = nb_facts_value(f, "cpu", "governor");
+	if (!gov || !strcmp(gov, "performance"))
+		return true;
+	return add(out, "governor", NULL,
+		   "CPU frequency scaling is active on the %s end: governor %s; set the performance "
+		   "governor (cpupower frequency-set -g performance) or results vary with the clock",
+		   side_name[side], gov);
+}
+
+/* Which NUMA node holds each CPU of engine_cpus; true (and the first foreign node) when one
+ * of them lies outside nic_node. */
+static bool foreign_node(const struct nb_facts *f, const bool *engine, long nic_node, long *other)
+{
+	static bool node_cpus[MAX_CPUS];
+	char key[48];
+	for (long node = 0; node < 1024; node++) {
+		snprintf(key, sizeof(key), "numa.node%ld.cpus", node);
+		const char *list = nb_facts_value(f, "cpu", key);
+		if (!list)
+			continue;
+		if (node == nic_node || nb_cpulist_parse(list, node_cpus, MAX_CPUS) < 0)
+			continue;
+		for (size_t c = 0; c < MAX_CPUS; c++)
+			if (node_cpus[c] && engine[c]) {
+				*other = node;
+				return true;
+			}
+	}
+	return false;
+}
+
+static bool check_numa(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	static bool engine[MAX_CPUS];
+	double nic;
+	const char *cpus = nb_facts_value(f, "nbrun", "engine_cpus");
+	const char *ifname = nb_facts_value(f, "iface", "name");
+	long other;
+	if (!num(f, "iface", "numa_node", &nic) || nic < 0 || !cpus ||
+	    nb_cpulist_parse(cpus, engine, MAX_CPUS) <= 0 || !foreign_node(f, engine, (long)nic, &other))
+		return true;
+	return add(out, "numa", NULL,
+		   "NIC and engine on different NUMA nodes on the %s end: %s is on node %.0f, engine "
+		   "threads ran on CPUs %s (node %ld among them); pin the engine to CPUs of node %.0f",
+		   side_name[side], ifname ? ifname : "the interface", nic, cpus, other, nic);
+}
+
+static bool check_path_mtu(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	double mtu, pmtu;
+	/* IP_MTU tops out at 65535 (the IP limit), below loopback's 65536. */
+	if (!num(f, "iface", "mtu", &mtu) || !num(f, "iface", "path_mtu", &pmtu) ||
+	    pmtu >= (mtu < 65535 ? mtu : 65535))
+		return true;
+	return add(out, "path-mtu", NULL,
+		   "path MTU below the interface MTU on the %s end: path %.0f, interface %.0f; packets "
+		   "are fragmented or segmented smaller than configured: set the same MTU along the path",
+		   side_name[side], pmtu, mtu);
+}
+
+static bool check_conntrack(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	const char *ct = nb_facts_value(f, "tcp", "conntrack");
+	const char *count = nb_facts_value(f, "tcp", "conntrack_count");
+	if (!ct || strcmp(ct, "loaded"))
+		return true;
+	return add(out, "conntrack", NULL,
+		   "conntrack is loaded on the %s end (%s entries): every packet pays for stateful "
+		   "tracking; unload nf_conntrack or add a NOTRACK rule for the test traffic",
+		   side_name[side], count ? count : "unknown");
+}
+
+static bool check_irqs(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	double irqs = 0, rxq = 0;
+	const char *cpus = nb_facts_value(f, "iface", "irq.cpus");
+	const char *ifname = nb_facts_value(f, "iface", "name");
+	num(f, "iface", "irq.count", &irqs);
+	num(f, "iface", "queues.rx", &rxq);
+	if (!cpus || nb_cpulist_parse(cpus, NULL, MAX_CPUS) != 1 || (irqs < 2 && rxq < 2))
+		return true;
+	return add(out, "irq-concentrated", NULL,
+		   "NIC interrupts concentrated on one CPU on the %s end: %s has %.0f IRQs and %.0f rx "
+		   "queues, all handled on CPU %s; spread them (irqbalance or /proc/irq/N/smp_affinity_list)",
+		   side_name[side], ifname ? ifname : "the interface", irqs, rxq, cpus);
+}
+
+static bool check_mtu_pair(const struct nb_facts *l, const struct nb_facts *p, struct nb_pitfalls *out)
+{
+	double a, b;
+	if (!num(l, "iface", "mtu", &a) || !num(p, "iface", "mtu", &b) || a == b)
+		return true;
+	return add(out, "mtu-mismatch", NULL,
+		   "MTU differs between the ends: local %.0f, peer %.0f; the path runs at the smaller one "
+		   "and the larger end may fragment or drop: set the same MTU on both ends", a, b);
+}
+
+/* "on [fixed]" and "on" are the same state for comparison. */
+static bool state_on(const char *v)
+{
+	return !strncmp(v, "on", 2);
+}
+
+static bool check_offloads(const struct nb_facts *l, const struct nb_facts *p, struct nb_pitfalls *out)
+{
+	char diff[400] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nb_fact *a = &l->v[i];
+		if (strcmp(a->group, "iface") || strncmp(a->key, "offload.", 8) || !a->ok)
+			continue;
+		const char *b = nb_facts_value(p, "iface", a->key);
+		if (!b || state_on(a->value) == state_on(b) || len >= sizeof(diff) - 1)
+			continue;
+		len += (size_t)snprintf(diff + len, sizeof(diff) - len, "%s%s %s here, %s at the peer",
+					len ? ", " : "", a->key + 8, state_on(a->value) ? "on" : "off",
+					state_on(b) ? "on" : "off");
+	}
+	if (!len)
+		return true;
+	return add(out, "offload-mismatch", NULL,
+		   "offload settings differ between the ends: %s; align them (ethtool -K) or the "
+		   "comparison measures the offloads", diff);
+}
+
+static bool check_env(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+{
+	return check_governor(f, side, out) && check_numa(f, side, out) &&
+	       check_path_mtu(f, side, out) && check_conntrack(f, side, out) &&
+	       check_irqs(f, side, out);
+}
+
+/* ---- result checks ----------------------------------------------------------- */
+
+static bool check_cpu(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	const double eng[2] = { c->cpu_local_max_pct, c->cpu_peer_max_pct };
+	const double host[2] = { c->host_cpu_local_max_pct, c->host_cpu_peer_max_pct };
+	for (int s = 0; s < 2; s++) {
+		if (isfinite(eng[s]) && eng[s] >= 90.0 &&
+		    !add(out, "cpu-bound", c->case_id,
+			 "CPU bound on the %s end: engine threads used %.0f %% of a core; the number "
+			 "measures the CPU, not the network: add streams/threads or use faster CPUs",
+			 side_name[s], eng[s]))
+			return false;
+		if (isfinite(host[s]) && host[s] >= 90.0 &&
+		    !add(out, "cpu-bound", c->case_id,
+			 "CPU bound on the %s end: the host was %.0f %% busy (softirq included); the "
+			 "number measures the CPU, not the network: free CPUs or spread the NIC's IRQs",
+			 side_name[s], host[s]))
+			return false;
+	}
+	return true;
+}
+
+static bool check_slow_start(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	if (!c->engine || strcmp(c->engine, "stream") || !c->protocol || strcmp(c->protocol, "tcp") ||
+	    c->omit_s > 0 || !isfinite(c->first_interval) || !isfinite(c->median_interval) ||
+	    c->median_interval <= 0 || c->first_interval >= 0.8 * c->median_interval)
+		return true;
+	return add(out, "slow-start", c->case_id,
+		   "slow start not excluded: omit is 0 and the first interval (%.4g) is %.0f %% of the "
+		   "median interval (%.4g); set omit to a few seconds",
+		   c->first_interval, 100.0 * c->first_interval / c->median_interval, c->median_interval);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+static bool check_single_stream(const struct nb_pitfall_case *c, const struct nb_pitfall_case *all,
+				size_t n, struct nb_pitfalls *out)
+{
+	const struct nb_pitfall_case *best = NULL;
+	if (c->streams != 1 || !isfinite(c->mean) || c->mean <= 0)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		const struct nb_pitfall_case *o = &all[i];
+		if (o->streams > 1 && isfinite(o->mean) && same_str(o->test, c->test) &&
+		    same_str(o->protocol, c->protocol) && same_str(o->variant, c->variant) &&
+		    (!best || o->mean > best->mean))
+			best = o;
+	}
+	if (!best || c->mean >= 0.7 * best->mean)
+		return true;
+	return add(out, "single-stream", c->case_id,
+		   "one stream reached %.4g, %.0f %% of %u streams (%.4g in %s): a single flow is "
+		   "limited by one CPU or window, not the path; quote the multi-stream result for capacity",
+		   c->mean, 100.0 * c->mean / best->mean, best->streams, best->mean, best->case_id);
+}
+
+/* Two-sided 95 % Student t quantile for df degrees of freedom. */
+static double t975(unsigned df)
+{
+	static const double t[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+				    2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+				    2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+				    2.048, 2.045, 2.042 };
+	if (df == 0)
+		return INFINITY;
+	if (df <= 30)
+		return t[df - 1];
+	return 1.959964 + 2.37 / df;
+}
+
+/* The 95 % CI half-width relative to the mean is t(n-1)·cv/√n; the smallest n with that
+ * ≤ rel. Since t > z = 1.96, n ≥ (z·cv/rel)²: start there and step up (t shrinks with n). */
+unsigned nb_pitfalls_reps_for_ci(double cv, double rel)
+{
+	if (!(cv > 0) || !(rel > 0))
+		return 2;
+	double start = floor(pow(1.959964 * cv / rel, 2));
+	if (start > 1e6)
+		return 1000000;
+	unsigned n = start < 2 ? 2 : (unsigned)start;
+	while (t975(n - 1) * cv / sqrt(n) > rel && n < 1000000)
+		n++;
+	return n;
+}
+
+static bool check_unstable(const struct nb_pitfall_case *c, double threshold, struct nb_pitfalls *out)
+{
+	if (c->n < 2 || !isfinite(c->cv) || c->cv <= threshold)
+		return true;
+	unsigned need = nb_pitfalls_reps_for_ci(c->cv, 0.02);
+	return add(out, "unstable", c->case_id,
+		   "unstable result: CV %.1f %% over %u repetitions (threshold %.1f %%); about %u "
+		   "repetitions bring the 95 %% CI under ±2 %%, or find the source of the variance",
+		   100.0 * c->cv, c->n, 100.0 * threshold, need);
+}
+
+bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
+		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
+		       struct nb_pitfalls *out)
+{
+	if ((local && !check_env(local, 0, out)) || (peer && !check_env(peer, 1, out)))
+		return false;
+	if (local && peer && (!check_mtu_pair(local, peer, out) || !check_offloads(local, peer, out)))
+		return false;
+	for (size_t i = 0; i < ncases; i++) {
+		const struct nb_pitfall_case *c = &cases[i];
+		if (!check_cpu(c, out) || !check_slow_start(c, out) ||
+		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,88 @@
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "json.h"
+#include "markdown.h"
+#include "pitfalls.h"
+#include "results.h"
+#include "summary.h"
+
+/* CV across repetitions above this is flagged as unstable (issue: default 5 %). */
+#define NB_REPORT_CV_THRESHOLD 0.05
+
+static bool check_pitfalls(const struct nb_results *res, const struct nb_summary *s,
+			   struct nb_pitfalls *pf)
+{
+	struct nb_pitfall_case *cases = calloc(s->n + 1, sizeof(*cases));
+	char (*variants)[64] = calloc(s->n + 1, sizeof(*variants));
+	bool ok = cases && variants;
+	if (ok) {
+		nb_summary_pitfall_cases(s, cases, variants);
+		ok = nb_pitfalls_check(&res->local, res->peer.n ? &res->peer : NULL, cases, s->n,
+				       NB_REPORT_CV_THRESHOLD, pf);
+	}
+	free(cases);
+	free(variants);
+	return ok;
+}
+
+static void fill_info(struct nb_report_info *info, const struct nb_results *res,
+		      const struct nb_charts *ch, const struct nb_pitfalls *pf)
+{
+	info->cases = res->ncases;
+	info->runs = res->nruns;
+	for (size_t i = 0; i < res->nruns; i++)
+		info->failed_runs += strcmp(res->runs[i].status, "failed") == 0;
+	info->incomplete_rows = res->incomplete;
+	info->charts = ch->n;
+	info->charts_rendered = ch->rendered;
+	info->gnuplot = ch->gnuplot;
+	info->warnings = pf->n;
+	const char *note = res->nproblems ? res->problems[0] : ch->problem;
+	snprintf(info->note, sizeof(info->note), "%s", note);
+}
+
+static bool write_all(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		      struct nb_pitfalls *pf, struct nb_charts *ch, struct nb_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	if (!nb_summary_write_csv(res, s, path, err))
+		return false;
+	if (!check_pitfalls(res, s, pf))
+		return nb_error_set(err, "pitfall checks: out of memory");
+	if (!nb_charts_write(dir, res, s, ch, err))
+		return false;
+	nb_charts_render(dir, ch);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	if (!nb_markdown_write(path, res, s, pf, ch, err))
+		return false;
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	return nb_json_write(path, res, s, pf, err);
+}
+
+bool nb_report_build(const char *dir, struct nb_report_info *info, struct nb_error *err)
+{
+	memset(info, 0, sizeof(*info));
+	struct nb_results res;
+	if (!nb_results_load(dir, &res, err))
+		return false;
+	struct nb_summary s;
+	if (!nb_summary_compute(&res, &s, err)) {
+		nb_results_free(&res);
+		return false;
+	}
+	struct nb_pitfalls pf = { 0 };
+	struct nb_charts ch = { 0 };
+	bool ok = write_all(dir, &res, &s, &pf, &ch, err);
+	fill_info(info, &res, &ch, &pf);
+	nb_charts_free(&ch);
+	nb_pitfalls_free(&pf);
+	nb_summary_free(&s);
+	nb_results_free(&res);
+	return ok;
+}

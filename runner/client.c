@@ -1,0 +1,343 @@
+/* nbrun — client end of the control session (see client.h). */
+#include "client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "ifstats.h"
+#include "nb_config.h"
+#include "session.h"
+#include "sock.h"
+#include "timeline.h"
+#include "wire.h"
+
+#define HANDSHAKE_MS 10000
+#define SETUP_MS 20000          /* the agent waits 10 s for data connections, then says why */
+#define PEER_SLACK_NS (5ull * 1000000000ull)
+#define RESULT_MS 15000
+
+bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
+		    socklen_t len, struct nb_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	nb_facts_init(&c->peer_facts);
+	snprintf(c->peer_name, sizeof(c->peer_name), "%s", peer_name);
+	c->addr = *addr;
+	c->addr_len = len;
+	c->fd = nb_ctl_connect(addr, len, HANDSHAKE_MS, err);
+	if (c->fd < 0)
+		return false;
+	struct nb_msg hello = { .type = NB_MSG_HELLO };
+	hello.u.hello.proto_version = NB_PROTO_VERSION;
+	hello.u.hello.role = NB_ROLE_CLIENT;
+	snprintf(hello.u.hello.version, sizeof(hello.u.hello.version), "%s", NB_VERSION);
+	struct nb_msg m;
+	if (!nb_ctl_send(c->fd, &hello, HANDSHAKE_MS, err))
+		goto fail;
+	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	if (r == 0)
+		nb_error_set(err, "peer %s did not answer the handshake within %d s", peer_name, HANDSHAKE_MS / 1000);
+	if (r != 1)
+		goto fail;
+	if (m.type == NB_MSG_ERROR) {
+		nb_error_set(err, "peer %s: %s", peer_name, m.u.error.text);
+	} else if (m.type != NB_MSG_HELLO || m.u.hello.proto_version != NB_PROTO_VERSION) {
+		nb_error_set(err, "peer %s: protocol version mismatch (agent speaks v%u, we speak v%d)",
+			     peer_name, m.type == NB_MSG_HELLO ? m.u.hello.proto_version : 0, NB_PROTO_VERSION);
+	} else {
+		snprintf(c->peer_version, sizeof(c->peer_version), "%s", m.u.hello.version);
+		nb_hello_facts_read(&m.u.hello, &c->peer_facts);
+		nb_msg_free(&m);
+		if (!nb_ifstats_route_ifname((const struct sockaddr *)addr, len, c->ifname,
+					     sizeof(c->ifname), NULL))
+			c->ifname[0] = '\0';
+		return true;
+	}
+	nb_msg_free(&m);
+fail:
+	close(c->fd);
+	c->fd = -1;
+	return false;
+}
+
+void nb_client_close(struct nb_client *c)
+{
+	if (c->fd >= 0) {
+		struct nb_msg bye = { .type = NB_MSG_BYE };
+		nb_ctl_send(c->fd, &bye, 1000, NULL);
+		close(c->fd);
+		c->fd = -1;
+	}
+	nb_facts_free(&c->peer_facts);
+}
+
+/* ---- one test ---- */
+
+struct test_state {
+	struct nb_client *c;
+	const struct nb_msg_setup *su;
+	const struct nb_test_sink *sink;
+	struct nb_session *s;
+	struct nb_timeline tl;
+	uint64_t t0;
+	bool with_hist;
+	uint32_t first_kept;
+	struct nb_snapshot **L, **P;  /* by tick index; freed once no longer needed */
+	uint32_t next_pair;           /* next interval k to emit */
+	struct nb_hist *scratch;
+	struct nb_error *err;
+};
+
+static struct nb_snapshot *take_local(struct test_state *t)
+{
+	struct nb_snapshot *snap = nb_snapshot_create(t->with_hist);
+	if (snap) {
+		nb_session_snapshot(t->s, snap);
+		nb_snapshot_fill_if(snap, t->c->ifname);
+	}
+	return snap;
+}
+
+static void release(struct test_state *t, uint32_t k)
+{
+	if (k == t->first_kept || k == t->tl.nticks)
+		return;
+	nb_snapshot_destroy(t->L[k]);
+	nb_snapshot_destroy(t->P[k]);
+	t->L[k] = t->P[k] = NULL;
+}
+
+/* Emit every interval whose two ends are both in. */
+static void emit_pairs(struct test_state *t)
+{
+	while (t->next_pair <= t->tl.nticks && t->L[t->next_pair] && t->P[t->next_pair]) {
+		uint32_t k = t->next_pair++;
+		struct nb_span span = { t->L[k - 1], t->L[k], t->P[k - 1], t->P[k] };
+		const struct nb_hist *h = NULL;
+		if (t->with_hist) {
+			nb_hist_diff(t->scratch, t->L[k]->hist, t->L[k - 1]->hist);
+			h = t->scratch;
+		}
+		t->sink->interval(t->sink->ctx, k, &span, h);
+		if (k >= 2)
+			release(t, k - 1);
+	}
+}
+
+static void on_local(struct test_state *t, enum nb_tl_event ev, uint32_t tick)
+{
+	if (ev == NB_TL_MEASURE) {
+		nb_session_set_phase(t->s, NB_PHASE_MEASURE);
+	} else if (ev == NB_TL_END) {
+		nb_session_set_phase(t->s, NB_PHASE_DRAIN);
+		nb_session_quiesce(t->s);
+	} else if (ev == NB_TL_BASELINE || ev == NB_TL_TICK) {
+		t->L[tick] = take_local(t);
+		emit_pairs(t);
+	}
+}
+
+static enum nb_outcome lost(struct test_state *t, const char *why)
+{
+	double after = (double)(nb_now_ns() - t->t0) / 1e9;
+	nb_error_set(t->err, "peer %s stopped answering during %s (after %.0f s): %s", t->c->peer_name,
+		     t->su->case_id, after, why);
+	return NB_OUT_PEER_LOST;
+}
+
+/* Handle one frame from the agent during the run. */
+static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb_test_result *out)
+{
+	if (m->type == NB_MSG_INTERVAL) {
+		int32_t k = m->u.interval.index;
+		if (k < 0 || (uint32_t)k > t->tl.nticks || t->P[k])
+			return lost(t, "an interval frame out of sequence");
+		t->P[k] = m->u.interval.snap;
+		m->u.interval.snap = NULL;
+		emit_pairs(t);
+		return NB_OUT_OK;
+	}
+	if (m->type == NB_MSG_ERROR) {
+		snprintf(out->error, sizeof(out->error), "agent: %s", m->u.error.text);
+		return NB_OUT_CASE_FAILED;
+	}
+	return lost(t, "an unexpected message");
+}
+
+/* Drive the timeline until both ends' last tick is in. */
+static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out)
+{
+	uint64_t end = t->t0 + t->su->warmup_ns + t->su->duration_ns;
+	while (t->next_pair <= t->tl.nticks) {
+		uint64_t now = nb_now_ns();
+		uint32_t tick = 0;
+		enum nb_tl_event ev;
+		while ((ev = nb_timeline_take(&t->tl, now, &tick)) != NB_TL_NONE)
+			on_local(t, ev, tick);
+		if (t->next_pair > t->tl.nticks)
+			break;
+		uint64_t next = nb_timeline_next(&t->tl);
+		uint64_t deadline = (next == UINT64_MAX ? end : next);
+		if (now > end + t->su->interval_ns + PEER_SLACK_NS)
+			return lost(t, "its interval counters stopped arriving");
+		struct nb_msg m;
+		int ms = deadline > now ? (int)((deadline - now) / 1000000ull) + 1 : 50;
+		int r = nb_ctl_recv(t->c->fd, &m, ms, t->err);
+		if (r < 0)
+			return lost(t, t->err->msg);
+		if (r == 1) {
+			enum nb_outcome o = on_peer(t, &m, out);
+			nb_msg_free(&m);
+			if (o != NB_OUT_OK)
+				return o;
+		}
+	}
+	return NB_OUT_OK;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Drain, then STOP and the agent's RESULT; fills the run's metrics. */
+static enum nb_outcome finish(struct test_state *t, struct nb_test_result *out)
+{
+	sleep_ns(t->su->drain_ns);
+	struct nb_snapshot *lfinal = take_local(t);
+	struct nb_msg stop = { .type = NB_MSG_STOP }, m;
+	if (!lfinal || !nb_ctl_send(t->c->fd, &stop, 5000, t->err)) {
+		nb_snapshot_destroy(lfinal);
+		return lost(t, "cannot send STOP");
+	}
+	int r = nb_ctl_recv(t->c->fd, &m, RESULT_MS, t->err);
+	if (r != 1 || m.type != NB_MSG_RESULT) {
+		if (r == 1)
+			nb_msg_free(&m);
+		nb_snapshot_destroy(lfinal);
+		return lost(t, r == 0 ? "no RESULT after STOP" : "no RESULT after STOP");
+	}
+	struct nb_error serr = { { 0 } };
+	bool local_ok = nb_session_stop(t->s, &serr);
+	uint32_t j = t->first_kept, K = t->tl.nticks;
+	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K] };
+	if (t->with_hist && (out->hist = nb_hist_create()))
+		nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
+	nb_metrics_span(&t->su->params, &span, -1, out->hist, &out->m);
+	nb_metrics_exact_loss(&t->su->params, lfinal, m.u.result.s.snap, &out->m);
+	enum nb_outcome o = NB_OUT_OK;
+	if (!m.u.result.ok || !local_ok) {
+		snprintf(out->error, sizeof(out->error), "%s%s", local_ok ? "agent: " : "",
+			 local_ok ? m.u.result.text : serr.msg);
+		o = NB_OUT_CASE_FAILED;
+	}
+	nb_msg_free(&m);
+	nb_snapshot_destroy(lfinal);
+	return o;
+}
+
+/* SETUP -> READY | ERROR. */
+static enum nb_outcome setup(struct test_state *t, uint16_t *port, struct nb_test_result *out)
+{
+	struct nb_msg m = { .type = NB_MSG_SETUP };
+	m.u.setup = *t->su;
+	if (!nb_ctl_send(t->c->fd, &m, 5000, t->err))
+		return lost(t, t->err->msg);
+	int r = nb_ctl_recv(t->c->fd, &m, SETUP_MS, t->err);
+	if (r <= 0)
+		return lost(t, r == 0 ? "no answer to SETUP" : t->err->msg);
+	enum nb_outcome o = NB_OUT_OK;
+	if (m.type == NB_MSG_READY) {
+		*port = m.u.ready.port;
+	} else if (m.type == NB_MSG_ERROR) {
+		snprintf(out->error, sizeof(out->error), "agent: %s", m.u.error.text);
+		o = NB_OUT_CASE_FAILED;
+	} else {
+		o = lost(t, "an unexpected answer to SETUP");
+	}
+	nb_msg_free(&m);
+	return o;
+}
+
+/* After a failed data connection the agent gives up on its side and says so: read that. */
+static enum nb_outcome resync(struct test_state *t, struct nb_test_result *out, const char *why)
+{
+	snprintf(out->error, sizeof(out->error), "%s", why);
+	struct nb_msg m;
+	int r = nb_ctl_recv(t->c->fd, &m, SETUP_MS, t->err);
+	if (r != 1)
+		return lost(t, "no answer after a failed data connection");
+	nb_msg_free(&m);
+	return NB_OUT_CASE_FAILED;
+}
+
+static enum nb_outcome run_started(struct test_state *t, struct nb_test_result *out)
+{
+	struct nb_msg start = { .type = NB_MSG_START };
+	if (!nb_ctl_send(t->c->fd, &start, 5000, t->err))
+		return lost(t, t->err->msg);
+	if (!nb_session_start(t->s, t->err)) {
+		snprintf(out->error, sizeof(out->error), "%s", t->err->msg);
+		return NB_OUT_CASE_FAILED;
+	}
+	t->t0 = nb_now_ns();
+	nb_timeline_init(&t->tl, t->t0, t->su->warmup_ns, t->su->omit_ns, t->su->duration_ns,
+			 t->su->interval_ns);
+	t->first_kept = nb_timeline_first_kept(&t->tl);
+	t->next_pair = 1;
+	enum nb_outcome o = run_loop(t, out);
+	return o == NB_OUT_OK ? finish(t, out) : o;
+}
+
+static void free_state(struct test_state *t, uint32_t nslots)
+{
+	for (uint32_t k = 0; k < nslots; k++) {
+		if (t->L)
+			nb_snapshot_destroy(t->L[k]);
+		if (t->P)
+			nb_snapshot_destroy(t->P[k]);
+	}
+	free(t->L);
+	free(t->P);
+	nb_hist_destroy(t->scratch);
+	nb_session_destroy(t->s);
+}
+
+enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *su,
+			       const struct nb_test_sink *sink, struct nb_test_result *out,
+			       struct nb_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	nb_metrics_clear(&out->m);
+	const struct nb_engine *e = nb_engine_find(su->params.engine);
+	struct test_state t = { .c = c, .su = su, .sink = sink, .err = err, .t0 = nb_now_ns() };
+	if (!e) {
+		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
+		return NB_OUT_CASE_FAILED;
+	}
+	uint32_t nslots = (uint32_t)((su->duration_ns + su->interval_ns - 1) / su->interval_ns) + 1;
+	t.with_hist = e->records_latency;
+	t.L = calloc(nslots, sizeof(*t.L));
+	t.P = calloc(nslots, sizeof(*t.P));
+	t.scratch = t.with_hist ? nb_hist_create() : NULL;
+	if (!t.L || !t.P || (t.with_hist && !t.scratch)) {
+		free_state(&t, 0);
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return NB_OUT_CASE_FAILED;
+	}
+	uint16_t port = 0;
+	enum nb_outcome o = setup(&t, &port, out);
+	if (o == NB_OUT_OK) {
+		t.s = nb_session_connect(e, &su->params, (struct sockaddr *)&c->addr, c->addr_len, port,
+					 10000, err);
+		o = t.s ? run_started(&t, out) : resync(&t, out, err->msg);
+	}
+	free_state(&t, nslots);
+	return o;
+}

@@ -1,0 +1,54 @@
+/* nbrun — the client end of a control session: handshake, and one test run
+ * driven on the same timeline as the agent, pairing both ends' snapshots. */
+#ifndef NB_CLIENT_H
+#define NB_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "cols.h"
+#include "facts.h"
+#include "metrics.h"
+#include "proto.h"
+
+enum nb_outcome {
+	NB_OUT_OK,           /* the run measured */
+	NB_OUT_CASE_FAILED,  /* the agent refused or the run failed: record it and go on */
+	NB_OUT_PEER_LOST,    /* the agent died, stopped answering or spoke garbage: stop the batch */
+};
+
+struct nb_client {
+	int fd;
+	char peer_name[160];
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char ifname[64];            /* local interface toward the peer */
+	char peer_version[40];
+	struct nb_facts peer_facts;
+};
+
+/** Receives each measured interval as soon as both ends' counters for it are in. */
+struct nb_test_sink {
+	void *ctx;
+	/** Interval k (1-based) spans ticks k-1..k; hist is its RTT histogram or NULL. */
+	void (*interval)(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist);
+};
+
+struct nb_test_result {
+	struct nb_metrics m;        /* the run's result over the non-omitted intervals */
+	struct nb_hist *hist;       /* the run's RTT histogram (caller frees), or NULL */
+	char error[NB_TEXT_MAX + 64]; /* NB_OUT_CASE_FAILED: why */
+};
+
+/** Connect and shake hands; busy/version errors come back as text in err. */
+bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
+		    socklen_t len, struct nb_error *err);
+/** Say BYE and close; safe on a closed client. */
+void nb_client_close(struct nb_client *c);
+/** Run one test. err holds the peer-lost message for NB_OUT_PEER_LOST. */
+enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *su,
+			       const struct nb_test_sink *sink, struct nb_test_result *out,
+			       struct nb_error *err);
+
+#endif

@@ -1,0 +1,340 @@
+/* Loading a config: read the file, build the node tree, check the top level,
+ * then resolve every test through three layers — the last --set, the test's
+ * own key, `defaults:` — in key-table order, and finish with the checks that
+ * span keys. Any error leaves *cfg zeroed and frees everything. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_int.h"
+
+#define MAX_FILE (1u << 20)
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+uint32_t nb_config_default_size(const char *engine, enum nb_proto proto)
+{
+	if (strcmp(engine, "stream") == 0)
+		return proto == NB_PROTO_UDP ? 1400 : 128u << 10;
+	if (strcmp(engine, "pps") == 0)
+		return 64;
+	if (strcmp(engine, "latency") == 0)
+		return 32;
+	return 0;
+}
+
+uint32_t nb_config_min_size(const char *engine, enum nb_proto proto)
+{
+	if (strcmp(engine, "latency") == 0 || (strcmp(engine, "stream") == 0 && proto == NB_PROTO_UDP))
+		return 24;
+	return 1;
+}
+
+const char *nb_order_name(enum nb_order order)
+{
+	static const char *const names[] = { "sequential", "interleaved", "random" };
+	return order <= NB_ORDER_RANDOM ? names[order] : "?";
+}
+
+/* Opens path as a regular file of at most MAX_FILE bytes; returns the fd or -1 with err set. */
+static int open_config(const char *path, off_t *size, struct nb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			nb_error_set(err, "%s: no such file (expected a YAML config file)", path);
+		else
+			nb_error_errno(err, errno, "%s: cannot open", path);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		nb_error_errno(err, errno, "%s: cannot stat", path);
+	} else if (S_ISDIR(st.st_mode)) {
+		nb_error_set(err, "%s: is a directory (expected a YAML config file)", path);
+	} else if (!S_ISREG(st.st_mode)) {
+		nb_error_set(err, "%s: not a regular file (expected a YAML config file)", path);
+	} else if (st.st_size > MAX_FILE) {
+		nb_error_set(err, "%s: file too large (expected at most 1 MiB)", path);
+	} else {
+		*size = st.st_size;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+static bool read_file(const char *path, struct nb_config *cfg, struct nb_error *err)
+{
+	off_t size;
+	int fd = open_config(path, &size, err);
+	if (fd < 0)
+		return false;
+	cfg->text = malloc((size_t)size + 1);
+	ssize_t n = cfg->text ? read(fd, cfg->text, (size_t)size) : -1;
+	int e = cfg->text ? errno : ENOMEM;
+	close(fd);
+	if (n < 0)
+		return nb_error_errno(err, e, "%s: cannot read", path);
+	cfg->text[n] = '\0';
+	cfg->text_len = (size_t)n;
+	if (n == 0)
+		return nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", path);
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	return true;
+}
+
+/* A name used in ids and folder names: letters, digits, '.', '_', '-'. */
+static bool parse_name(struct nb_cfg_ctx *c, const struct nb_ynode *v, char *out, size_t len)
+{
+	static const char what[] = "a name of letters, digits, '.', '_' or '-'";
+	if (!nb_cfg_scalar(c, v, what))
+		return false;
+	size_t n = strlen(v->str);
+	if (n >= len || strspn(v->str, NAME_CHARS) != n)
+		return nb_yerror(c->err, v, "bad name '%s' (expected %s, at most %zu characters)",
+				 v->str, what, len - 1);
+	memcpy(out, v->str, n + 1);
+	return true;
+}
+
+static void test_defaults(struct nb_test *t, const char *engine)
+{
+	bool rr = strcmp(engine, "rr") == 0 || strcmp(engine, "crr") == 0;
+	memset(t, 0, sizeof(*t));
+	snprintf(t->base.engine, sizeof(t->base.engine), "%s", engine);
+	t->base.tos = -1;
+	t->base.wait = NB_WAIT_BLOCK;
+	t->base.timeout_ms = 1000;
+	t->protocol = (struct nb_axis_u64){ { strcmp(engine, "pps") == 0 ? NB_PROTO_UDP
+									   : NB_PROTO_TCP }, 1 };
+	t->streams = (struct nb_axis_u64){ { 1 }, 1 };
+	t->rate = (struct nb_axis_u64){ { 0 }, 1 };
+	t->direction = (struct nb_axis_u64){ { NB_DIR_FORWARD }, 1 };
+	t->request = (struct nb_axis_u64){ { rr ? 32 : 0 }, 1 };
+	t->response = (struct nb_axis_u64){ { rr ? 128 : 0 }, 1 };
+	t->timing = (struct nb_timing){ 10000000000ull, 1000000000ull, 0, 1000000000ull };
+	t->reps = (struct nb_reps){ .count = 1, .min = 1, .max = 1 };
+}
+
+/* Checks each value of a layer (defaults or one --set) alone, so a bad value is reported
+ * even where no test uses it; tests re-apply the values in context. */
+static bool check_layer(struct nb_cfg_ctx *c, const struct nb_ynode *map)
+{
+	static const char *const engines[] = { "stream", "pps", "rr", "crr", "latency" };
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct nb_cfg_key *k = nb_cfg_key_find(map->kids[i]->str);
+		if (!k || !k->apply)
+			continue;
+		unsigned bit = 0;
+		while (!(k->engines & (1u << bit)))
+			bit++;
+		struct nb_test *scratch = malloc(sizeof(*scratch));
+		if (!scratch)
+			return nb_error_set(c->err, "out of memory");
+		test_defaults(scratch, engines[bit]);
+		bool ok = k->apply(c, map->kids[i + 1], scratch);
+		free(scratch);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool parse_set(struct nb_cfg_ctx *c, const char *set, struct nb_cfg_set *s)
+{
+	const char *eq = strchr(set, '=');
+	size_t klen = eq ? (size_t)(eq - set) : strlen(set);
+	snprintf(s->key, sizeof(s->key), "%.*s", (int)(klen < 31 ? klen : 31), set);
+	s->src = (struct nb_ysrc){ .file = c->src.file, .set_key = s->key };
+	if (!eq || klen == 0 || klen >= sizeof(s->key))
+		return nb_error_set(c->err, "--set %s: expected KEY=VALUE such as duration=5s", set);
+	if (!nb_yaml_parse(eq + 1, strlen(eq + 1), &s->src, &s->value, c->err))
+		return false;
+	struct nb_ynode key = { .kind = NB_Y_SCALAR, .str = s->key, .plain = true, .src = &s->src };
+	struct nb_ynode *kids[2] = { &key, s->value };
+	struct nb_ynode map = { .kind = NB_Y_MAP, .kids = kids, .nkids = 2, .src = &s->src };
+	if (!s->value)
+		return nb_error_set(c->err, "--set %s: missing value (expected %s=VALUE)", s->key,
+				    s->key);
+	return nb_cfg_check_map(c, &map, NB_KS_DEFAULTS, 0) && check_layer(c, &map);
+}
+
+static bool parse_sets(struct nb_cfg_ctx *c, const char *const *sets, size_t nsets)
+{
+	if (nsets == 0)
+		return true;
+	c->sets = calloc(nsets, sizeof(*c->sets));
+	if (!c->sets)
+		return nb_error_set(c->err, "out of memory");
+	for (; c->nsets < nsets; c->nsets++)
+		if (!parse_set(c, sets[c->nsets], &c->sets[c->nsets])) {
+			c->nsets++; /* so its value is freed */
+			return false;
+		}
+	return true;
+}
+
+/* The engine, from the layers; then every other key in table order. */
+static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t)
+{
+	const struct nb_ynode *ev = nb_cfg_lookup(c, node, "engine");
+	if (!ev)
+		return nb_yerror(c->err, node, "test '%s' has no engine (expected engine: stream, "
+				 "pps, rr, crr or latency)", t->name);
+	char name[sizeof(t->name)];
+	char engine[sizeof(t->base.engine)];
+	memcpy(name, t->name, sizeof(name));
+	if (!nb_cfg_key_find("engine")->apply(c, ev, t))
+		return false;
+	memcpy(engine, t->base.engine, sizeof(engine));
+	unsigned en = nb_cfg_engine_bit(engine);
+	if (!nb_cfg_check_map(c, node, NB_KS_TEST, en))
+		return false;
+	test_defaults(t, engine);
+	memcpy(t->name, name, sizeof(name));
+	t->line = node->line;
+	t->col = node->col;
+	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name; k++) {
+		const struct nb_ynode *v = k->apply && strcmp(k->name, "engine") != 0 &&
+						   (k->engines & en)
+					   ? nb_cfg_lookup(c, node, k->name)
+					   : NULL;
+		if (v && !k->apply(c, v, t))
+			return false;
+	}
+	return nb_cfg_check_test(c, node, t);
+}
+
+static bool load_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_config *cfg)
+{
+	struct nb_test *t = &cfg->tests[cfg->ntests];
+	if (node->kind != NB_Y_MAP)
+		return nb_yerror(c->err, node, "expected a test (a mapping with name and engine), "
+				 "got %s", nb_ynode_kind_name(node));
+	const struct nb_ynode *nv = nb_ymap_get(node, "name");
+	if (!nv)
+		return nb_yerror(c->err, node, "test without a name (expected name: ...)");
+	if (!parse_name(c, nv, t->name, sizeof(t->name)))
+		return false;
+	for (size_t i = 0; i < cfg->ntests; i++)
+		if (strcmp(cfg->tests[i].name, t->name) == 0)
+			return nb_yerror(c->err, nv, "duplicate test name '%s' (first at line %u, "
+					 "column %u)", t->name, cfg->tests[i].line,
+					 cfg->tests[i].col);
+	if (!resolve_test(c, node, t))
+		return false;
+	cfg->ntests++;
+	return true;
+}
+
+static bool load_tests(struct nb_cfg_ctx *c, struct nb_config *cfg)
+{
+	const struct nb_ynode *tv = nb_ymap_get(c->root, "tests");
+	if (!tv)
+		return nb_yerror(c->err, c->root, "no tests (expected tests: a list of tests)");
+	if (tv->kind != NB_Y_SEQ)
+		return nb_yerror(c->err, tv, "expected a list of tests, got %s",
+				 nb_ynode_kind_name(tv));
+	if (tv->nkids == 0)
+		return nb_yerror(c->err, tv, "empty list of tests (expected at least one test)");
+	cfg->tests = calloc(tv->nkids, sizeof(*cfg->tests));
+	if (!cfg->tests)
+		return nb_error_set(c->err, "out of memory");
+	for (size_t i = 0; i < tv->nkids; i++)
+		if (!load_test(c, tv->kids[i], cfg))
+			return false;
+	return true;
+}
+
+/* order and seed: --set, else defaults, else the top level (not both of the last two). */
+static const struct nb_ynode *top_or_default(struct nb_cfg_ctx *c, const char *key, bool *dup)
+{
+	const struct nb_ynode *v = nb_cfg_lookup(c, NULL, key), *top = nb_ymap_get(c->root, key);
+	*dup = top && nb_ymap_get(c->defaults, key);
+	if (*dup)
+		nb_yerror(c->err, nb_ymap_key(c->defaults, key), "'%s' is given both at the top level "
+			  "(line %u) and in defaults (expected one of them)", key, top->line);
+	return v ? v : top;
+}
+
+static bool load_order_seed(struct nb_cfg_ctx *c, struct nb_config *cfg)
+{
+	static const char *const orders[] = { "sequential", "interleaved", "random" };
+	bool dup;
+	const struct nb_ynode *v = top_or_default(c, "order", &dup);
+	int o = NB_ORDER_SEQUENTIAL;
+	if (dup || (v && !nb_cfg_enum(c, v, orders, 3, &o)))
+		return false;
+	cfg->order = (enum nb_order)o;
+	cfg->seed = 1;
+	v = top_or_default(c, "seed", &dup);
+	return !dup && (!v || nb_cfg_uint(c, v, 0, UINT64_MAX, &cfg->seed));
+}
+
+static bool load_top(struct nb_cfg_ctx *c, struct nb_config *cfg)
+{
+	const struct nb_ynode *v;
+	if (c->root->kind != NB_Y_MAP)
+		return nb_yerror(c->err, c->root, "expected a mapping with name, defaults and tests at "
+				 "the top level, got %s", nb_ynode_kind_name(c->root));
+	if (!nb_cfg_check_map(c, c->root, NB_KS_TOP, 0))
+		return false;
+	if ((v = nb_ymap_get(c->root, "name")) && !parse_name(c, v, cfg->name, sizeof(cfg->name)))
+		return false;
+	if ((v = nb_ymap_get(c->root, "description")) && !nb_cfg_scalar(c, v, "free text"))
+		return false;
+	if (v)
+		snprintf(cfg->description, sizeof(cfg->description), "%s", v->str);
+	v = nb_ymap_get(c->root, "defaults");
+	if (v && v->kind != NB_Y_MAP && !nb_ynode_is_null(v))
+		return nb_yerror(c->err, v, "expected a mapping of keys, got %s",
+				 nb_ynode_kind_name(v));
+	c->defaults = v && v->kind == NB_Y_MAP ? v : NULL;
+	if (c->defaults && (!nb_cfg_check_map(c, c->defaults, NB_KS_DEFAULTS, 0) ||
+			    !check_layer(c, c->defaults)))
+		return false;
+	return load_order_seed(c, cfg) && load_tests(c, cfg);
+}
+
+/* The config's name when it has no `name:`: the file's base name without extension. */
+static void default_name(struct nb_config *cfg)
+{
+	const char *base = strrchr(cfg->path, '/');
+	base = base ? base + 1 : cfg->path;
+	size_t n = strcspn(base, ".");
+	snprintf(cfg->name, sizeof(cfg->name), "%.*s", (int)(n < 63 ? n : 63), base);
+}
+
+bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
+		    struct nb_error *err)
+{
+	struct nb_cfg_ctx c = { .src = { .file = path }, .err = err };
+	memset(cfg, 0, sizeof(*cfg));
+	bool ok = read_file(path, cfg, err) &&
+		  nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
+	if (ok && !c.root)
+		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", path);
+	ok = ok && parse_sets(&c, sets, nsets) && load_top(&c, cfg);
+	if (ok && !cfg->name[0])
+		default_name(cfg);
+	nb_ynode_free(c.root);
+	for (size_t i = 0; i < c.nsets; i++)
+		nb_ynode_free(c.sets[i].value);
+	free(c.sets);
+	if (!ok)
+		nb_config_free(cfg);
+	return ok;
+}
+
+void nb_config_free(struct nb_config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->tests);
+	free(cfg->text);
+	memset(cfg, 0, sizeof(*cfg));
+}

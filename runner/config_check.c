@@ -1,0 +1,105 @@
+/* The checks that need several keys of a resolved test at once. Each error
+ * points at the value the user most likely has to change. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config_int.h"
+
+/* The node of k1, else of k2, else the test itself: where to point an error. */
+static const struct nb_ynode *where(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
+				    const char *k1, const char *k2)
+{
+	const struct nb_ynode *v = nb_cfg_lookup(c, test, k1);
+	if (!v && k2)
+		v = nb_cfg_lookup(c, test, k2);
+	return v ? v : test;
+}
+
+static bool check_protocols(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	const char *e = t->base.engine;
+	for (uint32_t i = 0; i < t->protocol.n; i++) {
+		bool udp = t->protocol.v[i] == NB_PROTO_UDP;
+		if (udp && strcmp(e, "crr") == 0)
+			return nb_yerror(c->err, where(c, test, "protocol", "engine"),
+					 "engine crr connects per transaction over TCP only "
+					 "(expected protocol tcp)");
+		if (!udp && strcmp(e, "pps") == 0)
+			return nb_yerror(c->err, where(c, test, "protocol", "engine"),
+					 "engine pps sends UDP only (expected protocol udp)");
+	}
+	return true;
+}
+
+static bool check_size(struct nb_cfg_ctx *c, const struct nb_ynode *at, const struct nb_test *t,
+		       uint64_t size, const char *what)
+{
+	for (uint32_t p = 0; p < t->protocol.n; p++) {
+		enum nb_proto proto = (enum nb_proto)t->protocol.v[p];
+		uint32_t min = strcmp(what, "size") == 0 ? nb_config_min_size(t->base.engine, proto) : 1;
+		if (size < min)
+			return nb_yerror(c->err, at, "%s %s is too small for %s over %s (expected at "
+					 "least %u bytes: sequence number, timestamp and phase)",
+					 what, at->str, t->base.engine, proto ? "UDP" : "TCP", min);
+		if (proto == NB_PROTO_UDP && size > NB_UDP_MAX_PAYLOAD)
+			return nb_yerror(c->err, at, "%s %s is too large for UDP (expected at most "
+					 "%u bytes)", what, at->str, NB_UDP_MAX_PAYLOAD);
+	}
+	return true;
+}
+
+static bool check_sizes(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	static const char *const keys[] = { "size", "request", "response" };
+	const struct nb_axis_u64 *axes[] = { &t->size, &t->request, &t->response };
+	unsigned en = nb_cfg_engine_bit(t->base.engine);
+	for (size_t k = 0; k < 3; k++) {
+		const struct nb_ynode *v = nb_cfg_lookup(c, test, keys[k]);
+		if (!v || !(nb_cfg_key_find(keys[k])->engines & en))
+			continue;
+		for (uint32_t i = 0; i < axes[k]->n; i++)
+			if (!check_size(c, nb_cfg_item(v, i), t, axes[k]->v[i], keys[k]))
+				return false;
+	}
+	return true;
+}
+
+static bool check_timing(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	const struct nb_timing *tm = &t->timing;
+	char d[32], o[32];
+	snprintf(d, sizeof(d), "%gs", (double)tm->duration_ns / 1e9);
+	if (tm->omit_ns >= tm->duration_ns) {
+		snprintf(o, sizeof(o), "%gs", (double)tm->omit_ns / 1e9);
+		return nb_yerror(c->err, where(c, test, "omit", "duration"),
+				 "omit %s is not shorter than duration %s (expected omit < duration)",
+				 o, d);
+	}
+	if (tm->interval_ns > tm->duration_ns) {
+		snprintf(o, sizeof(o), "%gs", (double)tm->interval_ns / 1e9);
+		return nb_yerror(c->err, where(c, test, "interval", "duration"),
+				 "interval %s is longer than duration %s (expected interval <= "
+				 "duration)", o, d);
+	}
+	return true;
+}
+
+static bool check_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	if (!t->sweep.enabled)
+		return true;
+	const struct nb_ynode *sw = nb_cfg_lookup(c, test, "sweep");
+	if (nb_cfg_lookup(c, test, "rate"))
+		return nb_yerror(c->err, sw, "a test with a sweep has no rate (expected the sweep's "
+				 "from and to instead of rate)");
+	for (uint32_t i = 0; i < t->protocol.n && t->sweep.search; i++)
+		if (t->protocol.v[i] != NB_PROTO_UDP)
+			return nb_yerror(c->err, sw, "a loss search needs UDP (expected protocol udp)");
+	return true;
+}
+
+bool nb_cfg_check_test(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	return check_protocols(c, test, t) && check_sizes(c, test, t) && check_timing(c, test, t) &&
+	       check_sweep(c, test, t);
+}

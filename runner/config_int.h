@@ -1,0 +1,100 @@
+/* nbrun — internals shared by the config parser's files (not for other modules).
+ *
+ *   config.c        load the file, walk the top level, resolve each test, --set
+ *   config_keys.c   the key table, where each key may appear, suggestions
+ *   config_values.c typed values with locations: integers, enums, units, axes
+ *   config_sweep.c  repetitions, sweep, and the cross-key checks of a test
+ */
+#ifndef NB_CONFIG_INT_H
+#define NB_CONFIG_INT_H
+
+#include "config.h"
+#include "config_yaml.h"
+#include "units.h"
+
+/* Where a key may be written. */
+enum { NB_KS_TOP = 1, NB_KS_DEFAULTS = 2, NB_KS_TEST = 4 };
+/* Engines as bits, for the keys that apply to some engines only. */
+enum {
+	NB_EN_STREAM = 1, NB_EN_PPS = 2, NB_EN_RR = 4, NB_EN_CRR = 8, NB_EN_LATENCY = 16,
+	NB_EN_ALL = 31,
+};
+
+/** One `--set KEY=VALUE`, its value parsed as YAML. */
+struct nb_cfg_set {
+	char key[32];
+	struct nb_ysrc src;
+	struct nb_ynode *value;
+};
+
+/** Everything the parser needs while it works; freed by config.c. */
+struct nb_cfg_ctx {
+	struct nb_ysrc src;
+	struct nb_ynode *root;
+	const struct nb_ynode *defaults;   /* the `defaults:` mapping, or NULL */
+	struct nb_cfg_set *sets;
+	size_t nsets;
+	struct nb_error *err;
+};
+
+/** A key of a test (or of defaults) and how its value lands in a struct nb_test. */
+struct nb_cfg_key {
+	const char *name;
+	const char *alias;                 /* e.g. flows for streams; NULL if none */
+	unsigned scope;                    /* NB_KS_* bits */
+	unsigned engines;                  /* NB_EN_* bits where the key means something */
+	bool (*apply)(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
+};
+
+/* config_keys.c */
+/** The key table, in the order keys are applied; ends with a NULL name. */
+extern const struct nb_cfg_key nb_cfg_keys[];
+/** A key by its name or alias, or NULL. */
+const struct nb_cfg_key *nb_cfg_key_find(const char *name);
+/** The NB_EN_* bit of an engine name; 0 if unknown. */
+unsigned nb_cfg_engine_bit(const char *engine);
+/** The closest of cands to word when it is close enough, else NULL. */
+const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
+/** Check every key of map is allowed at scope (and for engine bit en when scope is a test). */
+bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
+		      unsigned en);
+/** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
+bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
+		       const char *const *allowed, size_t n, const char *where);
+/** The effective value of key for a test: the last --set, else the test's, else defaults'. */
+const struct nb_ynode *nb_cfg_lookup(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
+				     const char *key);
+
+/* config_values.c */
+/** v must be a scalar with a value; what names the expected value for the message. */
+bool nb_cfg_scalar(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *what);
+/** An integer in [lo, hi]. */
+bool nb_cfg_uint(struct nb_cfg_ctx *c, const struct nb_ynode *v, uint64_t lo, uint64_t hi,
+		 uint64_t *out);
+/** A duration in nanoseconds, at most 24 h. */
+bool nb_cfg_duration(struct nb_cfg_ctx *c, const struct nb_ynode *v, uint64_t *ns);
+/** A percentage as a ratio in [lo, hi]. */
+bool nb_cfg_percent(struct nb_cfg_ctx *c, const struct nb_ynode *v, double lo, double hi,
+		    double *out);
+/** true/false/yes/no/on/off. */
+bool nb_cfg_bool(struct nb_cfg_ctx *c, const struct nb_ynode *v, bool *out);
+/** One of names (a "|"-free list); suggests the closest on a typo. */
+bool nb_cfg_enum(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *const *names,
+		 size_t n, int *out);
+/** A rate in the unit of engine (bit/s for stream, else packets/s); *pps for stream pps rates. */
+bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *engine,
+		 uint64_t *out, bool *pps);
+/** Item i of an axis written as a scalar (i = 0) or a list. */
+const struct nb_ynode *nb_cfg_item(const struct nb_ynode *v, size_t i);
+/** Number of values of an axis written as a scalar or a list. */
+size_t nb_cfg_nitems(const struct nb_ynode *v);
+
+/* config_sweep.c */
+/** `repetitions:` an integer, `auto`, or {auto: true, min, max, ci}. */
+bool nb_cfg_apply_reps(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
+/** `sweep:` {rate: {from, to, steps|step|factor|loss, precision}, trial, confirm}. */
+bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
+/** The checks that involve several keys of a resolved test (protocol x size, omit < duration ...). */
+bool nb_cfg_check_test(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t);
+
+#endif

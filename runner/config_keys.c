@@ -1,0 +1,515 @@
+/* The key table: every key of the language, where it may be written, which
+ * engines it means something to, and how its value lands in a struct nb_test.
+ * Unknown keys get the nearest known one by edit distance. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config_int.h"
+
+static const char *const engine_names[] = { "stream", "pps", "rr", "crr", "latency" };
+static const char *const proto_names[] = { "tcp", "udp" };
+static const char *const dir_names[] = { "forward", "reverse", "bidir" };
+static const char *const wait_names[] = { "block", "spin", "busy-poll" };
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+unsigned nb_cfg_engine_bit(const char *engine)
+{
+	for (size_t i = 0; i < N(engine_names); i++)
+		if (strcmp(engine, engine_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+static bool apply_engine(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	int e;
+	if (!nb_cfg_enum(c, v, engine_names, N(engine_names), &e))
+		return false;
+	snprintf(t->base.engine, sizeof(t->base.engine), "%s", engine_names[e]);
+	return true;
+}
+
+/* --- axes: a scalar or a non-empty list of distinct values ------------------------------ */
+
+struct axis_one {
+	bool (*parse)(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t, size_t i,
+		      uint64_t *out);
+};
+
+static bool axis(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t,
+		 struct nb_axis_u64 *ax, const struct axis_one *one)
+{
+	if (v->kind == NB_Y_MAP)
+		return nb_yerror(c->err, v, "expected a value or a list, got a mapping");
+	if (v->kind == NB_Y_SEQ && v->nkids == 0)
+		return nb_yerror(c->err, v, "empty list (expected at least one value)");
+	if (nb_cfg_nitems(v) > NB_AXIS_MAX)
+		return nb_yerror(c->err, v, "%zu values (expected at most %d)", nb_cfg_nitems(v),
+				 NB_AXIS_MAX);
+	struct nb_axis_u64 tmp = { .n = 0 };
+	for (size_t i = 0; i < nb_cfg_nitems(v); i++) {
+		const struct nb_ynode *it = nb_cfg_item(v, i);
+		uint64_t x;
+		if (it->kind != NB_Y_SCALAR)
+			return nb_yerror(c->err, it, "expected a value, got %s", nb_ynode_kind_name(it));
+		if (!one->parse(c, it, t, i, &x))
+			return false;
+		for (size_t j = 0; j < tmp.n; j++)
+			if (tmp.v[j] == x)
+				return nb_yerror(c->err, it, "'%s' repeats a value of this list "
+					      "(expected distinct values)", it->str);
+		tmp.v[tmp.n++] = x;
+	}
+	*ax = tmp;
+	return true;
+}
+
+static bool one_proto(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t, size_t i,
+		      uint64_t *out)
+{
+	int e;
+	if (!nb_cfg_enum(c, v, proto_names, N(proto_names), &e))
+		return false;
+	*out = (uint64_t)e;
+	return true;
+}
+
+static bool one_dir(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t, size_t i,
+		    uint64_t *out)
+{
+	int e;
+	if (!nb_cfg_enum(c, v, dir_names, N(dir_names), &e))
+		return false;
+	*out = (uint64_t)e;
+	return true;
+}
+
+static bool one_size(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t, size_t i,
+		     uint64_t *out)
+{
+	static const char what[] = "a size in bytes such as 1400, 64K or 1M";
+	const char *why;
+	uint64_t x;
+	if (!nb_cfg_scalar(c, v, what))
+		return false;
+	if (!nb_units_size(v->str, &x, &why))
+		return nb_yerror(c->err, v, "bad size '%s': %s (expected %s)", v->str, why, what);
+	if (x < 1 || x > (64u << 20))
+		return nb_yerror(c->err, v, "size %s is out of range (expected 1 byte to 64M)", v->str);
+	*out = x;
+	return true;
+}
+
+static bool one_streams(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t,
+			size_t i, uint64_t *out)
+{
+	return nb_cfg_uint(c, v, 1, NB_MAX_FLOWS, out);
+}
+
+static bool one_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t, size_t i,
+		     uint64_t *out)
+{
+	bool pps;
+	if (!nb_cfg_rate(c, v, t->base.engine, out, &pps))
+		return false;
+	if (pps && strcmp(t->base.engine, "stream") == 0)
+		t->rate_pps_mask |= 1u << i;
+	return true;
+}
+
+static const struct axis_one ax_proto = { one_proto }, ax_dir = { one_dir },
+			     ax_size = { one_size }, ax_streams = { one_streams },
+			     ax_rate = { one_rate };
+
+static bool apply_protocol(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->protocol, &ax_proto);
+}
+
+static bool apply_size(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->size, &ax_size);
+}
+
+static bool apply_streams(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->streams, &ax_streams);
+}
+
+static bool apply_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	t->rate_pps_mask = 0;
+	return axis(c, v, t, &t->rate, &ax_rate);
+}
+
+static bool apply_direction(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->direction, &ax_dir);
+}
+
+static bool apply_request(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->request, &ax_size);
+}
+
+static bool apply_response(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return axis(c, v, t, &t->response, &ax_size);
+}
+
+/* --- scalars ---------------------------------------------------------------------------- */
+
+static bool apply_duration(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t ns;
+	if (!nb_cfg_duration(c, v, &ns))
+		return false;
+	if (ns == 0)
+		return nb_yerror(c->err, v, "duration must be positive (expected e.g. 10s)");
+	t->timing.duration_ns = ns;
+	return true;
+}
+
+static bool apply_warmup(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_duration(c, v, &t->timing.warmup_ns);
+}
+
+static bool apply_omit(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_duration(c, v, &t->timing.omit_ns);
+}
+
+static bool apply_interval(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t ns;
+	if (!nb_cfg_duration(c, v, &ns))
+		return false;
+	if (ns < 10000000ull)
+		return nb_yerror(c->err, v, "interval '%s' is too short (expected at least 10ms)",
+				 v->str);
+	t->timing.interval_ns = ns;
+	return true;
+}
+
+static bool apply_window(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	const char *why;
+	if (!nb_cfg_scalar(c, v, "a buffer size such as 4M"))
+		return false;
+	if (!nb_units_size(v->str, &x, &why) || x > (1u << 30))
+		return nb_yerror(c->err, v, "bad window '%s' (expected a buffer size up to 1G such as 4M)",
+				 v->str);
+	t->base.window = (uint32_t)x;
+	return true;
+}
+
+static bool apply_mss(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	if (!nb_cfg_uint(c, v, 0, 65535, &x))
+		return false;
+	t->base.mss = (uint32_t)x;
+	return true;
+}
+
+static bool apply_nodelay(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_bool(c, v, &t->base.nodelay);
+}
+
+static bool apply_congestion(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	static const char what[] = "a congestion control name such as cubic or bbr";
+	if (!nb_cfg_scalar(c, v, what))
+		return false;
+	size_t n = strlen(v->str);
+	if (n >= sizeof(t->base.congestion) || strspn(v->str, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		return nb_yerror(c->err, v, "bad congestion control '%s' (expected %s)", v->str, what);
+	memcpy(t->base.congestion, v->str, n + 1);
+	return true;
+}
+
+static bool apply_tos(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	if (!nb_cfg_uint(c, v, 0, 255, &x))
+		return false;
+	t->base.tos = (int32_t)x;
+	return true;
+}
+
+static bool apply_wait(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	int e;
+	if (!nb_cfg_enum(c, v, wait_names, N(wait_names), &e))
+		return false;
+	t->base.wait = (enum nb_wait)e;
+	return true;
+}
+
+static bool apply_gso(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_bool(c, v, &t->base.gso);
+}
+
+static bool apply_batch(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	if (!nb_cfg_uint(c, v, 0, 1024, &x))
+		return false;
+	t->base.batch = (uint32_t)x;
+	return true;
+}
+
+static bool apply_timeout(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t ns;
+	if (!nb_cfg_duration(c, v, &ns))
+		return false;
+	if (ns < 1000000ull || ns > 60000000000ull)
+		return nb_yerror(c->err, v, "timeout '%s' is out of range (expected 1ms to 60s)",
+				 v->str);
+	t->base.timeout_ms = (uint32_t)(ns / 1000000ull);
+	return true;
+}
+
+static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	if (v->kind == NB_Y_MAP)
+		return nb_yerror(c->err, v, "expected a list of CPU numbers, got a mapping");
+	if (v->kind == NB_Y_SEQ && (v->nkids == 0 || v->nkids > NB_MAX_CPUS))
+		return nb_yerror(c->err, v, "%zu CPUs (expected 1 to %d CPU numbers)", v->nkids,
+				 NB_MAX_CPUS);
+	for (size_t i = 0; i < nb_cfg_nitems(v); i++) {
+		uint64_t x;
+		if (!nb_cfg_uint(c, nb_cfg_item(v, i), 0, 4095, &x))
+			return false;
+		t->base.cpus[i] = (int16_t)x;
+	}
+	t->base.ncpus = (uint32_t)nb_cfg_nitems(v);
+	return true;
+}
+
+/* Applied in this order, so engine is known before anything that depends on it. */
+const struct nb_cfg_key nb_cfg_keys[] = {
+	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, NB_EN_ALL, NULL },
+	{ "description", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
+	{ "defaults", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
+	{ "tests", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
+	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, NB_EN_ALL, NULL },
+	{ "seed", NULL, NB_KS_TOP | NB_KS_DEFAULTS, NB_EN_ALL, NULL },
+	{ "engine", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_engine },
+	{ "protocol", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_protocol },
+	{ "size", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS | NB_EN_LATENCY,
+	  apply_size },
+	{ "streams", "flows", NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_streams },
+	{ "rate", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS | NB_EN_LATENCY,
+	  apply_rate },
+	{ "direction", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS, apply_direction },
+	{ "request", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR, apply_request },
+	{ "response", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR, apply_response },
+	{ "duration", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_duration },
+	{ "warmup", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_warmup },
+	{ "omit", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_omit },
+	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_interval },
+	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, nb_cfg_apply_reps },
+	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_window },
+	{ "mss", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_mss },
+	{ "nodelay", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_nodelay },
+	{ "congestion", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_congestion },
+	{ "tos", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_tos },
+	{ "wait", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR | NB_EN_LATENCY, apply_wait },
+	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_PPS, apply_gso },
+	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_PPS, apply_batch },
+	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_LATENCY, apply_timeout },
+	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_cpus },
+	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS, nb_cfg_apply_sweep },
+	{ NULL, NULL, 0, 0, NULL },
+};
+
+const struct nb_cfg_key *nb_cfg_key_find(const char *name)
+{
+	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name; k++)
+		if (strcmp(k->name, name) == 0 || (k->alias && strcmp(k->alias, name) == 0))
+			return k;
+	return NULL;
+}
+
+static bool same(char a, char b)
+{
+	return strncasecmp(&a, &b, 1) == 0;
+}
+
+/* Edit distance counting a swap of neighbours as one edit (optimal string alignment),
+ * case-insensitive; words longer than 63 characters are far from everything. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d[64][64];
+	if (la > 63 || lb > 63)
+		return 64;
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = (unsigned char)(i + j);
+				continue;
+			}
+			unsigned best = d[i - 1][j - 1] + !same(a[i - 1], b[j - 1]);
+			best = d[i - 1][j] + 1u < best ? d[i - 1][j] + 1u : best;
+			best = d[i][j - 1] + 1u < best ? d[i][j - 1] + 1u : best;
+			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) &&
+			    d[i - 2][j - 2] + 1u < best)
+				best = d[i - 2][j - 2] + 1u;
+			d[i][j] = (unsigned char)best;
+		}
+	return d[la][lb];
+}
+
+const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word), limit = len >= 8 ? 3 : len >= 4 ? 2 : 1;
+	const char *best = NULL;
+	size_t best_d = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(word, cands[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
+static const char *scope_name(unsigned scope)
+{
+	return scope == NB_KS_TOP ? "at the top level" : scope == NB_KS_DEFAULTS ? "in defaults"
+										: "in a test";
+}
+
+static const char *scope_list(unsigned scope)
+{
+	switch (scope) {
+	case NB_KS_TOP:
+		return "at the top level";
+	case NB_KS_TOP | NB_KS_DEFAULTS:
+		return "at the top level or in defaults";
+	case NB_KS_TOP | NB_KS_TEST:
+		return "at the top level or in a test";
+	default:
+		return "in defaults or in a test";
+	}
+}
+
+static void engines_of(unsigned bits, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < N(engine_names); i++)
+		if (bits & (1u << i))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+				 engine_names[i]);
+}
+
+static const char *engine_of(unsigned bit)
+{
+	for (size_t i = 0; i < N(engine_names); i++)
+		if (bit == 1u << i)
+			return engine_names[i];
+	return "?";
+}
+
+static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsigned scope)
+{
+	const char *cands[64];
+	size_t n = 0;
+	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name && n < 62; k++) {
+		if (!(k->scope & scope))
+			continue;
+		cands[n++] = k->name;
+		if (k->alias)
+			cands[n++] = k->alias;
+	}
+	const char *near = nb_cfg_suggest(key->str, cands, n);
+	if (near)
+		return nb_yerror(c->err, key, "unknown key '%s' (did you mean '%s'?)", key->str, near);
+	return nb_yerror(c->err, key, "unknown key '%s' %s (expected a key listed in docs/config.md)",
+			 key->str, scope_name(scope));
+}
+
+static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const struct nb_ynode *key,
+		      unsigned scope, unsigned en)
+{
+	const struct nb_cfg_key *k = nb_cfg_key_find(key->str);
+	if (!k)
+		return unknown_key(c, key, scope);
+	if (!(k->scope & scope))
+		return nb_yerror(c->err, key, "'%s' is not allowed %s (expected it %s)", key->str,
+				 scope_name(scope), scope_list(k->scope));
+	if (scope == NB_KS_TEST && en && !(k->engines & en)) {
+		char list[64];
+		engines_of(k->engines, list, sizeof(list));
+		return nb_yerror(c->err, key, "'%s' does not apply to engine %s (expected with %s)",
+				 key->str, engine_of(en), list);
+	}
+	if (k->alias && nb_ymap_key(map, k->name) && nb_ymap_key(map, k->alias))
+		return nb_yerror(c->err, nb_ymap_key(map, k->alias),
+				 "'%s' and '%s' are the same key (expected only one of them)",
+				 k->alias, k->name);
+	return true;
+}
+
+bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
+		      unsigned en)
+{
+	for (size_t i = 0; i < map->nkids; i += 2)
+		if (!check_key(c, map, map->kids[i], scope, en))
+			return false;
+	return true;
+}
+
+bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
+		       const char *const *allowed, size_t n, const char *where)
+{
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct nb_ynode *key = map->kids[i];
+		bool ok = false;
+		for (size_t j = 0; j < n && !ok; j++)
+			ok = strcmp(key->str, allowed[j]) == 0;
+		if (ok)
+			continue;
+		const char *near = nb_cfg_suggest(key->str, allowed, n);
+		char list[128] = "";
+		for (size_t j = 0; j < n; j++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 j ? ", " : "", allowed[j]);
+		if (near)
+			return nb_yerror(c->err, key, "unknown key '%s' in %s (did you mean '%s'?)",
+					 key->str, where, near);
+		return nb_yerror(c->err, key, "unknown key '%s' in %s (expected %s)", key->str, where,
+				 list);
+	}
+	return true;
+}
+
+static const struct nb_ynode *get_either(const struct nb_ynode *map, const struct nb_cfg_key *k)
+{
+	const struct nb_ynode *v = nb_ymap_get(map, k->name);
+	return v || !k->alias ? v : nb_ymap_get(map, k->alias);
+}
+
+const struct nb_ynode *nb_cfg_lookup(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
+				     const char *key)
+{
+	const struct nb_cfg_key *k = nb_cfg_key_find(key);
+	if (!k)
+		return NULL;
+	for (size_t i = c->nsets; i-- > 0;) {
+		const char *sk = c->sets[i].key;
+		if (strcmp(sk, k->name) == 0 || (k->alias && strcmp(sk, k->alias) == 0))
+			return c->sets[i].value;
+	}
+	const struct nb_ynode *v = get_either(test, k);
+	return v ? v : get_either(c->defaults, k);
+}

@@ -1,0 +1,29 @@
+/* nbrun — control connection I/O: frames over a TCP socket with deadlines. */
+#ifndef NB_CONTROL_H
+#define NB_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "proto.h"
+
+/** Send one message (blocking up to timeout_ms). */
+bool nb_ctl_send(int fd, const struct nb_msg *m, int timeout_ms, struct nb_error *err);
+/** Receive one message: 1 received, 0 nothing within timeout_ms (nothing consumed),
+ *  -1 closed, garbage or I/O error (err says which). */
+int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err);
+/** Send an ERROR frame with code and text (best effort). */
+void nb_ctl_send_error(int fd, enum nb_err_code code, const char *text);
+/** Resolve "HOST[:PORT]" / "[V6]:PORT" (numeric addresses always work; names via getaddrinfo). */
+bool nb_ctl_resolve(const char *host_port, uint16_t default_port, struct sockaddr_storage *addr,
+		    socklen_t *len, struct nb_error *err);
+/** Connect a control connection within timeout_ms. -1 on error. */
+int nb_ctl_connect(const struct sockaddr_storage *addr, socklen_t len, int timeout_ms,
+		   struct nb_error *err);
+/** Listen on addr (port 0 = ephemeral; the bound port is written back into addr). -1 on error. */
+int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error *err);
+/** "ADDR:PORT" text of an address. */
+void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
+
+#endif

@@ -1,0 +1,219 @@
+#include "metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+bool nb_metrics_directional(const struct nb_params *p)
+{
+	return strcmp(p->engine, "stream") == 0 || strcmp(p->engine, "pps") == 0;
+}
+
+enum nb_col nb_metrics_headline(const struct nb_params *p)
+{
+	if (strcmp(p->engine, "stream") == 0)
+		return NB_COL_RX_BPS;
+	if (strcmp(p->engine, "pps") == 0)
+		return NB_COL_RX_PPS;
+	if (strcmp(p->engine, "latency") == 0)
+		return NB_COL_LAT_P50_US;
+	return NB_COL_TRANS_PER_S;
+}
+
+static double dt_s(const struct nb_snapshot *a, const struct nb_snapshot *b)
+{
+	return (double)(b->t_ns - a->t_ns) / 1e9;
+}
+
+static double cdiff(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t f,
+		    enum nb_counter c)
+{
+	return (double)(b->flow[f].c[c] - a->flow[f].c[c]);
+}
+
+/* Sum of counter c over the flows in [lo, hi) on one end. */
+static double csum(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t lo,
+		   uint32_t hi, enum nb_counter c)
+{
+	double v = 0;
+	for (uint32_t f = lo; f < hi; f++)
+		v += cdiff(a, b, f, c);
+	return v;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : NAN;
+}
+
+/* CPU and host columns, and interface rates, for both ends. */
+static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
+{
+	double ldt = dt_s(s->l0, s->l1), pdt = dt_s(s->p0, s->p1);
+	if (ldt > 0)
+		m->v[NB_COL_CPU_LOCAL_PCT] = (double)(s->l1->engine_cpu_ns - s->l0->engine_cpu_ns) / 1e7 / ldt;
+	if (pdt > 0)
+		m->v[NB_COL_CPU_PEER_PCT] = (double)(s->p1->engine_cpu_ns - s->p0->engine_cpu_ns) / 1e7 / pdt;
+	m->v[NB_COL_HOST_CPU_LOCAL_PCT] = pct((double)(s->l1->host_busy_ticks - s->l0->host_busy_ticks),
+					      (double)(s->l1->host_total_ticks - s->l0->host_total_ticks));
+	m->v[NB_COL_HOST_CPU_PEER_PCT] = pct((double)(s->p1->host_busy_ticks - s->p0->host_busy_ticks),
+					     (double)(s->p1->host_total_ticks - s->p0->host_total_ticks));
+	const struct nb_snapshot *ends[2][2] = { { s->l0, s->l1 }, { s->p0, s->p1 } };
+	const enum nb_col first[2] = { NB_COL_IF_LOCAL_RXPCK_S, NB_COL_IF_PEER_RXPCK_S };
+	for (int e = 0; e < 2; e++) {
+		const struct nb_snapshot *a = ends[e][0], *b = ends[e][1];
+		double dt = dt_s(a, b);
+		if (!a->has_if || !b->has_if || dt <= 0)
+			continue;
+		m->v[first[e] + 0] = (double)(b->if_stats[0] - a->if_stats[0]) / dt;
+		m->v[first[e] + 1] = (double)(b->if_stats[1] - a->if_stats[1]) / dt;
+		m->v[first[e] + 2] = (double)(b->if_stats[2] - a->if_stats[2]) / 1000.0 / dt;
+		m->v[first[e] + 3] = (double)(b->if_stats[3] - a->if_stats[3]) / 1000.0 / dt;
+		m->v[first[e] + 4] = (double)(b->if_stats[4] - a->if_stats[4]) / dt;
+	}
+}
+
+/* One flow of a directional engine: tx from its sender, rx from its receiver. */
+static void directional_flow(const struct nb_params *p, const struct nb_span *s, uint32_t f,
+			     double acc[NB_COL_COUNT], double *jitter_sum, uint32_t *receivers)
+{
+	bool client_sends = nb_params_client_sends(p, f);
+	const struct nb_snapshot *s0 = client_sends ? s->l0 : s->p0, *s1 = client_sends ? s->l1 : s->p1;
+	const struct nb_snapshot *r0 = client_sends ? s->p0 : s->l0, *r1 = client_sends ? s->p1 : s->l1;
+	double sdt = dt_s(s0, s1), rdt = dt_s(r0, r1);
+	double txb = cdiff(s0, s1, f, NB_C_TX_BYTES), rxb = cdiff(r0, r1, f, NB_C_RX_BYTES);
+	double txp = cdiff(s0, s1, f, NB_C_TX_PACKETS), rxp = cdiff(r0, r1, f, NB_C_RX_PACKETS);
+	acc[NB_COL_TX_BYTES] += txb;
+	acc[NB_COL_RX_BYTES] += rxb;
+	acc[NB_COL_TX_PACKETS] += txp;
+	acc[NB_COL_RX_PACKETS] += rxp;
+	acc[NB_COL_TX_BPS] += sdt > 0 ? txb * 8 / sdt : 0;
+	acc[NB_COL_RX_BPS] += rdt > 0 ? rxb * 8 / rdt : 0;
+	acc[NB_COL_TX_PPS] += sdt > 0 ? txp / sdt : 0;
+	acc[NB_COL_RX_PPS] += rdt > 0 ? rxp / rdt : 0;
+	acc[NB_COL_LOST] += (double)(int64_t)(r1->flow[f].c[NB_C_LOST] - r0->flow[f].c[NB_C_LOST]);
+	acc[NB_COL_DUP] += cdiff(r0, r1, f, NB_C_DUP);
+	acc[NB_COL_REORDER] += cdiff(r0, r1, f, NB_C_REORDER);
+	acc[NB_COL_RCVBUF_DROPS] += cdiff(r0, r1, f, NB_C_RCVBUF_DROPS);
+	acc[NB_COL_SND_ERRS] += cdiff(s0, s1, f, NB_C_SND_ERRS);
+	acc[NB_COL_RETRANS] += cdiff(s0, s1, f, NB_C_RETRANS);
+	acc[NB_COL_CWND] += (double)s1->flow[f].g[NB_G_CWND];
+	acc[NB_COL_SRTT_US] += (double)s1->flow[f].g[NB_G_SRTT_US];
+	if ((double)s1->flow[f].g[NB_G_MAX_BURST] > acc[NB_COL_MAX_BURST])
+		acc[NB_COL_MAX_BURST] = (double)s1->flow[f].g[NB_G_MAX_BURST];
+	*jitter_sum += (double)r1->flow[f].g[NB_G_JITTER_NS] / 1000.0;
+	(*receivers)++;
+}
+
+static void directional(const struct nb_params *p, const struct nb_span *s, uint32_t lo,
+			uint32_t hi, struct nb_metrics *m)
+{
+	double acc[NB_COL_COUNT] = { 0 };
+	double jitter = 0;
+	uint32_t n = 0;
+	for (uint32_t f = lo; f < hi; f++)
+		directional_flow(p, s, f, acc, &jitter, &n);
+	static const enum nb_col summed[] = {
+		NB_COL_TX_BYTES, NB_COL_RX_BYTES, NB_COL_TX_PACKETS, NB_COL_RX_PACKETS, NB_COL_TX_BPS,
+		NB_COL_RX_BPS, NB_COL_TX_PPS, NB_COL_RX_PPS, NB_COL_SND_ERRS, NB_COL_RCVBUF_DROPS,
+	};
+	for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
+		m->v[summed[i]] = acc[summed[i]];
+	if (p->proto == NB_PROTO_UDP) {
+		m->v[NB_COL_LOST] = acc[NB_COL_LOST];
+		m->v[NB_COL_LOSS_PCT] = pct(acc[NB_COL_LOST], acc[NB_COL_LOST] + acc[NB_COL_RX_PACKETS] -
+								   acc[NB_COL_DUP]);
+		m->v[NB_COL_DUP] = acc[NB_COL_DUP];
+		m->v[NB_COL_REORDER] = acc[NB_COL_REORDER];
+		m->v[NB_COL_JITTER_US] = n ? jitter / n : NAN;
+		m->v[NB_COL_MAX_BURST] = acc[NB_COL_MAX_BURST];
+	} else {
+		m->v[NB_COL_RETRANS] = acc[NB_COL_RETRANS];
+		m->v[NB_COL_CWND] = acc[NB_COL_CWND];
+		m->v[NB_COL_SRTT_US] = n ? acc[NB_COL_SRTT_US] / n : NAN;
+		m->v[NB_COL_RCVBUF_DROPS] = NAN;
+		m->v[NB_COL_SND_ERRS] = NAN;
+	}
+	if (p->rate) {
+		bool pps = strcmp(p->engine, "pps") == 0;
+		m->v[NB_COL_TARGET_RATE] = (double)p->rate * (hi - lo);
+		m->v[NB_COL_ACHIEVED_RATE] = pps ? acc[NB_COL_TX_PPS] : acc[NB_COL_TX_BPS];
+	}
+}
+
+static void latency_cols(const struct nb_hist *h, struct nb_metrics *m)
+{
+	struct nb_hist_summary s;
+	nb_hist_summarize(h, &s);
+	if (s.count == 0)
+		return;
+	m->v[NB_COL_LAT_MEAN_US] = s.mean_ns / 1000.0;
+	m->v[NB_COL_LAT_STDDEV_US] = s.stddev_ns / 1000.0;
+	m->v[NB_COL_LAT_MIN_US] = (double)s.min_ns / 1000.0;
+	m->v[NB_COL_LAT_P50_US] = (double)s.p50_ns / 1000.0;
+	m->v[NB_COL_LAT_P90_US] = (double)s.p90_ns / 1000.0;
+	m->v[NB_COL_LAT_P99_US] = (double)s.p99_ns / 1000.0;
+	m->v[NB_COL_LAT_P999_US] = (double)s.p999_ns / 1000.0;
+	m->v[NB_COL_LAT_P9999_US] = (double)s.p9999_ns / 1000.0;
+	m->v[NB_COL_LAT_MAX_US] = (double)s.max_ns / 1000.0;
+}
+
+static void request_response(const struct nb_params *p, const struct nb_span *s, uint32_t lo,
+			     uint32_t hi, struct nb_metrics *m)
+{
+	const struct nb_snapshot *a = s->l0, *b = s->l1;
+	double dt = dt_s(a, b);
+	m->v[NB_COL_TX_BYTES] = csum(a, b, lo, hi, NB_C_TX_BYTES);
+	m->v[NB_COL_RX_BYTES] = csum(a, b, lo, hi, NB_C_RX_BYTES);
+	m->v[NB_COL_TX_PACKETS] = csum(a, b, lo, hi, NB_C_TX_PACKETS);
+	m->v[NB_COL_RX_PACKETS] = csum(a, b, lo, hi, NB_C_RX_PACKETS);
+	m->v[NB_COL_TX_BPS] = dt > 0 ? m->v[NB_COL_TX_BYTES] * 8 / dt : NAN;
+	m->v[NB_COL_RX_BPS] = dt > 0 ? m->v[NB_COL_RX_BYTES] * 8 / dt : NAN;
+	m->v[NB_COL_TX_PPS] = dt > 0 ? m->v[NB_COL_TX_PACKETS] / dt : NAN;
+	m->v[NB_COL_RX_PPS] = dt > 0 ? m->v[NB_COL_RX_PACKETS] / dt : NAN;
+	double trans = csum(a, b, lo, hi, NB_C_TRANSACTIONS);
+	m->v[NB_COL_TRANS] = trans;
+	m->v[NB_COL_TRANS_PER_S] = dt > 0 ? trans / dt : NAN;
+	if (p->proto == NB_PROTO_UDP)
+		m->v[NB_COL_TIMEOUTS] = csum(a, b, lo, hi, NB_C_TIMEOUTS);
+	double conns = csum(a, b, lo, hi, NB_C_CONNECTS);
+	if (conns > 0)
+		m->v[NB_COL_CONNECT_US] = csum(a, b, lo, hi, NB_C_CONNECT_NS) / conns / 1000.0;
+	if (p->rate) {
+		m->v[NB_COL_TARGET_RATE] = (double)p->rate * (hi - lo);
+		m->v[NB_COL_ACHIEVED_RATE] = m->v[NB_COL_TX_PPS];
+	}
+}
+
+void nb_metrics_span(const struct nb_params *p, const struct nb_span *s, int32_t flow,
+		     const struct nb_hist *hist, struct nb_metrics *out)
+{
+	nb_metrics_clear(out);
+	uint32_t lo = flow < 0 ? 0 : (uint32_t)flow;
+	uint32_t hi = flow < 0 ? s->l1->nflows : (uint32_t)flow + 1;
+	out->v[NB_COL_DURATION_S] = dt_s(s->l0, s->l1);
+	if (nb_metrics_directional(p))
+		directional(p, s, lo, hi, out);
+	else
+		request_response(p, s, lo, hi, out);
+	if (hist && flow < 0)
+		latency_cols(hist, out);
+	if (flow < 0)
+		cpu_and_if(s, out);
+}
+
+void nb_metrics_exact_loss(const struct nb_params *p, const struct nb_snapshot *lfinal,
+			   const struct nb_snapshot *pfinal, struct nb_metrics *out)
+{
+	if (p->proto != NB_PROTO_UDP || !nb_metrics_directional(p))
+		return;
+	double sent = 0, got = 0;
+	for (uint32_t f = 0; f < lfinal->nflows; f++) {
+		bool cs = nb_params_client_sends(p, f);
+		const struct nb_snapshot *snd = cs ? lfinal : pfinal, *rcv = cs ? pfinal : lfinal;
+		sent += (double)snd->flow[f].c[NB_C_MEAS_TX_PACKETS];
+		got += (double)rcv->flow[f].c[NB_C_MEAS_RX_PACKETS];
+	}
+	double lost = sent > got ? sent - got : 0;
+	out->v[NB_COL_LOST] = lost;
+	out->v[NB_COL_LOSS_PCT] = pct(lost, sent);
+}

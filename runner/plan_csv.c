@@ -1,0 +1,198 @@
+/* Showing a plan: the --dry-run table with its time estimate, and plan.csv.
+ * plan.csv is written with plain stdio (the config library does not link
+ * reports/), quoting fields the RFC 4180 way. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "plan.h"
+#include "units.h"
+
+#define OVERHEAD_S 1.0
+
+static bool is_rr(const struct nb_params *p)
+{
+	return strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0;
+}
+
+static bool is_directional(const struct nb_params *p)
+{
+	return strcmp(p->engine, "stream") == 0 || strcmp(p->engine, "pps") == 0;
+}
+
+/* Search: an exponential probe from `from` up to `to`, then per loss threshold a bisection
+ * of the factor-2 bracket down to `precision`, and the confirmations. */
+static uint32_t search_trials(const struct nb_sweep *s)
+{
+	double probes = ceil(log2((double)s->to / (double)s->from)) + 1;
+	double bisect = ceil(log2(1.0 / (s->precision > 0 ? s->precision : 0.01)));
+	return (uint32_t)(probes + s->nloss * (bisect + s->confirm));
+}
+
+uint32_t nb_sweep_trials(const struct nb_sweep *s)
+{
+	if (!s->enabled)
+		return 1;
+	if (s->search)
+		return search_trials(s);
+	if (s->nsteps)
+		return s->nsteps;
+	if (s->step)
+		return (uint32_t)((s->to - s->from) / s->step + 1 + ((s->to - s->from) % s->step != 0));
+	uint32_t n = 1;
+	for (double r = (double)s->from; r < (double)s->to && s->factor > 1.0; r *= s->factor)
+		n++;
+	return n;
+}
+
+double nb_case_estimate_s(const struct nb_case *c)
+{
+	double warm = (double)c->timing.warmup_ns / 1e9;
+	if (c->sweep.enabled)
+		return nb_sweep_trials(&c->sweep) * (warm + (double)c->sweep.trial_ns / 1e9 + OVERHEAD_S);
+	return warm + (double)c->timing.duration_ns / 1e9 + OVERHEAD_S;
+}
+
+double nb_plan_estimate_s(const struct nb_plan *plan)
+{
+	double s = 0;
+	for (size_t i = 0; i < plan->nslots; i++)
+		s += nb_case_estimate_s(&plan->cases[plan->order[i].case_index]);
+	return s;
+}
+
+char *nb_case_rate_str(const struct nb_case *c, char *buf, size_t len)
+{
+	const struct nb_params *p = &c->params;
+	bool bits = strcmp(p->engine, "stream") == 0;
+	char a[24], b[24];
+	if (c->sweep.enabled)
+		snprintf(buf, len, "%s..%s%s", nb_units_fmt_si(c->sweep.from, a, sizeof(a)),
+			 nb_units_fmt_si(c->sweep.to, b, sizeof(b)), bits ? "" : "pps");
+	else if (p->rate)
+		snprintf(buf, len, "%s%s", nb_units_fmt_si(p->rate, a, sizeof(a)), bits ? "" : "pps");
+	else
+		snprintf(buf, len, "%s", strcmp(p->engine, "latency") == 0 ? "ping-pong" : "-");
+	return buf;
+}
+
+static void size_str(const struct nb_params *p, char *buf, size_t len)
+{
+	char a[24], b[24];
+	if (is_rr(p))
+		snprintf(buf, len, "%s/%s", nb_units_fmt_size(p->request, a, sizeof(a)),
+			 nb_units_fmt_size(p->response, b, sizeof(b)));
+	else
+		nb_units_fmt_size(p->size, buf, len);
+}
+
+static void reps_str(const struct nb_case *c, char *buf, size_t len)
+{
+	if (c->reps.autorep)
+		snprintf(buf, len, "auto %u..%u", c->reps.min, c->reps.max);
+	else
+		snprintf(buf, len, "%u", c->reps.count);
+}
+
+void nb_plan_print(const struct nb_plan *plan, FILE *out)
+{
+	static const char *const dirs[] = { "forward", "reverse", "bidir" };
+	int w = 7;
+	for (size_t i = 0; i < plan->ncases; i++)
+		w = (int)strlen(plan->cases[i].id) > w ? (int)strlen(plan->cases[i].id) : w;
+	fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7s  %-14s  %-9s  %s\n", w, "case id", "engine",
+		"protocol", "size", "streams", "rate", "direction", "repetitions");
+	for (size_t i = 0; i < plan->ncases; i++) {
+		const struct nb_case *c = &plan->cases[i];
+		const struct nb_params *p = &c->params;
+		char size[32], rate[48], reps[32];
+		size_str(p, size, sizeof(size));
+		nb_case_rate_str(c, rate, sizeof(rate));
+		reps_str(c, reps, sizeof(reps));
+		fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s  %s\n", w, c->id, p->engine,
+			p->proto == NB_PROTO_UDP ? "udp" : "tcp", size, p->streams, rate,
+			is_directional(p) ? dirs[p->direction] : "-", reps);
+	}
+	char est[32];
+	nb_units_fmt_duration(nb_plan_estimate_s(plan), est, sizeof(est));
+	fprintf(out, "%zu case%s, %zu run%s, estimated %s (warm-up + duration per run, +1 s overhead "
+		"each)\n", plan->ncases, plan->ncases == 1 ? "" : "s", plan->nslots,
+		plan->nslots == 1 ? "" : "s", est);
+}
+
+/* One CSV field, quoted when it holds a comma, a quote or a line break. */
+static void put_field(FILE *f, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+	fputc(last ? '\n' : ',', f);
+}
+
+static void put_u(FILE *f, uint64_t v, bool applies)
+{
+	char b[24] = "";
+	if (applies)
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	put_field(f, b, false);
+}
+
+static void put_s(FILE *f, double seconds)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%g", seconds);
+	put_field(f, b, false);
+}
+
+static void put_row(FILE *f, const struct nb_case *c)
+{
+	static const char *const dirs[] = { "forward", "reverse", "bidir" };
+	static const char *const waits[] = { "block", "spin", "busy-poll" };
+	const struct nb_params *p = &c->params;
+	bool rr = is_rr(p), dir = is_directional(p);
+	char reps[16];
+	put_field(f, c->id, false);
+	put_field(f, c->test->name, false);
+	put_field(f, p->engine, false);
+	put_field(f, p->proto == NB_PROTO_UDP ? "udp" : "tcp", false);
+	put_u(f, p->size, !rr);
+	put_u(f, p->request, rr);
+	put_u(f, p->response, rr);
+	put_u(f, p->streams, true);
+	put_field(f, dir ? dirs[p->direction] : "", false);
+	put_u(f, p->rate, true);
+	put_field(f, dir ? "" : waits[p->wait], false);
+	put_s(f, (double)c->timing.duration_ns / 1e9);
+	put_s(f, (double)c->timing.warmup_ns / 1e9);
+	put_s(f, (double)c->timing.omit_ns / 1e9);
+	put_s(f, (double)c->timing.interval_ns / 1e9);
+	snprintf(reps, sizeof(reps), "%u", c->reps.count);
+	put_field(f, c->reps.autorep ? "auto" : reps, false);
+	put_field(f, !c->sweep.enabled ? "" : c->sweep.search ? "search" : "sweep", true);
+}
+
+bool nb_plan_write_csv(const struct nb_plan *plan, const char *path, struct nb_error *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return nb_error_errno(err, errno, "%s: cannot create", path);
+	fprintf(f, "case_id,test,engine,protocol,size,request,response,streams,direction,rate,wait,"
+		"duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n");
+	for (size_t i = 0; i < plan->ncases; i++)
+		put_row(f, &plan->cases[i]);
+	bool bad = ferror(f) != 0;
+	int e = errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
+	return bad ? nb_error_errno(err, e ? e : EIO, "%s: cannot write", path) : true;
+}

@@ -1,0 +1,114 @@
+/* nbrun — the control protocol: message types, encoder and strict decoder.
+ *
+ * No socket code here, so a fuzzer can drive nb_msg_decode directly.
+ *
+ * Frame: u32 body length (big-endian, 2 .. NB_FRAME_MAX) then the body:
+ * u16 message type, then the type's fields in a fixed order. Integers are
+ * big-endian; a string is u16 length + bytes (no NUL inside, at most its
+ * field's limit). The decoder rejects, never trusts: unknown types, lengths
+ * beyond the body, counts beyond limits, enum values out of range, strings
+ * with NUL or too long, and trailing bytes.
+ *
+ * Session: client HELLO -> agent HELLO (or ERROR busy / version) ->
+ * [AUTH both ways when either HELLO asks for it: reserved for shared-secret
+ * HMAC over the two nonces; adding it changes no other message] ->
+ * per run: SETUP -> READY(port) | ERROR; START; agent sends INTERVAL frames;
+ * client sends STOP after the drain; agent answers RESULT -> ... -> BYE.
+ */
+#ifndef NB_PROTO_H
+#define NB_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "error.h"
+#include "session.h"
+
+#define NB_PROTO_VERSION 1
+#define NB_FRAME_MAX (1u << 20)
+#define NB_NONCE_LEN 32
+#define NB_MAC_LEN 32
+#define NB_KV_MAX 1024
+#define NB_KV_KEY_MAX 96
+#define NB_KV_VAL_MAX 256
+#define NB_TEXT_MAX 512
+
+enum nb_msg_type {
+	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
+	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE,
+	NB_MSG_TYPE_MAX = NB_MSG_BYE
+};
+
+enum nb_err_code {
+	NB_ERR_GENERIC = 1, NB_ERR_BUSY, NB_ERR_VERSION, NB_ERR_PROTOCOL, NB_ERR_AUTH, NB_ERR_SETUP,
+	NB_ERR_RUN, NB_ERR_LIMIT,
+	NB_ERR_CODE_MAX = NB_ERR_LIMIT
+};
+
+enum nb_auth_mode { NB_AUTH_NONE = 0, NB_AUTH_HMAC_SHA256 = 1 };
+enum nb_role { NB_ROLE_CLIENT = 0, NB_ROLE_AGENT = 1 };
+
+struct nb_kv {
+	char k[NB_KV_KEY_MAX + 1];
+	char v[NB_KV_VAL_MAX + 1];
+};
+
+struct nb_msg_hello {
+	uint16_t proto_version;
+	char version[33];          /* nbrun version string */
+	uint8_t role;              /* enum nb_role */
+	uint8_t auth;              /* enum nb_auth_mode the sender requires */
+	uint8_t nonce[NB_NONCE_LEN];
+	uint32_t nkv;              /* agent: environment facts, flattened */
+	struct nb_kv *kv;          /* owned (decoder allocates; nb_msg_free frees) */
+};
+
+struct nb_msg_setup {
+	uint32_t run_id;
+	char case_id[160];
+	struct nb_params params;
+	uint64_t warmup_ns, omit_ns, duration_ns, interval_ns, drain_ns;
+};
+
+struct nb_msg_snap {
+	int32_t index;             /* interval index; -1 = baseline; RESULT: final */
+	uint64_t t_ns;             /* agent clock, since START */
+	struct nb_snapshot *snap;  /* owned when decoded */
+};
+
+struct nb_msg {
+	enum nb_msg_type type;
+	union {
+		struct nb_msg_hello hello;
+		struct { uint8_t mac[NB_MAC_LEN]; } auth;
+		struct nb_msg_setup setup;
+		struct { uint16_t port; } ready;
+		struct nb_msg_snap interval;
+		struct { uint8_t ok; char text[NB_TEXT_MAX + 1]; struct nb_msg_snap s; } result;
+		struct { uint16_t code; char text[NB_TEXT_MAX + 1]; } error;
+	} u;
+};
+
+/** A growable byte buffer. */
+struct nb_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/** Free the buffer's memory and zero it. */
+void nb_buf_free(struct nb_buf *b);
+/** Append the whole frame of m (length prefix included) to out. */
+bool nb_msg_encode(const struct nb_msg *m, struct nb_buf *out, struct nb_error *err);
+/** Decode one frame body (after the length prefix) into m; on error m holds nothing to free. */
+bool nb_msg_decode(const uint8_t *body, size_t len, struct nb_msg *m, struct nb_error *err);
+/** Free what a decoded message owns; the message itself is the caller's. */
+void nb_msg_free(struct nb_msg *m);
+/** Parse a frame's 4-byte length prefix; false when out of 2..NB_FRAME_MAX. */
+bool nb_frame_len(const uint8_t hdr[4], uint32_t *len, struct nb_error *err);
+/** Name of a message type, for errors. */
+const char *nb_msg_name(int type);
+
+#endif

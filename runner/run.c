@@ -1,0 +1,285 @@
+/* nbrun — the run loop (see run.h). */
+#include "run.h"
+
+#include <math.h>
+#include <netinet/in.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "cli.h"
+#include "client.h"
+#include "cols.h"
+#include "control.h"
+#include "csv.h"
+#include "env.h"
+#include "metrics.h"
+#include "outdir.h"
+#include "report.h"
+
+#define UDP_DRAIN_NS 500000000ull   /* in-flight datagrams arrive before the last count */
+#define LITTLE_TOLERANCE 0.05
+
+struct batch {
+	const struct nb_config *cfg;
+	const struct nb_plan *plan;
+	const struct nb_run_opts *o;
+	char dir[4096];
+	struct nb_agent *local_agent;
+	struct nb_client client;
+	struct nb_csv *runs, *intervals;
+	struct nb_meta meta;
+	uint32_t run_id;
+	bool peer_local;            /* loopback path: GRO artefacts possible */
+};
+
+/* What the interval sink needs to know to write rows. */
+struct row_ctx {
+	struct batch *b;
+	const struct nb_case *c;
+	uint32_t run_id, rep;
+	const struct nb_msg_setup *su;
+};
+
+static const char *proto_name(enum nb_proto p)
+{
+	return p == NB_PROTO_UDP ? "udp" : "tcp";
+}
+
+static double tick_s(const struct nb_msg_setup *su, uint32_t k)
+{
+	uint64_t off = (uint64_t)k * su->interval_ns;
+	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
+}
+
+static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+{
+	struct row_ctx *r = ctx;
+	struct nb_interval_row row = { .run_id = r->run_id, .case_id = r->c->id, .rep = r->rep };
+	row.t_start = tick_s(r->su, k - 1);
+	row.t_end = tick_s(r->su, k);
+	row.omitted = row.t_start * 1e9 < (double)r->su->omit_ns - 1;
+	uint32_t nflows = span->l1->nflows;
+	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
+		row.stream = f;
+		nb_metrics_span(&r->c->params, span, f, NULL, &row.m);
+		nb_intervals_csv_write(r->b->intervals, &row);
+	}
+	row.stream = -1; /* all flows summed: the row the statistics use */
+	nb_metrics_span(&r->c->params, span, -1, hist, &row.m);
+	nb_intervals_csv_write(r->b->intervals, &row);
+}
+
+static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_setup *su)
+{
+	memset(su, 0, sizeof(*su));
+	su->run_id = run_id;
+	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
+	su->params = c->params;
+	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
+	su->warmup_ns = c->timing.warmup_ns;
+	su->omit_ns = c->timing.omit_ns;
+	su->duration_ns = c->timing.duration_ns;
+	su->interval_ns = c->timing.interval_ns;
+	bool udp_dir = c->params.proto == NB_PROTO_UDP && nb_metrics_directional(&c->params);
+	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
+}
+
+/* Notes on a run that change how it should be read. */
+static void run_flags(const struct batch *b, const struct nb_case *c, const struct nb_metrics *m,
+		      char *out, size_t n)
+{
+	out[0] = '\0';
+	const struct nb_params *p = &c->params;
+	double tps = m->v[NB_COL_TRANS_PER_S], mean_us = m->v[NB_COL_LAT_MEAN_US];
+	bool closed_loop = strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0 ||
+			   (strcmp(p->engine, "latency") == 0 && p->rate == 0);
+	if (closed_loop && tps > 0 && mean_us > 0) {
+		double little = (double)p->streams / tps * 1e6;
+		if (fabs(mean_us / little - 1.0) > LITTLE_TOLERANCE)
+			snprintf(out + strlen(out), n - strlen(out), "%slittles-law", out[0] ? ";" : "");
+	}
+	if (strcmp(p->engine, "pps") == 0 && p->gso && b->peer_local)
+		snprintf(out + strlen(out), n - strlen(out), "%sgro-local", out[0] ? ";" : "");
+}
+
+static void write_run(struct batch *b, const struct nb_case *c, uint32_t rep, const char *started,
+		      enum nb_outcome o, const struct nb_test_result *res)
+{
+	char flags[128];
+	run_flags(b, c, &res->m, flags, sizeof(flags));
+	enum nb_col head = nb_metrics_headline(&c->params);
+	struct nb_run_row row = {
+		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
+		.protocol = proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
+		.status = o == NB_OUT_OK ? "ok" : "failed", .metric = nb_cols[head].name,
+		.value = o == NB_OUT_OK ? res->m.v[head] : NAN, .flags = flags, .error = res->error,
+		.started = started, .m = res->m,
+	};
+	nb_runs_csv_write(b->runs, &row);
+	if (o == NB_OUT_OK)
+		b->meta.runs_ok++;
+	else
+		b->meta.runs_failed++;
+}
+
+static void progress_line(const struct batch *b, size_t i, const struct nb_case *c, uint32_t rep,
+			  enum nb_outcome o, const struct nb_test_result *res)
+{
+	if (b->o->verbosity < 0)
+		return;
+	enum nb_col head = nb_metrics_headline(&c->params);
+	if (o == NB_OUT_OK)
+		fprintf(stderr, "[%zu/%zu] %s rep %u: %s = %.6g %s\n", i + 1, b->plan->nslots, c->id,
+			rep + 1, nb_cols[head].name, res->m.v[head], nb_cols[head].unit);
+	else
+		fprintf(stderr, "[%zu/%zu] %s rep %u: FAILED: %s\n", i + 1, b->plan->nslots, c->id,
+			rep + 1, res->error);
+}
+
+/* One case x repetition. */
+static enum nb_outcome run_slot(struct batch *b, size_t i, struct nb_error *err)
+{
+	const struct nb_slot *slot = &b->plan->order[i];
+	const struct nb_case *c = &b->plan->cases[slot->case_index];
+	struct nb_msg_setup su;
+	build_setup(c, ++b->run_id, &su);
+	char started[32];
+	nb_utc_now(started, sizeof(started));
+	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = slot->rep, .su = &su };
+	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
+	struct nb_test_result res;
+	enum nb_outcome o = nb_client_test(&b->client, &su, &sink, &res, err);
+	if (o == NB_OUT_PEER_LOST)
+		snprintf(res.error, sizeof(res.error), "%s", err->msg);
+	write_run(b, c, slot->rep, started, o, &res);
+	if (res.hist) {
+		struct nb_error herr;
+		if (!nb_outdir_write_hist(b->dir, b->run_id, res.hist, &herr))
+			fprintf(stderr, "nbrun: %s\n", herr.msg);
+		nb_hist_destroy(res.hist);
+	}
+	progress_line(b, i, c, slot->rep, o, &res);
+	return o;
+}
+
+/* ---- setting up and closing the batch ---- */
+
+static bool connect_peer(struct batch *b, struct nb_error *err)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char name[160];
+	if (b->o->peer) {
+		if (!nb_ctl_resolve(b->o->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, err))
+			return false;
+		snprintf(name, sizeof(name), "%s", b->o->peer);
+	} else {
+		struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .max_duration_s = 86400,
+					    .idle_timeout_s = 3600, .collect_facts = true };
+		b->local_agent = nb_agent_create(&ao, err);
+		if (!b->local_agent || !nb_agent_start_thread(b->local_agent, err))
+			return false;
+		snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(b->local_agent));
+		if (!nb_ctl_resolve(name, 0, &addr, &len, err))
+			return false;
+	}
+	if (!nb_client_open(&b->client, name, &addr, len, err))
+		return false;
+	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
+	return true;
+}
+
+static bool write_env(struct batch *b, struct nb_error *err)
+{
+	struct nb_facts local;
+	nb_facts_init(&local);
+	nb_env_collect("/", (struct sockaddr *)&b->client.addr, b->client.addr_len, &local);
+	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/env.json", b->dir);
+	bool ok = nb_env_json_write(path, &local, &b->client.peer_facts, err);
+	nb_facts_free(&local);
+	return ok;
+}
+
+static const char *order_name(enum nb_order o)
+{
+	return o == NB_ORDER_RANDOM ? "random" : o == NB_ORDER_INTERLEAVED ? "interleaved" : "sequential";
+}
+
+static bool open_batch(struct batch *b, struct nb_error *err)
+{
+	b->meta = (struct nb_meta){ .command = b->o->cmdline, .config_name = b->cfg->name,
+				    .peer = b->o->peer ? b->o->peer : "embedded agent on 127.0.0.1",
+				    .order = order_name(b->cfg->order) };
+	nb_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->meta.config_sha256);
+	nb_utc_now(b->meta.started_utc, sizeof(b->meta.started_utc));
+	if (!nb_outdir_create(b->o->out_dir, b->cfg->name, b->dir, sizeof(b->dir), err) ||
+	    !nb_outdir_write_inputs(b->dir, b->cfg, b->plan, err) ||
+	    !nb_outdir_write_meta(b->dir, &b->meta, err))
+		return false;
+	b->runs = nb_runs_csv_open(b->dir, err);
+	b->intervals = b->runs ? nb_intervals_csv_open(b->dir, err) : NULL;
+	return b->intervals != NULL;
+}
+
+static void close_batch(struct batch *b, bool complete)
+{
+	nb_client_close(&b->client);
+	nb_agent_destroy(b->local_agent);
+	if (!nb_csv_close(b->runs) || !nb_csv_close(b->intervals))
+		fprintf(stderr, "nbrun: writing results in %s failed (disk full?)\n", b->dir);
+	b->meta.complete = complete;
+	nb_utc_now(b->meta.finished_utc, sizeof(b->meta.finished_utc));
+	struct nb_error err = { { 0 } };
+	if (b->dir[0] && !nb_outdir_write_meta(b->dir, &b->meta, &err))
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+}
+
+static void build_report(struct batch *b)
+{
+	struct nb_report_info info;
+	struct nb_error err = { { 0 } };
+	if (!nb_report_build(b->dir, &info, &err))
+		fprintf(stderr, "nbrun: report: %s\n", err.msg);
+	if (b->o->verbosity >= 0)
+		fprintf(stderr, "nbrun: results in %s (report.md, summary.csv, runs.csv, intervals.csv)\n",
+			b->dir);
+}
+
+enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *plan,
+			     const struct nb_run_opts *o, struct nb_error *err)
+{
+	struct batch b = { .cfg = cfg, .plan = plan, .o = o };
+	b.client.fd = -1;
+	nb_facts_init(&b.client.peer_facts);
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise"), NB_EXIT_USAGE;
+	if (!open_batch(&b, err)) {
+		close_batch(&b, false);
+		return NB_EXIT_USAGE;
+	}
+	if (!connect_peer(&b, err) || !write_env(&b, err)) {
+		close_batch(&b, false);
+		return NB_EXIT_PEER;
+	}
+	enum nb_run_exit rc = NB_EXIT_OK;
+	size_t i;
+	for (i = 0; i < plan->nslots && !(o->interrupt && atomic_load(o->interrupt)); i++) {
+		enum nb_outcome out = run_slot(&b, i, err);
+		if (out == NB_OUT_CASE_FAILED)
+			rc = NB_EXIT_CASES_FAILED;
+		if (out == NB_OUT_PEER_LOST) {
+			rc = NB_EXIT_PEER;
+			break;
+		}
+	}
+	if (rc != NB_EXIT_PEER && i < plan->nslots)
+		nb_error_set(err, "interrupted after %zu of %zu runs", i, plan->nslots), rc = NB_EXIT_CASES_FAILED;
+	close_batch(&b, i == plan->nslots && rc != NB_EXIT_PEER);
+	build_report(&b);
+	return rc;
+}

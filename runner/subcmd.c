@@ -1,0 +1,62 @@
+/* nbrun — report, env and compare subcommands. */
+#include "subcmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "control.h"
+#include "env.h"
+#include "facts.h"
+#include "report.h"
+
+int nb_cmd_report(const struct nb_cli *cli)
+{
+	struct nb_report_info info;
+	struct nb_error err = { { 0 } };
+	if (!nb_report_build(cli->args[0], &info, &err)) {
+		fprintf(stderr, "nbrun: report: %s\n", err.msg);
+		return 2;
+	}
+	fprintf(stderr, "report: %zu cases, %zu runs (%zu failed), %zu incomplete rows skipped, "
+		"%zu charts (%zu rendered)%s%s\n", info.cases, info.runs, info.failed_runs,
+		info.incomplete_rows, info.charts, info.charts_rendered, info.note[0] ? "; " : "", info.note);
+	return 0;
+}
+
+int nb_cmd_env(const struct nb_cli *cli)
+{
+	struct nb_facts local;
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	nb_facts_init(&local);
+	memset(&c, 0, sizeof(c));
+	c.fd = -1;
+	nb_facts_init(&c.peer_facts);
+	if (cli->peer) {
+		struct sockaddr_storage addr;
+		socklen_t len;
+		if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
+		    !nb_client_open(&c, cli->peer, &addr, len, &err)) {
+			fprintf(stderr, "nbrun: %s\n", err.msg);
+			return 3;
+		}
+		nb_env_collect("/", (struct sockaddr *)&addr, len, &local);
+	} else {
+		nb_env_collect("/", NULL, 0, &local);
+	}
+	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
+	nb_env_print(&local, cli->peer ? &c.peer_facts : NULL, stdout);
+	if (cli->peer)
+		nb_env_diff(&local, &c.peer_facts, stdout);
+	nb_client_close(&c);
+	nb_facts_free(&local);
+	return 0;
+}
+
+int nb_cmd_compare(const struct nb_cli *cli)
+{
+	(void)cli;
+	fprintf(stderr, "nbrun: compare is not built yet\n");
+	return 2;
+}

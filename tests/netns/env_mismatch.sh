@@ -1,0 +1,131 @@
+#!/bin/sh
+# netns suite: two namespaces joined by a veth pair with MTU 9000 on one end and 1500 on the
+# other, TSO off on the 1500 end. `nbrun serve --once` runs in one namespace, `nbrun env
+# --peer` in the other; the facts of each end and the MTU/offload mismatch warnings must show.
+# Speaks TAP. Needs root, ip(8) and ethtool(8) (ethtool only to *set* the offload).
+# Environment: NBRUN = path of the nbrun binary (meson sets it).
+# Register (tests/meson.build):
+#   test('env_mismatch', find_program('netns/env_mismatch.sh'), suite : 'netns', protocol : 'tap',
+#        is_parallel : false, timeout : 120, env : ['NBRUN=' + nbrun.full_path()])
+# It expects `nbrun env --peer ADDR` to print nb_env_print(local, peer) and the pitfalls
+# (nb_pitfalls_print) of the two ends, and `--json FILE` (optional) to write env.json.
+set -u
+
+NBRUN=${NBRUN:-build/nbrun}
+NSA=nbenv-$$-a            # agent end: MTU 9000, TSO on
+NSB=nbenv-$$-b            # client end: MTU 1500, TSO off
+VA=nbenv-${$}a
+VB=nbenv-${$}b
+ADDR_A=10.231.77.1
+ADDR_B=10.231.77.2
+TMP=$(mktemp -d /tmp/nbenv-$$.XXXXXX)
+SERVE_PID=
+N=0
+FAILED=0
+
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok()   { N=$((N + 1)); echo "ok $N - $1"; }
+nok()  { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
+check() { # check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
+	d=$1 f=$2; shift 2
+	if "$@" >/dev/null 2>&1; then ok "$d"; else nok "$d" "$f"; fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root for network namespaces"
+	exit 0
+fi
+for tool in ip ethtool; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool not installed"
+		exit 0
+	fi
+done
+echo "1..8"
+
+# ---- the pair ------------------------------------------------------------------
+setup() {
+	ip netns add "$NSA" && ip netns add "$NSB" &&
+	ip link add "$VA" type veth peer name "$VB" &&
+	ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" &&
+	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	ip -n "$NSA" link set "$VA" mtu 9000 && ip -n "$NSB" link set "$VB" mtu 1500 &&
+	ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" &&
+	ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up &&
+	ip netns exec "$NSB" ethtool -K "$VB" tso off
+}
+if setup >"$TMP/setup.log" 2>&1; then ok "veth pair $VA/$VB in $NSA/$NSB"; else nok "veth pair set up" "$TMP/setup.log"; fi
+
+ip -n "$NSA" -o link show "$VA" >"$TMP/links" 2>&1
+ip -n "$NSB" -o link show "$VB" >>"$TMP/links" 2>&1
+ip netns exec "$NSB" ethtool -k "$VB" >"$TMP/features" 2>&1
+if grep -q "$VA.* mtu 9000 " "$TMP/links" && grep -q "$VB.* mtu 1500 " "$TMP/links" &&
+   grep -q '^tcp-segmentation-offload: off' "$TMP/features"; then
+	ok "kernel state: MTU 9000 / 1500, TSO off on $VB"
+else
+	cat "$TMP/features" >>"$TMP/links"
+	nok "kernel state: MTU 9000 / 1500, TSO off on $VB" "$TMP/links"
+fi
+
+# ---- nbrun ---------------------------------------------------------------------
+# Ready when serve answers --help and a local `nbrun env` prints the interface group.
+ready() {
+	[ -x "$NBRUN" ] && "$NBRUN" serve --help >/dev/null 2>&1 &&
+	"$NBRUN" env --help >"$TMP/env-help" 2>&1 &&
+	"$NBRUN" env >"$TMP/env-local" 2>&1 && grep -q '^iface' "$TMP/env-local"
+}
+if ! ready; then
+	for d in "local MTU 1500, peer MTU 9000" "local TSO off, peer TSO on" \
+		 "MTU mismatch warning" "offload mismatch warning" "path MTU 1500 on the client end" \
+		 "env.json holds each end's values"; do
+		skip "$d" "nbrun serve/env not wired yet ($NBRUN)"
+	done
+	exit 0
+fi
+
+ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once >"$TMP/serve.log" 2>&1 &
+SERVE_PID=$!
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do   # wait for the listener
+	ip netns exec "$NSA" sh -c 'cat /proc/net/tcp' | grep -q ' 0A ' && break
+	sleep 0.25
+done
+JSON_ARG=
+grep -q -- '--json' "$TMP/env-help" && JSON_ARG="--json $TMP/env.json"
+# shellcheck disable=SC2086
+ip netns exec "$NSB" "$NBRUN" env --peer "$ADDR_A" $JSON_ARG >"$TMP/env.out" 2>&1
+echo "# nbrun env exit status $?" >>"$TMP/env.out"
+
+# "  mtu   <local>   <peer>   <- differs" (nb_env_print's side-by-side form)
+check "local MTU 1500, peer MTU 9000" "$TMP/env.out" \
+	grep -Eq '^ +mtu +1500 +9000 +<- differs' "$TMP/env.out"
+check "local TSO off, peer TSO on" "$TMP/env.out" \
+	grep -Eq '^ +offload\.tso +off +on +<- differs' "$TMP/env.out"
+check "MTU mismatch warning" "$TMP/env.out" \
+	grep -q 'MTU differs between the ends: local 1500, peer 9000' "$TMP/env.out"
+check "offload mismatch warning" "$TMP/env.out" \
+	grep -q 'offload settings differ between the ends: tso off here, on at the peer' "$TMP/env.out"
+check "path MTU 1500 on the client end" "$TMP/env.out" \
+	grep -Eq '^ +path_mtu +1500 ' "$TMP/env.out"
+
+if [ -z "$JSON_ARG" ] || ! command -v python3 >/dev/null 2>&1; then
+	skip "env.json holds each end's values" "nbrun env has no --json (or no python3)"
+else
+	check "env.json holds each end's values" "$TMP/env.out" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+l, p = e["local"]["iface"], e["peer"]["iface"]
+assert (l["mtu"], p["mtu"]) == ("1500", "9000"), (l["mtu"], p["mtu"])
+assert (l["offload.tso"], p["offload.tso"]) == ("off", "on"), (l["offload.tso"], p["offload.tso"])
+' "$TMP/env.json"
+fi
+exit $FAILED

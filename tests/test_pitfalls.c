@@ -1,0 +1,152 @@
+/* Pitfalls: each check fires on a minimal input that shows it, with its evidence, and stays
+ * quiet on a clean input that differs in one detail. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "pitfalls.h"
+
+#define MAXF 6
+
+struct row {
+	const char *name;
+	const char *local[MAXF];  /* "group.key=value" (value "!reason" for unknown) */
+	const char *peer[MAXF];   /* peer facts; when none are given the peer is NULL */
+	struct nb_pitfall_case cases[2];
+	const char *code;         /* expected finding, NULL for none */
+	const char *evidence;     /* substring of its text */
+};
+
+#define STREAM(...) { .test = "tput", .engine = "stream", .protocol = "tcp", __VA_ARGS__ }
+
+static const struct row rows[] = {
+	{ "governor", { "cpu.governor=powersave" }, {}, {}, "governor",
+	  "on the local end: governor powersave; set the performance governor" },
+	{ "governor performance", { "cpu.governor=performance" }, {}, {}, NULL, NULL },
+	{ "governor not exposed", { "cpu.governor=!not exposed: no cpufreq in this VM" }, {}, {}, NULL, NULL },
+	{ "governor on the peer", { "cpu.governor=performance" }, { "cpu.governor=ondemand" }, {},
+	  "governor", "on the peer end: governor ondemand" },
+	{ "numa", { "iface.name=eth0", "iface.numa_node=1", "cpu.numa.node0.cpus=0-1",
+		    "cpu.numa.node1.cpus=2-3", "nbrun.engine_cpus=1-2" }, {}, {}, "numa",
+	  "eth0 is on node 1, engine threads ran on CPUs 1-2 (node 0 among them); pin the engine to CPUs of node 1" },
+	{ "numa same node", { "iface.numa_node=1", "cpu.numa.node0.cpus=0-1", "cpu.numa.node1.cpus=2-3",
+			      "nbrun.engine_cpus=2-3" }, {}, {}, NULL, NULL },
+	{ "mtu mismatch", { "iface.mtu=9000" }, { "iface.mtu=1500" }, {}, "mtu-mismatch",
+	  "MTU differs between the ends: local 9000, peer 1500" },
+	{ "mtu equal", { "iface.mtu=1500" }, { "iface.mtu=1500" }, {}, NULL, NULL },
+	{ "path mtu", { "iface.mtu=9000", "iface.path_mtu=1500" }, {}, {}, "path-mtu",
+	  "path MTU below the interface MTU on the local end: path 1500, interface 9000" },
+	{ "path mtu of loopback", { "iface.mtu=65536", "iface.path_mtu=65535" }, {}, {}, NULL, NULL },
+	{ "offload mismatch", { "iface.offload.tso=on", "iface.offload.gro=on" },
+	  { "iface.offload.tso=off [fixed]", "iface.offload.gro=on" }, {}, "offload-mismatch",
+	  "offload settings differ between the ends: tso on here, off at the peer;" },
+	{ "offload fixed is still on", { "iface.offload.tso=on" }, { "iface.offload.tso=on [fixed]" }, {},
+	  NULL, NULL },
+	{ "conntrack", { "tcp.conntrack=loaded", "tcp.conntrack_count=42" }, {}, {}, "conntrack",
+	  "conntrack is loaded on the local end (42 entries)" },
+	{ "conntrack not loaded", { "tcp.conntrack=not loaded" }, {}, {}, NULL, NULL },
+	{ "irqs on one cpu", { "iface.name=eth0", "iface.irq.count=5", "iface.queues.rx=4", "iface.irq.cpus=0" },
+	  {}, {}, "irq-concentrated", "eth0 has 5 IRQs and 4 rx queues, all handled on CPU 0" },
+	{ "irqs spread", { "iface.irq.count=5", "iface.queues.rx=4", "iface.irq.cpus=0-3" }, {}, {}, NULL, NULL },
+	{ "one irq one queue", { "iface.irq.count=1", "iface.queues.rx=1", "iface.irq.cpus=0" }, {}, {},
+	  NULL, NULL },
+	{ "engine cpu bound", {}, {}, { { .case_id = "c1", .cpu_peer_max_pct = 97 } }, "cpu-bound",
+	  "CPU bound on the peer end: engine threads used 97 % of a core" },
+	{ "host cpu bound", {}, {}, { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "cpu-bound",
+	  "CPU bound on the local end: the host was 95 % busy" },
+	{ "cpu below 90", {}, {}, { { .case_id = "c1", .cpu_local_max_pct = 89, .cpu_peer_max_pct = NAN,
+				   .host_cpu_local_max_pct = NAN } }, NULL, NULL },
+	{ "slow start", {}, {}, { STREAM(.case_id = "c1", .first_interval = 50, .median_interval = 100) },
+	  "slow-start", "the first interval (50) is 50 % of the median interval (100)" },
+	{ "slow start omitted", {}, {},
+	  { STREAM(.case_id = "c1", .omit_s = 2, .first_interval = 50, .median_interval = 100) }, NULL, NULL },
+	{ "first interval close to median", {}, {},
+	  { STREAM(.case_id = "c1", .first_interval = 85, .median_interval = 100) }, NULL, NULL },
+	{ "udp has no slow start", {}, {},
+	  { { .engine = "stream", .protocol = "udp", .first_interval = 50, .median_interval = 100 } }, NULL, NULL },
+	{ "single stream", {}, {},
+	  { STREAM(.case_id = "p1", .streams = 1, .mean = 3), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
+	  "single-stream", "one stream reached 3, 30 % of 4 streams (10 in p4)" },
+	{ "single stream close to N", {}, {},
+	  { STREAM(.case_id = "p1", .streams = 1, .mean = 8), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
+	  NULL, NULL },
+	{ "single stream other variant", {}, {},
+	  { STREAM(.case_id = "p1", .streams = 1, .mean = 3, .variant = "s64"),
+	    STREAM(.case_id = "p4", .streams = 4, .mean = 10, .variant = "s128K") }, NULL, NULL },
+	{ "unstable", {}, {}, { { .case_id = "c1", .n = 5, .cv = 0.10 } }, "unstable",
+	  "CV 10.0 % over 5 repetitions (threshold 5.0 %); about 99 repetitions" },
+	{ "stable", {}, {}, { { .case_id = "c1", .n = 5, .cv = 0.04 } }, NULL, NULL },
+	{ "one repetition", {}, {}, { { .case_id = "c1", .n = 1, .cv = 0.5 } }, NULL, NULL },
+};
+
+static void load(struct nb_facts *f, const char *const *pairs)
+{
+	char k[96];
+	for (size_t i = 0; i < MAXF && pairs[i]; i++) {
+		const char *eq = strchr(pairs[i], '=');
+		snprintf(k, sizeof(k), "%.*s", (int)(eq - pairs[i]), pairs[i]);
+		cr_assert(nb_facts_unflatten(f, k, eq + 1), "%s", pairs[i]);
+	}
+}
+
+Test(pitfalls, each_fires_on_its_evidence_and_not_on_a_clean_input)
+{
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const struct row *w = &rows[r];
+		struct nb_facts l, p;
+		struct nb_pitfalls out = { 0 };
+		nb_facts_init(&l);
+		nb_facts_init(&p);
+		load(&l, w->local);
+		load(&p, w->peer);
+		size_t ncases = w->cases[1].case_id ? 2 : w->cases[0].case_id || w->cases[0].engine ? 1 : 0;
+		cr_assert(nb_pitfalls_check(&l, w->peer[0] ? &p : NULL, w->cases, ncases, 0.05, &out));
+		if (!w->code) {
+			cr_expect_eq(out.n, 0, "%s: unexpected %s: %s", w->name, out.n ? out.v[0].code : "",
+				     out.n ? out.v[0].text : "");
+		} else {
+			cr_expect_eq(out.n, 1, "%s: %zu findings", w->name, out.n);
+			if (out.n) {
+				cr_expect_str_eq(out.v[0].code, w->code, "%s", w->name);
+				cr_expect_not_null(strstr(out.v[0].text, w->evidence), "%s: %s", w->name,
+						   out.v[0].text);
+			}
+		}
+		nb_pitfalls_free(&out);
+		nb_facts_free(&l);
+		nb_facts_free(&p);
+	}
+}
+
+Test(pitfalls, case_findings_carry_the_case_id)
+{
+	struct nb_pitfall_case c = { .case_id = "tput/tcp/p1", .n = 3, .cv = 0.2 };
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, &c, 1, 0.05, &out));
+	cr_assert_eq(out.n, 1);
+	cr_expect_str_eq(out.v[0].case_id, "tput/tcp/p1");
+	nb_pitfalls_free(&out);
+	nb_pitfalls_free(&out);
+}
+
+Test(pitfalls, reps_for_ci_is_the_smallest_n_with_t_cv_over_sqrt_n_under_the_width)
+{
+	cr_expect_eq(nb_pitfalls_reps_for_ci(0.02, 0.02), 7);   /* t(6)=2.447/√7 ≤ 1 < t(5)/√6 */
+	cr_expect_eq(nb_pitfalls_reps_for_ci(0.10, 0.02), 99);
+	cr_expect_eq(nb_pitfalls_reps_for_ci(0.001, 0.02), 2);
+	cr_expect_eq(nb_pitfalls_reps_for_ci(0, 0.02), 2);
+}
+
+Test(pitfalls, print_writes_one_warning_line_each)
+{
+	char buf[1024];
+	struct nb_pitfall_case c = { .case_id = "x", .n = 3, .cv = 0.2 };
+	struct nb_pitfalls out = { 0 };
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	nb_pitfalls_check(NULL, NULL, &c, 1, 0.05, &out);
+	nb_pitfalls_print(&out, m);
+	fclose(m);
+	cr_expect_eq(strncmp(buf, "warning: unstable x: unstable result: CV 20.0 %", 47), 0, "%s", buf);
+	cr_expect_eq(strchr(buf, '\n'), buf + strlen(buf) - 1);
+	nb_pitfalls_free(&out);
+}

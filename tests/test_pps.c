@@ -1,0 +1,352 @@
+/* The pps engine through the session harness on 127.0.0.1, both sides in this process:
+ * paced runs lose nothing, unpaced loss is exactly what the receive buffer dropped,
+ * directions move packets the right way, flows count apart, ENOBUFS is counted. */
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engines.h"
+#include "session.h"
+#include "udpseq.h"
+
+struct pair {
+	struct nb_params p;
+	struct nb_session *srv, *cli;
+	struct nb_snapshot *s, *c;   /* final counters of server and client, after stop */
+};
+
+struct accept_arg {
+	struct nb_session *s;
+	struct nb_error err;
+	bool ok;
+};
+
+static void *accept_main(void *arg)
+{
+	struct accept_arg *a = arg;
+	a->ok = nb_session_accept(a->s, 5000, &a->err);
+	return NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static struct nb_params params(uint32_t streams, enum nb_dir dir, uint64_t rate)
+{
+	return (struct nb_params){ .engine = "pps", .proto = NB_PROTO_UDP, .direction = dir,
+				   .size = 64, .streams = streams, .rate = rate, .tos = -1,
+				   .cookie = 0x7070737465737421ull };
+}
+
+static void pair_open(struct pair *pr)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct nb_error err = { "" };
+	cr_assert(nb_engine_pps.validate(&pr->p, &err), "%s", err.msg);
+	uint16_t port = 0;
+	struct accept_arg a = { 0 };
+	a.s = nb_session_listen(&nb_engine_pps, &pr->p, (struct sockaddr *)&lo, sizeof(lo), 0, 0,
+				&port, &err);
+	cr_assert_not_null(a.s, "%s", err.msg);
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, accept_main, &a), 0);
+	pr->cli = nb_session_connect(&nb_engine_pps, &pr->p, (struct sockaddr *)&lo, sizeof(lo),
+				     port, 5000, &err);
+	pthread_join(th, NULL);
+	cr_assert_not_null(pr->cli, "%s", err.msg);
+	cr_assert(a.ok, "%s", a.err.msg);
+	pr->srv = a.s;
+}
+
+static void set_phase(struct pair *pr, enum nb_phase ph)
+{
+	nb_session_set_phase(pr->srv, ph);
+	nb_session_set_phase(pr->cli, ph);
+}
+
+/* Warm up, measure, stop sending, let the receivers drain, stop; keep the final counters. */
+static void pair_run(struct pair *pr, unsigned measure_ms)
+{
+	struct nb_error err = { "" };
+	cr_assert(nb_session_start(pr->srv, &err), "%s", err.msg);
+	cr_assert(nb_session_start(pr->cli, &err), "%s", err.msg);
+	sleep_ms(200);
+	set_phase(pr, NB_PHASE_MEASURE);
+	sleep_ms(measure_ms);
+	set_phase(pr, NB_PHASE_DRAIN);
+	sleep_ms(100);
+	nb_session_quiesce(pr->cli);
+	nb_session_quiesce(pr->srv);
+	sleep_ms(300);
+	cr_assert(nb_session_stop(pr->cli, &err), "%s", err.msg);
+	cr_assert(nb_session_stop(pr->srv, &err), "%s", err.msg);
+	pr->s = nb_snapshot_create(false);
+	pr->c = nb_snapshot_create(false);
+	nb_session_snapshot(pr->srv, pr->s);
+	nb_session_snapshot(pr->cli, pr->c);
+}
+
+static void pair_close(struct pair *pr)
+{
+	nb_snapshot_destroy(pr->s);
+	nb_snapshot_destroy(pr->c);
+	nb_session_destroy(pr->cli);
+	nb_session_destroy(pr->srv);
+}
+
+/* The sending and the receiving side's counters of flow i. */
+static const struct nb_flow_snap *tx_side(const struct pair *pr, uint32_t i)
+{
+	return nb_params_client_sends(&pr->p, i) ? &pr->c->flow[i] : &pr->s->flow[i];
+}
+
+static const struct nb_flow_snap *rx_side(const struct pair *pr, uint32_t i)
+{
+	return nb_params_client_sends(&pr->p, i) ? &pr->s->flow[i] : &pr->c->flow[i];
+}
+
+/* Every datagram sent on flow i arrived exactly once, in order, and only one way. */
+static void assert_flow_lossless(const struct pair *pr, uint32_t i)
+{
+	const struct nb_flow_snap *t = tx_side(pr, i), *r = rx_side(pr, i);
+	cr_assert(t->sends && !r->sends, "flow %u: exactly one side sends", i);
+	cr_expect_gt(t->c[NB_C_TX_PACKETS], 0, "flow %u sent nothing", i);
+	cr_expect_eq(r->c[NB_C_RX_PACKETS], t->c[NB_C_TX_PACKETS], "flow %u: rx != tx", i);
+	cr_expect_eq(r->c[NB_C_RX_BYTES], t->c[NB_C_TX_BYTES], "flow %u: bytes", i);
+	cr_expect_eq(r->c[NB_C_RX_BYTES], 64 * r->c[NB_C_RX_PACKETS], "flow %u: size", i);
+	cr_expect_gt(t->c[NB_C_MEAS_TX_PACKETS], 0, "flow %u: nothing measured", i);
+	cr_expect_eq(r->c[NB_C_MEAS_RX_PACKETS], t->c[NB_C_MEAS_TX_PACKETS], "flow %u: meas", i);
+	cr_expect_eq(r->c[NB_C_LOST], 0, "flow %u: lost", i);
+	cr_expect_eq(r->c[NB_C_DUP], 0, "flow %u: dup", i);
+	cr_expect_eq(r->c[NB_C_REORDER], 0, "flow %u: reorder", i);
+	cr_expect_eq(t->c[NB_C_RX_PACKETS], 0, "flow %u: the sender received", i);
+	cr_expect_eq(r->c[NB_C_TX_PACKETS], 0, "flow %u: the receiver sent", i);
+}
+
+Test(pps, paced_well_below_capacity_delivers_every_datagram, .timeout = 30)
+{
+	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 20000) };
+	pair_open(&pr);
+	uint64_t t0 = (uint64_t)time(NULL);
+	pair_run(&pr, 2000);
+	uint64_t secs = (uint64_t)time(NULL) - t0 + 1;
+	assert_flow_lossless(&pr, 0);
+	/* The pacer never runs ahead of its schedule: an upper bound, not a speed target. */
+	cr_expect_leq(tx_side(&pr, 0)->c[NB_C_TX_PACKETS], 20000 * secs + 32);
+	cr_expect_leq(tx_side(&pr, 0)->g[NB_G_MAX_BURST], 32);
+	cr_expect_eq(rx_side(&pr, 0)->c[NB_C_RCVBUF_DROPS], 0);
+	pair_close(&pr);
+}
+
+/* Unpaced, a 4 KiB receive buffer overflows. On loopback that is the only place a datagram
+ * can vanish, so the socket buffer's own drop count must explain every missing datagram;
+ * the sequence accounting sees all of them except any after the last one received. */
+Test(pps, unpaced_loss_is_exactly_what_the_receive_buffer_dropped, .timeout = 30)
+{
+	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 0) };
+	pr.p.window = 2048;
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	const struct nb_flow_snap *t = tx_side(&pr, 0), *r = rx_side(&pr, 0);
+	uint64_t tx = t->c[NB_C_TX_PACKETS], rx = r->c[NB_C_RX_PACKETS];
+	cr_assert_leq(rx, tx);
+	cr_expect_eq(r->c[NB_C_DUP], 0);
+	cr_expect_eq(tx - rx, r->c[NB_C_RCVBUF_DROPS], "tx %llu rx %llu", (unsigned long long)tx,
+		     (unsigned long long)rx);
+	cr_expect_leq(r->c[NB_C_LOST], tx - rx);
+	cr_expect_leq(r->c[NB_C_MEAS_RX_PACKETS], t->c[NB_C_MEAS_TX_PACKETS]);
+	cr_expect_leq(t->c[NB_C_MEAS_TX_PACKETS] - r->c[NB_C_MEAS_RX_PACKETS], r->c[NB_C_LOST]);
+	cr_expect_eq(r->c[NB_C_RX_BYTES], 64 * rx);
+	pair_close(&pr);
+}
+
+Test(pps, reverse_sends_from_the_server, .timeout = 30)
+{
+	struct pair pr = { .p = params(2, NB_DIR_REVERSE, 20000) };
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	cr_assert_eq(pr.c->nflows, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		cr_expect(pr.s->flow[i].sends && !pr.c->flow[i].sends);
+		assert_flow_lossless(&pr, i);
+	}
+	pair_close(&pr);
+}
+
+Test(pps, bidir_sends_both_ways_on_separate_flows, .timeout = 30)
+{
+	struct pair pr = { .p = params(2, NB_DIR_BIDIR, 20000) };
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	cr_assert_eq(pr.c->nflows, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		cr_expect_eq(pr.c->flow[i].sends, i < 2, "flow %u", i);
+		assert_flow_lossless(&pr, i);
+	}
+	pair_close(&pr);
+}
+
+/* Flows paced at the same rate for the same time would count alike; a datagram that landed on
+ * the wrong flow's socket shows as a sequence gap or a duplicate there. */
+Test(pps, each_flow_counts_its_own_datagrams, .timeout = 30)
+{
+	struct pair pr = { .p = params(4, NB_DIR_FORWARD, 5000) };
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	cr_assert_eq(pr.s->nflows, 4);
+	uint64_t total_tx = 0, total_rx = 0;
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_flow_lossless(&pr, i);
+		total_tx += tx_side(&pr, i)->c[NB_C_TX_PACKETS];
+		total_rx += rx_side(&pr, i)->c[NB_C_RX_PACKETS];
+	}
+	cr_expect_eq(total_rx, total_tx);
+	pair_close(&pr);
+}
+
+Test(pps, larger_datagrams_and_small_batches_count_bytes_exactly, .timeout = 30)
+{
+	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 10000) };
+	pr.p.size = 1000;
+	pr.p.batch = 3;
+	pair_open(&pr);
+	pair_run(&pr, 500);
+	const struct nb_flow_snap *t = tx_side(&pr, 0), *r = rx_side(&pr, 0);
+	cr_expect_gt(t->c[NB_C_TX_PACKETS], 0);
+	cr_expect_eq(r->c[NB_C_RX_PACKETS], t->c[NB_C_TX_PACKETS]);
+	cr_expect_eq(r->c[NB_C_RX_BYTES], 1000 * t->c[NB_C_TX_PACKETS]);
+	cr_expect_eq(t->c[NB_C_TX_BYTES], 1000 * t->c[NB_C_TX_PACKETS]);
+	cr_expect_leq(t->g[NB_G_MAX_BURST], 3);
+	pair_close(&pr);
+}
+
+/* GSO hands the kernel many datagrams in one buffer; the receiver (with GRO) must still count
+ * each one with its own sequence number. */
+Test(pps, gso_datagrams_are_counted_one_by_one, .timeout = 30)
+{
+	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 20000) };
+	pr.p.gso = true;
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	assert_flow_lossless(&pr, 0);
+	pair_close(&pr);
+}
+
+/* ---- ENOBUFS: a tbf qdisc on lo in a network namespace of our own ---- */
+
+static uint64_t snmp_udp(const char *field)
+{
+	FILE *fp = fopen("/proc/net/snmp", "r");
+	cr_assert_not_null(fp);
+	char names[1024], values[1024];
+	uint64_t v = UINT64_MAX;
+	while (fgets(names, sizeof(names), fp) && fgets(values, sizeof(values), fp)) {
+		if (strncmp(names, "Udp:", 4) != 0)
+			continue;
+		char *sn, *sv;
+		char *n = strtok_r(names, " \n", &sn), *x = strtok_r(values, " \n", &sv);
+		for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (strcmp(n, field) == 0)
+				v = strtoull(x, NULL, 10);
+	}
+	fclose(fp);
+	cr_assert_neq(v, UINT64_MAX, "Udp %s not in /proc/net/snmp", field);
+	return v;
+}
+
+static bool private_lo_with_tbf(void)
+{
+	if (unshare(CLONE_NEWNET) != 0)
+		return false;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct ifreq ifr = { 0 };
+	strcpy(ifr.ifr_name, "lo");
+	bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+		  (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
+	if (fd >= 0)
+		close(fd);
+	return up && system("tc qdisc add dev lo root tbf rate 20mbit burst 4000 limit 3000 "
+			    ">/dev/null 2>&1") == 0;
+}
+
+/* The queue holds ~30 datagrams: an unpaced sender overruns it, and every datagram the qdisc
+ * refused must be a send error (the kernel's own SndbufErrors agrees), never a loss. */
+Test(pps, enobufs_is_counted_as_a_send_error_not_as_loss, .timeout = 30)
+{
+	if (!private_lo_with_tbf())
+		cr_skip_test("needs root, a network namespace and tc tbf");
+	uint64_t before = snmp_udp("SndbufErrors");
+	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 0) };
+	pair_open(&pr);
+	pair_run(&pr, 1000);
+	uint64_t kernel = snmp_udp("SndbufErrors") - before;
+	const struct nb_flow_snap *t = tx_side(&pr, 0), *r = rx_side(&pr, 0);
+	cr_expect_gt(t->c[NB_C_SND_ERRS], 0);
+	cr_expect_eq(t->c[NB_C_SND_ERRS], kernel, "ours %llu, kernel's SndbufErrors %llu",
+		     (unsigned long long)t->c[NB_C_SND_ERRS], (unsigned long long)kernel);
+	cr_expect_eq(r->c[NB_C_RX_PACKETS], t->c[NB_C_TX_PACKETS]);
+	cr_expect_eq(r->c[NB_C_LOST], 0);
+	cr_expect_eq(r->c[NB_C_MEAS_RX_PACKETS], t->c[NB_C_MEAS_TX_PACKETS]);
+	pair_close(&pr);
+}
+
+/* ---- validate ---- */
+
+static const struct {
+	const char *what;
+	enum nb_proto proto;
+	uint32_t size, batch;
+	bool gso;
+	bool ok;
+	const char *msg;
+} validate_cases[] = {
+	{ "64 B UDP", NB_PROTO_UDP, 64, 0, false, true, NULL },
+	{ "TCP", NB_PROTO_TCP, 64, 0, false, false, "UDP only" },
+	{ "smaller than the header", NB_PROTO_UDP, NB_DGRAM_HDR - 1, 0, false, false, "size" },
+	{ "exactly the header", NB_PROTO_UDP, NB_DGRAM_HDR, 0, false, true, NULL },
+	{ "largest UDP payload", NB_PROTO_UDP, 65507, 0, false, true, NULL },
+	{ "beyond UDP", NB_PROTO_UDP, 65508, 0, false, false, "size" },
+	{ "batch 1024", NB_PROTO_UDP, 64, 1024, false, true, NULL },
+	{ "batch 1025", NB_PROTO_UDP, 64, 1025, false, false, "batch" },
+	{ "gso default segments", NB_PROTO_UDP, 1400, 0, true, true, NULL },
+	{ "gso 64 x 1000 B", NB_PROTO_UDP, 1000, 64, true, true, NULL },
+	{ "gso 64 x 1024 B", NB_PROTO_UDP, 1024, 64, true, false, "exceeds 65507" },
+	{ "gso 65 segments", NB_PROTO_UDP, 64, 65, true, false, "segments" },
+};
+
+Test(pps, validate_accepts_and_refuses_with_a_reason)
+{
+	for (size_t i = 0; i < sizeof(validate_cases) / sizeof(validate_cases[0]); i++) {
+		struct nb_params p = params(1, NB_DIR_FORWARD, 0);
+		p.proto = validate_cases[i].proto;
+		p.size = validate_cases[i].size;
+		p.batch = validate_cases[i].batch;
+		p.gso = validate_cases[i].gso;
+		struct nb_error err = { "sentinel" };
+		bool ok = nb_engine_pps.validate(&p, &err);
+		cr_expect_eq(ok, validate_cases[i].ok, "%s: %s", validate_cases[i].what, err.msg);
+		if (validate_cases[i].msg)
+			cr_expect_not_null(strstr(err.msg, validate_cases[i].msg), "%s: %s",
+					   validate_cases[i].what, err.msg);
+		else
+			cr_expect_str_eq(err.msg, "sentinel", "%s", validate_cases[i].what);
+	}
+}
+
+Test(pps, is_registered_by_name)
+{
+	cr_assert_eq(nb_engine_find("pps"), &nb_engine_pps);
+}

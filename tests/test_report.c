@@ -1,0 +1,329 @@
+/* Reports from a results folder: summary values against hand computation, CSV
+ * reading (quoting, CRLF, truncated rows), Markdown table shape, no NaN text. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "csv_read.h"
+#include "fixture_util.h"
+#include "report.h"
+#include "results.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+	cr_assert(nbt_fixture_copy("results-basic", dir, sizeof(dir)), "fixture copy");
+}
+
+static void teardown(void)
+{
+	nbt_rmtree(dir);
+}
+
+static void build(struct nb_report_info *info)
+{
+	struct nb_error err = { "" };
+	cr_assert(nb_report_build(dir, info, &err), "report: %s", err.msg);
+}
+
+/* The summary.csv row of case_id, as a table row index. */
+static size_t summary_row(struct nb_csv_table *t, const char *case_id)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	struct nb_error err = { "" };
+	cr_assert(nb_csv_read(path, t, &err), "%s", err.msg);
+	int c = nb_csv_col(t, "case_id");
+	for (size_t r = 0; r < t->nrows; r++)
+		if (strcmp(nb_csv_cell(t, r, c), case_id) == 0)
+			return r;
+	cr_assert_fail("no summary row for %s", case_id);
+	return 0;
+}
+
+static double cell(struct nb_csv_table *t, size_t r, const char *col)
+{
+	int c = nb_csv_col(t, col);
+	cr_assert_geq(c, 0, "no column %s", col);
+	return nb_csv_num_cell(t, r, c);
+}
+
+Test(report, counts_cases_runs_and_no_incomplete_rows, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	cr_assert_eq(info.cases, 6);
+	cr_assert_eq(info.runs, 22);
+	cr_assert_eq(info.failed_runs, 1);
+	cr_assert_eq(info.incomplete_rows, 0);
+	cr_assert_geq(info.charts, 10);
+}
+
+Test(report, stream_summary_matches_hand_computation, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "tcp-throughput/tcp/s1440/p1/forward");
+	/* 9.0, 9.3, 9.6 Gbit/s: mean 9.3e9, sd 0.3e9, CV 3.2258 %, half = 4.3027 * 0.3e9 / sqrt 3 */
+	double half = 4.3027 * 0.3e9 / sqrt(3.0);
+	cr_assert_float_eq(cell(&t, r, "value_mean"), 9.3e9, 1e2);
+	cr_assert_float_eq(cell(&t, r, "value_stddev"), 0.3e9, 1e2);
+	cr_assert_float_eq(cell(&t, r, "value_cv_pct"), 100.0 * 0.3 / 9.3, 1e-5);
+	cr_assert_float_eq(cell(&t, r, "value_min"), 9.0e9, 1);
+	cr_assert_float_eq(cell(&t, r, "value_median"), 9.3e9, 1e2);
+	cr_assert_float_eq(cell(&t, r, "value_ci95_lo"), 9.3e9 - half, 1e3);
+	cr_assert_float_eq(cell(&t, r, "value_ci95_hi"), 9.3e9 + half, 1e3);
+	cr_assert_float_eq(cell(&t, r, "n"), 3, 0);
+	cr_assert_float_eq(cell(&t, r, "n_failed"), 0, 0);
+	cr_assert_float_eq(cell(&t, r, "retrans_mean"), 24, 1e-9); /* 12, 24, 36 */
+	cr_assert_float_eq(cell(&t, r, "cpu_local_pct_mean"), 50, 1e-9);
+	cr_assert_str_eq(nb_csv_cell(&t, r, nb_csv_col(&t, "unit")), "bit/s");
+	nb_csv_table_free(&t);
+}
+
+Test(report, failed_run_is_counted_apart_from_the_statistics, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "tcp-rr/tcp/r32x128/f1");
+	cr_assert_float_eq(cell(&t, r, "n"), 2, 0);
+	cr_assert_float_eq(cell(&t, r, "n_failed"), 1, 0);
+	cr_assert_float_eq(cell(&t, r, "value_mean"), 12300, 1e-6);
+	cr_assert_float_eq(cell(&t, r, "value_stddev"), sqrt(2 * 300.0 * 300.0), 1e-6);
+	nb_csv_table_free(&t);
+}
+
+Test(report, latency_percentiles_come_from_merged_histograms, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "udp-latency/udp/s14/r10000");
+	/* 3 runs x {50 us: 900, 60 us: 90, 200 us: 9, 1 ms: 1}: p50 50, p99 60, p99.9 200, p99.99 1000 */
+	cr_assert_float_eq(cell(&t, r, "latency_count"), 3000, 0);
+	cr_assert_float_eq(cell(&t, r, "latency_us_p50"), 50, 0.5);
+	cr_assert_float_eq(cell(&t, r, "latency_us_p99"), 60, 0.6);
+	cr_assert_float_eq(cell(&t, r, "latency_us_p999"), 200, 2);
+	cr_assert_float_eq(cell(&t, r, "latency_us_p9999"), 1000, 10);
+	cr_assert_float_eq(cell(&t, r, "latency_us_p99_runmean"), 60, 0.6);
+	/* headline lat_p50_us 52, 54, 50 and repetitions: auto with a 2 % target */
+	cr_assert_float_eq(cell(&t, r, "value_mean"), 52, 1e-9);
+	cr_assert_float_eq(cell(&t, r, "autorep"), 1, 0);
+	cr_assert_float_eq(cell(&t, r, "ci_target_pct"), 2, 1e-9);
+	cr_assert_float_eq(cell(&t, r, "ci_reached"), 0, 0); /* half 4.97 = 9.6 % */
+	nb_csv_table_free(&t);
+}
+
+Test(report, sweep_threshold_reaches_the_summary, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "udp-loss/udp/s1400");
+	cr_assert_float_eq(cell(&t, r, "trials"), 7, 0);
+	cr_assert_float_eq(cell(&t, r, "n"), 0, 0);
+	cr_assert_float_eq(cell(&t, r, "sweep_threshold"), 3e8, 1);
+	cr_assert_float_eq(cell(&t, r, "sweep_loss_target_pct"), 0.1, 1e-9);
+	cr_assert(isnan(cell(&t, r, "value_mean")), "no repetitions, no mean");
+	nb_csv_table_free(&t);
+}
+
+Test(report, truncated_runs_csv_still_reports_and_counts_the_row, .init = setup, .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/runs.csv", dir);
+	size_t n = 0;
+	char *text = nbt_slurp(path, &n);
+	cr_assert_not_null(text);
+	cr_assert(nbt_write(path, text, n - 40)); /* a crash in the middle of the last row */
+	free(text);
+	struct nb_report_info info;
+	build(&info);
+	cr_assert_eq(info.runs, 21);
+	cr_assert_eq(info.incomplete_rows, 1);
+	cr_assert(strstr(info.note, "runs.csv:"), "note names the file and line: %s", info.note);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	cr_assert(strstr(md, "1 incomplete rows skipped"));
+	free(md);
+}
+
+/* Every line of a table block has the same number of unescaped '|'. */
+static void check_tables(const char *md)
+{
+	int want = -1, tables = 0;
+	for (const char *line = md; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len && line[0] == '|') {
+			int bars = 0;
+			for (size_t i = 0; i < len; i++)
+				bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+			if (want < 0) {
+				want = bars;
+				tables++;
+			}
+			cr_assert_eq(bars, want, "table row has %d cells, header %d: %.*s", bars, want,
+				     (int)len, line);
+		} else {
+			want = -1;
+		}
+		line += len + (end != NULL);
+	}
+	cr_assert_geq(tables, 6, "environment, differences, results, latency, sweep, method");
+}
+
+Test(report, markdown_tables_have_consistent_shape, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	cr_assert_not_null(md);
+	check_tables(md);
+	cr_assert(strstr(md, "# nbrun report: fixture"));
+	cr_assert(strstr(md, "9.30 ± 0.30 (3.2 %)"), "stream result in Gbit/s with CV");
+	cr_assert(strstr(md, "Mean ± stddev (CV), Gbit/s"));
+	cr_assert(strstr(md, "connection reset, peer gone\" \\| retry later"), "pipe escaped");
+	cr_assert(strstr(md, "**300 Mbit/s**"), "sweep threshold sentence");
+	cr_assert(strstr(md, "## Method"));
+	free(md);
+}
+
+Test(report, warnings_list_every_pitfall_found, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	size_t n = 0;
+	for (const char *p = md; (p = strstr(p, "- ⚠️ **")); p++)
+		n++;
+	cr_assert_eq(n, info.warnings);
+	cr_assert_gt(info.warnings, 0, "MTU 9001 vs 1500 in the fixture");
+	cr_assert(strstr(md, "| iface | mtu | 9001 | 1500 |"), "difference table");
+	free(md);
+}
+
+static bool has_nan_word(const char *s)
+{
+	for (const char *p = s; (p = strcasestr(p, "nan")); p++) {
+		bool before = p > s && isalpha((unsigned char)p[-1]);
+		bool after = isalpha((unsigned char)p[3]);
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+Test(report, a_single_repetition_gives_empty_cells_never_nan, .init = setup, .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/runs.csv", dir);
+	size_t n = 0;
+	char *text = nbt_slurp(path, &n);
+	char *second = strchr(strchr(text, '\n') + 1, '\n') + 1; /* keep the header and run 1 */
+	cr_assert(nbt_write(path, text, (size_t)(second - text)));
+	free(text);
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "tcp-throughput/tcp/s1440/p1/forward");
+	cr_assert_float_eq(cell(&t, r, "n"), 1, 0);
+	cr_assert_str_eq(nb_csv_cell(&t, r, nb_csv_col(&t, "value_stddev")), "");
+	cr_assert_str_eq(nb_csv_cell(&t, r, nb_csv_col(&t, "value_cv_pct")), "");
+	cr_assert_str_eq(nb_csv_cell(&t, r, nb_csv_col(&t, "value_ci95_lo")), "");
+	nb_csv_table_free(&t);
+	const char *files[] = { "summary.csv", "report.md", "results.json" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		char *s = nbt_slurp(path, NULL);
+		cr_assert_not(has_nan_word(s), "%s contains NaN text", files[i]);
+		free(s);
+	}
+}
+
+Test(report, a_missing_folder_is_an_error_naming_it)
+{
+	struct nb_report_info info;
+	struct nb_error err = { "" };
+	cr_assert_not(nb_report_build("/nonexistent/nbrun-results", &info, &err));
+	cr_assert(strstr(err.msg, "/nonexistent/nbrun-results"), "%s", err.msg);
+}
+
+Test(csv_read, quoted_fields_crlf_and_embedded_newlines)
+{
+	const char text[] = "a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\r\n2,\"two\nlines\",\r\n";
+	struct nb_csv_table t;
+	struct nb_error err = { "" };
+	cr_assert(nb_csv_parse(text, sizeof(text) - 1, "t.csv", &t, &err), "%s", err.msg);
+	cr_assert_eq(t.ncols, 3);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(nb_csv_cell(&t, 0, 1), "x,y");
+	cr_assert_str_eq(nb_csv_cell(&t, 0, 2), "say \"hi\"");
+	cr_assert_str_eq(nb_csv_cell(&t, 1, 1), "two\nlines");
+	cr_assert_str_eq(nb_csv_cell(&t, 1, 2), "");
+	cr_assert_eq(t.incomplete, 0);
+	nb_csv_table_free(&t);
+}
+
+Test(csv_read, broken_rows_are_counted_with_file_and_line)
+{
+	const struct { const char *text, *problem; size_t rows; } cases[] = {
+		{ "a,b\n1,2\n3,4", "t.csv:3: truncated row", 1 },          /* no final newline */
+		{ "a,b\n1,2\n3,\"unterminated\n", "t.csv:3: truncated row", 1 },
+		{ "a,b\n1,2,3\n4,5\n", "t.csv:2: wrong field count", 1 },
+		{ "a,b\n1\n\n4,5\n", "t.csv:2: wrong field count", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_csv_table t;
+		cr_assert(nb_csv_parse(cases[i].text, strlen(cases[i].text), "t.csv", &t, NULL));
+		cr_assert_eq(t.nrows, cases[i].rows, "case %zu", i);
+		cr_assert_eq(t.incomplete, 1, "case %zu", i);
+		cr_assert(strncmp(t.problem, cases[i].problem, strlen(cases[i].problem)) == 0,
+			  "case %zu: %s", i, t.problem);
+		nb_csv_table_free(&t);
+	}
+}
+
+Test(csv_read, empty_file_has_no_header)
+{
+	struct nb_csv_table t;
+	struct nb_error err = { "" };
+	cr_assert_not(nb_csv_parse("", 0, "e.csv", &t, &err));
+	cr_assert_str_eq(err.msg, "e.csv:1: no header row");
+}
+
+Test(csv_read, writer_and_reader_round_trip_hostile_text)
+{
+	char path[] = "/tmp/nbt_csv_rt_XXXXXX";
+	cr_assert(mkdtemp(path));
+	const char *hostile[] = { "plain", "com,ma", "quo\"te", "new\nline", "cr\r\nlf", "", " lead", "ü|€" };
+	const size_t n = sizeof(hostile) / sizeof(hostile[0]);
+	char file[128];
+	snprintf(file, sizeof(file), "%s/rt.csv", path);
+	const char *hdr[] = { "i", "text" };
+	struct nb_csv *c = nb_csv_open(file, hdr, 2, NULL);
+	for (size_t i = 0; i < n; i++) {
+		nb_csv_u64(c, i);
+		nb_csv_str(c, hostile[i]);
+		nb_csv_end(c);
+	}
+	cr_assert(nb_csv_close(c));
+	struct nb_csv_table t;
+	cr_assert(nb_csv_read(file, &t, NULL));
+	cr_assert_eq(t.nrows, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(nb_csv_cell(&t, i, 1), hostile[i], "row %zu", i);
+	nb_csv_table_free(&t);
+	nbt_rmtree(path);
+}
