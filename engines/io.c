@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -22,6 +23,20 @@ bool nb_io_setup(int fd, enum nb_wait w, uint32_t slice_ms, struct nb_error *err
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
 		return nb_error_errno(err, errno, "SO_RCVTIMEO/SO_SNDTIMEO");
 	return true;
+}
+
+/* A spinning thread gives its CPU away every SPIN_YIELD_EVERY empty polls: when the
+ * threads outnumber the CPUs (a 2-vCPU VM running both ends, or anything else
+ * running), a pure spin holds the CPU for a whole time slice (milliseconds) while
+ * the peer it waits for cannot run. sched_yield returns at once when nothing else
+ * is runnable, so a lone spinner loses nothing. */
+#define SPIN_YIELD_EVERY 64u
+
+void nb_io_spin_pause(void)
+{
+	static _Thread_local unsigned spins;
+	if (++spins % SPIN_YIELD_EVERY == 0)
+		sched_yield();
 }
 
 /* Sleep in ppoll until fd is ready, one slice passes or the deadline comes. */
@@ -56,6 +71,8 @@ enum nb_io nb_io_wait(const struct nb_flow *f, int fd, bool for_write, uint64_t 
 			if (deadline_ns && nb_now_ns() >= deadline_ns)
 				return NB_IO_TIMEOUT;
 			ready = poll(&pfd, 1, 0) > 0;
+			if (!ready)
+				nb_io_spin_pause();
 		} else {
 			enum nb_io r = poll_slice(fd, for_write, deadline_ns, &ready);
 			if (r != NB_IO_OK)
@@ -73,8 +90,10 @@ static enum nb_io wait_more(const struct nb_flow *f, int fd, bool for_write, uin
 		return NB_IO_STOP;
 	if (deadline_ns && nb_now_ns() >= deadline_ns)
 		return NB_IO_TIMEOUT;
-	if (f->p->wait == NB_WAIT_SPIN)
+	if (f->p->wait == NB_WAIT_SPIN) {
+		nb_io_spin_pause();
 		return NB_IO_OK;
+	}
 	int ready = 0;
 	return poll_slice(fd, for_write, deadline_ns, &ready);
 }

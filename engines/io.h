@@ -39,6 +39,8 @@ enum nb_io nb_io_recv_all(const struct nb_flow *f, int fd, void *buf, size_t len
 enum nb_io nb_io_send_all(const struct nb_flow *f, int fd, const void *buf, size_t len);
 /** Wait for fd to become readable (or writable) in the flow's wait mode, up to deadline_ns (0 = none). */
 enum nb_io nb_io_wait(const struct nb_flow *f, int fd, bool for_write, uint64_t deadline_ns);
+/** Called on every empty poll of a spinning loop: now and then gives the CPU to another thread. */
+void nb_io_spin_pause(void);
 /** Record an I/O failure in f->err unless the flow is stopping; returns -1, or 0 when stopping. */
 int nb_io_fail(struct nb_flow *f, enum nb_io r, const char *what);
 

@@ -45,6 +45,7 @@
 #define MAX_RATE 10000000ull           /* messages/s per flow */
 #define WIN_MAX (1ull << 26)            /* UDP: most messages in flight tracked (8 MiB bitmap) */
 #define TCP_IN_BUF (64u * 1024)
+#define MAX_EARLY_NS 100000ull          /* wake at most 2 x 100 us before a send time */
 
 /* ---- header ---- */
 
@@ -179,6 +180,7 @@ struct ul {
 	bool want_write;          /* the socket pushed back: wait for POLLOUT */
 	unsigned char *in;        /* TCP: reassembly of echoed messages */
 	size_t in_len, in_cap;
+	uint64_t oversleep_ns;    /* moving average of how late a timed sleep ends */
 	uint64_t *bits;           /* UDP: answered flags of seq oldest .. next-1 (bit seq % win) */
 	uint64_t win, oldest;     /* UDP: window size (power of two); lowest unresolved seq */
 };
@@ -322,23 +324,52 @@ static enum nb_io ul_recv_ready(struct ul *u)
 	}
 }
 
-/* Sleep until the next due time, the oldest UDP expiry, a reply, or one slice. */
+/* Sleep (ppoll) for wait_ns or until a reply comes; returns how late the timer woke us. */
+static enum nb_io ul_sleep(struct ul *u, uint64_t wait_ns, uint64_t *late_ns)
+{
+	struct pollfd pfd = { .fd = u->f->fd, .events = POLLIN | (u->want_write ? POLLOUT : 0) };
+	struct timespec ts = { .tv_sec = (time_t)(wait_ns / 1000000000ull),
+			       .tv_nsec = (long)(wait_ns % 1000000000ull) };
+	uint64_t t = nb_now_ns();
+	int n = ppoll(&pfd, 1, &ts, NULL);
+	if (n < 0 && errno != EINTR)
+		return NB_IO_ERROR;
+	uint64_t slept = nb_now_ns() - t;
+	*late_ns = n == 0 && slept > wait_ns ? slept - wait_ns : 0;
+	return NB_IO_OK;
+}
+
+/* Sleep until the next due time, the oldest UDP expiry, a reply, or one slice.
+ *
+ * A timer wake-up in a VM comes tens of microseconds late, and a late send
+ * counts in the RTT (it is measured from the due time). So the sleep before a
+ * send ends early by twice the measured oversleep (a moving average, at most
+ * 200 us) and the loop polls the socket without sleeping for the rest, as
+ * sockperf's sender does for the whole interval. Waiting for a reply still
+ * sleeps: that wake-up is what block and busy-poll modes measure. */
 static enum nb_io ul_wait(struct ul *u, uint64_t now)
 {
-	if (u->f->p->wait == NB_WAIT_SPIN)
+	if (u->f->p->wait == NB_WAIT_SPIN) {
+		nb_io_spin_pause();
 		return NB_IO_OK;
-	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull;
-	if (!nb_flow_quiet(u->f) && !u->want_write && sched_of(u, u->next) < until)
+	}
+	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull, early = 0;
+	if (!nb_flow_quiet(u->f) && !u->want_write && sched_of(u, u->next) < until) {
 		until = sched_of(u, u->next);
-	if (u->udp && u->oldest < u->next && sched_of(u, u->oldest) + u->tmo_ns < until)
+		early = u->oversleep_ns * 2;
+	}
+	if (u->udp && u->oldest < u->next && sched_of(u, u->oldest) + u->tmo_ns < until) {
 		until = sched_of(u, u->oldest) + u->tmo_ns;
-	if (until <= now)
-		return NB_IO_OK;
-	struct pollfd pfd = { .fd = u->f->fd, .events = POLLIN | (u->want_write ? POLLOUT : 0) };
-	struct timespec ts = { .tv_sec = (time_t)((until - now) / 1000000000ull),
-			       .tv_nsec = (long)((until - now) % 1000000000ull) };
-	if (ppoll(&pfd, 1, &ts, NULL) < 0 && errno != EINTR)
+		early = 0;
+	}
+	if (until <= now + early)
+		return NB_IO_OK; /* due (or nearly): go round without sleeping */
+	uint64_t late;
+	if (ul_sleep(u, until - early - now, &late) != NB_IO_OK)
 		return NB_IO_ERROR;
+	if (late > MAX_EARLY_NS)
+		late = MAX_EARLY_NS;
+	u->oversleep_ns += (int64_t)(late - u->oversleep_ns) / 8;
 	return NB_IO_OK;
 }
 

@@ -94,9 +94,10 @@ int nb_sock_wait(int fd, bool for_write, const struct nb_flow *f)
 	return 0;
 }
 
+/* An error after the flow was told to quiesce is the end of the run, not a failure. */
 static bool io_failed(struct nb_flow *f, int e, const char *what)
 {
-	if (!nb_flow_stopping(f))
+	if (!nb_flow_quiet(f))
 		nb_error_errno(&f->err, e, "flow %u: %s", f->index, what);
 	return false;
 }

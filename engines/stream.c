@@ -24,7 +24,11 @@
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (256 * 1024)
 #define INFO_EVERY_NS 100000000ull
-#define PACER_BURST_NS 50000ull /* the pacer may catch up at most 50 us worth of packets at once */
+/* The pacer's bucket holds at least 4 packets, or 100 us worth at the target rate: enough that a
+ * wake-up late by a few intervals loses no credit (a bucket of 1 slips on every late wake-up and
+ * under-sends by the average lateness), small enough that no queue notices the burst. */
+#define PACER_BURST_NS 100000ull
+#define PACER_BURST_MIN 4
 
 static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 {
@@ -164,7 +168,7 @@ static uint32_t pacer_burst(const struct nb_params *p)
 {
 	uint64_t pps = p->rate / 8 / p->size;
 	uint64_t burst = pps * PACER_BURST_NS / 1000000000ull;
-	return burst < 1 ? 1 : burst > UDP_BATCH ? UDP_BATCH : (uint32_t)burst;
+	return burst < PACER_BURST_MIN ? PACER_BURST_MIN : burst > UDP_BATCH ? UDP_BATCH : (uint32_t)burst;
 }
 
 static int udp_send(struct nb_flow *f)

@@ -44,7 +44,7 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 		     struct nb_charts *out, struct nb_error *err);
 /** Render every chart with gnuplot when it is on PATH; failures go to charts->problem. */
 void nb_charts_render(const char *dir, struct nb_charts *charts);
-/** True when an executable gnuplot is on PATH. */
+/** True when an executable gnuplot is on PATH and NBRUN_GNUPLOT is not "none". */
 bool nb_chart_gnuplot_available(void);
 /** Free the list; a zeroed list is fine. */
 void nb_charts_free(struct nb_charts *c);

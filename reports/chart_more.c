@@ -47,7 +47,9 @@ static size_t trial_block(FILE *dat, const struct trial *t, size_t n, bool valid
 	return k;
 }
 
-static void threshold_mark(FILE *gp, const struct nb_results *res, const char *id, struct nb_scale sc)
+/* The threshold as a dashed red line, labelled on whichever side has room. */
+static void threshold_mark(FILE *gp, const struct nb_results *res, const char *id, struct nb_scale sc,
+			   double xmax)
 {
 	struct nb_sweep_result sw;
 	if (!nb_results_sweep(res, id, &sw) || !isfinite(sw.threshold))
@@ -55,10 +57,12 @@ static void threshold_mark(FILE *gp, const struct nb_results *res, const char *i
 	double t = sw.threshold / sc.div;
 	fprintf(gp, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead lw 2 dt 2 lc rgb \"#d62728\" front\n",
 		t, t);
-	fprintf(gp, "set label \"threshold %.4g %s (loss ≤ %g %%)%s\" at %.9g, graph 0.96 left offset 0.6,0 "
+	bool left = t > xmax / 2;
+	fprintf(gp, "set label \"threshold %.4g %s (loss ≤ %g %%)%s\" at %.9g, graph 0.94 %s offset %s,0 "
 		    "tc rgb \"#d62728\" front\n",
 		t, sc.unit, isfinite(sw.loss_target) ? sw.loss_target * 100.0 : 0.0,
-		sw.complete_known && !sw.complete ? ", search incomplete" : "", t);
+		sw.complete_known && !sw.complete ? ", search incomplete" : "", t,
+		left ? "right" : "left", left ? "-0.8" : "0.8");
 }
 
 static void sweep_plot(FILE *gp, const char *name, size_t ninvalid)
@@ -98,9 +102,9 @@ static bool sweep_chart(const char *dir, const struct nb_results *res, const str
 	size_t ninvalid = trial_block(dat, t, n, false, sc);
 	fprintf(gp, "set xlabel \"Offered rate (%s)\"\nset ylabel \"Received rate (%s)\"\n"
 		    "set y2label \"Loss (%%)\"\nset ytics nomirror\nset y2tics nomirror\n"
-		    "set xrange [0:*]\nset yrange [0:*]\nset y2range [0:*]\nset format y2 \"%%g\"\n",
-		sc.unit, sc.unit);
-	threshold_mark(gp, res, c->pc->case_id, sc);
+		    "set xrange [0:%.9g]\nset yrange [0:*]\nset y2range [0:*]\nset format y2 \"%%g\"\n",
+		sc.unit, sc.unit, t[n - 1].offered / sc.div * 1.08);
+	threshold_mark(gp, res, c->pc->case_id, sc, t[n - 1].offered / sc.div * 1.08);
 	if (nvalid)
 		sweep_plot(gp, ch->name, ninvalid);
 	else
@@ -125,10 +129,12 @@ bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct
 
 /* The time span of the omitted intervals (lo > hi when none), and the largest value. */
 static void ts_extent(const struct nb_results *res, const struct nb_run *r, int col, double *lo,
-		      double *hi, double *max)
+		      double *hi, double *max, double span[2])
 {
 	for (size_t k = 0; k < r->iv_n; k++) {
 		const struct nb_interval *iv = res->iv_sorted[r->iv_first + k];
+		span[0] = fmin(span[0], iv->t_start);
+		span[1] = fmax(span[1], iv->t_end);
 		if (iv->omitted || iv->t_start < 0) {
 			*lo = fmin(*lo, iv->t_start);
 			*hi = fmax(*hi, iv->t_end);
@@ -155,9 +161,12 @@ static size_t ts_blocks(FILE *dat, const struct nb_results *res, size_t ci, int 
 	return k;
 }
 
-static void ts_axes(FILE *gp, const struct nb_case_stats *c, double lo, double hi, struct nb_scale sc)
+static void ts_axes(FILE *gp, const struct nb_case_stats *c, double lo, double hi, const double span[2],
+		    struct nb_scale sc)
 {
 	const struct nb_col_def *col = &nb_cols[c->metric_col];
+	if (span[0] < span[1])
+		fprintf(gp, "set xrange [%.9g:%.9g]\n", span[0], span[1]);
 	fprintf(gp, "set xlabel \"Time since the measured window began (s)\"\n"
 		    "set ylabel \"%s (%s)\"\nset yrange [0:*]\nset format y \"%%g\"\n", col->label, sc.unit);
 	if (lo < hi) {
@@ -172,12 +181,12 @@ static bool ts_chart(const char *dir, const struct nb_results *res, const struct
 		     struct nb_charts *charts, struct nb_error *err)
 {
 	size_t ci = (size_t)(c->pc - res->cases);
-	double lo = INFINITY, hi = -INFINITY, max = 0;
+	double lo = INFINITY, hi = -INFINITY, max = 0, span[2] = { INFINITY, -INFINITY };
 	size_t nruns = 0;
 	for (size_t i = 0; i < res->nruns; i++)
 		if (res->runs[i].case_idx == ci && nb_run_counts(&res->runs[i]) && res->runs[i].iv_n &&
 		    ++nruns)
-			ts_extent(res, &res->runs[i], c->metric_col, &lo, &hi, &max);
+			ts_extent(res, &res->runs[i], c->metric_col, &lo, &hi, &max, span);
 	if (nruns == 0)
 		return true;
 	struct nb_scale sc = nb_fmt_scale(nb_cols[c->metric_col].unit, max);
@@ -194,7 +203,7 @@ static bool ts_chart(const char *dir, const struct nb_results *res, const struct
 		 "the statistics and the dashed line is the mean of the repetitions.",
 		 nb_cols[c->metric_col].label, c->pc->case_id);
 	size_t k = ts_blocks(dat, res, ci, c->metric_col, sc);
-	ts_axes(gp, c, lo, hi, sc);
+	ts_axes(gp, c, lo, hi, span, sc);
 	fprintf(gp, "plot ");
 	for (size_t i = 0; i < k; i++)
 		fprintf(gp, "\"%s.dat\" index %zu using 1:2 with linespoints lt %d pt 7 ps 0.7 "

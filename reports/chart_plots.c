@@ -32,6 +32,16 @@ static double x_streams(const struct nb_plan_case *p)
 	return p->streams;
 }
 
+static void tic_label(double x, bool bytes, char *buf, size_t len)
+{
+	if (bytes && x >= 1048576 && fmod(x, 1048576) == 0)
+		snprintf(buf, len, "%gM", x / 1048576);
+	else if (bytes && x >= 1024 && fmod(x, 1024) == 0)
+		snprintf(buf, len, "%gK", x / 1024);
+	else
+		snprintf(buf, len, "%g", x);
+}
+
 static void rate_suffix(const struct nb_plan_case *p, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -52,8 +62,16 @@ static void label_by_streams(const struct nb_plan_case *p, char *buf, size_t len
 {
 	char rate[48];
 	rate_suffix(p, rate, sizeof(rate));
-	snprintf(buf, len, "%s, %g B%s%s%s", p->protocol, isfinite(p->size) ? p->size : 0,
-		 *p->direction ? ", " : "", p->direction, rate);
+	char size[32];
+	double b = isfinite(p->size) ? p->size : 0;
+	tic_label(b, true, size, sizeof(size));
+	size_t sl = strlen(size);
+	bool binary = b >= 1024 && (size[sl - 1] == 'K' || size[sl - 1] == 'M');
+	char prefix = binary ? size[sl - 1] : ' ';
+	if (binary)
+		size[sl - 1] = '\0';
+	snprintf(buf, len, "%s, %s %s%s%s%s%s", p->protocol, size, binary ? (prefix == 'K' ? "Ki" : "Mi") : "",
+		 "B", *p->direction ? ", " : "", p->direction, rate);
 }
 
 static const struct xy_axis axes[] = {
@@ -91,16 +109,6 @@ static size_t pick(const struct nb_summary *s, const char *test, const struct xy
 			xs[(*nx)++] = x;
 	}
 	return n;
-}
-
-static void tic_label(double x, bool bytes, char *buf, size_t len)
-{
-	if (bytes && x >= 1048576 && fmod(x, 1048576) == 0)
-		snprintf(buf, len, "%gM", x / 1048576);
-	else if (bytes && x >= 1024 && fmod(x, 1024) == 0)
-		snprintf(buf, len, "%gK", x / 1024);
-	else
-		snprintf(buf, len, "%g", x);
 }
 
 static void x_axis(FILE *gp, const struct xy_axis *ax, double *xs, size_t nx)
@@ -263,8 +271,9 @@ static double cdf_block(FILE *dat, const struct nb_hist *h)
 
 static void nines_axis(FILE *gp, double xmax, double ymin, double ymax)
 {
-	static const char *const names[] = { "0%", "50%", "90%", "99%", "99.9%", "99.99%",
-					     "99.999%", "99.9999%" };
+	/* tic labels are format strings to gnuplot: a literal % is written %% */
+	static const char *const names[] = { "0%%", "50%%", "90%%", "99%%", "99.9%%", "99.99%%",
+					     "99.999%%", "99.9999%%" };
 	static const double at[] = { 1, 2, 10, 100, 1e3, 1e4, 1e5, 1e6 };
 	double top = 10;
 	while (top < xmax && top < 1e6)
@@ -313,7 +322,7 @@ static bool cdf_chart(const char *dir, const struct nb_summary *s, const char *t
 		const struct nb_case_stats *c = &s->c[i];
 		if (strcmp(c->pc->test, test) != 0 || !c->merged || !c->lat.count)
 			continue;
-		fprintf(gp, "%s\"%s.dat\" index %zu using 1:2 with steps lt %d title \"",
+		fprintf(gp, "%s\"%s.dat\" index %zu using 1:2 with fsteps lt %d title \"",
 			k ? ", \\\n     " : "", ch->name, k, nb_gp_style(k));
 		nb_gp_str(gp, short_label(c->pc));
 		fprintf(gp, "\"");

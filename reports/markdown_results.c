@@ -67,7 +67,7 @@ static const struct pcol pcols[] = {
 	{ "Protocol", has_proto, c_proto },
 	{ "Size", has_size, c_size },
 	{ "Request / response", has_rr, c_rr },
-	{ "Streams", has_streams, c_streams },
+	{ "Streams / flows", has_streams, c_streams },
 	{ "Direction", has_dir, c_dir },
 	{ "Rate per flow", has_rate, c_rate },
 	{ "Wait", has_wait, c_wait },

@@ -67,6 +67,12 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 
 bool nb_report_build(const char *dir, struct nb_report_info *info, struct nb_error *err)
 {
+	return nb_report_build_warn(dir, info, NULL, err);
+}
+
+bool nb_report_build_warn(const char *dir, struct nb_report_info *info, FILE *warnings,
+			  struct nb_error *err)
+{
 	memset(info, 0, sizeof(*info));
 	struct nb_results res;
 	if (!nb_results_load(dir, &res, err))
@@ -80,6 +86,8 @@ bool nb_report_build(const char *dir, struct nb_report_info *info, struct nb_err
 	struct nb_charts ch = { 0 };
 	bool ok = write_all(dir, &res, &s, &pf, &ch, err);
 	fill_info(info, &res, &ch, &pf);
+	if (warnings)
+		nb_pitfalls_print(&pf, warnings);
 	nb_charts_free(&ch);
 	nb_pitfalls_free(&pf);
 	nb_summary_free(&s);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -25,5 +26,8 @@ struct nb_report_info {
 /** Read dir and write dir/summary.csv, dir/report.md, dir/results.json and dir/charts/.
  *  Fails only when the folder cannot be read at all or a file cannot be written. */
 bool nb_report_build(const char *dir, struct nb_report_info *info, struct nb_error *err);
+/** nb_report_build, also printing each pitfall warning as one line on warnings (NULL: none). */
+bool nb_report_build_warn(const char *dir, struct nb_report_info *info, FILE *warnings,
+			  struct nb_error *err);
 
 #endif

@@ -237,9 +237,20 @@ static enum nb_outcome finish(struct test_state *t, struct nb_test_result *out)
 			 local_ok ? m.u.result.text : serr.msg);
 		o = NB_OUT_CASE_FAILED;
 	}
+	out->lfinal = lfinal;
+	out->pfinal = m.u.result.s.snap;
+	m.u.result.s.snap = NULL;
 	nb_msg_free(&m);
-	nb_snapshot_destroy(lfinal);
 	return o;
+}
+
+void nb_test_result_free(struct nb_test_result *r)
+{
+	nb_hist_destroy(r->hist);
+	nb_snapshot_destroy(r->lfinal);
+	nb_snapshot_destroy(r->pfinal);
+	r->hist = NULL;
+	r->lfinal = r->pfinal = NULL;
 }
 
 /* SETUP -> READY | ERROR. */

@@ -38,6 +38,8 @@ struct nb_test_sink {
 struct nb_test_result {
 	struct nb_metrics m;        /* the run's result over the non-omitted intervals */
 	struct nb_hist *hist;       /* the run's RTT histogram (caller frees), or NULL */
+	struct nb_snapshot *lfinal; /* both ends' counters after the drain (caller frees), or NULL */
+	struct nb_snapshot *pfinal;
 	char error[NB_TEXT_MAX + 64]; /* NB_OUT_CASE_FAILED: why */
 };
 
@@ -46,6 +48,8 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 		    socklen_t len, struct nb_error *err);
 /** Say BYE and close; safe on a closed client. */
 void nb_client_close(struct nb_client *c);
+/** Free what a test result owns. */
+void nb_test_result_free(struct nb_test_result *r);
 /** Run one test. err holds the peer-lost message for NB_OUT_PEER_LOST. */
 enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *su,
 			       const struct nb_test_sink *sink, struct nb_test_result *out,

@@ -1,9 +1,10 @@
 /* nbrun — internals shared by the config parser's files (not for other modules).
  *
  *   config.c        load the file, walk the top level, resolve each test, --set
- *   config_keys.c   the key table, where each key may appear, suggestions
- *   config_values.c typed values with locations: integers, enums, units, axes
- *   config_sweep.c  repetitions, sweep, and the cross-key checks of a test
+ *   config_keys.c   the key table, each key's value handler (axes too), suggestions
+ *   config_values.c typed values with locations: integers, enums, units
+ *   config_sweep.c  repetitions and sweep
+ *   config_check.c  the checks that span keys of a resolved test (protocol x size, omit ...)
  */
 #ifndef NB_CONFIG_INT_H
 #define NB_CONFIG_INT_H

@@ -17,7 +17,10 @@
 #include "env.h"
 #include "metrics.h"
 #include "outdir.h"
+#include "fmt.h"
+#include "progress.h"
 #include "report.h"
+#include "stats.h"
 
 #define UDP_DRAIN_NS 500000000ull   /* in-flight datagrams arrive before the last count */
 #define LITTLE_TOLERANCE 0.05
@@ -33,6 +36,9 @@ struct batch {
 	struct nb_meta meta;
 	uint32_t run_id;
 	bool peer_local;            /* loopback path: GRO artefacts possible */
+	struct nb_progress *progress;
+	struct nb_stats *stats;     /* per case: headline values of its successful runs */
+	size_t runs_done;
 };
 
 /* What the interval sink needs to know to write rows. */
@@ -70,6 +76,7 @@ static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, co
 	row.stream = -1; /* all flows summed: the row the statistics use */
 	nb_metrics_span(&r->c->params, span, -1, hist, &row.m);
 	nb_intervals_csv_write(r->b->intervals, &row);
+	nb_progress_tick(r->b->progress);
 }
 
 static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_setup *su)
@@ -125,43 +132,44 @@ static void write_run(struct batch *b, const struct nb_case *c, uint32_t rep, co
 		b->meta.runs_failed++;
 }
 
-static void progress_line(const struct batch *b, size_t i, const struct nb_case *c, uint32_t rep,
+static void progress_done(const struct batch *b, const struct nb_case *c, uint32_t rep,
 			  enum nb_outcome o, const struct nb_test_result *res)
 {
-	if (b->o->verbosity < 0)
-		return;
+	char text[NB_TEXT_MAX + 96];
 	enum nb_col head = nb_metrics_headline(&c->params);
 	if (o == NB_OUT_OK)
-		fprintf(stderr, "[%zu/%zu] %s rep %u: %s = %.6g %s\n", i + 1, b->plan->nslots, c->id,
-			rep + 1, nb_cols[head].name, res->m.v[head], nb_cols[head].unit);
+		nb_fmt_value(res->m.v[head], nb_cols[head].unit, text, sizeof(text));
 	else
-		fprintf(stderr, "[%zu/%zu] %s rep %u: FAILED: %s\n", i + 1, b->plan->nslots, c->id,
-			rep + 1, res->error);
+		snprintf(text, sizeof(text), "FAILED: %s", res->error);
+	nb_progress_run_done(b->progress, c->id, rep + 1, text);
 }
 
 /* One case x repetition. */
-static enum nb_outcome run_slot(struct batch *b, size_t i, struct nb_error *err)
+static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t rep,
+			       struct nb_error *err)
 {
-	const struct nb_slot *slot = &b->plan->order[i];
-	const struct nb_case *c = &b->plan->cases[slot->case_index];
+	const struct nb_case *c = &b->plan->cases[case_index];
+	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
+			      c->reps.autorep ? c->reps.max : c->reps.count);
 	struct nb_msg_setup su;
 	build_setup(c, ++b->run_id, &su);
 	char started[32];
 	nb_utc_now(started, sizeof(started));
-	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = slot->rep, .su = &su };
+	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep, .su = &su };
 	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
 	enum nb_outcome o = nb_client_test(&b->client, &su, &sink, &res, err);
 	if (o == NB_OUT_PEER_LOST)
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
-	write_run(b, c, slot->rep, started, o, &res);
-	if (res.hist) {
-		struct nb_error herr;
-		if (!nb_outdir_write_hist(b->dir, b->run_id, res.hist, &herr))
-			fprintf(stderr, "nbrun: %s\n", herr.msg);
-		nb_hist_destroy(res.hist);
-	}
-	progress_line(b, i, c, slot->rep, o, &res);
+	write_run(b, c, rep, started, o, &res);
+	if (o == NB_OUT_OK)
+		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(&c->params)]);
+	struct nb_error herr;
+	if (res.hist && !nb_outdir_write_hist(b->dir, b->run_id, res.hist, &herr))
+		fprintf(stderr, "nbrun: %s\n", herr.msg);
+	nb_test_result_free(&res);
+	progress_done(b, c, rep, o, &res);
+	b->runs_done++;
 	return o;
 }
 
@@ -243,11 +251,67 @@ static void build_report(struct batch *b)
 {
 	struct nb_report_info info;
 	struct nb_error err = { { 0 } };
-	if (!nb_report_build(b->dir, &info, &err))
+	if (!nb_report_build_warn(b->dir, &info, b->o->verbosity >= 0 ? stderr : NULL, &err))
 		fprintf(stderr, "nbrun: report: %s\n", err.msg);
 	if (b->o->verbosity >= 0)
 		fprintf(stderr, "nbrun: results in %s (report.md, summary.csv, runs.csv, intervals.csv)\n",
 			b->dir);
+}
+
+static bool interrupted(const struct batch *b)
+{
+	return b->o->interrupt && atomic_load(b->o->interrupt);
+}
+
+/* Fold one run's outcome into the batch's exit code; false when the batch must stop. */
+static bool account(enum nb_outcome out, enum nb_run_exit *rc)
+{
+	if (out == NB_OUT_CASE_FAILED && *rc == NB_EXIT_OK)
+		*rc = NB_EXIT_CASES_FAILED;
+	if (out == NB_OUT_PEER_LOST)
+		*rc = NB_EXIT_PEER;
+	return out != NB_OUT_PEER_LOST;
+}
+
+/* repetitions: auto — repeat each such case until its 95 % CI is narrow enough (netperf's
+ * -I/-i rule), after the planned minimum ran in the configured order. */
+static bool run_auto_reps(struct batch *b, enum nb_run_exit *rc, struct nb_error *err)
+{
+	for (uint32_t ci = 0; ci < b->plan->ncases; ci++) {
+		const struct nb_case *c = &b->plan->cases[ci];
+		if (!c->reps.autorep)
+			continue;
+		uint32_t rep = nb_case_slots(c);
+		while (!interrupted(b) && rep < c->reps.max &&
+		       !nb_stats_autorep_done(&b->stats[ci], c->reps.min, c->reps.max, c->reps.ci)) {
+			if (!account(run_one(b, ci, rep++, err), rc))
+				return false;
+		}
+	}
+	return true;
+}
+
+static enum nb_run_exit run_all(struct batch *b, struct nb_error *err)
+{
+	enum nb_run_exit rc = NB_EXIT_OK;
+	const struct nb_plan *plan = b->plan;
+	b->progress = nb_progress_begin(stderr, plan->nslots, nb_plan_estimate_s(plan));
+	if (b->o->verbosity < 0)
+		nb_progress_set_live(b->progress, false);
+	size_t i;
+	bool go = true;
+	for (i = 0; i < plan->nslots && go && !interrupted(b); i++)
+		go = account(run_one(b, plan->order[i].case_index, plan->order[i].rep, err), &rc);
+	if (go)
+		go = run_auto_reps(b, &rc, err);
+	nb_progress_end(b->progress);
+	b->progress = NULL;
+	if (go && interrupted(b)) {
+		nb_error_set(err, "interrupted after %zu runs; every finished run is kept", b->runs_done);
+		rc = NB_EXIT_CASES_FAILED;
+	}
+	b->meta.complete = go && !interrupted(b);
+	return rc;
 }
 
 enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *plan,
@@ -256,30 +320,23 @@ enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *
 	struct batch b = { .cfg = cfg, .plan = plan, .o = o };
 	b.client.fd = -1;
 	nb_facts_init(&b.client.peer_facts);
-	if (sodium_init() < 0)
-		return nb_error_set(err, "libsodium failed to initialise"), NB_EXIT_USAGE;
-	if (!open_batch(&b, err)) {
-		close_batch(&b, false);
-		return NB_EXIT_USAGE;
+	b.stats = calloc(plan->ncases ? plan->ncases : 1, sizeof(*b.stats));
+	if (!b.stats || sodium_init() < 0) {
+		free(b.stats);
+		return nb_error_set(err, "out of memory"), NB_EXIT_USAGE;
 	}
-	if (!connect_peer(&b, err) || !write_env(&b, err)) {
-		close_batch(&b, false);
-		return NB_EXIT_PEER;
-	}
-	enum nb_run_exit rc = NB_EXIT_OK;
-	size_t i;
-	for (i = 0; i < plan->nslots && !(o->interrupt && atomic_load(o->interrupt)); i++) {
-		enum nb_outcome out = run_slot(&b, i, err);
-		if (out == NB_OUT_CASE_FAILED)
-			rc = NB_EXIT_CASES_FAILED;
-		if (out == NB_OUT_PEER_LOST) {
-			rc = NB_EXIT_PEER;
-			break;
-		}
-	}
-	if (rc != NB_EXIT_PEER && i < plan->nslots)
-		nb_error_set(err, "interrupted after %zu of %zu runs", i, plan->nslots), rc = NB_EXIT_CASES_FAILED;
-	close_batch(&b, i == plan->nslots && rc != NB_EXIT_PEER);
-	build_report(&b);
+	for (size_t ci = 0; ci < plan->ncases; ci++)
+		nb_stats_init(&b.stats[ci]);
+	enum nb_run_exit rc;
+	if (!open_batch(&b, err))
+		rc = NB_EXIT_USAGE;
+	else if (!connect_peer(&b, err) || !write_env(&b, err))
+		rc = NB_EXIT_PEER;
+	else
+		rc = run_all(&b, err);
+	close_batch(&b, b.meta.complete);
+	if (rc != NB_EXIT_USAGE)
+		build_report(&b);
+	free(b.stats);
 	return rc;
 }

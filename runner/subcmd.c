@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "compare.h"
 #include "control.h"
 #include "env.h"
 #include "facts.h"
@@ -14,7 +15,7 @@ int nb_cmd_report(const struct nb_cli *cli)
 {
 	struct nb_report_info info;
 	struct nb_error err = { { 0 } };
-	if (!nb_report_build(cli->args[0], &info, &err)) {
+	if (!nb_report_build_warn(cli->args[0], &info, stderr, &err)) {
 		fprintf(stderr, "nbrun: report: %s\n", err.msg);
 		return 2;
 	}
@@ -56,7 +57,9 @@ int nb_cmd_env(const struct nb_cli *cli)
 
 int nb_cmd_compare(const struct nb_cli *cli)
 {
-	(void)cli;
-	fprintf(stderr, "nbrun: compare is not built yet\n");
-	return 2;
+	struct nb_compare_opts o = {
+		.paths = cli->args, .npaths = cli->nargs, .threshold = cli->threshold,
+		.metric = cli->metric, .format = cli->format, .out = cli->out,
+	};
+	return nb_compare_run(&o, stdout, stderr);
 }

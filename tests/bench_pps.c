@@ -6,7 +6,8 @@
  *                  [-d forward|reverse|bidir] [-g] [-w window] [-6]
  *
  * Warms up 0.5 s, measures t seconds, drains 0.3 s, and prints one line:
- * "tx_pps=N rx_pps=N lost=N snd_errs=N rcvbuf_drops=N meas_tx=N meas_rx=N".
+ * "tx_pps=N rx_pps=N lost=N snd_errs=N rcvbuf_drops=N meas_tx=N meas_rx=N cpu_s=N"
+ * (cpu_s: CPU time of the whole process, warm-up and drain included).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,12 +140,16 @@ static int run(struct nb_params *p, unsigned secs, bool v6)
 	uint64_t tx = both(s1, c1, NB_C_TX_PACKETS, true) - both(s0, c0, NB_C_TX_PACKETS, true);
 	uint64_t rx = both(s1, c1, NB_C_RX_PACKETS, false) - both(s0, c0, NB_C_RX_PACKETS, false);
 	printf("tx_pps=%.0f rx_pps=%.0f lost=%llu snd_errs=%llu rcvbuf_drops=%llu meas_tx=%llu "
-	       "meas_rx=%llu\n", (double)tx / dt, (double)rx / dt,
+	       "meas_rx=%llu", (double)tx / dt, (double)rx / dt,
 	       (unsigned long long)both(s2, c2, NB_C_LOST, false),
 	       (unsigned long long)both(s2, c2, NB_C_SND_ERRS, true),
 	       (unsigned long long)both(s2, c2, NB_C_RCVBUF_DROPS, false),
 	       (unsigned long long)both(s2, c2, NB_C_MEAS_TX_PACKETS, true),
 	       (unsigned long long)both(s2, c2, NB_C_MEAS_RX_PACKETS, false));
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf(" cpu_s=%.2f\n", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	if (!ok)
 		fprintf(stderr, "nb_bench_pps: %s\n", err.msg);
 	struct nb_snapshot *snaps[] = { s0, c0, s1, c1, s2, c2 };

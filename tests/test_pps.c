@@ -81,8 +81,10 @@ static void set_phase(struct pair *pr, enum nb_phase ph)
 static void pair_run(struct pair *pr, unsigned measure_ms)
 {
 	struct nb_error err = { "" };
-	cr_assert(nb_session_start(pr->srv, &err), "%s", err.msg);
-	cr_assert(nb_session_start(pr->cli, &err), "%s", err.msg);
+	/* Receivers first, so the first datagrams find a thread (and its socket buffer size). */
+	bool client_first = pr->p.direction == NB_DIR_REVERSE;
+	cr_assert(nb_session_start(client_first ? pr->cli : pr->srv, &err), "%s", err.msg);
+	cr_assert(nb_session_start(client_first ? pr->srv : pr->cli, &err), "%s", err.msg);
 	sleep_ms(200);
 	set_phase(pr, NB_PHASE_MEASURE);
 	sleep_ms(measure_ms);
@@ -118,22 +120,35 @@ static const struct nb_flow_snap *rx_side(const struct pair *pr, uint32_t i)
 	return nb_params_client_sends(&pr->p, i) ? &pr->s->flow[i] : &pr->c->flow[i];
 }
 
-/* Every datagram sent on flow i arrived exactly once, in order, and only one way. */
-static void assert_flow_lossless(const struct pair *pr, uint32_t i)
+/* Every datagram sent on flow i arrived exactly once, in order, and only one way; the only
+ * datagrams allowed missing are those the receiver's own socket buffer dropped (counted), and
+ * every datagram of the measured phase arrived. */
+static void assert_flow_accounted(const struct pair *pr, uint32_t i)
 {
 	const struct nb_flow_snap *t = tx_side(pr, i), *r = rx_side(pr, i);
 	cr_assert(t->sends && !r->sends, "flow %u: exactly one side sends", i);
-	cr_expect_gt(t->c[NB_C_TX_PACKETS], 0, "flow %u sent nothing", i);
-	cr_expect_eq(r->c[NB_C_RX_PACKETS], t->c[NB_C_TX_PACKETS], "flow %u: rx != tx", i);
-	cr_expect_eq(r->c[NB_C_RX_BYTES], t->c[NB_C_TX_BYTES], "flow %u: bytes", i);
-	cr_expect_eq(r->c[NB_C_RX_BYTES], 64 * r->c[NB_C_RX_PACKETS], "flow %u: size", i);
+	uint64_t tx = t->c[NB_C_TX_PACKETS], rx = r->c[NB_C_RX_PACKETS];
+	uint64_t drops = r->c[NB_C_RCVBUF_DROPS];
+	cr_expect_gt(tx, 0, "flow %u sent nothing", i);
+	cr_expect_eq(rx + drops, tx, "flow %u: rx %llu + rcvbuf drops %llu != tx %llu", i,
+		     (unsigned long long)rx, (unsigned long long)drops, (unsigned long long)tx);
+	cr_expect_eq(r->c[NB_C_LOST], drops, "flow %u: lost %llu, drops %llu", i,
+		     (unsigned long long)r->c[NB_C_LOST], (unsigned long long)drops);
+	cr_expect_eq(r->c[NB_C_RX_BYTES], (uint64_t)pr->p.size * rx, "flow %u: bytes", i);
+	cr_expect_eq(t->c[NB_C_TX_BYTES], (uint64_t)pr->p.size * tx, "flow %u: bytes", i);
 	cr_expect_gt(t->c[NB_C_MEAS_TX_PACKETS], 0, "flow %u: nothing measured", i);
 	cr_expect_eq(r->c[NB_C_MEAS_RX_PACKETS], t->c[NB_C_MEAS_TX_PACKETS], "flow %u: meas", i);
-	cr_expect_eq(r->c[NB_C_LOST], 0, "flow %u: lost", i);
 	cr_expect_eq(r->c[NB_C_DUP], 0, "flow %u: dup", i);
 	cr_expect_eq(r->c[NB_C_REORDER], 0, "flow %u: reorder", i);
 	cr_expect_eq(t->c[NB_C_RX_PACKETS], 0, "flow %u: the sender received", i);
 	cr_expect_eq(r->c[NB_C_TX_PACKETS], 0, "flow %u: the receiver sent", i);
+}
+
+/* As above, and not one datagram missing. */
+static void assert_flow_lossless(const struct pair *pr, uint32_t i)
+{
+	assert_flow_accounted(pr, i);
+	cr_expect_eq(rx_side(pr, i)->c[NB_C_RCVBUF_DROPS], 0, "flow %u: rcvbuf drops", i);
 }
 
 Test(pps, paced_well_below_capacity_delivers_every_datagram, .timeout = 30)
@@ -145,9 +160,9 @@ Test(pps, paced_well_below_capacity_delivers_every_datagram, .timeout = 30)
 	uint64_t secs = (uint64_t)time(NULL) - t0 + 1;
 	assert_flow_lossless(&pr, 0);
 	/* The pacer never runs ahead of its schedule: an upper bound, not a speed target. */
-	cr_expect_leq(tx_side(&pr, 0)->c[NB_C_TX_PACKETS], 20000 * secs + 32);
-	cr_expect_leq(tx_side(&pr, 0)->g[NB_G_MAX_BURST], 32);
-	cr_expect_eq(rx_side(&pr, 0)->c[NB_C_RCVBUF_DROPS], 0);
+	cr_expect_leq(tx_side(&pr, 0)->c[NB_C_TX_PACKETS], 20000 * secs + 4);
+	/* 20 kpps x 100 us = 2, raised to the minimum bucket of 4. */
+	cr_expect_leq(tx_side(&pr, 0)->g[NB_G_MAX_BURST], 4);
 	pair_close(&pr);
 }
 
@@ -192,9 +207,11 @@ Test(pps, bidir_sends_both_ways_on_separate_flows, .timeout = 30)
 	pair_open(&pr);
 	pair_run(&pr, 1000);
 	cr_assert_eq(pr.c->nflows, 4);
+	/* One side's senders start before the other side's receivers: a warm-up datagram
+	 * may meet a default-sized socket buffer, and then it must be counted as dropped. */
 	for (uint32_t i = 0; i < 4; i++) {
 		cr_expect_eq(pr.c->flow[i].sends, i < 2, "flow %u", i);
-		assert_flow_lossless(&pr, i);
+		assert_flow_accounted(&pr, i);
 	}
 	pair_close(&pr);
 }
@@ -226,9 +243,8 @@ Test(pps, larger_datagrams_and_small_batches_count_bytes_exactly, .timeout = 30)
 	pair_run(&pr, 500);
 	const struct nb_flow_snap *t = tx_side(&pr, 0), *r = rx_side(&pr, 0);
 	cr_expect_gt(t->c[NB_C_TX_PACKETS], 0);
-	cr_expect_eq(r->c[NB_C_RX_PACKETS], t->c[NB_C_TX_PACKETS]);
+	assert_flow_lossless(&pr, 0);
 	cr_expect_eq(r->c[NB_C_RX_BYTES], 1000 * t->c[NB_C_TX_PACKETS]);
-	cr_expect_eq(t->c[NB_C_TX_BYTES], 1000 * t->c[NB_C_TX_PACKETS]);
 	cr_expect_leq(t->g[NB_G_MAX_BURST], 3);
 	pair_close(&pr);
 }

@@ -17,6 +17,7 @@ static char dir[256];
 
 static void setup(void)
 {
+	setenv("NBRUN_GNUPLOT", "none", 1); /* charts are test_chart's job; keep this suite fast */
 	cr_assert(nbt_fixture_copy("results-basic", dir, sizeof(dir)), "fixture copy");
 }
 

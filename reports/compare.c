@@ -1,0 +1,344 @@
+/* nbrun — compare: loading the folders strictly, matching cases, environment diff. */
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compare_int.h"
+#include "facts.h"
+
+static bool known_file(const char *name)
+{
+	static const char *const files[] = { "summary.csv", "results.json", "runs.csv", "plan.csv",
+					     "report.md", "env.json", "meta.json" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (strcmp(name, files[i]) == 0)
+			return true;
+	return false;
+}
+
+bool nb_cmp_resolve(const char *arg, char *dir, size_t len, struct nb_error *err)
+{
+	struct stat st;
+	if (stat(arg, &st) != 0)
+		return nb_error_errno(err, errno, "%s", arg);
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(dir, len, "%s", arg);
+	} else {
+		const char *slash = strrchr(arg, '/');
+		if (!known_file(slash ? slash + 1 : arg))
+			return nb_error_set(err, "%s: expected a results folder or its summary.csv, "
+					    "results.json or runs.csv", arg);
+		if (!slash)
+			snprintf(dir, len, ".");
+		else
+			snprintf(dir, len, "%.*s", (int)(slash == arg ? 1 : slash - arg), arg);
+	}
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		dir[--n] = '\0';
+	char runs[4200];
+	snprintf(runs, sizeof(runs), "%s/runs.csv", dir);
+	if (access(runs, R_OK) != 0)
+		return nb_error_set(err, "%s: not an nbrun results folder (no readable runs.csv)", dir);
+	return true;
+}
+
+/* A results folder read by compare must be whole: a truncated or malformed row is an
+ * input error (exit 2), because a silently shorter baseline would move the gate. */
+static bool check_rows(const struct nb_results *res, struct nb_error *err)
+{
+	if (res->plan_t.incomplete)
+		return nb_error_set(err, "%s/%s", res->dir, res->plan_t.problem);
+	if (res->runs_t.incomplete)
+		return nb_error_set(err, "%s/%s", res->dir, res->runs_t.problem);
+	static const char *const need[] = { "case_id", "kind", "status", "metric", "value" };
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (nb_csv_col(&res->runs_t, need[i]) < 0)
+			return nb_error_set(err, "%s/runs.csv:1: no '%s' column: not an nbrun runs.csv",
+					    res->dir, need[i]);
+	return true;
+}
+
+static bool counted_row(const struct nb_csv_table *t, size_t r)
+{
+	return strcmp(nb_csv_cell(t, r, nb_csv_col(t, "kind")), "trial") != 0 &&
+	       strcmp(nb_csv_cell(t, r, nb_csv_col(t, "status")), "ok") == 0;
+}
+
+static bool check_number(const struct nb_results *res, size_t r, int col, struct nb_error *err)
+{
+	const struct nb_csv_table *t = &res->runs_t;
+	const char *s = nb_csv_cell(t, r, col);
+	if (*s && isnan(nb_csv_num_cell(t, r, col)) && strcasecmp(s, "nan") != 0)
+		return nb_error_set(err, "%s/runs.csv:%zu: %s '%.40s' is not a number", res->dir,
+				    t->rows[r].line, t->hdr[col], s);
+	return true;
+}
+
+/* Every counted repetition's value (and the --metric column) must be a number or empty. */
+static bool check_values(const struct nb_results *res, const char *metric, struct nb_error *err)
+{
+	const struct nb_csv_table *t = &res->runs_t;
+	int c_value = nb_csv_col(t, "value");
+	int c_metric = metric ? nb_csv_col(t, metric) : -1;
+	if (metric && c_metric < 0)
+		return nb_error_set(err, "%s/runs.csv:1: no '%s' column", res->dir, metric);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!counted_row(t, r))
+			continue;
+		if (!check_number(res, r, c_value, err) ||
+		    (c_metric >= 0 && !check_number(res, r, c_metric, err)))
+			return false;
+	}
+	return true;
+}
+
+static void base_name(const char *dir, char *out, size_t len)
+{
+	const char *s = strrchr(dir, '/');
+	const char *name = s && s[1] ? s + 1 : dir;
+	size_t n = strlen(name);
+	n = n < len - 1 ? n : len - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+static void make_labels(struct nb_compare *c)
+{
+	for (size_t i = 0; i < c->nsides; i++) {
+		char name[64];
+		base_name(c->sides[i].res.dir, name, sizeof(name));
+		size_t same = 0;
+		for (size_t k = 0; k < i; k++) {
+			char other[64];
+			base_name(c->sides[k].res.dir, other, sizeof(other));
+			same += strcmp(other, name) == 0;
+		}
+		if (same)
+			snprintf(c->sides[i].label, sizeof(c->sides[i].label), "%.50s (%zu)", name,
+				 same + 1);
+		else
+			snprintf(c->sides[i].label, sizeof(c->sides[i].label), "%s", name);
+	}
+}
+
+static bool load_side(struct nb_cmp_side *s, const char *arg, const char *metric,
+		      struct nb_error *err)
+{
+	char dir[2048];
+	if (!nb_cmp_resolve(arg, dir, sizeof(dir), err))
+		return false;
+	if (!nb_results_load(dir, &s->res, err))
+		return false;
+	return check_rows(&s->res, err) && check_values(&s->res, metric, err);
+}
+
+/* ---- values of one case ---- */
+
+static double run_value(const struct nb_run *run, const char *metric, int col)
+{
+	if (strcmp(run->metric, metric) == 0 && isfinite(run->value))
+		return run->value;
+	return col >= 0 ? run->m.v[col] : NAN;
+}
+
+static void case_stats(const struct nb_results *res, const char *case_id, const char *metric,
+		       int col, struct nb_stats *st)
+{
+	nb_stats_init(st);
+	for (size_t i = 0; i < res->nruns; i++) {
+		const struct nb_run *run = &res->runs[i];
+		if (nb_run_counts(run) && strcmp(run->case_id, case_id) == 0)
+			nb_stats_add(st, run_value(run, metric, col));
+	}
+}
+
+/* The headline metric of a case: what its first counted run (in any folder) names. */
+static const char *headline(const struct nb_compare *c, const char *case_id)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct nb_results *res = &c->sides[s].res;
+		for (size_t i = 0; i < res->nruns; i++)
+			if (strcmp(res->runs[i].case_id, case_id) == 0 && *res->runs[i].metric &&
+			    nb_run_counts(&res->runs[i]))
+				return res->runs[i].metric;
+	}
+	return "";
+}
+
+static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct nb_plan_case *pc)
+{
+	row->case_id = pc->case_id;
+	row->test = pc->test;
+	row->metric = c->metric ? c->metric : headline(c, pc->case_id);
+	row->col = nb_col_find(row->metric);
+	row->cells = calloc(c->nsides - 1, sizeof(*row->cells));
+	if (!row->cells)
+		return false;
+	case_stats(&c->sides[0].res, row->case_id, row->metric, row->col, &row->base);
+	for (size_t s = 1; s < c->nsides; s++) {
+		struct nb_cmp_cell *cell = &row->cells[s - 1];
+		const struct nb_results *res = &c->sides[s].res;
+		cell->present = nb_results_case(res, row->case_id) != (size_t)-1;
+		nb_stats_init(&cell->st);
+		if (!cell->present)
+			continue;
+		case_stats(res, row->case_id, row->metric, row->col, &cell->st);
+		nb_cmp_judge(cell, &row->base, row->col, c->threshold);
+		c->count[cell->verdict]++;
+		c->sides[s].count[cell->verdict]++;
+	}
+	return true;
+}
+
+static bool push_id(const char ***v, size_t *n, const char *id)
+{
+	const char **p = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!p)
+		return false;
+	p[(*n)++] = id;
+	*v = p;
+	return true;
+}
+
+static bool match_cases(struct nb_compare *c)
+{
+	const struct nb_results *base = &c->sides[0].res;
+	for (size_t s = 1; s < c->nsides; s++) {
+		struct nb_cmp_side *side = &c->sides[s];
+		for (size_t i = 0; i < side->res.ncases; i++) {
+			const char *id = side->res.cases[i].case_id;
+			if (nb_results_case(base, id) == (size_t)-1 &&
+			    !push_id(&side->only_here, &side->n_only_here, id))
+				return false;
+		}
+		for (size_t i = 0; i < base->ncases; i++) {
+			const char *id = base->cases[i].case_id;
+			if (nb_results_case(&side->res, id) == (size_t)-1 &&
+			    !push_id(&side->missing, &side->n_missing, id))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- environment ---- */
+
+struct env_ctx {
+	struct nb_cmp_side *side;
+	const char *end;
+	bool nomem;
+};
+
+static const char *fact_text(const struct nb_fact *f, char *buf, size_t len)
+{
+	if (!f)
+		snprintf(buf, len, "absent");
+	else if (!f->ok)
+		snprintf(buf, len, "unknown (%.200s)", f->value);
+	else
+		snprintf(buf, len, "%s", f->value);
+	return buf;
+}
+
+static void put_diff(void *ctx, const struct nb_fact *b, const struct nb_fact *n)
+{
+	struct env_ctx *e = ctx;
+	const struct nb_fact *any = b ? b : n;
+	char line[700], vb[260], vn[260];
+	snprintf(line, sizeof(line), "%s %s.%s: %s → %s", e->end, any->group, any->key,
+		 fact_text(b, vb, sizeof(vb)), fact_text(n, vn, sizeof(vn)));
+	char **v = realloc(e->side->env_diff, (e->side->n_env_diff + 1) * sizeof(*v));
+	char *dup = v ? strdup(line) : NULL;
+	if (v)
+		e->side->env_diff = v;
+	if (!dup) {
+		e->nomem = true;
+		return;
+	}
+	v[e->side->n_env_diff++] = dup;
+}
+
+static bool diff_env(struct nb_compare *c)
+{
+	const struct nb_results *base = &c->sides[0].res;
+	for (size_t s = 1; s < c->nsides; s++) {
+		struct nb_cmp_side *side = &c->sides[s];
+		if (!base->have_env || !side->res.have_env)
+			continue;
+		struct env_ctx lc = { side, "local", false }, pc = { side, "peer", false };
+		nb_facts_diff(&base->local, &side->res.local, put_diff, &lc);
+		if (base->peer.n || side->res.peer.n)
+			nb_facts_diff(&base->peer, &side->res.peer, put_diff, &pc);
+		if (lc.nomem || pc.nomem)
+			return false;
+		c->n_env_diff += side->n_env_diff;
+	}
+	return true;
+}
+
+static bool build_rows(struct nb_compare *c)
+{
+	const struct nb_results *base = &c->sides[0].res;
+	c->rows = calloc(base->ncases + 1, sizeof(*c->rows));
+	if (!c->rows)
+		return false;
+	for (size_t i = 0; i < base->ncases; i++) {
+		if (!build_row(c, &c->rows[i], &base->cases[i]))
+			return false;
+		c->nrows++;
+	}
+	return true;
+}
+
+bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, struct nb_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (o->npaths < 2)
+		return nb_error_set(err, "expected BASE and at least one NEW results folder");
+	if (o->metric && nb_col_find(o->metric) < 0)
+		return nb_error_set(err, "--metric '%s': not a metric column (e.g. rx_bps, trans_per_s, "
+				    "lat_p99_us, loss_pct)", o->metric);
+	c->threshold = o->threshold;
+	c->metric = o->metric;
+	c->sides = calloc(o->npaths, sizeof(*c->sides));
+	if (!c->sides)
+		return nb_error_set(err, "out of memory");
+	for (size_t i = 0; i < o->npaths; i++) {
+		c->nsides++;
+		if (!load_side(&c->sides[i], o->paths[i], o->metric, err)) {
+			nb_compare_free(c);
+			return false;
+		}
+	}
+	make_labels(c);
+	if (!match_cases(c) || !diff_env(c) || !build_rows(c)) {
+		nb_compare_free(c);
+		return nb_error_set(err, "out of memory");
+	}
+	return true;
+}
+
+void nb_compare_free(struct nb_compare *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		free(c->rows[i].cells);
+	free(c->rows);
+	for (size_t s = 0; s < c->nsides; s++) {
+		struct nb_cmp_side *side = &c->sides[s];
+		nb_results_free(&side->res);
+		free(side->only_here);
+		free(side->missing);
+		for (size_t k = 0; k < side->n_env_diff; k++)
+			free(side->env_diff[k]);
+		free(side->env_diff);
+	}
+	free(c->sides);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,178 @@
+/* nbrun — compare: grouped bar chart of each case relative to base (base = 100 %),
+ * one bar per folder, error bars = stddev, the threshold drawn as a band around 100 %.
+ * compare.dat and compare.gp are always written; gnuplot (posix_spawnp, no shell)
+ * renders compare.png and compare.svg when it is on PATH. */
+#include "compare_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chart.h"
+
+extern char **environ;
+
+static const char *const bar_colors[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+#define NCOLORS (sizeof(bar_colors) / sizeof(bar_colors[0]))
+
+static void rel(FILE *f, const struct nb_stats *st, double base)
+{
+	if (st->n == 0 || !(base != 0.0) || !isfinite(base)) {
+		fprintf(f, " NaN NaN");
+		return;
+	}
+	double sd = nb_stats_stddev(st);
+	fprintf(f, " %.6g %.6g", st->mean / fabs(base) * 100.0,
+		isfinite(sd) ? sd / fabs(base) * 100.0 : 0.0);
+}
+
+static void write_dat(const struct nb_compare *c, FILE *f)
+{
+	fprintf(f, "# nbrun compare: mean relative to base (%%) and stddev (%%) per folder\n# case");
+	for (size_t s = 0; s < c->nsides; s++)
+		fprintf(f, " \"%s\" sd", c->sides[s].label);
+	fprintf(f, "\n");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct nb_cmp_row *row = &c->rows[i];
+		fprintf(f, "\"");
+		nb_gp_str(f, row->case_id);
+		fprintf(f, "\"");
+		rel(f, &row->base, row->base.mean);
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct nb_cmp_cell *cell = &row->cells[s - 1];
+			struct nb_stats none = { 0 };
+			rel(f, cell->present ? &cell->st : &none, row->base.mean);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void gp_preamble(const struct nb_compare *c, FILE *f)
+{
+	int w = (int)(c->nrows * c->nsides * 28 + 300);
+	w = w < 1280 ? 1280 : w > 4000 ? 4000 : w;
+	fprintf(f, "# nbrun compare chart: run `gnuplot compare.gp` in this folder.\n"
+		   "reset\nset encoding utf8\n"
+		   "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		   "    set terminal pngcairo size %d,760 noenhanced font \"DejaVu Sans,12\" "
+		   "background rgb \"white\"\n"
+		   "} else {\n    set terminal png size %d,760 noenhanced background rgb \"white\"\n}\n"
+		   "set output \"compare.png\"\n", w, w);
+	fprintf(f, "set title \"%s relative to base (base = 100 %%)\" font \",17\"\n",
+		c->metric ? c->metric : "Headline metric");
+	fprintf(f, "set ylabel \"%% of base mean (error bars: stddev)\"\n"
+		   "set border 3 lw 1.2 lc rgb \"#404040\"\n"
+		   "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
+		   "set xtics rotate by 30 right font \",10\"\n"
+		   "set grid ytics lt 1 lw 1 lc rgb \"#e6e6e6\"\n"
+		   "set key top right horizontal box lc rgb \"#d0d0d0\" opaque samplen 2\n"
+		   "set style data histograms\n"
+		   "set style histogram errorbars gap 1.5 lw 1.2\n"
+		   "set style fill solid 0.85 border rgb \"#505050\"\n"
+		   "set boxwidth 0.9\nset yrange [0:*]\nset bmargin 14\nset lmargin 12\n");
+	double t = c->threshold * 100.0;
+	fprintf(f, "set object 1 rectangle from graph 0, first %.6g to graph 1, first %.6g "
+		   "fillcolor rgb \"#fdf1d8\" fillstyle solid 1.0 noborder behind\n"
+		   "set arrow 1 from graph 0, first 100 to graph 1, first 100 nohead "
+		   "lc rgb \"#707070\" dt 2 lw 1.2 front\n"
+		   "set label 1 \"±%.4g %% threshold\" at graph 0.005, first %.6g left "
+		   "font \",10\" textcolor rgb \"#8a6d3b\" front\n",
+		100.0 - t, 100.0 + t, t, 100.0 + t + 1.0);
+}
+
+static void gp_plot(const struct nb_compare *c, FILE *f)
+{
+	fprintf(f, "plot 'compare.dat' using 2:3:xtic(1) title \"");
+	nb_gp_str(f, c->sides[0].label);
+	fprintf(f, " (base)\" lc rgb \"#a8a8a8\"");
+	for (size_t s = 1; s < c->nsides; s++) {
+		fprintf(f, ", \\\n     '' using %zu:%zu title \"", 2 + 2 * s, 3 + 2 * s);
+		nb_gp_str(f, c->sides[s].label);
+		fprintf(f, "\" lc rgb \"%s\"", bar_colors[(s - 1) % NCOLORS]);
+	}
+	fprintf(f, "\nset terminal svg size 1280,760 dynamic noenhanced font \"DejaVu Sans,12\" "
+		   "background rgb \"white\"\nset output \"compare.svg\"\nreplot\nunset output\n");
+}
+
+static bool write_files(const struct nb_compare *c, const char *dir, struct nb_error *err)
+{
+	char dat[4200], gp[4200];
+	snprintf(dat, sizeof(dat), "%s/compare.dat", dir);
+	snprintf(gp, sizeof(gp), "%s/compare.gp", dir);
+	FILE *fd = fopen(dat, "w");
+	FILE *fg = fd ? fopen(gp, "w") : NULL;
+	if (!fg) {
+		int e = errno;
+		if (fd)
+			fclose(fd);
+		return nb_error_errno(err, e, "cannot write %s", fd ? gp : dat);
+	}
+	write_dat(c, fd);
+	gp_preamble(c, fg);
+	gp_plot(c, fg);
+	bool ok = !ferror(fd) && !ferror(fg);
+	ok = fclose(fd) == 0 && ok;
+	ok = fclose(fg) == 0 && ok;
+	return ok ? true : nb_error_set(err, "%s: cannot write the chart files", dir);
+}
+
+/* gnuplot's own quoting: inside single quotes, a quote is doubled. */
+static void cd_command(char *buf, size_t len, const char *dir)
+{
+	size_t n = (size_t)snprintf(buf, len, "cd '");
+	for (; *dir && n + 3 < len; dir++) {
+		if (*dir == '\'')
+			buf[n++] = '\'';
+		buf[n++] = *dir;
+	}
+	snprintf(buf + n, len - n, "'");
+}
+
+static bool render(const char *dir, struct nb_error *err)
+{
+	char cd[4300], log[4200];
+	cd_command(cd, sizeof(cd), dir);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	char *argv[] = { "gnuplot", "-e", cd, "compare.gp", NULL };
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return nb_error_errno(err, rc, "cannot run gnuplot");
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return nb_error_errno(err, errno, "waitpid gnuplot");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return nb_error_set(err, "gnuplot failed on %s/compare.gp (see gnuplot.log)", dir);
+	return true;
+}
+
+bool nb_compare_chart(const struct nb_compare *c, const char *dir, bool *rendered,
+		      struct nb_error *err)
+{
+	*rendered = false;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return nb_error_errno(err, errno, "cannot create %s", dir);
+	if (!write_files(c, dir, err))
+		return false;
+	if (!nb_chart_gnuplot_available())
+		return true;
+	char png[4200];
+	snprintf(png, sizeof(png), "%s/compare.png", dir);
+	*rendered = render(dir, err) && access(png, F_OK) == 0;
+	return true;
+}

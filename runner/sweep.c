@@ -1,0 +1,361 @@
+/* nbrun — rate sweeps and the loss-threshold search (see sweep.h).
+ *
+ * Why the search looks the way it does. A threshold is only as good as the
+ * trial that would refute it, and trials cost time, so:
+ *  - Everything is derived from the list of trials run so far; nothing is
+ *    believed that no trial showed. A rate fails goal g when any valid trial
+ *    at it lost more than g; the threshold is the highest rate that passed
+ *    every trial at it *below* the lowest failing rate (a pass above a fail,
+ *    as a non-monotonic device can give, is not trusted). So a rate that ever
+ *    failed is never reported.
+ *  - One trial answers every goal (NDR 0 %, PDR 0.5 % ...): its loss is
+ *    compared with each goal, the goals being searched one after the other
+ *    over the same, growing list (FD.io MLRsearch / RFC 9971).
+ *  - Bracketing is exponential from `from` (x2 until a rate fails or `to`),
+ *    then bisection until (hi - lo) / lo <= precision. A failing trial's
+ *    received rate is where a drop-tail bottleneck sits, so it is tried once
+ *    as a guess (just below it), then just above the guess: on a real
+ *    bottleneck that closes the bracket in two trials instead of seven.
+ *  - Coarse trials are short; a goal whose bracket is narrow enters its
+ *    final phase: full-length trials, and the candidate must pass `confirm`
+ *    full-length re-runs. A failed confirmation makes the candidate a failing
+ *    rate and the search goes on below it, still with full trials.
+ *  - A trial whose sender could not reach the offered rate is invalid: it is
+ *    neither pass nor fail (loss was counted against what was sent), but no
+ *    rate at or above it is tried again — the generator is the limit there.
+ *  - The number of trials is bounded; stopping early leaves the bracket.
+ */
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NONE UINT64_MAX      /* no such rate */
+#define PROBE_FACTOR 2       /* exponential bracketing */
+#define MAX_BROKEN 3         /* trials that did not run before the search gives up */
+
+struct search {
+	const struct nb_sweep *s;
+	struct nb_sweep_outcome *out;
+	bool (*run)(void *ctx, struct nb_trial *t);
+	void *ctx;
+	uint32_t max_trials;
+	uint64_t short_ns;
+	bool final[NB_LOSS_MAX];        /* the goal's bracket was narrow once: full trials now */
+	bool done[NB_LOSS_MAX];
+	uint64_t guessed_from[NB_LOSS_MAX]; /* failing rate whose received rate was used as a guess */
+	uint64_t guess[NB_LOSS_MAX];    /* the last guess made (0 = none pending) */
+	bool refine[NB_LOSS_MAX];       /* the guess passed: try just above it next */
+};
+
+/* What the next trial of a goal is. */
+struct step {
+	uint64_t rate;                  /* 0: the goal is done */
+	bool full;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *nb_sweep_status_name(enum nb_sweep_status st)
+{
+	switch (st) {
+	case NB_SWEEP_FOUND: return "found";
+	case NB_SWEEP_BELOW_FROM: return "below-from";
+	case NB_SWEEP_AT_OR_ABOVE_TO: return "at-or-above-to";
+	case NB_SWEEP_HOST_BOUND: return "host-bound";
+	case NB_SWEEP_INCOMPLETE: return "incomplete";
+	}
+	return "?";
+}
+
+/* ---- what the trials so far say ------------------------------------------------------ */
+
+static bool usable(const struct nb_trial *t)
+{
+	return t->ok && t->valid;
+}
+
+static bool fails(const struct nb_trial *t, uint32_t g)
+{
+	return usable(t) && !(t->pass_mask & (1u << g));
+}
+
+static uint64_t lowest_fail(const struct search *st, uint32_t g)
+{
+	uint64_t r = NONE;
+	for (size_t i = 0; i < st->out->ntrials; i++)
+		if (fails(&st->out->trials[i], g) && st->out->trials[i].offered < r)
+			r = st->out->trials[i].offered;
+	return r;
+}
+
+static uint64_t lowest_invalid(const struct search *st)
+{
+	uint64_t r = NONE;
+	for (size_t i = 0; i < st->out->ntrials; i++) {
+		const struct nb_trial *t = &st->out->trials[i];
+		if (t->ok && !t->valid && t->offered < r)
+			r = t->offered;
+	}
+	return r;
+}
+
+static bool rate_failed(const struct search *st, uint64_t rate, uint32_t g)
+{
+	for (size_t i = 0; i < st->out->ntrials; i++)
+		if (st->out->trials[i].offered == rate && fails(&st->out->trials[i], g))
+			return true;
+	return false;
+}
+
+/* Highest rate below `below` with a passing trial and no failing one (0 = none). */
+static uint64_t highest_pass(const struct search *st, uint32_t g, uint64_t below)
+{
+	uint64_t best = 0;
+	for (size_t i = 0; i < st->out->ntrials; i++) {
+		const struct nb_trial *t = &st->out->trials[i];
+		if (usable(t) && !fails(t, g) && t->offered < below && t->offered > best &&
+		    !rate_failed(st, t->offered, g))
+			best = t->offered;
+	}
+	return best;
+}
+
+/* Passed `confirm` full-length re-runs: confirm full passes and one pass before them. */
+static bool confirmed(const struct search *st, uint64_t rate, uint32_t g)
+{
+	uint32_t pass = 0, full = 0;
+	for (size_t i = 0; i < st->out->ntrials; i++) {
+		const struct nb_trial *t = &st->out->trials[i];
+		if (t->offered != rate || !usable(t))
+			continue;
+		pass++;
+		full += t->duration_ns >= st->s->trial_ns;
+	}
+	return full >= st->s->confirm && pass >= st->s->confirm + 1;
+}
+
+/* ---- choosing the next rate ---------------------------------------------------------- */
+
+/* Just below the received rate of the trial that failed at `fail`, once per failing rate;
+ * 0 when it would not narrow the bracket [floor, fail] by much. */
+static uint64_t guess_below(struct search *st, uint32_t g, uint64_t fail, uint64_t low)
+{
+	if (fail == NONE || st->guessed_from[g] == fail)
+		return 0;
+	double recv = 0;
+	for (size_t i = 0; i < st->out->ntrials; i++) {
+		const struct nb_trial *t = &st->out->trials[i];
+		if (t->offered == fail && fails(t, g) && isfinite(t->recv_rate))
+			recv = t->recv_rate;
+	}
+	double p = st->s->precision;
+	double cand = floor(recv * (1.0 - p / 4));
+	if (!(cand > (double)low) || cand > (double)fail * (1.0 - 2 * p))
+		return 0;
+	st->guessed_from[g] = fail;
+	st->guess[g] = (uint64_t)cand;
+	return (uint64_t)cand;
+}
+
+static struct step finish_goal(struct search *st, uint32_t g, enum nb_sweep_status status)
+{
+	st->done[g] = true;
+	st->out->goal[g].status = status;
+	return (struct step){ 0, false };
+}
+
+/* The bracket is narrow: confirm the candidate lo with full-length trials, or finish. */
+static struct step narrow(struct search *st, uint32_t g, uint64_t lo, uint64_t fail, uint64_t upper)
+{
+	st->final[g] = true;
+	if (!confirmed(st, lo, g))
+		return (struct step){ lo, true };
+	st->out->goal[g].threshold = lo;
+	return finish_goal(st, g, upper == NONE ? NB_SWEEP_AT_OR_ABOVE_TO
+				  : upper == fail ? NB_SWEEP_FOUND : NB_SWEEP_HOST_BOUND);
+}
+
+/* Nothing passed below the lowest failing / invalid rate yet: go down. */
+static struct step nothing_passed(struct search *st, uint32_t g, uint64_t fail, uint64_t upper)
+{
+	const struct nb_sweep *s = st->s;
+	if (upper == NONE)
+		return (struct step){ s->from, st->final[g] };
+	if (upper <= s->from)
+		return finish_goal(st, g, upper == fail ? NB_SWEEP_BELOW_FROM : NB_SWEEP_HOST_BOUND);
+	uint64_t cand = guess_below(st, g, fail == upper ? fail : NONE, s->from);
+	if (!cand)
+		cand = upper / PROBE_FACTOR > s->from ? upper / PROBE_FACTOR : s->from;
+	return (struct step){ cand, st->final[g] };
+}
+
+static struct step next_step(struct search *st, uint32_t g)
+{
+	const struct nb_sweep *s = st->s;
+	uint64_t fail = lowest_fail(st, g), inv = lowest_invalid(st);
+	uint64_t upper = fail < inv ? fail : inv;
+	uint64_t lo = highest_pass(st, g, upper);
+	st->out->goal[g].bracket_lo = lo;
+	st->out->goal[g].bracket_hi = upper == NONE ? 0 : upper;
+	st->out->goal[g].lowest_fail = fail == NONE ? 0 : fail;
+	if (st->guess[g] && lo == st->guess[g])
+		st->refine[g] = true;
+	st->guess[g] = 0;
+	if (!lo)
+		return nothing_passed(st, g, fail, upper);
+	if (upper == NONE && lo < s->to)
+		return (struct step){ lo > s->to / PROBE_FACTOR ? s->to : lo * PROBE_FACTOR, st->final[g] };
+	double p = s->precision;
+	uint64_t mid = lo + (upper - lo) / 2;
+	if (upper == NONE || (double)(upper - lo) <= p * (double)lo || mid <= lo)
+		return narrow(st, g, lo, fail, upper);
+	uint64_t cand = 0;
+	if (st->refine[g]) {
+		st->refine[g] = false;
+		cand = (uint64_t)floor((double)lo * (1.0 + p));
+		cand = cand > lo && cand < upper ? cand : 0;
+	}
+	if (!cand && upper == fail)
+		cand = guess_below(st, g, fail, (uint64_t)((double)lo * (1.0 + p)));
+	return (struct step){ cand ? cand : mid, st->final[g] };
+}
+
+/* ---- running trials ------------------------------------------------------------------ */
+
+/* Run one trial; false when the search must stop. */
+static bool run_trial(struct search *st, uint32_t g, struct step step)
+{
+	struct nb_sweep_outcome *out = st->out;
+	struct nb_trial *t = &out->trials[out->ntrials];
+	uint64_t full = st->s->trial_ns;
+	*t = (struct nb_trial){ .offered = step.rate, .confirm = step.full,
+				.duration_ns = step.full || st->short_ns > full ? full : st->short_ns };
+	if (!st->run(st->ctx, t)) {
+		out->interrupted = true;
+		return false;
+	}
+	out->ntrials++;
+	out->goal[g].trials++;
+	out->trial_ns += t->duration_ns;
+	for (uint32_t k = 0; k < out->ngoals && usable(t); k++)
+		if (t->loss_ratio <= out->goal[k].loss)
+			t->pass_mask |= 1u << k;
+	if (!t->ok)
+		out->broken++;
+	else if (!t->valid && (!out->host_bound_above || t->offered < out->host_bound_above))
+		out->host_bound_above = t->offered;
+	return out->broken < MAX_BROKEN;
+}
+
+/* The first goal not yet done, with its next step; false when every goal is done. */
+static bool pick(struct search *st, uint32_t *g, struct step *step)
+{
+	for (uint32_t k = 0; k < st->out->ngoals; k++) {
+		if (st->done[k])
+			continue;
+		*step = next_step(st, k);
+		if (step->rate) {
+			*g = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void search(struct search *st)
+{
+	uint32_t g;
+	struct step step;
+	while (pick(st, &g, &step)) {
+		if (st->out->ntrials >= st->max_trials) {
+			st->out->trial_limit = true;
+			break;
+		}
+		if (!run_trial(st, g, step))
+			break;
+	}
+	/* Stopped early: a goal the last trial settled is done; the others keep their bracket. */
+	for (uint32_t k = 0; k < st->out->ngoals; k++) {
+		if (st->done[k] || next_step(st, k).rate == 0)
+			continue;
+		st->out->goal[k].status = NB_SWEEP_INCOMPLETE;
+		st->out->goal[k].threshold = 0;
+	}
+}
+
+/* ---- plain sweeps -------------------------------------------------------------------- */
+
+size_t nb_sweep_plain_rates(const struct nb_sweep *s, uint64_t *rates, size_t max)
+{
+	size_t n = 0;
+	if (s->nsteps) {
+		for (; n < s->nsteps; n++)
+			if (n < max)
+				rates[n] = s->steps[n];
+		return n;
+	}
+	double r = (double)s->from;
+	while (r < (double)s->to && (s->step || s->factor > 1.0)) {
+		if (n < max)
+			rates[n] = (uint64_t)llround(r);
+		n++;
+		r = s->step ? r + (double)s->step : r * s->factor;
+	}
+	if (n < max)
+		rates[n] = s->to;
+	return n + 1;
+}
+
+static void plain(struct search *st)
+{
+	size_t n = nb_sweep_plain_rates(st->s, NULL, 0);
+	uint64_t *rates = calloc(n, sizeof(*rates));
+	if (!rates)
+		return;
+	nb_sweep_plain_rates(st->s, rates, n);
+	for (size_t i = 0; i < n && i < st->max_trials; i++)
+		if (!run_trial(st, 0, (struct step){ rates[i], true }))
+			break;
+	free(rates);
+}
+
+bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
+		      bool (*run)(void *ctx, struct nb_trial *t), void *ctx,
+		      struct nb_sweep_outcome *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct search st = { .s = s, .out = out, .run = run, .ctx = ctx,
+			     .max_trials = o && o->max_trials ? o->max_trials : NB_SWEEP_MAX_TRIALS,
+			     .short_ns = o && o->short_ns ? o->short_ns : NB_SWEEP_SHORT_NS };
+	out->search = s->search;
+	if (!s->search)
+		st.max_trials = (uint32_t)nb_sweep_plain_rates(s, NULL, 0);
+	out->trials = calloc(st.max_trials + 1, sizeof(*out->trials));
+	if (!out->trials)
+		return false;
+	out->ngoals = s->search ? s->nloss : 0;
+	for (uint32_t g = 0; g < out->ngoals; g++)
+		out->goal[g] = (struct nb_sweep_goal){ .loss = s->loss[g], .status = NB_SWEEP_INCOMPLETE };
+	uint64_t t0 = now_ns();
+	if (s->search)
+		search(&st);
+	else
+		plain(&st);
+	out->elapsed_ns = now_ns() - t0;
+	return true;
+}
+
+void nb_sweep_outcome_free(struct nb_sweep_outcome *out)
+{
+	free(out->trials);
+	out->trials = NULL;
+	out->ntrials = 0;
+}

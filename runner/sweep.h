@@ -1,0 +1,90 @@
+/* nbrun — rate sweeps and the loss-threshold search, as pure logic.
+ *
+ * The module decides which rate to try next and when to stop; a callback runs
+ * one trial and says what it measured. Nothing here touches a socket, so the
+ * search is tested against simulated loss functions (tests/test_sweep.c) and
+ * driven against a real agent by sweep_run.c.
+ */
+#ifndef NB_SWEEP_H
+#define NB_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#define NB_SWEEP_MAX_TRIALS 60            /* default bound on the trials of one search */
+#define NB_SWEEP_SHORT_NS 1000000000ull   /* coarse trials last min(this, trial) */
+
+/** One trial: the search fills offered and duration_ns, the callback the rest. */
+struct nb_trial {
+	uint64_t offered;       /* per flow, in the unit of nb_params.rate (bit/s or packet/s) */
+	uint64_t duration_ns;   /* measured time asked for */
+	/* filled by the callback: */
+	double sent_rate;       /* achieved send rate, same unit and scope as offered */
+	double recv_rate;       /* received rate, same unit and scope as offered */
+	double loss_ratio;      /* lost / actually sent (0.001 = 0.1 %) */
+	double jitter_us;
+	bool valid;             /* false: the sender could not reach offered (host-bound) */
+	bool ok;                /* the trial ran (false: it failed and measured nothing) */
+	/* filled by the search: */
+	uint32_t pass_mask;     /* valid trials: bit g set = loss_ratio <= goal g */
+	bool confirm;           /* run in a goal's final phase (full length, confirmation) */
+};
+
+enum nb_sweep_status {
+	NB_SWEEP_FOUND,          /* threshold below a rate that failed, confirmed */
+	NB_SWEEP_BELOW_FROM,     /* loss above the goal even at `from`: no threshold */
+	NB_SWEEP_AT_OR_ABOVE_TO, /* no loss above the goal even at `to`: threshold >= to */
+	NB_SWEEP_HOST_BOUND,     /* the sender could not go faster: threshold >= the rate found */
+	NB_SWEEP_INCOMPLETE,     /* stopped (interrupted, trial limit): see the bracket */
+};
+
+/** The answer for one loss goal. */
+struct nb_sweep_goal {
+	double loss;            /* the goal: loss ratio at or below which a trial passes */
+	uint64_t threshold;     /* highest rate that passed every trial at it (0 = none) */
+	uint64_t lowest_fail;   /* lowest rate that failed a trial (0 = none) */
+	uint64_t bracket_lo;    /* highest passing rate below bracket_hi (0 = none) */
+	uint64_t bracket_hi;    /* lowest failing or host-bound rate (0 = none) */
+	enum nb_sweep_status status;
+	uint32_t trials;        /* trials run while this goal was the one searched */
+};
+
+/** What a sweep or search did. */
+struct nb_sweep_outcome {
+	bool search;
+	struct nb_sweep_goal goal[NB_LOSS_MAX];
+	uint32_t ngoals;
+	struct nb_trial *trials;        /* in the order run */
+	size_t ntrials;
+	uint64_t host_bound_above;      /* lowest rate of an invalid trial (0 = none) */
+	bool interrupted;               /* the callback returned false */
+	bool trial_limit;               /* the search used every trial it was allowed */
+	uint32_t broken;                /* trials that did not run (ok == false) */
+	uint64_t elapsed_ns;            /* wall time of the whole sweep */
+	uint64_t trial_ns;              /* sum of the trials' measured durations */
+};
+
+/** Bounds of a search; zero fields take the defaults above. */
+struct nb_sweep_opts {
+	uint32_t max_trials;
+	uint64_t short_ns;
+};
+
+/** Run the sweep or search s; run(ctx, t) runs one trial at t->offered for t->duration_ns and
+ *  returns false to stop (peer lost, interrupted). out is filled (free it with
+ *  nb_sweep_outcome_free). False only when out of memory. */
+bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
+		      bool (*run)(void *ctx, struct nb_trial *t), void *ctx,
+		      struct nb_sweep_outcome *out);
+/** Free the trials of out; a zeroed outcome is fine. */
+void nb_sweep_outcome_free(struct nb_sweep_outcome *out);
+/** The rates of a plain sweep (steps, step or factor, from..to) into rates; returns how many
+ *  there are (may exceed max; only max are written). */
+size_t nb_sweep_plain_rates(const struct nb_sweep *s, uint64_t *rates, size_t max);
+/** "found", "below-from", "at-or-above-to", "host-bound", "incomplete". */
+const char *nb_sweep_status_name(enum nb_sweep_status st);
+
+#endif

@@ -1,0 +1,238 @@
+/* net suite: the stream engine end to end through the agent, the control
+ * protocol and the client on loopback — real sockets, real threads. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent.h"
+#include "client.h"
+#include "control.h"
+#include "metrics.h"
+#include "session.h"
+
+static struct nb_agent *agent;
+static struct nb_client cli;
+
+/* What a run left: how many intervals the sink saw, and both ends' final counters. */
+struct capture {
+	uint32_t intervals;
+	struct nb_snapshot l, p;
+};
+
+static void capture_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
+{
+	struct capture *c = ctx;
+	(void)h;
+	c->intervals = k;
+	memcpy(&c->l, span->l1, sizeof(c->l));
+	memcpy(&c->p, span->p1, sizeof(c->p));
+	c->l.hist = c->p.hist = NULL;
+}
+
+static void open_pair(void)
+{
+	struct nb_agent_opts o = { .bind = "127.0.0.1", .max_duration_s = 600, .idle_timeout_s = 60 };
+	struct nb_error err = { { 0 } };
+	agent = nb_agent_create(&o, &err);
+	cr_assert_not_null(agent, "%s", err.msg);
+	cr_assert(nb_agent_start_thread(agent, &err), "%s", err.msg);
+	char name[64];
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	struct sockaddr_storage addr;
+	socklen_t len;
+	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
+	cr_assert(nb_client_open(&cli, name, &addr, len, &err), "%s", err.msg);
+}
+
+static void close_pair(void)
+{
+	nb_client_close(&cli);
+	nb_agent_destroy(agent);
+}
+
+static struct nb_msg_setup setup_for(enum nb_proto proto, enum nb_dir dir, uint32_t streams,
+				     uint32_t size, uint64_t rate)
+{
+	struct nb_msg_setup su = { .run_id = 1, .warmup_ns = 200000000ull, .omit_ns = 0,
+				   .duration_ns = 1000000000ull, .interval_ns = 500000000ull };
+	snprintf(su.case_id, sizeof(su.case_id), "test");
+	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
+	su.params.proto = proto;
+	su.params.direction = dir;
+	su.params.streams = streams;
+	su.params.size = size;
+	su.params.rate = rate;
+	su.params.tos = -1;
+	su.params.cookie = 0x1234;
+	su.drain_ns = proto == NB_PROTO_UDP ? 300000000ull : 0;
+	return su;
+}
+
+static enum nb_outcome run(const struct nb_msg_setup *su, struct capture *cap, struct nb_test_result *res)
+{
+	struct nb_test_sink sink = { .ctx = cap, .interval = capture_interval };
+	struct nb_error err = { { 0 } };
+	memset(cap, 0, sizeof(*cap));
+	enum nb_outcome o = nb_client_test(&cli, su, &sink, res, &err);
+	if (res->lfinal && res->pfinal) {
+		memcpy(&cap->l, res->lfinal, sizeof(cap->l));
+		memcpy(&cap->p, res->pfinal, sizeof(cap->p));
+		cap->l.hist = cap->p.hist = NULL;
+	}
+	nb_test_result_free(res);
+	return o;
+}
+
+TestSuite(stream, .init = open_pair, .fini = close_pair, .timeout = 120);
+
+Test(stream, tcp_bytes_received_never_exceed_bytes_sent)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 131072, 0);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_gt(res.m.v[NB_COL_RX_BYTES], 0);
+	/* Over the whole run (final counters, after both ends stopped): nothing is received twice. */
+	cr_assert_gt(cap.p.flow[0].c[NB_C_RX_BYTES], 0);
+	cr_assert_leq(cap.p.flow[0].c[NB_C_RX_BYTES], cap.l.flow[0].c[NB_C_TX_BYTES]);
+	cr_assert_eq(cap.intervals, 2, "1 s in 0.5 s intervals is two intervals");
+	cr_assert(res.m.v[NB_COL_RX_BPS] > 0 && isfinite(res.m.v[NB_COL_RX_BPS]));
+}
+
+Test(stream, udp_below_capacity_achieves_its_rate_and_loses_nothing)
+{
+	const uint64_t rate = 40000000; /* 40 Mbit/s of 1400 B: ~3.6 kpps, far below loopback */
+	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 1400, rate);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	double achieved = res.m.v[NB_COL_ACHIEVED_RATE];
+	cr_assert_float_eq(achieved / (double)rate, 1.0, 0.03, "achieved %.0f of %llu", achieved,
+			   (unsigned long long)rate);
+	cr_assert_eq(res.m.v[NB_COL_LOST], 0.0);
+	cr_assert_eq(res.m.v[NB_COL_LOSS_PCT], 0.0);
+	cr_assert_eq(res.m.v[NB_COL_TARGET_RATE], (double)rate);
+	cr_assert_leq(res.m.v[NB_COL_MAX_BURST], 16.0);
+}
+
+Test(stream, udp_loss_is_exactly_sent_minus_received_and_on_loopback_only_buffer_drops)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 200, 20000000);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	const struct nb_flow_snap *tx = &cap.l.flow[0], *rx = &cap.p.flow[0];
+	uint64_t mtx = tx->c[NB_C_MEAS_TX_PACKETS], mrx = rx->c[NB_C_MEAS_RX_PACKETS];
+	cr_assert_gt(mtx, 0);
+	cr_assert_leq(rx->c[NB_C_RX_PACKETS], tx->c[NB_C_TX_PACKETS], "nothing received that was not sent");
+	cr_assert_eq(rx->c[NB_C_DUP], 0);
+	cr_assert_leq(mrx, mtx);
+	cr_assert_eq(res.m.v[NB_COL_LOST], (double)(mtx - mrx), "the run's loss is measured sent - received");
+	/* Loopback has no wire: a datagram can only be lost to the receiver's full socket buffer,
+	 * which the kernel counts for us (SO_RXQ_OVFL). Both counts cover the whole run. */
+	cr_assert_eq(rx->c[NB_C_LOST], rx->c[NB_C_RCVBUF_DROPS], "gaps %llu, buffer drops %llu",
+		     (unsigned long long)rx->c[NB_C_LOST], (unsigned long long)rx->c[NB_C_RCVBUF_DROPS]);
+}
+
+Test(stream, reverse_moves_data_from_the_agent_to_the_client)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_REVERSE, 1, 65536, 0);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap.l.flow[0].c[NB_C_TX_BYTES], 0, "the client sent nothing");
+	cr_assert_gt(cap.l.flow[0].c[NB_C_RX_BYTES], 0, "the client received");
+	cr_assert_gt(cap.p.flow[0].c[NB_C_TX_BYTES], 0, "the agent sent");
+	cr_assert_eq(cap.p.flow[0].c[NB_C_RX_BYTES], 0, "the agent received nothing");
+	cr_assert_not(cap.l.flow[0].sends);
+	cr_assert(cap.p.flow[0].sends);
+}
+
+Test(stream, bidir_runs_both_directions_at_once)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_BIDIR, 2, 65536, 0);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap.l.nflows, 4, "bidir doubles the flows");
+	for (uint32_t f = 0; f < 4; f++) {
+		bool client_sends = f < 2;
+		const struct nb_snapshot *snd = client_sends ? &cap.l : &cap.p;
+		const struct nb_snapshot *rcv = client_sends ? &cap.p : &cap.l;
+		cr_assert_gt(snd->flow[f].c[NB_C_TX_BYTES], 0, "flow %u sent", f);
+		cr_assert_gt(rcv->flow[f].c[NB_C_RX_BYTES], 0, "flow %u received", f);
+		cr_assert_eq(rcv->flow[f].c[NB_C_TX_BYTES], 0, "flow %u: the receiver sent nothing", f);
+	}
+}
+
+Test(stream, n_streams_give_n_flows_with_their_own_counters)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 3, 1000, 8000000);
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap.l.nflows, 3);
+	cr_assert_eq(cap.p.nflows, 3);
+	double sum = 0;
+	for (uint32_t f = 0; f < 3; f++) {
+		cr_assert_gt(cap.p.flow[f].c[NB_C_RX_PACKETS], 0, "flow %u received", f);
+		sum += (double)cap.l.flow[f].c[NB_C_TX_PACKETS];
+	}
+	cr_assert_float_eq(res.m.v[NB_COL_TARGET_RATE], 3 * 8000000.0, 1);
+	cr_assert_gt(sum, 0);
+}
+
+Test(stream, an_engine_the_agent_refuses_fails_the_case_not_the_session)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 8, 0); /* below the header */
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_CASE_FAILED);
+	cr_assert_not_null(strstr(res.error, "UDP size"), "%s", res.error);
+	su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 1000, 0);
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "the session goes on: %s", res.error);
+}
+
+Test(stream, a_second_client_is_told_the_agent_is_busy)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
+	struct nb_client second;
+	cr_assert_not(nb_client_open(&second, name, &addr, len, &err));
+	cr_assert_not_null(strstr(err.msg, "busy"), "%s", err.msg);
+}
+
+static size_t count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	size_t n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+Test(stream, a_thousand_tests_leak_no_fd_and_no_thread, .timeout = 300)
+{
+	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 2, 1000, 0);
+	su.warmup_ns = 0;
+	su.duration_ns = su.interval_ns = 2000000ull;
+	struct capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	size_t fds = count_dir("/proc/self/fd"), threads = count_dir("/proc/self/task");
+	for (int i = 0; i < 1000; i++) {
+		su.params.proto = i % 2 ? NB_PROTO_UDP : NB_PROTO_TCP;
+		su.params.size = 1000;
+		cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "test %d: %s", i, res.error);
+	}
+	cr_assert_eq(count_dir("/proc/self/fd"), fds, "file descriptors after 1000 tests");
+	cr_assert_eq(count_dir("/proc/self/task"), threads, "threads after 1000 tests");
+}
