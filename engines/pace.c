@@ -28,6 +28,25 @@ static void sleep_until(uint64_t t_ns)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* Packets due at now (the pacer is past its schedule and its gate); sets the gate when debt remains. */
+static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
+{
+	uint64_t late = now - p->next_ns;
+	if (late > NB_PACE_MAX_DEBT_NS) {
+		p->next_ns = now - NB_PACE_MAX_DEBT_NS;
+		late = NB_PACE_MAX_DEBT_NS;
+	}
+	uint64_t due = 1 + (p->interval_ns ? late / p->interval_ns : p->burst);
+	uint32_t n = (uint32_t)(due < p->burst ? due : p->burst);
+	if (n > max)
+		n = max;
+	/* What is still owed after these leaves at twice the target rate. */
+	p->gate_ns = due > n ? now + n * p->interval_ns / 2 : 0;
+	if (n > p->max_run)
+		p->max_run = n;
+	return n;
+}
+
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop)
 {
 	if (p->frac_num == 0)
@@ -36,20 +55,10 @@ uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *sto
 		if (atomic_load_explicit(stop, memory_order_relaxed))
 			return 0;
 		uint64_t now = nb_now_ns();
-		if (now >= p->next_ns) {
-			/* Packets due by now, at most the burst; older credit is dropped. */
-			uint64_t late = now - p->next_ns;
-			uint64_t due = 1 + (p->interval_ns ? late / p->interval_ns : p->burst);
-			if (due > p->burst) {
-				due = p->burst;
-				p->next_ns = now - (p->burst - 1) * p->interval_ns;
-			}
-			uint32_t n = (uint32_t)(due < max ? due : max);
-			if (n > p->max_run)
-				p->max_run = n;
-			return n;
-		}
-		uint64_t wait = p->next_ns - now;
+		uint64_t at = p->next_ns > p->gate_ns ? p->next_ns : p->gate_ns;
+		if (now >= at)
+			return release(p, now, max);
+		uint64_t wait = at - now;
 		if (wait > SPIN_NS) {
 			uint64_t slice = wait - SPIN_NS;
 			if (slice > 100000000ull)

@@ -1,12 +1,15 @@
-/* nbrun — the pacer: a token bucket with a small bounded burst.
+/* nbrun — the pacer: a send schedule with a small bounded burst and bounded catch-up.
  *
  * iperf3 paces by comparing the average rate since start with the target, so
  * after any stall it sends at line rate until the average recovers: bursts a
- * bottleneck queue sees as loss. Here each packet has a send time on a fixed
- * schedule (t0 + k / rate); the sender sleeps until just before the next send
- * time and may send at most `burst` packets late ones at once, after which the
- * schedule is moved forward (credit is lost, not hoarded). The largest burst
- * actually sent is reported, so a result shows how smooth the offered load was.
+ * bottleneck queue sees as loss. Here packet k has a send time on a fixed
+ * schedule (t0 + k / rate); the sender sleeps until just before it (then
+ * spins: timer wake-ups on a VM are tens of microseconds late). A wake-up that
+ * comes late finds several packets due; at most `burst` leave back to back and
+ * the rest of the debt is paid at twice the target rate, so a stall never
+ * turns into a line-rate burst and the long-run rate still meets the target.
+ * Debt older than NB_PACE_MAX_DEBT_NS is forgiven (the sender was host-bound,
+ * and the achieved rate says so). The largest burst actually sent is reported.
  */
 #ifndef NB_PACE_H
 #define NB_PACE_H
@@ -14,10 +17,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define NB_PACE_MAX_DEBT_NS 10000000ull /* 10 ms */
+
 struct nb_pacer {
-	uint64_t interval_ns;   /* ns between packets at the target rate (0 = unpaced) */
-	uint64_t next_ns;       /* send time of the next packet */
-	uint32_t burst;         /* most packets sent back to back */
+	uint64_t interval_ns;   /* whole ns between packets at the target rate (0 = unpaced) */
+	uint64_t next_ns;       /* scheduled send time of the next packet */
+	uint64_t gate_ns;       /* while paying debt: no release before this time */
+	uint32_t burst;         /* most packets released at once */
 	uint32_t max_run;       /* most packets released at once so far (the largest burst) */
 	uint64_t frac_num, frac_den, frac_acc; /* exact rate: interval = den/num ns with remainder */
 };
@@ -25,7 +31,7 @@ struct nb_pacer {
 /** Start a pacer for `per_second` packets per second (0 = unpaced), first send at now_ns. */
 void nb_pacer_init(struct nb_pacer *p, uint64_t per_second, uint32_t burst, uint64_t now_ns);
 /** How many packets may be sent now (≤ max); sleeps until the next send time when none may.
- *  Returns 0 only when stop became true while sleeping. */
+ *  Returns 0 only when stop became true while waiting. */
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop);
 /** Record that n packets were sent (advances the schedule by n send times). */
 void nb_pacer_sent(struct nb_pacer *p, uint32_t n);

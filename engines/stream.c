@@ -24,11 +24,10 @@
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (256 * 1024)
 #define INFO_EVERY_NS 100000000ull
-/* The pacer's bucket holds at least 4 packets, or 100 us worth at the target rate: enough that a
- * wake-up late by a few intervals loses no credit (a bucket of 1 slips on every late wake-up and
- * under-sends by the average lateness), small enough that no queue notices the burst. */
-#define PACER_BURST_NS 100000ull
-#define PACER_BURST_MIN 4
+/* Back-to-back packets the pacer may release at once: 50 us worth at the target rate, at least
+ * 2 (a late wake-up's debt beyond that is paid at twice the rate, see pace.h). */
+#define PACER_BURST_NS 50000ull
+#define PACER_BURST_MIN 2
 
 static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 {

@@ -11,7 +11,7 @@
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
 	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
-	OPT_VERSION, OPT_SECRET_FILE,
+	OPT_VERSION, OPT_SECRET_FILE, OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "json", required_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -55,7 +56,7 @@ void nb_cli_usage(FILE *out)
 		"       nbrun report DIR                    rebuild report, summary and charts\n"
 		"       nbrun compare BASE NEW [NEW...] [--threshold 5%%] [--metric NAME]\n"
 		"                     [--out FILE.md] [--format md|csv|json]\n"
-		"       nbrun env [--peer HOST[:PORT]]      environment facts of both ends\n"
+		"       nbrun env [--peer HOST[:PORT]] [--json FILE]  environment facts of both ends\n"
 		"\n"
 		"options:\n"
 		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback)\n"
@@ -189,6 +190,7 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 		cli->format = arg;
 		return true;
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
+	case OPT_JSON: cli->json = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case 'h': cli->cmd = NB_CMD_HELP; return true;

@@ -9,6 +9,7 @@
 #include "control.h"
 #include "env.h"
 #include "facts.h"
+#include "pitfalls.h"
 #include "report.h"
 
 int nb_cmd_report(const struct nb_cli *cli)
@@ -47,12 +48,22 @@ int nb_cmd_env(const struct nb_cli *cli)
 		nb_env_collect("/", NULL, 0, &local);
 	}
 	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
-	nb_env_print(&local, cli->peer ? &c.peer_facts : NULL, stdout);
-	if (cli->peer)
-		nb_env_diff(&local, &c.peer_facts, stdout);
+	const struct nb_facts *peer = cli->peer ? &c.peer_facts : NULL;
+	nb_env_print(&local, peer, stdout);
+	if (peer)
+		nb_env_diff(&local, peer, stdout);
+	struct nb_pitfalls pf = { 0 };
+	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
+		nb_pitfalls_print(&pf, stdout);
+	nb_pitfalls_free(&pf);
+	int rc = 0;
+	if (cli->json && !nb_env_json_write(cli->json, &local, peer, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		rc = 1;
+	}
 	nb_client_close(&c);
 	nb_facts_free(&local);
-	return 0;
+	return rc;
 }
 
 int nb_cmd_compare(const struct nb_cli *cli)

@@ -68,7 +68,8 @@ void nbt_pair_stop(struct nbt_pair *pr, struct nb_snapshot *cli, struct nb_snaps
 {
 	struct nb_error err = { "" };
 	nb_session_quiesce(pr->cli);
-	nbt_sleep_ms(50);
+	/* Long enough for every client flow to have its last answer or its timeout. */
+	nbt_sleep_ms(pr->p.timeout_ms + 100);
 	bool cok = nb_session_stop(pr->cli, &err);
 	cr_assert(cok, "client: %s", err.msg);
 	nb_session_snapshot(pr->cli, cli);

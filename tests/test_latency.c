@@ -203,10 +203,11 @@ static void harness_counts(const struct lat_case *lc)
 	nbt_sleep_ms(1000);
 	nb_session_snapshot(pr.cli, b);
 	if (lc->rate) {
-		/* The schedule is exact: rate x time messages went out, however late each was. */
+		/* The schedule is exact: rate x time messages went out, however late each was
+		 * (the margin is for a client descheduled at one of the two snapshots). */
 		double want = (double)lc->rate * 2 * (double)(b->t_ns - a->t_ns) / 1e9;
 		double sent = (double)(nbt_sum(b, NB_C_TX_PACKETS) - nbt_sum(a, NB_C_TX_PACKETS));
-		cr_assert_leq(fabs(sent / want - 1), 0.05, "%s: sent %.0f, scheduled %.0f", lc->name,
+		cr_assert_leq(fabs(sent / want - 1), 0.15, "%s: sent %.0f, scheduled %.0f", lc->name,
 			      sent, want);
 	}
 	struct nb_snapshot *cs = nb_snapshot_create(true), *ss = nb_snapshot_create(false);

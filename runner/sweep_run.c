@@ -1,0 +1,206 @@
+/* nbrun — a swept case against the agent (see sweep_run.h). The search itself is sweep.c;
+ * here a trial becomes one nb_client_test at the offered rate, its rows and a progress line. */
+#include "sweep_run.h"
+
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cols.h"
+#include "metrics.h"
+#include "outdir.h"
+
+#define UDP_DRAIN_NS 500000000ull  /* in-flight datagrams arrive before the last count */
+#define VALID_TOLERANCE 0.01       /* a sender more than 1 % short of the offered rate is host-bound */
+
+/* One swept case being run: what the trial callback and the interval sink need. */
+struct trial_ctx {
+	const struct nb_sweep_env *env;
+	const struct nb_case *c;
+	uint32_t rep, n;              /* repetition; trials run so far */
+	uint32_t run_id;              /* the current trial's run id */
+	struct nb_msg_setup su;
+	double max_burst;             /* largest pacer burst of any trial */
+	bool lost;                    /* the agent was lost: err says why */
+	struct nb_error *err;
+};
+
+static const char *proto_name(enum nb_proto p)
+{
+	return p == NB_PROTO_UDP ? "udp" : "tcp";
+}
+
+static double tick_s(const struct nb_msg_setup *su, uint32_t k)
+{
+	uint64_t off = (uint64_t)k * su->interval_ns;
+	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
+}
+
+static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+{
+	struct trial_ctx *x = ctx;
+	struct nb_interval_row row = { .run_id = x->run_id, .case_id = x->c->id, .rep = x->rep };
+	row.t_start = tick_s(&x->su, k - 1);
+	row.t_end = tick_s(&x->su, k);
+	row.omitted = row.t_start * 1e9 < (double)x->su.omit_ns - 1;
+	uint32_t nflows = span->l1->nflows;
+	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
+		row.stream = f;
+		nb_metrics_span(&x->su.params, span, f, NULL, &row.m);
+		nb_intervals_csv_write(x->env->intervals, &row);
+	}
+	row.stream = -1;
+	nb_metrics_span(&x->su.params, span, -1, hist, &row.m);
+	nb_intervals_csv_write(x->env->intervals, &row);
+}
+
+/* The case's setup with the trial's rate and length; warm-up, interval and omit from the case. */
+static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
+{
+	const struct nb_case *c = x->c;
+	struct nb_msg_setup *su = &x->su;
+	memset(su, 0, sizeof(*su));
+	su->run_id = x->run_id;
+	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
+	su->params = c->params;
+	su->params.rate = t->offered;
+	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
+	su->warmup_ns = c->timing.warmup_ns;
+	su->omit_ns = c->timing.omit_ns < t->duration_ns ? c->timing.omit_ns : 0;
+	su->duration_ns = t->duration_ns;
+	su->interval_ns = c->timing.interval_ns < t->duration_ns ? c->timing.interval_ns : t->duration_ns;
+	bool udp_dir = c->params.proto == NB_PROTO_UDP && nb_metrics_directional(&c->params);
+	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
+}
+
+/* What the search needs from the run's metrics: rates per flow, loss against what was sent. */
+static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct nb_trial *t)
+{
+	const struct nb_params *p = &x->c->params;
+	double flows = (double)nb_params_nflows(p);
+	bool pps = strcmp(p->engine, "pps") == 0;
+	double target = m->v[NB_COL_TARGET_RATE], achieved = m->v[NB_COL_ACHIEVED_RATE];
+	t->sent_rate = achieved / flows;
+	t->recv_rate = (pps ? m->v[NB_COL_RX_PPS] : m->v[NB_COL_RX_BPS]) / flows;
+	t->loss_ratio = isfinite(m->v[NB_COL_LOSS_PCT]) ? m->v[NB_COL_LOSS_PCT] / 100.0 : 0.0;
+	t->jitter_us = m->v[NB_COL_JITTER_US];
+	t->valid = isfinite(achieved) && isfinite(target) && achieved >= target * (1.0 - VALID_TOLERANCE);
+	if (isfinite(m->v[NB_COL_MAX_BURST]) && m->v[NB_COL_MAX_BURST] > x->max_burst)
+		x->max_burst = m->v[NB_COL_MAX_BURST];
+}
+
+static void append_flag(char *out, size_t n, const char *flag)
+{
+	size_t len = strlen(out);
+	snprintf(out + len, n - len, "%s%s", len ? ";" : "", flag);
+}
+
+/* Notes on a trial: its verdict per loss goal, final-phase length, host limits. */
+static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, const struct nb_metrics *m,
+			bool final, char *out, size_t n)
+{
+	const struct nb_sweep *s = &x->c->sweep;
+	out[0] = '\0';
+	for (uint32_t g = 0; t->ok && t->valid && g < s->nloss; g++) {
+		char f[48];
+		snprintf(f, sizeof(f), "%s<=%g%%", t->loss_ratio <= s->loss[g] ? "pass" : "fail",
+			 s->loss[g] * 100.0);
+		append_flag(out, n, f);
+	}
+	if (final && s->search)
+		append_flag(out, n, "final");
+	if (t->ok && !t->valid)
+		append_flag(out, n, "host-bound");
+	if (m->v[NB_COL_RCVBUF_DROPS] > 0)
+		append_flag(out, n, "rcvbuf-drops");
+	if (m->v[NB_COL_SND_ERRS] > 0)
+		append_flag(out, n, "snd-errs");
+}
+
+static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const char *started,
+			const struct nb_test_result *res)
+{
+	const struct nb_case *c = x->c;
+	char flags[160];
+	trial_flags(x, t, &res->m, t->confirm, flags, sizeof(flags));
+	enum nb_col head = nb_metrics_headline(&c->params);
+	struct nb_run_row row = {
+		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
+		.protocol = proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
+		.offered_rate = (double)t->offered, .status = !t->ok ? "failed" : t->valid ? "ok" : "invalid",
+		.metric = nb_cols[head].name, .value = t->ok ? res->m.v[head] : NAN, .flags = flags,
+		.error = res->error, .started = started, .m = res->m,
+	};
+	nb_runs_csv_write(x->env->runs, &row);
+	if (t->ok)
+		(*x->env->runs_ok)++;
+	else
+		(*x->env->runs_failed)++;
+}
+
+static void progress(const struct trial_ctx *x, const struct nb_trial *t, const char *error)
+{
+	if (x->env->verbosity < 0)
+		return;
+	const char *unit = strcmp(x->c->params.engine, "stream") == 0 ? "bit/s" : "pkt/s";
+	if (!t->ok) {
+		fprintf(stderr, "  %s trial %u at %.6g %s: FAILED: %s\n", x->c->id, x->n,
+			(double)t->offered, unit, error);
+		return;
+	}
+	fprintf(stderr, "  %s trial %u: offered %.6g %s for %.3g s, sent %.6g, received %.6g, "
+		"loss %.4g %%%s\n", x->c->id, x->n, (double)t->offered, unit,
+		(double)t->duration_ns / 1e9, t->sent_rate, t->recv_rate, t->loss_ratio * 100.0,
+		t->valid ? "" : " (invalid: the sender fell short)");
+}
+
+/* The search's callback: one trial through the agent. */
+static bool run_trial(void *ctx, struct nb_trial *t)
+{
+	struct trial_ctx *x = ctx;
+	if (x->env->interrupt && atomic_load(x->env->interrupt))
+		return false;
+	x->run_id = ++*x->env->run_id;
+	x->n++;
+	build_setup(x, t);
+	char started[32];
+	nb_utc_now(started, sizeof(started));
+	struct nb_test_sink sink = { .ctx = x, .interval = write_interval };
+	struct nb_test_result res;
+	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
+	if (o == NB_OUT_PEER_LOST) {
+		snprintf(res.error, sizeof(res.error), "%s", x->err->msg);
+		x->lost = true;
+	}
+	t->ok = o == NB_OUT_OK;
+	if (t->ok)
+		fill_trial(x, &res.m, t);
+	write_trial(x, t, started, &res);
+	nb_hist_destroy(res.hist);
+	progress(x, t, res.error);
+	return o != NB_OUT_PEER_LOST;
+}
+
+enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
+			      struct nb_error *err)
+{
+	struct trial_ctx x = { .env = env, .c = c, .rep = rep, .err = err };
+	struct nb_sweep_outcome o;
+	if (!nb_sweep_execute(&c->sweep, NULL, run_trial, &x, &o)) {
+		nb_error_set(err, "%s: out of memory for the sweep", c->id);
+		return NB_OUT_CASE_FAILED;
+	}
+	struct nb_error jerr = { { 0 } };
+	if (!nb_sweep_json_append(env->dir, c, rep, &o, x.max_burst, &jerr))
+		fprintf(stderr, "nbrun: %s\n", jerr.msg);
+	for (uint32_t g = 0; env->verbosity >= 0 && g < (o.search ? o.ngoals : 1); g++) {
+		char line[768];
+		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
+		fprintf(stderr, "%s\n", line);
+	}
+	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST
+			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
+	nb_sweep_outcome_free(&o);
+	return rc;
+}

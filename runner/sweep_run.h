@@ -1,0 +1,43 @@
+/* nbrun — a swept case against the agent: every trial through nb_client_test,
+ * written to runs.csv (kind "trial") and intervals.csv as it ends, and the
+ * result of the sweep or search appended to sweeps.json and told on stderr. */
+#ifndef NB_SWEEP_RUN_H
+#define NB_SWEEP_RUN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client.h"
+#include "csv.h"
+#include "plan.h"
+#include "sweep.h"
+
+/** What a swept case borrows from the run loop's batch. */
+struct nb_sweep_env {
+	struct nb_client *client;
+	struct nb_csv *runs, *intervals;
+	const char *dir;                 /* results folder: sweeps.json goes there */
+	uint32_t *run_id;                /* the batch's run counter: each trial takes the next id */
+	uint32_t *runs_ok, *runs_failed; /* the batch's counts (meta.json), one per trial */
+	const atomic_bool *interrupt;    /* set by SIGINT: no new trial starts */
+	int verbosity;                   /* < 0: quiet; 0: one line per trial and the result */
+};
+
+/** Run the sweep or search of case c (repetition rep). NB_OUT_PEER_LOST when the agent was
+ *  lost (err says why), NB_OUT_CASE_FAILED when trials failed to run or the search could not
+ *  finish, else NB_OUT_OK; an interrupted search returns NB_OUT_OK and keeps its trials. */
+enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
+			      struct nb_error *err);
+
+/** Append the outcome of case c's sweep to DIR/sweeps.json ({"sweeps": [...]}, one entry per
+ *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial. */
+bool nb_sweep_json_append(const char *dir, const struct nb_case *c, uint32_t rep,
+			  const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err);
+/** The sentence stating goal g's result ("id: highest rate with loss ≤ 0.1 %: 187.4 Mbit/s
+ *  (lowest failing 189.2 Mbit/s, 14 trials, 41 s)"), or a plain sweep's summary when g is
+ *  out of range. */
+void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o, uint32_t g,
+		       char *buf, size_t len);
+
+#endif

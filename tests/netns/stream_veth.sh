@@ -1,0 +1,92 @@
+#!/bin/sh
+# netns suite: `nbrun serve` in one network namespace, `nbrun CONFIG --peer ADDR` in another,
+# joined by a veth pair this test creates (and removes on exit). The remote runs must produce
+# the same kinds of rows as local mode: TCP forward/reverse and paced UDP, real values.
+# Speaks TAP. Needs root and ip(8). Environment: NBRUN = path of the nbrun binary.
+set -u
+NBRUN=${NBRUN:-build/nbrun}
+NSA=nbst-$$-a
+NSB=nbst-$$-b
+VA=nbst-${$}a
+VB=nbst-${$}b
+ADDR_A=10.231.78.1
+ADDR_B=10.231.78.2
+TMP=$(mktemp -d /tmp/nbst-$$.XXXXXX)
+SERVE_PID=
+N=0
+FAILED=0
+
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+ok()  { N=$((N + 1)); echo "ok $N - $1"; }
+nok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and ip(8) for network namespaces"
+	exit 0
+fi
+echo "1..7"
+
+ip netns add "$NSA" && ip netns add "$NSB" &&
+ip link add "$VA" type veth peer name "$VB" &&
+ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" &&
+ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" &&
+ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up &&
+ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up
+[ $? -eq 0 ] && ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
+
+ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once -q 2>"$TMP/serve.err" &
+SERVE_PID=$!
+i=0
+while [ $i -lt 50 ] && ! ip netns exec "$NSA" cat /proc/net/tcp | grep -q ':1D97 '; do
+	sleep 0.1; i=$((i + 1))
+done
+
+cat >"$TMP/veth.yaml" <<'YAML'
+name: veth
+defaults: {duration: 2s, warmup: 500ms, omit: 500ms, interval: 500ms, repetitions: 1}
+tests:
+  - {name: tcp, engine: stream, protocol: tcp, size: 64K, streams: 2, direction: [forward, reverse]}
+  - {name: udp, engine: stream, protocol: udp, size: 1400, rate: 50M}
+YAML
+ip netns exec "$NSB" "$NBRUN" "$TMP/veth.yaml" --peer "$ADDR_A" --out "$TMP/out" -q 2>"$TMP/run.err"
+rc=$?
+[ $rc -eq 0 ] && ok "nbrun --peer $ADDR_A across the veth pair exits 0" || nok "remote run (rc $rc)" "$TMP/run.err"
+
+# field NAME of the runs.csv row of CASE
+field() {
+	python3 - "$TMP/out/runs.csv" "$1" "$2" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["case_id"] == sys.argv[2]:
+        print(r[sys.argv[3]] or "empty")
+PY
+}
+gt() { python3 -c "import sys; sys.exit(0 if float('$1') > float('$2') else 1)" 2>/dev/null; }
+
+fwd=$(field tcp/tcp/s64K/p2/forward rx_bps)
+rev=$(field tcp/tcp/s64K/p2/reverse rx_bps)
+gt "$fwd" 0 && ok "TCP forward measured $fwd bit/s" || nok "TCP forward rx_bps = $fwd" "$TMP/out/runs.csv"
+gt "$rev" 0 && ok "TCP reverse measured $rev bit/s" || nok "TCP reverse rx_bps = $rev" "$TMP/out/runs.csv"
+ach=$(field udp/udp/s1400/p1/forward/r50M achieved_rate)
+gt "$ach" 45000000 && ok "UDP at 50M achieved $ach bit/s" || nok "UDP achieved $ach" "$TMP/out/runs.csv"
+loss=$(field udp/udp/s1400/p1/forward/r50M loss_pct)
+[ "$loss" = 0 ] && ok "UDP at 50M over veth lost nothing" || nok "UDP loss $loss %" "$TMP/out/runs.csv"
+python3 - "$TMP/out" <<'PY' && ok "intervals rows per stream and summed; env.json has both ends on the veth" || nok "rows/env" "$TMP/out/intervals.csv"
+import csv, json, sys
+d = sys.argv[1]
+rows = [r for r in csv.DictReader(open(d + "/intervals.csv")) if r["case_id"] == "tcp/tcp/s64K/p2/forward"]
+streams = {r["stream"] for r in rows}
+assert streams == {"0", "1", "sum"}, streams
+env = json.load(open(d + "/env.json"))
+assert env["local"]["iface"]["name"].startswith("nbst-"), env["local"]["iface"]["name"]
+assert env["peer"]["iface"]["name"].startswith("nbst-"), env["peer"]["iface"]["name"]
+PY
+exit $FAILED
