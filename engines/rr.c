@@ -264,26 +264,44 @@ static int rr_server_flow(struct nb_flow *f)
 
 /* ---- TCP_CRR ---- */
 
-/* A fresh non-blocking socket to f->peer, established; -1 with *r set on failure. */
+/* A blocking connect returns EINPROGRESS when its SO_SNDTIMEO slice passes; a
+ * non-blocking one (spin) at once. Wait for the outcome, stop-aware. */
+static enum nb_io crr_connect_wait(struct nb_flow *f, int fd)
+{
+	enum nb_io r = nb_io_wait(f, fd, true, 0);
+	int e = 0;
+	socklen_t el = sizeof(e);
+	if (r == NB_IO_OK && (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e != 0)) {
+		errno = e ? e : errno;
+		r = errno == ECONNREFUSED ? NB_IO_CLOSED : NB_IO_ERROR;
+	}
+	return r;
+}
+
+/* A fresh socket to f->peer, established; -1 with *r set on failure. Blocking (with
+ * 100 ms SO_SNDTIMEO/SO_RCVTIMEO slices) in block and busy-poll modes: on loopback
+ * the handshake completes inside connect(), so no poll() per connection. */
 static int crr_connect(struct nb_flow *f, enum nb_io *r)
 {
 	const struct nb_params *p = f->p;
 	int family = nb_sock_family(&f->peer);
-	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	bool spin = p->wait == NB_WAIT_SPIN;
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0), 0);
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 	*r = NB_IO_ERROR;
 	if (fd < 0)
 		return -1;
 	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)) < 0 ||
-	    !nb_sock_apply(fd, p, family, &f->err) ||
-	    (p->wait == NB_WAIT_BUSY_POLL && !nb_sock_apply_wait(fd, p->wait, &f->err)))
+	    !nb_sock_apply(fd, p, family, &f->err) || (!spin && !nb_io_setup(fd, p->wait, 0, &f->err)))
 		goto fail;
 	uint64_t t0 = nb_now_ns();
-	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) < 0 && errno != EINPROGRESS) {
-		*r = errno == ECONNREFUSED ? NB_IO_CLOSED : NB_IO_ERROR;
-		goto fail;
+	*r = NB_IO_OK;
+	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) < 0) {
+		if (errno == EINPROGRESS || errno == EINTR || errno == EAGAIN)
+			*r = crr_connect_wait(f, fd);
+		else
+			*r = errno == ECONNREFUSED ? NB_IO_CLOSED : NB_IO_ERROR;
 	}
-	*r = nb_io_wait(f, fd, true, 0);
 	if (*r != NB_IO_OK)
 		goto fail;
 	nb_count(f, NB_C_CONNECTS, 1);
@@ -320,29 +338,42 @@ static int crr_client_flow(struct nb_flow *f)
 	return rc;
 }
 
-/* Take one connection off the shared listener; -1 when none is ready (or stopping). */
+/* Take one connection off the shared listener; -1 when none came (or stopping). In
+ * block and busy-poll modes accept() blocks for one slice (the listener's
+ * SO_RCVTIMEO) and the harness's shutdown of the listener wakes it at the stop. */
 static int crr_accept(struct nb_flow *f, enum nb_io *r)
 {
-	int fd = accept4(f->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	bool spin = f->p->wait == NB_WAIT_SPIN;
+	int fd = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0));
 	*r = NB_IO_OK;
 	if (fd >= 0)
 		return fd;
 	if (nb_flow_stopping(f))
 		*r = NB_IO_STOP;
-	else if (errno == EAGAIN || errno == EWOULDBLOCK)
-		*r = nb_io_wait(f, f->listen_fd, false, 0);
-	else if (errno != EINTR && errno != ECONNABORTED && errno != EMFILE && errno != ENFILE)
+	else if ((errno == EAGAIN || errno == EWOULDBLOCK) && spin)
+		nb_io_spin_pause();
+	else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+		 errno != ECONNABORTED && errno != EMFILE && errno != ENFILE)
 		*r = NB_IO_ERROR;
 	return -1;
 }
 
+/* The listener is shared by every server flow (so this runs once per flow: idempotent).
+ * Accepted sockets inherit its timeouts and busy-poll setting. */
+static bool crr_listener_setup(struct nb_flow *f)
+{
+	if (f->p->wait != NB_WAIT_SPIN)
+		return nb_io_setup(f->listen_fd, f->p->wait, 0, &f->err);
+	int fl = fcntl(f->listen_fd, F_GETFL);
+	if (fl < 0 || fcntl(f->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return nb_error_errno(&f->err, errno, "listener O_NONBLOCK");
+	return true;
+}
+
 static int crr_server_flow(struct nb_flow *f)
 {
-	int fl = fcntl(f->listen_fd, F_GETFL); /* shared by every server flow: idempotent */
-	if (fl < 0 || fcntl(f->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return nb_error_errno(&f->err, errno, "listener O_NONBLOCK"), -1;
 	struct bufs b;
-	if (!bufs_alloc(f, &b))
+	if (!crr_listener_setup(f) || !bufs_alloc(f, &b))
 		return -1;
 	int rc = 0;
 	while (rc == 0) {

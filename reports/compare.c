@@ -187,6 +187,7 @@ static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct
 		const struct nb_results *res = &c->sides[s].res;
 		cell->present = nb_results_case(res, row->case_id) != (size_t)-1;
 		nb_stats_init(&cell->st);
+		cell->change = NAN;
 		if (!cell->present)
 			continue;
 		case_stats(res, row->case_id, row->metric, row->col, &cell->st);

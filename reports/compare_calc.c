@@ -156,6 +156,8 @@ void nb_cmp_fmt_change(double change, char *buf, size_t len)
 		snprintf(buf, len, "—");
 	else if (isinf(change))
 		snprintf(buf, len, "%s∞ (base 0)", change > 0 ? "+" : "-");
+	else if (fabs(change) < 0.0005)
+		snprintf(buf, len, "0.0 %%");
 	else
 		snprintf(buf, len, "%+.1f %%", change * 100.0);
 }

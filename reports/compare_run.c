@@ -54,11 +54,13 @@ static bool emit(const struct nb_compare *c, const struct nb_compare_opts *o, FI
 
 static void tell(const struct nb_compare *c, FILE *diag)
 {
-	if (c->n_env_diff)
-		fprintf(diag, "nbrun: compare: warning: results were taken under different conditions "
-			"(%zu environment difference%s, e.g. %s)\n", c->n_env_diff,
-			c->n_env_diff == 1 ? "" : "s", c->sides[1].n_env_diff ? c->sides[1].env_diff[0] :
-			"see the report");
+	for (size_t s = 1; s < c->nsides; s++)
+		if (c->sides[s].n_env_diff) {
+			fprintf(diag, "nbrun: compare: warning: results were taken under different "
+				"conditions (%zu environment difference%s, e.g. %s)\n", c->n_env_diff,
+				c->n_env_diff == 1 ? "" : "s", c->sides[s].env_diff[0]);
+			break;
+		}
 	for (size_t i = 0; i < c->nrows; i++)
 		for (size_t s = 1; s < c->nsides; s++) {
 			const struct nb_cmp_row *row = &c->rows[i];

@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "report.h"
 #include "stats.h"
+#include "sweep_run.h"
 
 #define UDP_DRAIN_NS 500000000ull   /* in-flight datagrams arrive before the last count */
 #define LITTLE_TOLERANCE 0.05
@@ -151,6 +152,15 @@ static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t re
 	const struct nb_case *c = &b->plan->cases[case_index];
 	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
 			      c->reps.autorep ? c->reps.max : c->reps.count);
+	if (c->sweep.enabled) { /* a sweep or search: its trials are runs of their own (sweep_run.c) */
+		struct nb_sweep_env se = {
+			.client = &b->client, .runs = b->runs, .intervals = b->intervals, .dir = b->dir,
+			.run_id = &b->run_id, .runs_ok = &b->meta.runs_ok, .runs_failed = &b->meta.runs_failed,
+			.interrupt = b->o->interrupt, .verbosity = b->o->verbosity, .progress = b->progress,
+		};
+		b->runs_done++;
+		return nb_sweep_case(&se, c, rep, err);
+	}
 	struct nb_msg_setup su;
 	build_setup(c, ++b->run_id, &su);
 	char started[32];
@@ -279,7 +289,7 @@ static bool run_auto_reps(struct batch *b, enum nb_run_exit *rc, struct nb_error
 {
 	for (uint32_t ci = 0; ci < b->plan->ncases; ci++) {
 		const struct nb_case *c = &b->plan->cases[ci];
-		if (!c->reps.autorep)
+		if (!c->reps.autorep || c->sweep.enabled) /* a sweep has no headline value to settle */
 			continue;
 		uint32_t rep = nb_case_slots(c);
 		while (!interrupted(b) && rep < c->reps.max &&

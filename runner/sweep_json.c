@@ -71,8 +71,8 @@ static void other_status(const struct nb_case *c, const struct nb_sweep_outcome 
 				 fmt_rate(c, (double)g->threshold, a, sizeof(a)),
 				 fmt_rate(c, (double)o->host_bound_above, b, sizeof(b)));
 		else
-			snprintf(buf, len, "the sender could not reach even %s (host-bound): no threshold",
-				 fmt_rate(c, (double)s->from, a, sizeof(a)));
+			snprintf(buf, len, "the sender could not reach even %s (host-bound): no threshold "
+				 "for loss ≤ %s", fmt_rate(c, (double)s->from, a, sizeof(a)), loss);
 		break;
 	default:
 		snprintf(buf, len, "search for loss ≤ %s incomplete (%s): the threshold lies between %s "
@@ -94,14 +94,14 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 	char loss[32], mid[384], a[32], b[32];
 	snprintf(loss, sizeof(loss), "%g %%", goal->loss * 100.0);
 	if (goal->status == NB_SWEEP_FOUND)
-		snprintf(mid, sizeof(mid), "highest rate with loss ≤ %s: %s (lowest failing %s,", loss,
+		snprintf(mid, sizeof(mid), "highest rate with loss ≤ %s: %s (lowest failing %s, ", loss,
 			 fmt_rate(c, (double)goal->threshold, a, sizeof(a)),
 			 fmt_rate(c, (double)goal->lowest_fail, b, sizeof(b)));
 	else
 		other_status(c, o, goal, loss, mid, sizeof(mid));
-	snprintf(buf, len, "%s: %s%s %zu trials, %.0f s)%s", c->id, mid,
-		 goal->status == NB_SWEEP_FOUND ? "" : " (", o->ntrials, (double)o->elapsed_ns / 1e9,
-		 nb_params_nflows(&c->params) > 1 ? " [rates per flow]" : "");
+	snprintf(buf, len, "%s: %s%s%zu trial%s, %.0f s)%s", c->id, mid,
+		 goal->status == NB_SWEEP_FOUND ? "" : " (", o->ntrials, o->ntrials == 1 ? "" : "s",
+		 (double)o->elapsed_ns / 1e9, nb_params_nflows(&c->params) > 1 ? " [rates per flow]" : "");
 }
 
 /* ---- sweeps.json ----------------------------------------------------------------------- */

@@ -139,20 +139,29 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 		(*x->env->runs_failed)++;
 }
 
+static void say(const struct nb_sweep_env *env, const char *text)
+{
+	if (env->verbosity < 0)
+		return;
+	if (env->progress)
+		nb_progress_message(env->progress, text);
+	else
+		fprintf(stderr, "%s\n", text);
+}
+
 static void progress(const struct trial_ctx *x, const struct nb_trial *t, const char *error)
 {
-	if (x->env->verbosity < 0)
-		return;
 	const char *unit = strcmp(x->c->params.engine, "stream") == 0 ? "bit/s" : "pkt/s";
-	if (!t->ok) {
-		fprintf(stderr, "  %s trial %u at %.6g %s: FAILED: %s\n", x->c->id, x->n,
-			(double)t->offered, unit, error);
-		return;
-	}
-	fprintf(stderr, "  %s trial %u: offered %.6g %s for %.3g s, sent %.6g, received %.6g, "
-		"loss %.4g %%%s\n", x->c->id, x->n, (double)t->offered, unit,
-		(double)t->duration_ns / 1e9, t->sent_rate, t->recv_rate, t->loss_ratio * 100.0,
-		t->valid ? "" : " (invalid: the sender fell short)");
+	char line[NB_TEXT_MAX + 512];
+	if (!t->ok)
+		snprintf(line, sizeof(line), "  %s trial %u at %.6g %s: FAILED: %s", x->c->id, x->n,
+			 (double)t->offered, unit, error);
+	else
+		snprintf(line, sizeof(line), "  %s trial %u: offered %.6g %s for %.3g s, sent %.6g, "
+			 "received %.6g, loss %.4g %%%s", x->c->id, x->n, (double)t->offered, unit,
+			 (double)t->duration_ns / 1e9, t->sent_rate, t->recv_rate, t->loss_ratio * 100.0,
+			 t->valid ? "" : " (invalid: the sender fell short)");
+	say(x->env, line);
 }
 
 /* The search's callback: one trial through the agent. */
@@ -177,8 +186,8 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	if (t->ok)
 		fill_trial(x, &res.m, t);
 	write_trial(x, t, started, &res);
-	nb_hist_destroy(res.hist);
 	progress(x, t, res.error);
+	nb_test_result_free(&res);
 	return o != NB_OUT_PEER_LOST;
 }
 
@@ -194,11 +203,13 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 	struct nb_error jerr = { { 0 } };
 	if (!nb_sweep_json_append(env->dir, c, rep, &o, x.max_burst, &jerr))
 		fprintf(stderr, "nbrun: %s\n", jerr.msg);
-	for (uint32_t g = 0; env->verbosity >= 0 && g < (o.search ? o.ngoals : 1); g++) {
+	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
 		char line[768];
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
-		fprintf(stderr, "%s\n", line);
+		say(env, line);
 	}
+	if (env->progress)
+		nb_progress_run_done(env->progress, c->id, rep + 1, o.search ? "search done" : "sweep done");
 	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST
 			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
 	nb_sweep_outcome_free(&o);

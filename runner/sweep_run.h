@@ -11,6 +11,7 @@
 #include "client.h"
 #include "csv.h"
 #include "plan.h"
+#include "progress.h"
 #include "sweep.h"
 
 /** What a swept case borrows from the run loop's batch. */
@@ -22,6 +23,7 @@ struct nb_sweep_env {
 	uint32_t *runs_ok, *runs_failed; /* the batch's counts (meta.json), one per trial */
 	const atomic_bool *interrupt;    /* set by SIGINT: no new trial starts */
 	int verbosity;                   /* < 0: quiet; 0: one line per trial and the result */
+	struct nb_progress *progress;    /* lines go through it when set, else straight to stderr */
 };
 
 /** Run the sweep or search of case c (repetition rep). NB_OUT_PEER_LOST when the agent was

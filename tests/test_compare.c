@@ -434,8 +434,8 @@ Test(compare, out_file_gets_markdown_and_the_chart_data_beside_it)
 	char *md = nbt_slurp(out, NULL), *d = nbt_slurp(dat, NULL), *g = nbt_slurp(gp, NULL);
 	cr_assert(md && d && g);
 	cr_assert(strncmp(md, "# nbrun compare\n\n2 regressions", 30) == 0, "%s", md);
-	cr_assert(strstr(d, "\n\"" P1 "\" 100 0.388361 80 0.310689 112 "), "%s", d);
-	cr_assert(strstr(g, "'' using 6:7 title \"vendor-b\""), "%s", g);
+	cr_assert(strstr(d, "\n\"" P1 "\" 100 0.388361 80 0.310689 \"-20%\" 12986408 112 "), "%s", d);
+	cr_assert(strstr(g, "'' using 8:9 title \"vendor-b\""), "%s", g);
 	free(md);
 	free(d);
 	free(g);

@@ -1,0 +1,151 @@
+#!/bin/sh
+# netns suite: the loss-threshold search against a real bottleneck. scripts/netns-lab builds
+# client / router / server namespaces with a tbf of rate R on the router's egress toward the
+# server; `nbrun serve` runs in the server namespace, nbrun in the client namespace searches the
+# highest UDP rate with no loss, then sweeps rates below and above it. The threshold must lie
+# within 5 % of the bottleneck's payload rate R x 1400 / (1400 + 42) (tbf counts Ethernet
+# frames: 8 UDP + 20 IPv4 + 14 Ethernet header bytes), the sweep must show ~0 % loss below it
+# and rising loss above it. Speaks TAP. Needs root, ip(8) and tc(8).
+# Both nbrun processes run SCHED_FIFO (chrt) when they can, so a busy host's scheduler does
+# not make the sender fall short of the offered rate (such trials would be marked invalid).
+# Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
+set -u
+
+NBRUN=${NBRUN:-build/nbrun}
+SRCDIR=${NB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+LAB="$SRCDIR/scripts/netns-lab"
+export NBLAB_PREFIX=nblab-t$$
+NS_C=$NBLAB_PREFIX-client
+NS_S=$NBLAB_PREFIX-server
+SERVER=10.203.2.2
+RATE=100000000                  # the bottleneck, bit/s
+SIZE=1400
+PAYLOAD=$((RATE * SIZE / (SIZE + 42)))
+TMP=$(mktemp -d /tmp/nbthr-$$.XXXXXX)
+SERVE_PID=
+N=0
+
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	"$LAB" down >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok()  { N=$((N + 1)); echo "ok $N - $1"; }
+nok() { N=$((N + 1)); echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+check() { # check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
+	d=$1 f=$2; shift 2
+	if "$@"; then ok "$d"; else nok "$d" "$f"; fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root for network namespaces"
+	exit 0
+fi
+for tool in ip tc awk; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool not installed"
+		exit 0
+	fi
+done
+RT=
+chrt -f 20 true 2>/dev/null && RT="chrt -f 20"
+echo "1..9"
+
+# ---- the lab and the agent ---------------------------------------------------------------
+check "netns-lab up --rate $RATE builds the lab" "$TMP/lab.log" \
+	sh -c "'$LAB' up --rate $RATE >'$TMP/lab.log' 2>&1"
+ip netns exec "$NS_S" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 >"$TMP/serve.log" 2>&1 &
+SERVE_PID=$!
+
+# ---- the search ----------------------------------------------------------------------------
+cat >"$TMP/search.yaml" <<EOF
+name: threshold-search
+defaults:
+  warmup: 500ms
+  repetitions: 1
+tests:
+  - name: search
+    engine: stream
+    protocol: udp
+    size: $SIZE
+    sweep:
+      rate:
+        from: 10M
+        to: 1G
+        loss: [0%, 0.1%]
+        precision: 1%
+      trial: 1s
+      confirm: 1
+EOF
+sleep 0.3
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
+	>"$TMP/search.log" 2>&1
+check "the search runs to the end" "$TMP/search.log" test $? = 0 -a -f "$TMP/search/sweeps.json"
+
+# The first goal (loss 0 %) of sweeps.json: its status and threshold.
+field() { awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' \
+	"$TMP/search/sweeps.json"; }
+STATUS=$(field status)
+THR=$(field threshold)
+echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS"
+grep -v '^warning' "$TMP/search.log" | grep 'highest rate\|search' | sed 's/^/# /'
+check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
+check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
+	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
+
+# runs.csv columns by name; every trial is a row of kind trial with its offered rate.
+col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i; exit }' "$2"; }
+RUNS=$TMP/search/runs.csv
+C_KIND=$(col kind "$RUNS") C_OFF=$(col offered_rate "$RUNS") C_LOSS=$(col loss_pct "$RUNS")
+C_STATUS=$(col status "$RUNS")
+check "the threshold passed every trial at it (never a failed rate)" "$RUNS" \
+	awk -F, -v t="$THR" -v k="$C_KIND" -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" '
+		NR > 1 && $k == "trial" && $o + 0 == t + 0 { n++; if ($s != "ok" || $l + 0 > 0) bad++ }
+		END { exit !(n >= 2 && bad == 0) }' "$RUNS"
+check "every trial has intervals.csv rows" "$TMP/search/intervals.csv" \
+	awk -F, 'FNR == 1 { f++; next } f == 1 && $7 == "trial" { want[$1] = 1 } f == 2 { have[$1] = 1 }
+		END { for (r in want) if (!(r in have)) exit 1; exit 0 }' "$RUNS" "$TMP/search/intervals.csv"
+
+# ---- a plain sweep around the payload rate ---------------------------------------------------
+steps=
+for pct in 80 90 95 105 110 120; do
+	steps="$steps${steps:+, }$((PAYLOAD / 100 * pct))"
+done
+cat >"$TMP/sweep.yaml" <<EOF
+name: threshold-sweep
+defaults:
+  warmup: 500ms
+  repetitions: 1
+tests:
+  - name: sweep
+    engine: stream
+    protocol: udp
+    size: $SIZE
+    sweep:
+      rate:
+        steps: [$steps]
+      trial: 1s
+EOF
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/sweep.yaml" --peer $SERVER --out "$TMP/sweep" \
+	>"$TMP/sweep.log" 2>&1
+RUNS=$TMP/sweep/runs.csv
+awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" \
+	'NR > 1 { printf "# offered %.1f %% of the payload rate: loss %s %% (%s)\n", 100 * $o / p, $l, $s }' \
+	"$RUNS" 2>/dev/null
+check "the sweep shows ~0 % loss below the payload rate (80, 90, 95 %)" "$TMP/sweep.log" \
+	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
+		NR > 1 && $o < p { n++; if ($s != "ok" || $l + 0 > 0.1) bad++ } END { exit !(n == 3 && !bad) }' "$RUNS"
+check "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" \
+	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
+		NR > 1 && $o > p { n++; if ($s != "ok" || $l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
+		END { exit !(n == 3 && !bad) }' "$RUNS"
+
+# ---- down removes exactly what up made --------------------------------------------------------
+kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+SERVE_PID=
+"$LAB" down >"$TMP/down.log" 2>&1
+check "netns-lab down removes the lab's namespaces" "$TMP/down.log" \
+	sh -c "! ip netns list | grep -q '^$NBLAB_PREFIX-'"
