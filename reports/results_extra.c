@@ -52,6 +52,29 @@ static void load_meta(struct nb_results *res)
 	m->complete = json_is_true(c);
 }
 
+/* The run loop writes each search's outcome to sweeps.json ({"sweeps": [...]}); meta.json may
+ * carry the same list. Either way the report finds it under meta "sweeps". */
+static void load_sweeps(struct nb_results *res)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/sweeps.json", res->dir);
+	if (access(path, F_OK) != 0 || (res->meta.root && json_object_get(res->meta.root, "sweeps")))
+		return;
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	json_t *list = json_object_get(doc, "sweeps");
+	if (!json_is_array(list)) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "sweeps.json:%d: %s", je.line, doc ? "no \"sweeps\" list" : je.text);
+		note(res, msg);
+	} else {
+		if (!res->meta.root)
+			res->meta.root = json_object();
+		json_object_set(res->meta.root, "sweeps", list);
+	}
+	json_decref(doc);
+}
+
 static void load_env(struct nb_results *res)
 {
 	char path[4096];
@@ -126,6 +149,7 @@ static bool load_hists(struct nb_results *res)
 bool nb_results_load_extras(struct nb_results *res)
 {
 	load_meta(res);
+	load_sweeps(res);
 	load_env(res);
 	return load_hists(res);
 }

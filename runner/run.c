@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "progress.h"
 #include "report.h"
+#include "rows.h"
 #include "stats.h"
 #include "sweep_run.h"
 
@@ -50,33 +51,10 @@ struct row_ctx {
 	const struct nb_msg_setup *su;
 };
 
-static const char *proto_name(enum nb_proto p)
-{
-	return p == NB_PROTO_UDP ? "udp" : "tcp";
-}
-
-static double tick_s(const struct nb_msg_setup *su, uint32_t k)
-{
-	uint64_t off = (uint64_t)k * su->interval_ns;
-	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
-}
-
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct row_ctx *r = ctx;
-	struct nb_interval_row row = { .run_id = r->run_id, .case_id = r->c->id, .rep = r->rep };
-	row.t_start = tick_s(r->su, k - 1);
-	row.t_end = tick_s(r->su, k);
-	row.omitted = row.t_start * 1e9 < (double)r->su->omit_ns - 1;
-	uint32_t nflows = span->l1->nflows;
-	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
-		row.stream = f;
-		nb_metrics_span(&r->c->params, span, f, NULL, &row.m);
-		nb_intervals_csv_write(r->b->intervals, &row);
-	}
-	row.stream = -1; /* all flows summed: the row the statistics use */
-	nb_metrics_span(&r->c->params, span, -1, hist, &row.m);
-	nb_intervals_csv_write(r->b->intervals, &row);
+	nb_rows_write_interval(r->b->intervals, r->su, r->run_id, r->rep, k, span, hist);
 	nb_progress_tick(r->b->progress);
 }
 
@@ -121,7 +99,7 @@ static void write_run(struct batch *b, const struct nb_case *c, uint32_t rep, co
 	enum nb_col head = nb_metrics_headline(&c->params);
 	struct nb_run_row row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
-		.protocol = proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
+		.protocol = nb_proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
 		.status = o == NB_OUT_OK ? "ok" : "failed", .metric = nb_cols[head].name,
 		.value = o == NB_OUT_OK ? res->m.v[head] : NAN, .flags = flags, .error = res->error,
 		.started = started, .m = res->m,

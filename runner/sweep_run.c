@@ -1,6 +1,7 @@
 /* nbrun — a swept case against the agent (see sweep_run.h). The search itself is sweep.c;
  * here a trial becomes one nb_client_test at the offered rate, its rows and a progress line. */
 #include "sweep_run.h"
+#include "rows.h"
 
 #include <math.h>
 #include <sodium.h>
@@ -26,33 +27,10 @@ struct trial_ctx {
 	struct nb_error *err;
 };
 
-static const char *proto_name(enum nb_proto p)
-{
-	return p == NB_PROTO_UDP ? "udp" : "tcp";
-}
-
-static double tick_s(const struct nb_msg_setup *su, uint32_t k)
-{
-	uint64_t off = (uint64_t)k * su->interval_ns;
-	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
-}
-
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct trial_ctx *x = ctx;
-	struct nb_interval_row row = { .run_id = x->run_id, .case_id = x->c->id, .rep = x->rep };
-	row.t_start = tick_s(&x->su, k - 1);
-	row.t_end = tick_s(&x->su, k);
-	row.omitted = row.t_start * 1e9 < (double)x->su.omit_ns - 1;
-	uint32_t nflows = span->l1->nflows;
-	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
-		row.stream = f;
-		nb_metrics_span(&x->su.params, span, f, NULL, &row.m);
-		nb_intervals_csv_write(x->env->intervals, &row);
-	}
-	row.stream = -1;
-	nb_metrics_span(&x->su.params, span, -1, hist, &row.m);
-	nb_intervals_csv_write(x->env->intervals, &row);
+	nb_rows_write_interval(x->env->intervals, &x->su, x->run_id, x->rep, k, span, hist);
 }
 
 /* The case's setup with the trial's rate and length; warm-up, interval and omit from the case. */
@@ -127,7 +105,7 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 	enum nb_col head = nb_metrics_headline(&c->params);
 	struct nb_run_row row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
-		.protocol = proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
+		.protocol = nb_proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
 		.offered_rate = (double)t->offered, .status = !t->ok ? "failed" : t->valid ? "ok" : "invalid",
 		.metric = nb_cols[head].name, .value = t->ok ? res->m.v[head] : NAN, .flags = flags,
 		.error = res->error, .started = started, .m = res->m,
