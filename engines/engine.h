@@ -144,6 +144,10 @@ struct nb_engine {
 	int (*client_flow)(struct nb_flow *f);
 	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. */
 	int (*server_flow)(struct nb_flow *f);
+	/** Optional (NULL = none): set options on a flow's data socket once it is connected, before
+	 *  any flow thread starts, e.g. a receiver's SO_RCVBUF, so that the first datagrams of a
+	 *  peer that starts sending earlier never meet a default-sized buffer. */
+	bool (*prepare_socket)(int fd, const struct nb_params *p, bool sends, struct nb_error *err);
 };
 
 /** Find an engine by name; NULL if none. */

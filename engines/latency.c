@@ -45,6 +45,7 @@
 #define MAX_RATE 10000000ull           /* messages/s per flow */
 #define WIN_MAX (1ull << 26)            /* UDP: most messages in flight tracked (8 MiB bitmap) */
 #define TCP_IN_BUF (64u * 1024)
+#define SEND_BURST 32u                  /* messages sent before the replies are read */
 #define MAX_EARLY_NS 100000ull          /* wake at most 2 x 100 us before a send time */
 
 /* ---- header ---- */
@@ -255,11 +256,13 @@ static bool ul_take_due(struct ul *u, uint64_t now)
 	return true;
 }
 
-/* Send every message due by now (late ones too, stamped with their due time). */
+/* Send the messages due by now (late ones too, stamped with their due time), at most
+ * SEND_BURST before the caller reads the replies: a sender catching up after a stall
+ * must not let the echoes overflow its own receive buffer. */
 static enum nb_io ul_send_due(struct ul *u, uint64_t now)
 {
 	u->want_write = false;
-	while (u->out_busy || ul_take_due(u, now)) {
+	for (unsigned sent = 0; sent < SEND_BURST && (u->out_busy || ul_take_due(u, now));) {
 		ssize_t n = send(u->f->fd, u->out + u->out_off, u->size - u->out_off,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
@@ -275,6 +278,7 @@ static enum nb_io ul_send_due(struct ul *u, uint64_t now)
 		if (u->out_off == u->size) {
 			u->out_busy = false;
 			u->next++;
+			sent++;
 			count_io(u->f, true, u->size, 1);
 		}
 	}

@@ -297,18 +297,33 @@ static void rx_free(struct pps_rx *r)
 	free(r->ctl);
 }
 
+/* A receiver's buffer: best effort, capped by net.core.rmem_max. A scheduling hiccup of
+ * the receiver thread should not turn into drops at 1 Mpps. */
+static void rx_set_rcvbuf(int fd, const struct nb_params *p)
+{
+	int rcvbuf = PPS_RCVBUF;
+	if (!p->window)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+}
+
+/* Called by the harness before any flow thread starts (the receiver thread sets the buffer
+ * again, for a harness that does not call it). */
+static bool pps_prepare_socket(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	if (!sends)
+		rx_set_rcvbuf(fd, p);
+	return true;
+}
+
 static bool rx_sockopts(struct pps_rx *r)
 {
 	struct nb_flow *f = r->f;
-	int one = 1, rcvbuf = PPS_RCVBUF;
+	int one = 1;
 	if (setsockopt(f->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) < 0)
 		return nb_error_errno(&f->err, errno, "flow %u: SO_RXQ_OVFL", f->index);
 	if (f->p->gso && setsockopt(f->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0)
 		return nb_error_errno(&f->err, errno, "flow %u: UDP_GRO", f->index);
-	/* Best effort: capped by net.core.rmem_max. A scheduling hiccup of the
-	 * receiver thread should not turn into drops at 1 Mpps. */
-	if (!f->p->window)
-		(void)setsockopt(f->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	rx_set_rcvbuf(f->fd, f->p);
 	if (!nb_sock_set_rcvtimeo(f->fd, PPS_SLICE_MS))
 		return nb_error_errno(&f->err, errno, "flow %u: SO_RCVTIMEO", f->index);
 	return true;
@@ -433,4 +448,5 @@ const struct nb_engine nb_engine_pps = {
 	.records_latency = false,       /* counts packets, no RTTs */
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
+	.prepare_socket = pps_prepare_socket, /* receivers: a 4 MiB buffer before data flows */
 };

@@ -11,7 +11,7 @@
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
 	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
-	OPT_VERSION, OPT_SECRET_FILE, OPT_JSON,
+	OPT_VERSION, OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -29,7 +29,6 @@ static const struct option long_opts[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -189,7 +188,6 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 			return nb_error_set(err, "--format '%s': expected md, csv or json", arg);
 		cli->format = arg;
 		return true;
-	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;

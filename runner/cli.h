@@ -32,7 +32,6 @@ struct nb_cli {
 	size_t nfilters;
 	const char *sets[NB_CLI_MAX_LIST];
 	size_t nsets;
-	const char *secret_file;             /* reserved for shared-secret auth */
 	const char *json;                    /* env: also write the facts as env.json here */
 	/* serve */
 	const char *bind;
