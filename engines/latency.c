@@ -488,6 +488,16 @@ static int latency_server_flow(struct nb_flow *f)
 	return rc;
 }
 
+/* Under load both ends receive bursts (a late sender catching up, a server after a
+ * stall): give UDP sockets on both sides the large receive buffer, so such a burst
+ * is measured as latency rather than lost as timeouts. */
+static bool latency_prepare(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	if (p->proto == NB_PROTO_UDP && p->rate > 0)
+		nb_sock_udp_rcvbuf(fd, p);
+	return true;
+}
+
 const struct nb_engine nb_engine_latency = {
 	.name = "latency",                    /* sockperf ping-pong / under-load */
 	.summary = "round-trip time percentiles: ping-pong, or under load at a fixed message rate",
@@ -496,4 +506,5 @@ const struct nb_engine nb_engine_latency = {
 	.records_latency = true,              /* client: full RTT from the scheduled send time */
 	.client_flow = latency_client_flow,   /* rate 0: ping-pong; rate > 0: fixed schedule */
 	.server_flow = latency_server_flow,   /* echoes every byte */
+	.prepare_socket = latency_prepare,    /* under load over UDP: large receive buffers */
 };

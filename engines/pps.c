@@ -43,7 +43,6 @@
 #define PPS_GSO_SEGS_MAX 64u    /* UDP_MAX_SEGMENTS of older kernels */
 #define PPS_GRO_BATCH 8u        /* GRO buffers per recvmmsg: each holds up to 64 KiB */
 #define PPS_GRO_BUF 65536u
-#define PPS_RCVBUF (4 << 20)    /* receiver SO_RCVBUF when params.window is 0 */
 #define PPS_SLICE_MS 100u       /* a blocked receive re-checks the stop flag this often */
 /* Paced: after a late wake-up the pacer may send at most 100 us worth of datagrams in one
  * batch (at least 4, at most a batch), so a VM's timer slop loses no credit and no queue on
@@ -126,16 +125,9 @@ static bool tx_init(struct pps_tx *t, struct nb_flow *f)
 		t->msg[i].msg_hdr.msg_iov = &t->iov[i];
 		t->msg[i].msg_hdr.msg_iovlen = 1;
 	}
-	/* Without IP_RECVERR the kernel turns ENOBUFS on a UDP send into success
-	 * (it only bumps Udp SndbufErrors): the datagram would vanish as "loss". */
-	struct sockaddr_storage me = { 0 };
-	socklen_t len = sizeof(me);
-	getsockname(f->fd, (struct sockaddr *)&me, &len);
-	int one = 1, v6 = me.ss_family == AF_INET6;
-	if (setsockopt(f->fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_RECVERR : IP_RECVERR, &one,
-		       sizeof(one)) < 0) {
+	if (!nb_sock_udp_send_errors(f->fd, &f->err)) {
 		tx_free(t);
-		return nb_error_errno(&f->err, errno, "flow %u: IP_RECVERR", f->index);
+		return false;
 	}
 	nb_pacer_init(&t->pacer, f->p->rate, pacer_burst(f->p, t->per_call), nb_now_ns());
 	return true;
@@ -172,20 +164,6 @@ static int tx_send_gso(struct pps_tx *t, uint32_t n)
 	return r < 0 ? -1 : (int)n;
 }
 
-/* Drain ICMP errors queued by IP_RECVERR, so the error queue does not hold buffer memory. */
-static void tx_drain_errqueue(int fd)
-{
-	char buf[256];
-	for (int i = 0; i < 64; i++) {
-		struct iovec iov = { buf, sizeof(buf) };
-		char ctl[512];
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-				    .msg_controllen = sizeof(ctl) };
-		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-	}
-}
-
 /* Send up to n datagrams; returns how many the kernel took, or -1 on a hard error (errno). */
 static int tx_send(struct pps_tx *t, uint32_t n)
 {
@@ -199,7 +177,7 @@ static int tx_send(struct pps_tx *t, uint32_t n)
 				nb_count(f, NB_C_SND_ERRS, 1); /* refused locally: not sent, not lost */
 			return 0;
 		}
-		tx_drain_errqueue(f->fd);
+		nb_sock_drain_errqueue(f->fd);
 		errno = e;
 		return -1;
 	}
@@ -229,7 +207,7 @@ static int tx_failed(struct pps_tx *t)
  * spins for the last 50 us before a send time, so at 20 kpps (50 us apart) a flow would spin
  * a whole CPU. Instead the sender sleeps until a few packets are due, (burst - 1) / 2 of
  * them, and sends them in one sendmmsg: a burst the pacer allows anyway, with room left in
- * the bucket for a wake-up up to half a bucket late before any credit is lost. */
+ * the bucket for a wake-up up to half a bucket late before the pacer must catch up. */
 static void tx_sleep_for_batch(struct pps_tx *t)
 {
 	uint64_t half = (t->pacer.burst - 1) / 2;
@@ -297,23 +275,6 @@ static void rx_free(struct pps_rx *r)
 	free(r->ctl);
 }
 
-/* A receiver's buffer: best effort, capped by net.core.rmem_max. A scheduling hiccup of
- * the receiver thread should not turn into drops at 1 Mpps. */
-static void rx_set_rcvbuf(int fd, const struct nb_params *p)
-{
-	int rcvbuf = PPS_RCVBUF;
-	if (!p->window)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-}
-
-/* Called by the harness before any flow thread starts (the receiver thread sets the buffer
- * again, for a harness that does not call it). */
-static bool pps_prepare_socket(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
-{
-	if (!sends)
-		rx_set_rcvbuf(fd, p);
-	return true;
-}
 
 static bool rx_sockopts(struct pps_rx *r)
 {
@@ -323,7 +284,7 @@ static bool rx_sockopts(struct pps_rx *r)
 		return nb_error_errno(&f->err, errno, "flow %u: SO_RXQ_OVFL", f->index);
 	if (f->p->gso && setsockopt(f->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0)
 		return nb_error_errno(&f->err, errno, "flow %u: UDP_GRO", f->index);
-	rx_set_rcvbuf(f->fd, f->p);
+	nb_sock_udp_rcvbuf(f->fd, f->p);
 	if (!nb_sock_set_rcvtimeo(f->fd, PPS_SLICE_MS))
 		return nb_error_errno(&f->err, errno, "flow %u: SO_RCVTIMEO", f->index);
 	return true;
@@ -448,5 +409,5 @@ const struct nb_engine nb_engine_pps = {
 	.records_latency = false,       /* counts packets, no RTTs */
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
-	.prepare_socket = pps_prepare_socket, /* receivers: a 4 MiB buffer before data flows */
+	.prepare_socket = nb_sock_prepare_udp, /* receivers: a 4 MiB buffer before data flows */
 };

@@ -290,7 +290,9 @@ bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *er
 					    have, s->nflows, timeout_ms);
 		if (fd < 0)
 			continue;
-		if (!nb_sock_apply(fd, &s->p, s->local.ss_family, err)) {
+		if (!nb_sock_apply(fd, &s->p, s->local.ss_family, err) ||
+		    (s->e->prepare_socket &&
+		     !s->e->prepare_socket(fd, &s->p, s->flows[flow].sends, err))) {
 			close(fd);
 			return false;
 		}
@@ -378,8 +380,9 @@ struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb
 		f->fd = connect_timeout(&to, peer_len, type, deadline, p, err);
 		unsigned char b[HELLO_LEN];
 		hello_put(b, i, p->cookie);
-		if (f->fd < 0 || !(type == SOCK_DGRAM ? hello_udp(f->fd, b, deadline, err)
-						      : hello_tcp(f->fd, b, err))) {
+		if (f->fd < 0 || (e->prepare_socket && !e->prepare_socket(f->fd, p, f->sends, err)) ||
+		    !(type == SOCK_DGRAM ? hello_udp(f->fd, b, deadline, err)
+					 : hello_tcp(f->fd, b, err))) {
 			nb_session_destroy(s);
 			return NULL;
 		}

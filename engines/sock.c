@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef SO_PREFER_BUSY_POLL
@@ -148,6 +149,47 @@ bool nb_sock_recv_all(struct nb_flow *f, void *buf, size_t len)
 		return io_failed(f, errno, "recv");
 	}
 	return true;
+}
+
+bool nb_sock_udp_send_errors(int fd, struct nb_error *err)
+{
+	struct sockaddr_storage me = { 0 };
+	socklen_t len = sizeof(me);
+	getsockname(fd, (struct sockaddr *)&me, &len);
+	bool v6 = me.ss_family == AF_INET6;
+	return set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_RECVERR : IP_RECVERR, 1,
+		       "IP_RECVERR", err);
+}
+
+#define UDP_RCVBUF (4 << 20)
+
+void nb_sock_udp_rcvbuf(int fd, const struct nb_params *p)
+{
+	int v = UDP_RCVBUF;
+	if (p->window)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
+
+bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	(void)err;
+	if (!sends && p->proto == NB_PROTO_UDP)
+		nb_sock_udp_rcvbuf(fd, p);
+	return true;
+}
+
+void nb_sock_drain_errqueue(int fd)
+{
+	char buf[256], ctl[512];
+	for (int i = 0; i < 64; i++) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+	}
 }
 
 bool nb_sock_set_rcvtimeo(int fd, uint32_t ms)

@@ -30,6 +30,16 @@ int nb_sock_wait(int fd, bool for_write, const struct nb_flow *f);
 bool nb_sock_send_all(struct nb_flow *f, const void *buf, size_t len);
 /** Receive exactly len bytes on a stream socket; false when stopped, closed or on error. */
 bool nb_sock_recv_all(struct nb_flow *f, void *buf, size_t len);
+/** UDP sender: ask for send errors (IP_RECVERR / IPV6_RECVERR). Without it the kernel turns a
+ *  UDP send refused with ENOBUFS into success, and the datagram would vanish as "loss". */
+bool nb_sock_udp_send_errors(int fd, struct nb_error *err);
+/** UDP receiver: a 4 MiB SO_RCVBUF when the case sets no window (SO_RCVBUFFORCE when allowed,
+ *  else capped by net.core.rmem_max), so a receiver hiccup does not become drops. */
+void nb_sock_udp_rcvbuf(int fd, const struct nb_params *p);
+/** engine.prepare_socket for UDP engines: receivers get nb_sock_udp_rcvbuf. */
+bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct nb_error *err);
+/** Drop the ICMP errors IP_RECVERR queued, so the error queue holds no buffer memory. */
+void nb_sock_drain_errqueue(int fd);
 /** Set a socket's receive timeout in ms (0 = none). */
 bool nb_sock_set_rcvtimeo(int fd, uint32_t ms);
 /** Address family of a sockaddr length pair's address. */

@@ -149,12 +149,20 @@ static int udp_send_batch(struct nb_flow *f, struct udp_batch *b, uint32_t n, ui
 		nb_dgram_put(b->hdr[i], *seq + i, now, ph);
 	int sent = sendmmsg(f->fd, b->msg, n, MSG_DONTWAIT);
 	if (sent < 0) {
-		if (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR) {
-			nb_count(f, NB_C_SND_ERRS, 1); /* local back-pressure: not sent, not lost */
+		int e = errno;
+		if (e == ENOBUFS || e == EAGAIN || e == EINTR) {
+			if (e != EINTR)
+				nb_count(f, NB_C_SND_ERRS, 1); /* local back-pressure: not sent, not lost */
 			return 0;
 		}
+		nb_sock_drain_errqueue(f->fd);
+		errno = e;
 		return -1;
 	}
+	/* sendmmsg stops at the first datagram the kernel refuses and, having sent some,
+	 * returns their number and forgets the error: count that refusal here. */
+	if ((uint32_t)sent < n)
+		nb_count(f, NB_C_SND_ERRS, 1);
 	*seq += (uint64_t)sent;
 	nb_count(f, NB_C_TX_PACKETS, (uint64_t)sent);
 	nb_count(f, NB_C_TX_BYTES, (uint64_t)sent * f->p->size);
@@ -182,6 +190,11 @@ static int udp_send(struct nb_flow *f)
 	}
 	batch_init(b, payload, p->size - NB_DGRAM_HDR);
 	prctl(PR_SET_TIMERSLACK, 1UL); /* wake-ups on time: late wake-ups become bursts */
+	if (!nb_sock_udp_send_errors(f->fd, &f->err)) {
+		free(payload);
+		free(b);
+		return -1;
+	}
 	struct nb_pacer pacer;
 	uint64_t pps = p->rate ? (p->rate + 8ull * p->size - 1) / (8ull * p->size) : 0;
 	nb_pacer_init(&pacer, pps, pacer_burst(p), nb_now_ns());
@@ -193,7 +206,8 @@ static int udp_send(struct nb_flow *f)
 			break;
 		int sent = udp_send_batch(f, b, n, &seq);
 		if (sent < 0) {
-			if (!nb_flow_stopping(f)) {
+			/* ECONNREFUSED: the receiver's port is gone; expected only while winding down. */
+			if (!nb_flow_quiet(f)) {
 				nb_error_errno(&f->err, errno, "flow %u: sendmmsg", f->index);
 				rc = -1;
 			}
@@ -288,4 +302,5 @@ const struct nb_engine nb_engine_stream = {
 	.records_latency = false,
 	.client_flow = stream_flow,
 	.server_flow = stream_flow,
+	.prepare_socket = nb_sock_prepare_udp, /* UDP receivers: a 4 MiB buffer before data flows */
 };

@@ -127,6 +127,7 @@ void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct 
 int nbt_solo_stop(struct nbt_solo *s)
 {
 	atomic_store(&s->quiesce, true);
+	nbt_sleep_ms(s->p.timeout_ms + 100); /* the last answers or timeouts */
 	atomic_store(&s->stop, true);
 	pthread_join(s->th, NULL);
 	close(s->f.fd);
