@@ -186,14 +186,13 @@ static void gp_cd_command(char *buf, size_t len, const char *dir)
 			buf[n++] = '\'';
 		buf[n++] = *dir;
 	}
-	snprintf(buf + n, len - n, "/charts'");
+	snprintf(buf + n, len - n, "'");
 }
 
-static int run_gnuplot(const char *dir, const char *script, struct nb_error *err)
+bool nb_gnuplot_run(const char *workdir, const char *script, const char *log, struct nb_error *err)
 {
-	char cd[4300], log[4096];
-	gp_cd_command(cd, sizeof(cd), dir);
-	snprintf(log, sizeof(log), "%s/charts/gnuplot.log", dir);
+	char cd[4300];
+	gp_cd_command(cd, sizeof(cd), workdir);
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -204,14 +203,14 @@ static int run_gnuplot(const char *dir, const char *script, struct nb_error *err
 	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0)
-		return nb_error_errno(err, rc, "cannot run gnuplot"), -1;
+		return nb_error_errno(err, rc, "cannot run gnuplot");
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return nb_error_errno(err, errno, "waitpid gnuplot"), -1;
+			return nb_error_errno(err, errno, "waitpid gnuplot");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return nb_error_set(err, "gnuplot failed on charts/%s (see charts/gnuplot.log)", script), -1;
-	return 0;
+		return nb_error_set(err, "gnuplot failed on %s/%s (see %s)", workdir, script, log);
+	return true;
 }
 
 void nb_charts_render(const char *dir, struct nb_charts *charts)
@@ -219,8 +218,9 @@ void nb_charts_render(const char *dir, struct nb_charts *charts)
 	charts->gnuplot = nb_chart_gnuplot_available();
 	if (!charts->gnuplot)
 		return;
-	char log[4096];
+	char log[4096], workdir[4096];
 	snprintf(log, sizeof(log), "%s/charts/gnuplot.log", dir);
+	snprintf(workdir, sizeof(workdir), "%s/charts", dir);
 	remove(log);
 	for (size_t i = 0; i < charts->n; i++) {
 		struct nb_chart *ch = &charts->v[i];
@@ -228,7 +228,7 @@ void nb_charts_render(const char *dir, struct nb_charts *charts)
 		struct nb_error err = { "" };
 		snprintf(script, sizeof(script), "%s.gp", ch->name);
 		snprintf(png, sizeof(png), "%s/charts/%s.png", dir, ch->name);
-		ch->rendered = run_gnuplot(dir, script, &err) == 0 && access(png, F_OK) == 0;
+		ch->rendered = nb_gnuplot_run(workdir, script, log, &err) && access(png, F_OK) == 0;
 		charts->rendered += ch->rendered;
 		if (!ch->rendered && !charts->problem[0])
 			snprintf(charts->problem, sizeof(charts->problem), "%s",

@@ -46,6 +46,8 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 void nb_charts_render(const char *dir, struct nb_charts *charts);
 /** True when an executable gnuplot is on PATH and NBRUN_GNUPLOT is not "none". */
 bool nb_chart_gnuplot_available(void);
+/** Run `gnuplot script` in workdir (posix_spawnp, no shell), its output appended to log. */
+bool nb_gnuplot_run(const char *workdir, const char *script, const char *log, struct nb_error *err);
 /** Free the list; a zeroed list is fine. */
 void nb_charts_free(struct nb_charts *c);
 

@@ -174,43 +174,6 @@ static bool write_files(const struct nb_compare *c, const char *dir, struct nb_e
 	return ok ? true : nb_error_set(err, "%s: cannot write the chart files", dir);
 }
 
-/* gnuplot's own quoting: inside single quotes, a quote is doubled. */
-static void cd_command(char *buf, size_t len, const char *dir)
-{
-	size_t n = (size_t)snprintf(buf, len, "cd '");
-	for (; *dir && n + 3 < len; dir++) {
-		if (*dir == '\'')
-			buf[n++] = '\'';
-		buf[n++] = *dir;
-	}
-	snprintf(buf + n, len - n, "'");
-}
-
-static bool render(const char *dir, struct nb_error *err)
-{
-	char cd[4300], log[4200];
-	cd_command(cd, sizeof(cd), dir);
-	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	char *argv[] = { "gnuplot", "-e", cd, "compare.gp", NULL };
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return nb_error_errno(err, rc, "cannot run gnuplot");
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return nb_error_errno(err, errno, "waitpid gnuplot");
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return nb_error_set(err, "gnuplot failed on %s/compare.gp (see gnuplot.log)", dir);
-	return true;
-}
-
 bool nb_compare_chart(const struct nb_compare *c, const char *dir, bool *rendered,
 		      struct nb_error *err)
 {
@@ -221,8 +184,10 @@ bool nb_compare_chart(const struct nb_compare *c, const char *dir, bool *rendere
 		return false;
 	if (!nb_chart_gnuplot_available())
 		return true;
-	char png[4200];
+	char png[4200], log[4200];
 	snprintf(png, sizeof(png), "%s/compare.png", dir);
-	*rendered = render(dir, err) && access(png, F_OK) == 0;
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	remove(log);
+	*rendered = nb_gnuplot_run(dir, "compare.gp", log, err) && access(png, F_OK) == 0;
 	return true;
 }

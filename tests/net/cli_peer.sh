@@ -21,8 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-ok()  { N=$((N + 1)); echo "ok $N - $1"; }
-nok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 serve() {
 	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" -q 2>"$TMP/serve.err" &

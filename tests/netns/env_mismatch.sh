@@ -33,35 +33,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-check() { # check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
-	d=$1 f=$2; shift 2
-	if "$@" >/dev/null 2>&1; then ok "$d"; else nok "$d" "$f"; fi
-}
+. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root for network namespaces"
-	exit 0
-fi
-for tool in ip ethtool; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
+need_root_netns ethtool
 echo "1..8"
 
 # ---- the pair ------------------------------------------------------------------
 setup() {
-	ip netns add "$NSA" && ip netns add "$NSB" &&
-	ip link add "$VA" type veth peer name "$VB" &&
-	ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" &&
-	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ip -n "$NSA" link set "$VA" mtu 9000 && ip -n "$NSB" link set "$VB" mtu 1500 &&
-	ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" &&
-	ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up &&
 	ip netns exec "$NSB" ethtool -K "$VB" tso off
 }
 if setup >"$TMP/setup.log" 2>&1; then ok "veth pair $VA/$VB in $NSA/$NSB"; else nok "veth pair set up" "$TMP/setup.log"; fi
@@ -78,27 +58,10 @@ else
 fi
 
 # ---- nbrun ---------------------------------------------------------------------
-# Ready when serve answers --help and a local `nbrun env` prints the interface group.
-ready() {
-	[ -x "$NBRUN" ] && "$NBRUN" serve --help >/dev/null 2>&1 &&
-	"$NBRUN" env --help >"$TMP/env-help" 2>&1 &&
-	"$NBRUN" env >"$TMP/env-local" 2>&1 && grep -q '^iface' "$TMP/env-local"
-}
-if ! ready; then
-	for d in "local MTU 1500, peer MTU 9000" "local TSO off, peer TSO on" \
-		 "MTU mismatch warning" "offload mismatch warning" "path MTU 1500 on the client end" \
-		 "env.json holds each end's values"; do
-		skip "$d" "nbrun serve/env not wired yet ($NBRUN)"
-	done
-	exit 0
-fi
 
 ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once >"$TMP/serve.log" 2>&1 &
 SERVE_PID=$!
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do   # wait for the listener
-	ip netns exec "$NSA" sh -c 'cat /proc/net/tcp' | grep -q ' 0A ' && break
-	sleep 0.25
-done
+wait_listen "$NSA" 7575
 JSON_ARG="--json $TMP/env.json"
 # shellcheck disable=SC2086
 ip netns exec "$NSB" "$NBRUN" env --peer "$ADDR_A" $JSON_ARG >"$TMP/env.out" 2>&1

@@ -25,29 +25,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-ok()  { N=$((N + 1)); echo "ok $N - $1"; }
-nok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and ip(8) for network namespaces"
-	exit 0
-fi
+need_root_netns
 echo "1..7"
-
-ip netns add "$NSA" && ip netns add "$NSB" &&
-ip link add "$VA" type veth peer name "$VB" &&
-ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" &&
-ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" &&
-ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up &&
-ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up
-[ $? -eq 0 ] && ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
+veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
+	ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
 
 ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once -q 2>"$TMP/serve.err" &
 SERVE_PID=$!
-i=0
-while [ $i -lt 50 ] && ! ip netns exec "$NSA" cat /proc/net/tcp | grep -q ':1D97 '; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_listen "$NSA" 7575
 
 cat >"$TMP/veth.yaml" <<'YAML'
 name: veth

@@ -33,23 +33,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok()  { N=$((N + 1)); echo "ok $N - $1"; }
-nok() { N=$((N + 1)); echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
-check() { # check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
-	d=$1 f=$2; shift 2
-	if "$@"; then ok "$d"; else nok "$d" "$f"; fi
-}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root for network namespaces"
-	exit 0
-fi
-for tool in ip tc awk; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
+FAILED=0
+. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+need_root_netns tc awk
 RT=
 chrt -f 20 true 2>/dev/null && RT="chrt -f 20"
 echo "1..9"
@@ -149,3 +135,4 @@ SERVE_PID=
 "$LAB" down >"$TMP/down.log" 2>&1
 check "netns-lab down removes the lab's namespaces" "$TMP/down.log" \
 	sh -c "! ip netns list | grep -q '^$NBLAB_PREFIX-'"
+exit $FAILED

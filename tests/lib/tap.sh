@@ -1,0 +1,40 @@
+# Shared by the shell tests (sourced, POSIX sh): TAP output and network-namespace helpers.
+# A test sets N=0 FAILED=0, sources this file, and exits with $FAILED.
+
+ok()   { N=$((N + 1)); echo "ok $N - $1"; }
+nok()  { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
+# check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
+check() {
+	_d=$1 _f=$2; shift 2
+	if "$@" >/dev/null 2>&1; then ok "$_d"; else nok "$_d" "$_f"; fi
+}
+
+# Print the TAP plan "1..0 # SKIP" and exit unless we are root with ip(8) (and the extra tools).
+need_root_netns() {
+	if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root for network namespaces"; exit 0; fi
+	for _t in ip "$@"; do
+		command -v "$_t" >/dev/null 2>&1 || { echo "1..0 # SKIP $_t not installed"; exit 0; }
+	done
+}
+
+# veth_pair NSA NSB VA VB ADDR_A ADDR_B: two namespaces joined by a veth pair, /24 addresses, up.
+veth_pair() {
+	ip netns add "$1" && ip netns add "$2" &&
+	ip link add "$3" type veth peer name "$4" &&
+	ip link set "$3" netns "$1" && ip link set "$4" netns "$2" &&
+	ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
+	ip -n "$1" addr add "$5/24" dev "$3" && ip -n "$2" addr add "$6/24" dev "$4" &&
+	ip -n "$1" link set "$3" up && ip -n "$2" link set "$4" up
+}
+
+# wait_listen NS PORT: until a TCP socket listens on PORT inside namespace NS (5 s at most).
+wait_listen() {
+	_hex=$(printf ':%04X ' "$2")
+	_i=0
+	while [ $_i -lt 50 ]; do
+		ip netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep " 0A " | grep -q "$_hex" && return 0
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
