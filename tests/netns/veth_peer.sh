@@ -1,7 +1,8 @@
 #!/bin/sh
 # netns suite: `nbrun serve` in one network namespace, `nbrun CONFIG --peer ADDR` in another,
 # joined by a veth pair this test creates (and removes on exit). The remote runs must produce
-# the same kinds of rows as local mode: TCP forward/reverse and paced UDP, real values.
+# the same kinds of rows as local mode: TCP forward/reverse and paced UDP, real values; and
+# every test of configs/cloud-vm.yaml (stream, pps, rr, crr, udp rr, latency) must measure.
 # Speaks TAP. Needs root and ip(8). Environment: NBRUN = path of the nbrun binary.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
@@ -28,11 +29,11 @@ trap 'exit 1' INT TERM
 . "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 need_root_netns
-echo "1..7"
+echo "1..9"
 veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
 
-ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once -q 2>"$TMP/serve.err" &
+ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" -q 2>"$TMP/serve.err" &
 SERVE_PID=$!
 wait_listen "$NSA" 7575
 
@@ -76,4 +77,22 @@ env = json.load(open(d + "/env.json"))
 assert env["local"]["iface"]["name"].startswith("nbst-"), env["local"]["iface"]["name"]
 assert env["peer"]["iface"]["name"].startswith("nbst-"), env["peer"]["iface"]["name"]
 PY
+# Every test of the vendors' routine, shortened, across the pair.
+SRC=${NB_SRCDIR:-$(dirname "$0")/../..}
+ip netns exec "$NSB" "$NBRUN" "$SRC/configs/cloud-vm.yaml" --peer "$ADDR_A" --out "$TMP/cloud" -q \
+	--set duration=1s --set warmup=200ms --set omit=0s --set interval=500ms --set repetitions=1 \
+	2>"$TMP/cloud.err"
+rc=$?
+[ $rc -eq 0 ] && ok "configs/cloud-vm.yaml runs across the pair" || nok "cloud-vm (rc $rc)" "$TMP/cloud.err"
+python3 - "$TMP/cloud/runs.csv" >"$TMP/cloud.check" 2>&1 <<'PY' &&
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+engines = {r["engine"] for r in rows}
+assert engines == {"stream", "pps", "rr", "crr", "latency"}, engines
+for r in rows:
+    v = float(r["value"] or "nan")
+    assert r["status"] == "ok" and math.isfinite(v) and v > 0, (r["case_id"], r["status"], r["value"], r["error"])
+print(len(rows), "runs")
+PY
+	ok "every engine measured a real value: $(cat "$TMP/cloud.check")" || nok "cloud-vm rows" "$TMP/cloud.check"
 exit $FAILED
