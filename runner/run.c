@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -188,12 +189,45 @@ static bool connect_peer(struct batch *b, struct nb_error *err)
 	return true;
 }
 
+/* The CPUs the client's engine threads may run on: the cases' `cpus` when any pins, else the
+ * process's affinity. Written as a CPU list ("0-1,4"). */
+static void engine_cpus(const struct nb_plan *plan, char *out, size_t n, bool *pinned)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	*pinned = false;
+	for (size_t i = 0; i < plan->ncases; i++) {
+		const struct nb_params *p = &plan->cases[i].params;
+		for (uint32_t k = 0; k < p->ncpus; k++, *pinned = true)
+			CPU_SET(p->cpus[k], &set);
+	}
+	if (!*pinned && sched_getaffinity(0, sizeof(set), &set) != 0)
+		CPU_ZERO(&set);
+	size_t used = 0;
+	out[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && used < n; c++) {
+		if (!CPU_ISSET(c, &set) || (c > 0 && CPU_ISSET(c - 1, &set)))
+			continue;
+		int end = c;
+		while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set))
+			end++;
+		int w = end > c ? snprintf(out + used, n - used, "%s%d-%d", used ? "," : "", c, end)
+				: snprintf(out + used, n - used, "%s%d", used ? "," : "", c);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
 static bool write_env(struct batch *b, struct nb_error *err)
 {
 	struct nb_facts local;
 	nb_facts_init(&local);
 	nb_env_collect("/", (struct sockaddr *)&b->client.addr, b->client.addr_len, &local);
-	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
+	char cpus[256];
+	bool pinned;
+	engine_cpus(b->plan, cpus, sizeof(cpus), &pinned);
+	nb_env_add_nbrun(&local, pinned ? "one thread per flow; flow i pinned to cpus[i % n]"
+					: "one thread per flow, not pinned (the scheduler places them)",
+			 cpus[0] ? cpus : NULL);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/env.json", b->dir);
 	bool ok = nb_env_json_write(path, &local, &b->client.peer_facts, err);
