@@ -1,0 +1,253 @@
+/* The control protocol's encoder and strict decoder: every message round-trips, and every
+ * malformed frame is rejected with a reason (never trusted, never a crash). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+static struct nb_buf encode(const struct nb_msg *m)
+{
+	struct nb_buf b = { 0 };
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_msg_encode(m, &b, &err), "%s", err.msg);
+	return b;
+}
+
+/* Decode a whole frame (length prefix included), checking the prefix first. */
+static bool decode(const struct nb_buf *b, struct nb_msg *m, struct nb_error *err)
+{
+	uint32_t len;
+	if (b->len < 4 || !nb_frame_len(b->p, &len, err))
+		return false;
+	cr_assert_eq(len, b->len - 4, "the length prefix covers the body");
+	return nb_msg_decode(b->p + 4, len, m, err);
+}
+
+static struct nb_msg_setup sample_setup(void)
+{
+	struct nb_msg_setup s = { .run_id = 7, .warmup_ns = 1000000000ull, .omit_ns = 2000000000ull,
+				  .duration_ns = 30000000000ull, .interval_ns = 1000000000ull,
+				  .drain_ns = 500000000ull };
+	snprintf(s.case_id, sizeof(s.case_id), "tcp-throughput/tcp/s128K/p4/reverse");
+	snprintf(s.params.engine, sizeof(s.params.engine), "stream");
+	s.params.proto = NB_PROTO_UDP;
+	s.params.direction = NB_DIR_BIDIR;
+	s.params.size = 1400;
+	s.params.streams = 4;
+	s.params.rate = 2500000000ull;
+	s.params.tos = 0x10;
+	s.params.wait = NB_WAIT_BUSY_POLL;
+	s.params.ncpus = 2;
+	s.params.cpus[0] = 1;
+	s.params.cpus[1] = 3;
+	snprintf(s.params.congestion, sizeof(s.params.congestion), "bbr");
+	s.params.cookie = 0xdeadbeefcafef00dull;
+	return s;
+}
+
+Test(proto, setup_round_trips_every_parameter)
+{
+	struct nb_msg m = { .type = NB_MSG_SETUP, .u.setup = sample_setup() }, out;
+	struct nb_buf b = encode(&m);
+	struct nb_error err = { { 0 } };
+	cr_assert(decode(&b, &out, &err), "%s", err.msg);
+	const struct nb_msg_setup *s = &out.u.setup, *e = &m.u.setup;
+	cr_assert_eq(out.type, NB_MSG_SETUP);
+	cr_assert_str_eq(s->case_id, e->case_id);
+	cr_assert_str_eq(s->params.engine, "stream");
+	cr_assert_str_eq(s->params.congestion, "bbr");
+	cr_assert_eq(s->params.rate, 2500000000ull);
+	cr_assert_eq(s->params.tos, 0x10);
+	cr_assert_eq(s->params.direction, NB_DIR_BIDIR);
+	cr_assert_eq(s->params.wait, NB_WAIT_BUSY_POLL);
+	cr_assert_eq(s->params.ncpus, 2);
+	cr_assert_eq(s->params.cpus[1], 3);
+	cr_assert_eq(s->params.cookie, 0xdeadbeefcafef00dull);
+	cr_assert_eq(s->omit_ns, 2000000000ull);
+	cr_assert_eq(s->drain_ns, 500000000ull);
+	nb_buf_free(&b);
+}
+
+Test(proto, tos_minus_one_means_leave_it_and_survives_the_trip)
+{
+	struct nb_msg m = { .type = NB_MSG_SETUP, .u.setup = sample_setup() }, out;
+	m.u.setup.params.tos = -1;
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.setup.params.tos, -1);
+	nb_buf_free(&b);
+}
+
+Test(proto, hello_carries_versions_nonce_and_facts)
+{
+	struct nb_kv kv[2] = { { "iface.mtu", "1500" }, { "cpu.governor", "!no cpufreq in this VM" } };
+	struct nb_msg m = { .type = NB_MSG_HELLO }, out;
+	m.u.hello = (struct nb_msg_hello){ .proto_version = NB_PROTO_VERSION, .role = NB_ROLE_AGENT,
+					   .auth = NB_AUTH_NONE, .nkv = 2, .kv = kv };
+	snprintf(m.u.hello.version, sizeof(m.u.hello.version), "0.1.0");
+	memset(m.u.hello.nonce, 0xab, NB_NONCE_LEN);
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.hello.proto_version, NB_PROTO_VERSION);
+	cr_assert_str_eq(out.u.hello.version, "0.1.0");
+	cr_assert_eq(out.u.hello.nonce[31], 0xab);
+	cr_assert_eq(out.u.hello.nkv, 2);
+	cr_assert_str_eq(out.u.hello.kv[1].v, "!no cpufreq in this VM");
+	nb_msg_free(&out);
+	nb_buf_free(&b);
+}
+
+Test(proto, interval_snapshot_round_trips_counters_of_every_flow)
+{
+	struct nb_snapshot *s = nb_snapshot_create(false);
+	s->nflows = 3;
+	s->engine_cpu_ns = 123456789;
+	s->has_if = true;
+	s->if_stats[4] = 42;
+	for (uint32_t f = 0; f < 3; f++) {
+		s->flow[f].sends = f == 1;
+		s->flow[f].c[NB_C_RX_BYTES] = 1000ull * (f + 1);
+		s->flow[f].g[NB_G_JITTER_NS] = 77 + f;
+	}
+	struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
+	m.u.interval = (struct nb_msg_snap){ .index = 5, .t_ns = 5000000000ull, .snap = s };
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	const struct nb_snapshot *d = out.u.interval.snap;
+	cr_assert_eq(out.u.interval.index, 5);
+	cr_assert_eq(d->t_ns, 5000000000ull, "the sender's clock travels with the snapshot");
+	cr_assert_eq(d->nflows, 3);
+	cr_assert_eq(d->engine_cpu_ns, 123456789);
+	cr_assert_eq(d->if_stats[4], 42);
+	cr_assert(d->flow[1].sends);
+	cr_assert_eq(d->flow[2].c[NB_C_RX_BYTES], 3000);
+	cr_assert_eq(d->flow[2].g[NB_G_JITTER_NS], 79);
+	nb_msg_free(&out);
+	nb_snapshot_destroy(s);
+	nb_buf_free(&b);
+}
+
+Test(proto, error_and_ready_round_trip)
+{
+	struct nb_msg m = { .type = NB_MSG_ERROR }, out;
+	m.u.error.code = NB_ERR_BUSY;
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "agent is busy");
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.error.code, NB_ERR_BUSY);
+	cr_assert_str_eq(out.u.error.text, "agent is busy");
+	nb_buf_free(&b);
+	m = (struct nb_msg){ .type = NB_MSG_READY, .u.ready.port = 7601 };
+	b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.ready.port, 7601);
+	nb_buf_free(&b);
+}
+
+/* ---- rejection: each case corrupts one encoded frame body ---- */
+
+struct bad_case {
+	const char *name;
+	void (*corrupt)(struct nb_buf *b);
+	const char *reason;  /* a fragment the error must contain */
+};
+
+/* Body offsets in a SETUP frame: 4 length + 2 type + 4 run id + 2 + len(case id) + 2 + len("stream"). */
+static size_t setup_params_at(void)
+{
+	return 4 + 2 + 4 + 2 + strlen("tcp-throughput/tcp/s128K/p4/reverse") + 2 + strlen("stream");
+}
+
+static void truncate_last(struct nb_buf *b) { b->len -= 1; }
+static void add_trailing(struct nb_buf *b) { b->p[b->len++] = 0; }
+static void bad_type(struct nb_buf *b) { b->p[4] = 0; b->p[5] = 99; }
+static void bad_proto(struct nb_buf *b) { b->p[setup_params_at()] = 7; }
+static void bad_direction(struct nb_buf *b) { b->p[setup_params_at() + 1] = 3; }
+static void nul_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = '\0'; }
+static void long_case_id(struct nb_buf *b) { b->p[4 + 2 + 4] = 0xff; b->p[4 + 2 + 4 + 1] = 0xff; }
+static void zero_streams(struct nb_buf *b)
+{
+	size_t at = setup_params_at() + 1 + 1 + 4 + 4 + 4;
+	memset(b->p + at, 0, 4);
+}
+
+static const struct bad_case bad_cases[] = {
+	{ "truncated", truncate_last, "truncated" },
+	{ "trailing bytes", add_trailing, "trailing bytes" },
+	{ "unknown type", bad_type, "unknown message type" },
+	{ "protocol out of range", bad_proto, "protocol" },
+	{ "direction out of range", bad_direction, "direction" },
+	{ "NUL inside a string", nul_in_case_id, "case id" },
+	{ "string longer than the frame", long_case_id, "case id" },
+	{ "zero streams", zero_streams, "streams" },
+};
+
+Test(proto, every_malformed_setup_is_rejected_with_its_reason)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		struct nb_msg m = { .type = NB_MSG_SETUP, .u.setup = sample_setup() }, out;
+		struct nb_buf b = encode(&m);
+		uint8_t *grown = realloc(b.p, b.len + 8); /* room for trailing bytes */
+		cr_assert_not_null(grown);
+		b.p = grown;
+		bad_cases[i].corrupt(&b);
+		struct nb_error err = { { 0 } };
+		cr_assert_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "%s accepted", bad_cases[i].name);
+		cr_assert_not_null(strstr(err.msg, bad_cases[i].reason), "%s: '%s'", bad_cases[i].name, err.msg);
+		cr_assert_eq(out.type, 0, "%s: a rejected message holds nothing", bad_cases[i].name);
+		nb_buf_free(&b);
+	}
+}
+
+Test(proto, frame_length_outside_the_limits_is_rejected)
+{
+	const uint8_t tiny[4] = { 0, 0, 0, 1 }, huge[4] = { 0x7f, 0xff, 0xff, 0xff }, max[4] = { 0, 0x10, 0, 0 };
+	uint32_t len = 12345;
+	struct nb_error err = { { 0 } };
+	cr_assert_not(nb_frame_len(tiny, &len, &err));
+	cr_assert_not(nb_frame_len(huge, &len, &err));
+	cr_assert_not_null(strstr(err.msg, "out of range"));
+	cr_assert_eq(len, 12345, "a rejected length leaves the output alone");
+	cr_assert(nb_frame_len(max, &len, &err));
+	cr_assert_eq(len, NB_FRAME_MAX);
+}
+
+Test(proto, snapshot_with_another_versions_counter_count_is_rejected)
+{
+	struct nb_snapshot *s = nb_snapshot_create(false);
+	s->nflows = 1;
+	struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
+	m.u.interval = (struct nb_msg_snap){ .index = 1, .snap = s };
+	struct nb_buf b = encode(&m);
+	/* type 2 + index 4 + t 8 + cpu 8 + busy 8 + total 8 + has_if 1 + ifs 40 + nflows 2 = 81 */
+	b.p[4 + 81] = NB_C_COUNT + 1;
+	struct nb_error err = { { 0 } };
+	cr_assert_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
+	cr_assert_not_null(strstr(err.msg, "counter count"), "%s", err.msg);
+	nb_snapshot_destroy(s);
+	nb_buf_free(&b);
+}
+
+Test(proto, random_bytes_never_crash_the_decoder)
+{
+	uint8_t body[512];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t accepted = 0;
+	for (int i = 0; i < 20000; i++) {
+		size_t len = 2 + (size_t)(x % (sizeof(body) - 2));
+		for (size_t k = 0; k < len; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			body[k] = (uint8_t)x;
+		}
+		body[0] = 0;
+		body[1] = (uint8_t)(1 + x % NB_MSG_TYPE_MAX); /* a valid type, random fields */
+		struct nb_msg m;
+		if (nb_msg_decode(body, len, &m, NULL)) {
+			accepted++;
+			nb_msg_free(&m);
+		}
+	}
+	cr_assert_lt(accepted, 20000, "random bodies are mostly rejected");
+}
