@@ -25,6 +25,8 @@ struct nb_pitfall_case {
 	double host_cpu_local_max_pct;  /* highest whole-host busy % of a run */
 	double host_cpu_peer_max_pct;
 	double omit_s;                   /* configured omit */
+	double target_rate;              /* paced cases: the offered rate (NAN or 0: unpaced) */
+	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
 	double first_interval;           /* headline of the first recorded interval (mean over runs) */
 	double median_interval;          /* median headline of the non-omitted intervals */
 };

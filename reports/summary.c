@@ -96,6 +96,8 @@ static bool add_run(const struct nb_results *res, size_t ri, struct nb_case_stat
 		nb_stats_add(&a->cols[k], run->m.v[k]);
 		if (isfinite(run->m.v[k]) && !(run->m.v[k] <= c->metric_max[k]))
 			c->metric_max[k] = run->m.v[k];
+		if (isfinite(run->m.v[k]) && !(run->m.v[k] >= c->metric_min[k]))
+			c->metric_min[k] = run->m.v[k];
 	}
 	return add_hist(c, run, a) && add_intervals(res, run, run->metric_col, a);
 }
@@ -137,6 +139,7 @@ static bool compute_case(const struct nb_results *res, size_t ci, struct nb_summ
 	for (int k = 0; k < NB_COL_COUNT; k++) {
 		nb_stats_init(&a->cols[k]);
 		c->metric_max[k] = NAN;
+		c->metric_min[k] = NAN;
 	}
 	for (size_t q = 0; q < NB_LAT_NQ; q++)
 		nb_stats_init(&a->lat_runs[q]);

@@ -30,6 +30,7 @@ struct nb_case_stats {
 	size_t n_failed, n_invalid, n_trials, outliers;
 	double metric_mean[NB_COL_COUNT];   /* mean of each column across counted runs */
 	double metric_max[NB_COL_COUNT];    /* highest of each column (CPU pitfalls) */
+	double metric_min[NB_COL_COUNT];    /* lowest of each column (paced rate met?) */
 	struct nb_hist *merged;      /* counted runs' histograms added up, or NULL */
 	struct nb_hist_summary lat;  /* of merged */
 	double lat_runmean_us[NB_LAT_NQ];   /* mean over runs of each run's percentile */

@@ -169,6 +169,8 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 			.cpu_peer_max_pct = c->metric_max[NB_COL_CPU_PEER_PCT],
 			.host_cpu_local_max_pct = c->metric_max[NB_COL_HOST_CPU_LOCAL_PCT],
 			.host_cpu_peer_max_pct = c->metric_max[NB_COL_HOST_CPU_PEER_PCT],
+			.target_rate = c->metric_mean[NB_COL_TARGET_RATE],
+			.achieved_rate = c->metric_min[NB_COL_ACHIEVED_RATE],
 			.omit_s = p->omit_s, .first_interval = c->first_interval,
 			.median_interval = c->median_interval,
 		};
