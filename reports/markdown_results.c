@@ -274,25 +274,51 @@ static const char *rate_unit(const struct nb_plan_case *p)
 	return strcmp(p->engine, "pps") == 0 ? "pkt/s" : "bit/s";
 }
 
+/* What the search's status adds to its threshold, in words. */
+static void sweep_status(FILE *f, const struct nb_sweep_result *sw, const char *u)
+{
+	char h[64];
+	if (!sw->status)
+		return;
+	if (strcmp(sw->status, "at-or-above-to") == 0)
+		fputs(" No trial lost more than that up to the sweep's `to`: the threshold is at or "
+		      "above it.", f);
+	else if (strcmp(sw->status, "below-from") == 0)
+		fputs(" Loss exceeded the goal even at the sweep's `from`.", f);
+	if (isfinite(sw->host_bound_above)) {
+		nb_fmt_value(sw->host_bound_above, u, h, sizeof(h));
+		fprintf(f, " The sender could not offer more than %s (host-bound): trials above it were "
+			   "invalid, neither pass nor fail.", h);
+	}
+}
+
+/* One sentence per loss goal (NDR, PDR ...) of a searched case. */
 static void sweep_sentence(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
 {
 	struct nb_sweep_result sw;
 	const char *u = rate_unit(c->pc);
 	char a[64], b[64];
-	if (!nb_results_sweep(res, c->pc->case_id, &sw) || !isfinite(sw.threshold)) {
-		fprintf(f, "No threshold was recorded for this case (plain sweep, or the search found "
-			   "no passing rate).\n\n");
-		return;
+	size_t g = 0;
+	for (; nb_results_sweep_goal(res, c->pc->case_id, g, &sw); g++) {
+		if (!isfinite(sw.threshold)) {
+			fprintf(f, "No rate kept loss ≤ %g %% in every trial.", sw.loss_target * 100.0);
+		} else {
+			nb_fmt_value(sw.threshold, u, a, sizeof(a));
+			fprintf(f, "Highest offered rate with loss ≤ %g %% in every trial: **%s**",
+				sw.loss_target * 100.0, a);
+			if (isfinite(sw.lowest_fail)) {
+				nb_fmt_value(sw.lowest_fail, u, b, sizeof(b));
+				fprintf(f, " (lowest failing rate %s)", b);
+			}
+			fprintf(f, "; %zu trials.", c->n_trials);
+		}
+		sweep_status(f, &sw, u);
+		if (sw.complete_known && !sw.complete)
+			fprintf(f, " **The search was interrupted**: the bracket above is where it stopped.");
+		fputs("\n\n", f);
 	}
-	nb_fmt_value(sw.threshold, u, a, sizeof(a));
-	nb_fmt_value(sw.lowest_fail, u, b, sizeof(b));
-	fprintf(f, "Highest offered rate with loss ≤ %g %% in every trial: **%s**", sw.loss_target * 100.0, a);
-	if (isfinite(sw.lowest_fail))
-		fprintf(f, " (lowest failing rate %s)", b);
-	fprintf(f, "; %zu trials.", c->n_trials);
-	if (sw.complete_known && !sw.complete)
-		fprintf(f, " **The search was interrupted**: the bracket above is where it stopped.");
-	fputs("\n\n", f);
+	if (g == 0)
+		fprintf(f, "No threshold was recorded for this case (a plain sweep).\n\n");
 }
 
 static void rate_cell(FILE *f, double v, const char *unit)

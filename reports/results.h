@@ -84,6 +84,8 @@ struct nb_sweep_result {
 	double elapsed_s;
 	double trials;
 	bool complete_known, complete;
+	const char *status;      /* "found", "below-from", "at-or-above-to", "host-bound", "incomplete" or NULL */
+	double host_bound_above; /* the sender could not offer more than this (NAN: not seen) */
 };
 
 /** Load dir; false only when neither plan.csv nor runs.csv can be read. */
@@ -98,6 +100,9 @@ bool nb_run_counts(const struct nb_run *r);
 bool nb_results_load_extras(struct nb_results *res);
 /** The sweep result of case_id in meta.json; false when meta.json does not name it. */
 bool nb_results_sweep(const struct nb_results *res, const char *case_id, struct nb_sweep_result *out);
+/** The nth (0-based) loss goal of a searched case, in the order recorded; false past the last. */
+bool nb_results_sweep_goal(const struct nb_results *res, const char *case_id, size_t nth,
+			   struct nb_sweep_result *out);
 /** Read a latency histogram CSV (bucket_lower_ns,count) into h (initialised here). */
 bool nb_hist_csv_read(const char *path, struct nb_hist *h, struct nb_error *err);
 

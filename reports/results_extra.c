@@ -160,23 +160,30 @@ static double jnum(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-bool nb_results_sweep(const struct nb_results *res, const char *case_id, struct nb_sweep_result *out)
+bool nb_results_sweep_goal(const struct nb_results *res, const char *case_id, size_t nth,
+			   struct nb_sweep_result *out)
 {
 	json_t *sweeps = res->meta.root ? json_object_get(res->meta.root, "sweeps") : NULL;
 	size_t i;
 	json_t *o;
 	json_array_foreach(sweeps, i, o) {
 		const char *id = json_string_value(json_object_get(o, "case_id"));
-		if (!id || strcmp(id, case_id) != 0)
+		if (!id || strcmp(id, case_id) != 0 || nth-- > 0)
 			continue;
 		json_t *c = json_object_get(o, "complete");
 		*out = (struct nb_sweep_result){
 			.loss_target = jnum(o, "loss"), .threshold = jnum(o, "threshold"),
 			.lowest_fail = jnum(o, "lowest_fail"), .elapsed_s = jnum(o, "elapsed_s"),
 			.trials = jnum(o, "trials"), .complete_known = json_is_boolean(c),
-			.complete = json_is_true(c),
+			.complete = json_is_true(c), .status = jstr(o, "status"),
+			.host_bound_above = jnum(o, "host_bound_above"),
 		};
 		return true;
 	}
 	return false;
+}
+
+bool nb_results_sweep(const struct nb_results *res, const char *case_id, struct nb_sweep_result *out)
+{
+	return nb_results_sweep_goal(res, case_id, 0, out);
 }

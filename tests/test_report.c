@@ -328,3 +328,31 @@ Test(csv_read, writer_and_reader_round_trip_hostile_text)
 	nb_csv_table_free(&t);
 	nbt_rmtree(path);
 }
+
+/* The run loop writes searches to sweeps.json (one entry per loss goal); the report reads it
+ * when meta.json has none, and says each goal's threshold and what its status means. */
+Test(report, searches_from_sweeps_json_get_one_sentence_per_goal, .init = setup, .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	const char *meta = "{\"nbrun_version\": \"0.1.0\", \"config_name\": \"basic\"}";
+	cr_assert(nbt_write(path, meta, strlen(meta)));
+	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
+	const char *sweeps =
+		"{\"sweeps\": ["
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0, \"threshold\": 250000000,"
+		" \"lowest_fail\": 260000000, \"status\": \"found\", \"complete\": true},"
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0.005, \"threshold\": 400000000,"
+		" \"lowest_fail\": null, \"status\": \"at-or-above-to\", \"host_bound_above\": 410000000,"
+		" \"complete\": true}]}";
+	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
+	struct nb_report_info info;
+	build(&info);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	cr_assert_not_null(strstr(md, "loss ≤ 0 % in every trial: **250 Mbit/s** (lowest failing rate 260 Mbit/s)"), "%s", md);
+	cr_assert_not_null(strstr(md, "loss ≤ 0.5 % in every trial: **400 Mbit/s**"));
+	cr_assert_not_null(strstr(md, "the threshold is at or above it"));
+	cr_assert_not_null(strstr(md, "could not offer more than 410 Mbit/s (host-bound)"));
+	free(md);
+}
