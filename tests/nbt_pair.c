@@ -39,7 +39,7 @@ struct nb_params nbt_params(const char *name, enum nb_proto proto)
 	return p;
 }
 
-void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p)
+void nbt_pair_open(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p)
 {
 	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct nb_error err = { "" };
@@ -58,6 +58,12 @@ void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct
 	cr_assert(a.ok, "%s", a.err.msg);
 	pr->srv = a.s;
 	pr->port = port;
+}
+
+void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p)
+{
+	struct nb_error err = { "" };
+	nbt_pair_open(pr, e, p);
 	cr_assert(nb_session_start(pr->srv, &err), "%s", err.msg);
 	cr_assert(nb_session_start(pr->cli, &err), "%s", err.msg);
 	nb_session_set_phase(pr->srv, NB_PHASE_MEASURE);

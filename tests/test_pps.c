@@ -18,31 +18,16 @@
 #include "engines.h"
 #include "session.h"
 #include "udpseq.h"
+#include "nbt_pair.h"
 
 struct pair {
 	struct nb_params p;
+	struct nbt_pair np;          /* the two sessions, connected */
 	struct nb_session *srv, *cli;
 	struct nb_snapshot *s, *c;   /* final counters of server and client, after stop */
 };
 
-struct accept_arg {
-	struct nb_session *s;
-	struct nb_error err;
-	bool ok;
-};
-
-static void *accept_main(void *arg)
-{
-	struct accept_arg *a = arg;
-	a->ok = nb_session_accept(a->s, 5000, &a->err);
-	return NULL;
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
+#define sleep_ms nbt_sleep_ms
 
 static struct nb_params params(uint32_t streams, enum nb_dir dir, uint64_t rate)
 {
@@ -53,22 +38,9 @@ static struct nb_params params(uint32_t streams, enum nb_dir dir, uint64_t rate)
 
 static void pair_open(struct pair *pr)
 {
-	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct nb_error err = { "" };
-	cr_assert(nb_engine_pps.validate(&pr->p, &err), "%s", err.msg);
-	uint16_t port = 0;
-	struct accept_arg a = { 0 };
-	a.s = nb_session_listen(&nb_engine_pps, &pr->p, (struct sockaddr *)&lo, sizeof(lo), 0, 0,
-				&port, &err);
-	cr_assert_not_null(a.s, "%s", err.msg);
-	pthread_t th;
-	cr_assert_eq(pthread_create(&th, NULL, accept_main, &a), 0);
-	pr->cli = nb_session_connect(&nb_engine_pps, &pr->p, (struct sockaddr *)&lo, sizeof(lo),
-				     port, 5000, &err);
-	pthread_join(th, NULL);
-	cr_assert_not_null(pr->cli, "%s", err.msg);
-	cr_assert(a.ok, "%s", a.err.msg);
-	pr->srv = a.s;
+	nbt_pair_open(&pr->np, &nb_engine_pps, &pr->p);
+	pr->srv = pr->np.srv;
+	pr->cli = pr->np.cli;
 }
 
 static void set_phase(struct pair *pr, enum nb_phase ph)
