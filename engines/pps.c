@@ -11,7 +11,7 @@
  * token bucket when params.rate (packets/s per flow) is set. ENOBUFS and EAGAIN
  * are counted as NB_C_SND_ERRS and the datagrams the kernel refused keep their
  * sequence numbers for the next call, so back-pressure never shows as loss.
- * Receiver: recvmmsg, sequence accounting, and SO_RXQ_OVFL for datagrams our
+ * Receiver: recvmmsg, sequence accounting, and the socket's drop counter (SO_MEMINFO) for datagrams our
  * own full socket buffer dropped (NB_C_RCVBUF_DROPS, a receiver-CPU limit).
  *
  * GSO (params.gso): the sender hands the kernel up to 64 datagrams in one
@@ -23,7 +23,6 @@
  * docs/engines.md, section pps).
  */
 #include <errno.h>
-#include <linux/sock_diag.h> /* SK_MEMINFO_DROPS */
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
 #define PPS_BATCH_MAX 1024u     /* UIO_MAXIOV: the kernel's limit for one sendmmsg */
+#define PPS_DROPS_EVERY 64u     /* read the socket's drop counter every this many recvmmsg calls */
 #define PPS_GSO_SEGS_MAX 64u    /* UDP_MAX_SEGMENTS of older kernels */
 #define PPS_GRO_BATCH 8u        /* GRO buffers per recvmmsg: each holds up to 64 KiB */
 #define PPS_GRO_BUF 65536u
@@ -263,7 +263,8 @@ struct pps_rx {
 	struct mmsghdr *msg;
 	struct iovec *iov;
 	char (*ctl)[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int))];
-	uint32_t drops;         /* last SO_RXQ_OVFL value seen */
+	uint32_t drops;         /* last drop count read from the socket */
+	uint32_t calls;         /* recvmmsg calls so far */
 	struct nb_seqrx seq;
 };
 
@@ -280,8 +281,6 @@ static bool rx_sockopts(struct pps_rx *r)
 {
 	struct nb_flow *f = r->f;
 	int one = 1;
-	if (setsockopt(f->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) < 0)
-		return nb_error_errno(&f->err, errno, "flow %u: SO_RXQ_OVFL", f->index);
 	if (f->p->gso && setsockopt(f->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0)
 		return nb_error_errno(&f->err, errno, "flow %u: UDP_GRO", f->index);
 	nb_sock_udp_rcvbuf(f->fd, f->p);
@@ -318,26 +317,20 @@ static bool rx_init(struct pps_rx *r, struct nb_flow *f)
 	return true;
 }
 
-/* SO_RXQ_OVFL carries the socket's cumulative drop count (32 bits, wrapping). */
+/* The socket's drop count is cumulative (32 bits, wrapping): count the difference. */
 static void rx_set_drops(struct pps_rx *r, uint32_t now)
 {
 	nb_count(r->f, NB_C_RCVBUF_DROPS, (uint32_t)(now - r->drops));
 	r->drops = now;
 }
 
-/* Walk one message's control data: the drop count, and the GRO segment size (0 = none). */
-static int rx_cmsgs(struct pps_rx *r, struct msghdr *h)
+/* One message's GRO segment size from its control data (0 = not coalesced). */
+static int rx_cmsgs(struct msghdr *h)
 {
 	int gso_size = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-			uint32_t drops;
-			memcpy(&drops, CMSG_DATA(c), sizeof(drops));
-			rx_set_drops(r, drops);
-		} else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO)
 			memcpy(&gso_size, CMSG_DATA(c), sizeof(gso_size));
-		}
-	}
 	return gso_size;
 }
 
@@ -346,7 +339,7 @@ static void rx_account(struct pps_rx *r, uint32_t i, uint64_t now)
 {
 	struct msghdr *h = &r->msg[i].msg_hdr;
 	size_t len = r->msg[i].msg_len;
-	size_t seg = (size_t)rx_cmsgs(r, h);
+	size_t seg = (size_t)rx_cmsgs(h);
 	const unsigned char *b = r->iov[i].iov_base;
 	if (seg == 0 || seg >= len) {
 		nb_seqrx_account(&r->seq, r->f, b, len, now);
@@ -356,14 +349,12 @@ static void rx_account(struct pps_rx *r, uint32_t i, uint64_t now)
 		nb_seqrx_account(&r->seq, r->f, b + off, len - off < seg ? len - off : seg, now);
 }
 
-/* Drops after the last datagram we received never reach a cmsg: ask the socket. */
-static void rx_final_drops(struct pps_rx *r)
+/* The socket's drop counter, read every PPS_DROPS_EVERY calls and at the end. */
+static void rx_drops(struct pps_rx *r)
 {
-	uint32_t mem[SK_MEMINFO_VARS];
-	socklen_t len = sizeof(mem);
-	if (getsockopt(r->f->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
-	    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
-		rx_set_drops(r, mem[SK_MEMINFO_DROPS]);
+	uint32_t now;
+	if (nb_sock_rcv_drops(r->f->fd, &now))
+		rx_set_drops(r, now);
 }
 
 /* Blocking recvmmsg with MSG_WAITFORONE: sleeps until one datagram is there, then takes
@@ -389,8 +380,10 @@ static int pps_recv(struct nb_flow *f)
 		uint64_t now = nb_now_ns();
 		for (int i = 0; i < n; i++)
 			rx_account(&r, (uint32_t)i, now);
+		if (++r.calls % PPS_DROPS_EVERY == 0 || n <= 0)
+			rx_drops(&r);
 	}
-	rx_final_drops(&r);
+	rx_drops(&r);
 	rx_free(&r);
 	return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h> /* SK_MEMINFO_DROPS */
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
@@ -177,6 +178,17 @@ bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct n
 	(void)err;
 	if (!sends && p->proto == NB_PROTO_UDP)
 		nb_sock_udp_rcvbuf(fd, p);
+	return true;
+}
+
+bool nb_sock_rcv_drops(int fd, uint32_t *drops)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
+	    len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return false;
+	*drops = mem[SK_MEMINFO_DROPS];
 	return true;
 }
 

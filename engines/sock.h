@@ -38,6 +38,9 @@ bool nb_sock_udp_send_errors(int fd, struct nb_error *err);
 void nb_sock_udp_rcvbuf(int fd, const struct nb_params *p);
 /** engine.prepare_socket for UDP engines: receivers get nb_sock_udp_rcvbuf. */
 bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct nb_error *err);
+/** The socket's cumulative count of datagrams dropped for a full receive buffer (SO_MEMINFO;
+ *  cheaper than SO_RXQ_OVFL, which builds a control message for every datagram). */
+bool nb_sock_rcv_drops(int fd, uint32_t *drops);
 /** Drop the ICMP errors IP_RECVERR queued, so the error queue holds no buffer memory. */
 void nb_sock_drain_errqueue(int fd);
 /** Set a socket's receive timeout in ms (0 = none). */

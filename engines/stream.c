@@ -5,8 +5,8 @@
  * reads TCP_INFO (retransmits, cwnd, srtt, segments) every 100 ms. UDP: every
  * datagram carries the udpseq header; the sender is paced by the token bucket
  * in pace.c when a rate is set, batching with sendmmsg; the receiver uses
- * recvmmsg and reads SO_RXQ_OVFL so its own socket-buffer drops are counted
- * apart from network loss.
+ * recvmmsg and reads the socket's drop counter so its own socket-buffer drops
+ * are counted apart from network loss.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -226,7 +226,6 @@ static int udp_send(struct nb_flow *f)
 struct udp_rx {
 	struct mmsghdr msg[UDP_BATCH];
 	struct iovec iov[UDP_BATCH];
-	char ctrl[UDP_BATCH][CMSG_SPACE(sizeof(uint32_t))];
 	unsigned char *buf;
 };
 
@@ -234,22 +233,17 @@ static void rx_prepare(struct udp_rx *r, size_t len)
 {
 	for (int i = 0; i < UDP_BATCH; i++) {
 		r->iov[i] = (struct iovec){ .iov_base = r->buf + (size_t)i * len, .iov_len = len };
-		r->msg[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1,
-						      .msg_control = r->ctrl[i],
-						      .msg_controllen = sizeof(r->ctrl[i]) };
+		r->msg[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1 };
 	}
 }
 
-/* SO_RXQ_OVFL: the socket's cumulative count of datagrams dropped for a full buffer. */
-static void rx_overflow(struct nb_flow *f, struct msghdr *h)
+/* Datagrams our own full socket buffer dropped: the socket's cumulative count (SO_MEMINFO),
+ * read every few batches and at the end rather than as a control message per datagram. */
+static void rx_drops(struct nb_flow *f)
 {
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-			uint32_t drops;
-			memcpy(&drops, CMSG_DATA(c), sizeof(drops));
-			store_counter(f, NB_C_RCVBUF_DROPS, drops);
-		}
-	}
+	uint32_t drops;
+	if (nb_sock_rcv_drops(f->fd, &drops))
+		store_counter(f, NB_C_RCVBUF_DROPS, drops);
 }
 
 static int udp_recv(struct nb_flow *f)
@@ -266,21 +260,20 @@ static int udp_recv(struct nb_flow *f)
 		free(seq);
 		return nb_error_set(&f->err, "out of memory"), -1;
 	}
-	int one = 1;
-	setsockopt(f->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	nb_sock_set_rcvtimeo(f->fd, 100);
 	nb_seqrx_init(seq);
-	while (!nb_flow_stopping(f)) {
+	for (uint32_t calls = 1; !nb_flow_stopping(f); calls++) {
 		rx_prepare(r, len);
 		int n = recvmmsg(f->fd, r->msg, UDP_BATCH, MSG_WAITFORONE, NULL);
+		if (n <= 0 || calls % 64 == 0)
+			rx_drops(f);
 		if (n <= 0)
 			continue; /* timeout (re-check stop), EINTR, or ECONNREFUSED from an ICMP */
 		uint64_t now = nb_now_ns();
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n; i++)
 			nb_seqrx_account(seq, f, r->iov[i].iov_base, r->msg[i].msg_len, now);
-			rx_overflow(f, &r->msg[i].msg_hdr);
-		}
 	}
+	rx_drops(f);
 	free(r->buf);
 	free(r);
 	free(seq);
