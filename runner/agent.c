@@ -209,11 +209,22 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 
 /* ---- one session ---- */
 
+/* Receive a frame; a malformed one is answered with an ERROR frame saying why, then the
+ * session ends (the client is never trusted to resynchronise). */
+static int recv_checked(struct session_ctx *c, struct nb_msg *m, int timeout_ms)
+{
+	struct nb_error err = { { 0 } };
+	int r = nb_ctl_recv(c->fd, m, timeout_ms, &err);
+	if (r < 0 && strstr(err.msg, "bad frame"))
+		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, err.msg);
+	return r;
+}
+
 static bool handshake(struct session_ctx *c)
 {
 	struct nb_msg m;
 	struct nb_error err = { { 0 } };
-	if (nb_ctl_recv(c->fd, &m, SETUP_TIMEOUT_MS, &err) != 1)
+	if (recv_checked(c, &m, SETUP_TIMEOUT_MS) != 1)
 		return false;
 	if (m.type != NB_MSG_HELLO) {
 		nb_msg_free(&m);
@@ -253,17 +264,13 @@ static void serve_session(struct session_ctx *c)
 	int idle_ms = (int)c->a->o.idle_timeout_s * 1000;
 	for (;;) {
 		struct nb_msg m;
-		struct nb_error err = { { 0 } };
-		int r = nb_ctl_recv(c->fd, &m, idle_ms, &err);
+		int r = recv_checked(c, &m, idle_ms);
 		if (r == 0) {
 			nb_ctl_send_error(c->fd, NB_ERR_LIMIT, "idle control connection closed by the agent");
 			return;
 		}
-		if (r < 0) {
-			if (strstr(err.msg, "bad frame"))
-				nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, err.msg);
+		if (r < 0)
 			return;
-		}
 		enum nb_msg_type t = m.type;
 		if (t == NB_MSG_SETUP)
 			run_test(c, &m.u.setup);

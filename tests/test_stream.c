@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "client.h"
@@ -235,4 +236,86 @@ Test(stream, a_thousand_tests_leak_no_fd_and_no_thread, .timeout = 300)
 	}
 	cr_assert_eq(count_dir("/proc/self/fd"), fds, "file descriptors after 1000 tests");
 	cr_assert_eq(count_dir("/proc/self/task"), threads, "threads after 1000 tests");
+}
+
+/* A raw control connection to the agent, for speaking to it as a broken client would. */
+static int raw_connect(void)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
+	int fd = nb_ctl_connect(&addr, len, 2000, &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	return fd;
+}
+
+/* These run without the suite's own client, so the agent is free to take the raw one. */
+TestSuite(handshake, .timeout = 60);
+
+Test(handshake, a_client_of_another_protocol_version_is_told_both_versions)
+{
+	open_pair();
+	nb_client_close(&cli); /* free the agent */
+	int fd = -1;
+	struct nb_msg m = { .type = NB_MSG_HELLO }, reply;
+	struct nb_error err = { { 0 } };
+	for (int tries = 0; tries < 50; tries++) { /* the agent notices the closed session first */
+		fd = raw_connect();
+		m.u.hello.proto_version = NB_PROTO_VERSION + 41;
+		snprintf(m.u.hello.version, sizeof(m.u.hello.version), "9.9.9");
+		cr_assert(nb_ctl_send(fd, &m, 2000, &err), "%s", err.msg);
+		cr_assert_eq(nb_ctl_recv(fd, &reply, 5000, &err), 1, "%s", err.msg);
+		if (reply.type != NB_MSG_ERROR || reply.u.error.code != NB_ERR_BUSY)
+			break;
+		close(fd);
+		usleep(100000);
+	}
+	cr_assert_eq(reply.type, NB_MSG_ERROR);
+	cr_assert_eq(reply.u.error.code, NB_ERR_VERSION);
+	cr_assert_not_null(strstr(reply.u.error.text, "protocol version mismatch"), "%s", reply.u.error.text);
+	cr_assert_not_null(strstr(reply.u.error.text, "9.9.9"), "%s", reply.u.error.text);
+	close(fd);
+	nb_agent_destroy(agent);
+}
+
+Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
+{
+	open_pair();
+	nb_client_close(&cli);
+	int fd = -1;
+	struct nb_msg reply;
+	struct nb_error err = { { 0 } };
+	/* length 6, type 1 (HELLO), then four bytes that cannot be a HELLO body */
+	const unsigned char garbage[] = { 0, 0, 0, 6, 0, 1, 0xde, 0xad, 0xbe, 0xef };
+	for (int tries = 0; tries < 50; tries++) {
+		fd = raw_connect();
+		cr_assert_eq(send(fd, garbage, sizeof(garbage), MSG_NOSIGNAL), (ssize_t)sizeof(garbage));
+		int r = nb_ctl_recv(fd, &reply, 5000, &err);
+		cr_assert_eq(r, 1, "the agent answers before closing: %s", err.msg);
+		if (reply.type != NB_MSG_ERROR || reply.u.error.code != NB_ERR_BUSY)
+			break;
+		close(fd);
+		usleep(100000);
+	}
+	cr_assert_eq(reply.type, NB_MSG_ERROR);
+	cr_assert_eq(reply.u.error.code, NB_ERR_PROTOCOL);
+	cr_assert_not_null(strstr(reply.u.error.text, "bad frame"), "%s", reply.u.error.text);
+	close(fd);
+	/* ... and the next, well-behaved client is served. */
+	char name[64];
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	struct sockaddr_storage addr;
+	socklen_t len;
+	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
+	bool opened = false;
+	for (int tries = 0; tries < 50 && !opened; tries++) {
+		opened = nb_client_open(&cli, name, &addr, len, &err);
+		if (!opened)
+			usleep(100000);
+	}
+	cr_assert(opened, "%s", err.msg);
+	close_pair();
 }
