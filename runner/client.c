@@ -168,11 +168,36 @@ static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb
 	return lost(t, "an unexpected message");
 }
 
+/* Ctrl-C mid-run: stop both ends now and record the run as failed (its window is cut short,
+ * so it has no result); the agent is left ready for the next session. */
+static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *out)
+{
+	snprintf(out->error, sizeof(out->error), "interrupted after %.1f s of the run",
+		 (double)(nb_now_ns() - t->t0) / 1e9);
+	struct nb_msg stop = { .type = NB_MSG_STOP }, m;
+	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
+		return lost(t, "cannot send STOP");
+	int r;
+	while ((r = nb_ctl_recv(t->c->fd, &m, RESULT_MS, t->err)) == 1) {
+		enum nb_msg_type type = m.type;
+		nb_msg_free(&m);
+		if (type == NB_MSG_RESULT || type == NB_MSG_ERROR)
+			break;
+	}
+	if (r != 1)
+		return lost(t, "no RESULT after STOP");
+	struct nb_error ignored;
+	nb_session_stop(t->s, &ignored);
+	return NB_OUT_CASE_FAILED;
+}
+
 /* Drive the timeline until both ends' last tick is in. */
 static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out)
 {
 	uint64_t end = t->t0 + t->su->warmup_ns + t->su->duration_ns;
 	while (t->next_pair <= t->tl.nticks) {
+		if (t->c->interrupt && atomic_load(t->c->interrupt))
+			return interrupted(t, out);
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
 		enum nb_tl_event ev;

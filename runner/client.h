@@ -3,6 +3,7 @@
 #ifndef NB_CLIENT_H
 #define NB_CLIENT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@ struct nb_client {
 	char ifname[64];            /* local interface toward the peer */
 	char peer_version[40];
 	struct nb_facts peer_facts;
+	const atomic_bool *interrupt;   /* set (SIGINT): end the current run early, as failed */
 };
 
 /** Receives each measured interval as soon as both ends' counters for it are in. */

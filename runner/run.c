@@ -185,6 +185,7 @@ static bool connect_peer(struct batch *b, struct nb_error *err)
 	}
 	if (!nb_client_open(&b->client, name, &addr, len, err))
 		return false;
+	b->client.interrupt = b->o->interrupt;
 	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
 	return true;
 }
