@@ -408,6 +408,17 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	}
 	struct sockaddr_storage ctl = a->addr;
 	a->listen_fd = nb_ctl_listen(&ctl, a->addr_len, err);
+	if (a->listen_fd < 0 && !o->bind) {
+		/* No IPv6 on this host (the default listens dual-stack): all IPv4 addresses. */
+		struct sockaddr_in *a4 = (struct sockaddr_in *)&a->addr;
+		memset(&a->addr, 0, sizeof(a->addr));
+		a4->sin_family = AF_INET;
+		a4->sin_addr.s_addr = htonl(INADDR_ANY);
+		a4->sin_port = htons(o->port);
+		a->addr_len = sizeof(*a4);
+		ctl = a->addr;
+		a->listen_fd = nb_ctl_listen(&ctl, a->addr_len, err);
+	}
 	if (a->listen_fd < 0) {
 		nb_agent_destroy(a);
 		return NULL;

@@ -318,9 +318,9 @@ static enum nb_run_exit run_all(struct batch *b, struct nb_error *err)
 {
 	enum nb_run_exit rc = NB_EXIT_OK;
 	const struct nb_plan *plan = b->plan;
-	b->progress = nb_progress_begin(stderr, plan->nslots, nb_plan_estimate_s(plan));
-	if (b->o->verbosity < 0)
-		nb_progress_set_live(b->progress, false);
+	/* -q: no progress at all (every progress call takes a NULL progress) */
+	b->progress = b->o->verbosity < 0 ? NULL
+					  : nb_progress_begin(stderr, plan->nslots, nb_plan_estimate_s(plan));
 	size_t i;
 	bool go = true;
 	for (i = 0; i < plan->nslots && go && !interrupted(b); i++)
