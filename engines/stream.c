@@ -22,7 +22,7 @@
 #include "udpseq.h"
 
 #define UDP_BATCH 16
-#define TCP_RECV_BUF (256 * 1024)
+#define TCP_RECV_BUF (128 * 1024)
 #define INFO_EVERY_NS 100000000ull
 /* Back-to-back packets the pacer may release at once: 50 us worth at the target rate, at least
  * 2 (a late wake-up's debt beyond that is paid at twice the rate, see pace.h). */
