@@ -52,7 +52,8 @@ static int cmd_run(const struct nb_cli *cli)
 		return fail(&err, 2);
 	int rc = 0;
 	if (cli->cmd == NB_CMD_VALIDATE) {
-		printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots, plan.nslots == 1 ? "" : "s");
+		printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s",
+		       plan.nslots, plan.nslots == 1 ? "" : "s");
 	} else if (cli->dry_run) {
 		nb_plan_print(&plan, stdout);
 	} else {

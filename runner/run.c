@@ -330,7 +330,8 @@ static enum nb_run_exit run_all(struct batch *b, struct nb_error *err)
 	nb_progress_end(b->progress);
 	b->progress = NULL;
 	if (go && interrupted(b)) {
-		nb_error_set(err, "interrupted after %zu run%s; every finished run is kept", b->runs_done, b->runs_done == 1 ? "" : "s");
+		nb_error_set(err, "interrupted after %zu run%s; every finished run is kept", b->runs_done,
+			     b->runs_done == 1 ? "" : "s");
 		rc = NB_EXIT_CASES_FAILED;
 	}
 	b->meta.complete = go && !interrupted(b);
