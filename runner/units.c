@@ -88,22 +88,29 @@ static const struct suffix *find_suffix(const struct suffix *tab, const char *un
 	return NULL;
 }
 
+/* A decimal number at the start of s; returns where its unit begins, or NULL with *why. */
+static const char *read_number(const char *s, struct decimal *d, const char **why)
+{
+	if (!s || !*s) {
+		*why = "empty";
+		return NULL;
+	}
+	const char *unit = read_decimal(s, d, why);
+	if (unit && !has_digit(s, unit)) {
+		*why = "not a number";
+		return NULL;
+	}
+	return unit;
+}
+
 /* Number + one of tab's suffixes. */
 static bool parse_with(const char *s, const struct suffix *tab, bool whole, uint64_t *out,
 		       const char **why)
 {
 	struct decimal d;
-	if (!s || !*s) {
-		*why = "empty";
-		return false;
-	}
-	const char *unit = read_decimal(s, &d, why);
+	const char *unit = read_number(s, &d, why);
 	if (!unit)
 		return false;
-	if (!has_digit(s, unit)) {
-		*why = "not a number";
-		return false;
-	}
 	const struct suffix *sf = find_suffix(tab, unit);
 	if (!sf) {
 		*why = "unknown unit";
@@ -160,17 +167,9 @@ static enum nb_rate_unit rate_kind(const char *unit, size_t *prefix_len)
 bool nb_units_rate(const char *s, uint64_t *out, enum nb_rate_unit *unit, const char **why)
 {
 	struct decimal d;
-	if (!s || !*s) {
-		*why = "empty";
-		return false;
-	}
-	const char *u = read_decimal(s, &d, why);
+	const char *u = read_number(s, &d, why);
 	if (!u)
 		return false;
-	if (!has_digit(s, u)) {
-		*why = "not a number";
-		return false;
-	}
 	size_t plen;
 	enum nb_rate_unit kind = rate_kind(u, &plen);
 	char prefix[8];
@@ -211,15 +210,11 @@ bool nb_units_duration(const char *s, uint64_t *ns, const char **why)
 bool nb_units_percent(const char *s, double *ratio, const char **why)
 {
 	struct decimal d;
-	if (!s || !*s) {
-		*why = "empty";
-		return false;
-	}
-	const char *u = read_decimal(s, &d, why);
+	const char *u = read_number(s, &d, why);
 	if (!u)
 		return false;
-	if (!has_digit(s, u) || strcmp(u, "%") != 0) {
-		*why = has_digit(s, u) ? "missing '%'" : "not a number";
+	if (strcmp(u, "%") != 0) {
+		*why = "missing '%'";
 		return false;
 	}
 	double v = (double)d.mant / (double)pow10_tab[d.frac] / 100.0;

@@ -38,3 +38,23 @@ wait_listen() {
 	done
 	return 1
 }
+
+# veth_test_init PREFIX NET: the names, addresses and scratch folder of a two-namespace test
+# (NSA/NSB, VA/VB, ADDR_A=NET.1, ADDR_B=NET.2, TMP), and an EXIT trap that kills SERVE_PID and
+# removes exactly those namespaces, that link and that folder.
+veth_test_init() {
+	NSA=$1-$$-a NSB=$1-$$-b VA=$1-${$}a VB=$1-${$}b
+	ADDR_A=$2.1 ADDR_B=$2.2
+	TMP=$(mktemp -d "/tmp/$1-$$.XXXXXX")
+	SERVE_PID=
+	trap veth_test_cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+
+veth_test_cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+	rm -rf "$TMP"
+}

@@ -4,36 +4,16 @@
 # --peer` in the other; the facts of each end and the MTU/offload mismatch warnings must show.
 # Speaks TAP. Needs root, ip(8) and ethtool(8) (ethtool only to *set* the offload).
 # Environment: NBRUN = path of the nbrun binary (meson sets it).
-# Register (tests/meson.build):
-#   test('env_mismatch', find_program('netns/env_mismatch.sh'), suite : 'netns', protocol : 'tap',
-#        is_parallel : false, timeout : 120, env : ['NBRUN=' + nbrun.full_path()])
-# It expects `nbrun env --peer ADDR` to print nb_env_print(local, peer) and the pitfalls
-# (nb_pitfalls_print) of the two ends, and `--json FILE` (optional) to write env.json.
+# `nbrun env --peer ADDR --json FILE` prints both ends' facts side by side and the pitfalls,
+# and writes env.json.
 set -u
 
 NBRUN=${NBRUN:-build/nbrun}
-NSA=nbenv-$$-a            # agent end: MTU 9000, TSO on
-NSB=nbenv-$$-b            # client end: MTU 1500, TSO off
-VA=nbenv-${$}a
-VB=nbenv-${$}b
-ADDR_A=10.231.77.1
-ADDR_B=10.231.77.2
-TMP=$(mktemp -d /tmp/nbenv-$$.XXXXXX)
-SERVE_PID=
 N=0
 FAILED=0
-
-cleanup() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
 . "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+# agent end (NSA): MTU 9000, TSO on; client end (NSB): MTU 1500, TSO off
+veth_test_init nbenv 10.231.77
 
 need_root_netns ethtool
 echo "1..8"

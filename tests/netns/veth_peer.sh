@@ -6,27 +6,10 @@
 # Speaks TAP. Needs root and ip(8). Environment: NBRUN = path of the nbrun binary.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
-NSA=nbst-$$-a
-NSB=nbst-$$-b
-VA=nbst-${$}a
-VB=nbst-${$}b
-ADDR_A=10.231.78.1
-ADDR_B=10.231.78.2
-TMP=$(mktemp -d /tmp/nbst-$$.XXXXXX)
-SERVE_PID=
 N=0
 FAILED=0
-
-cleanup() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 . "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+veth_test_init nbst 10.231.78
 
 need_root_netns
 echo "1..9"
