@@ -1,7 +1,7 @@
 /* nbrun — environment facts of one end: an ordered list of (group, key, value).
  * A fact that could not be read keeps its place with ok=false and the reason in
  * `value` ("no cpufreq in this VM", "permission denied"): never silently missing.
- * runner/env.c fills it; reports read it (env.json, report tables, pitfalls). */
+ * runner/env/ fills it; reports read it (env.json, report tables, pitfalls). */
 #ifndef NB_FACTS_H
 #define NB_FACTS_H
 

@@ -7,12 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctl.h"
 #include "error.h"
 
 #define NB_CLI_MAX_LIST 64
-#define NB_DEFAULT_CONTROL_PORT 7575
-#define NB_DEFAULT_DATA_LO 7600
-#define NB_DEFAULT_DATA_HI 7699
 
 enum nb_cmd {
 	NB_CMD_RUN, NB_CMD_SERVE, NB_CMD_REPORT, NB_CMD_COMPARE, NB_CMD_ENV, NB_CMD_VALIDATE,

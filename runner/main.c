@@ -11,7 +11,7 @@
 #include "nb_config.h"
 #include "plan.h"
 #include "run.h"
-#include "subcmd.h"
+#include "commands.h"
 
 static atomic_bool interrupted;
 static struct nb_agent *serving;

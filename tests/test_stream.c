@@ -9,7 +9,7 @@
 
 #include "agent.h"
 #include "client.h"
-#include "control.h"
+#include "ctl.h"
 #include "metrics.h"
 #include "session.h"
 

@@ -10,10 +10,9 @@
 #include <string.h>
 
 #include "agent.h"
-#include "cli.h"
 #include "client.h"
 #include "cols.h"
-#include "control.h"
+#include "ctl.h"
 #include "csv.h"
 #include "env.h"
 #include "metrics.h"
@@ -21,7 +20,7 @@
 #include "fmt.h"
 #include "progress.h"
 #include "report.h"
-#include "rows.h"
+#include "interval_rows.h"
 #include "stats.h"
 #include "sweep_run.h"
 

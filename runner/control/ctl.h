@@ -1,12 +1,16 @@
 /* nbrun — control connection I/O: frames over a TCP socket with deadlines. */
-#ifndef NB_CONTROL_H
-#define NB_CONTROL_H
+#ifndef NB_CTL_H
+#define NB_CTL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 #include "proto.h"
+
+#define NB_DEFAULT_CONTROL_PORT 7575   /* nbrun serve's control port */
+#define NB_DEFAULT_DATA_LO 7600        /* and its data port range */
+#define NB_DEFAULT_DATA_HI 7699
 
 /** Send one message (blocking up to timeout_ms). */
 bool nb_ctl_send(int fd, const struct nb_msg *m, int timeout_ms, struct nb_error *err);

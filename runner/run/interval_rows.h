@@ -1,6 +1,6 @@
 /* nbrun — writing one run's interval rows (shared by plain runs and sweep trials). */
-#ifndef NB_ROWS_H
-#define NB_ROWS_H
+#ifndef NB_INTERVAL_ROWS_H
+#define NB_INTERVAL_ROWS_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* nbrun — the smaller subcommands: report, env, compare. Each returns the exit code. */
-#ifndef NB_SUBCMD_H
-#define NB_SUBCMD_H
+#ifndef NB_COMMANDS_H
+#define NB_COMMANDS_H
 
 #include "cli.h"
 

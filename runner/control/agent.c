@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl.h"
 #include "nb_config.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
 #include "timeline.h"
-#include "wire.h"
+#include "hello_facts.h"
 #include "ifstats.h"
 
 #define SETUP_TIMEOUT_MS 10000

@@ -1,7 +1,7 @@
 /* nbrun — a swept case against the agent (see sweep_run.h). The search itself is sweep.c;
  * here a trial becomes one nb_client_test at the offered rate, its rows and a progress line. */
 #include "sweep_run.h"
-#include "rows.h"
+#include "interval_rows.h"
 
 #include <math.h>
 #include <sodium.h>

@@ -1,7 +1,7 @@
 /* nbrun — what crosses the control connection besides counters: environment
  * facts in HELLO, and interface counters attached to snapshots. */
-#ifndef NB_WIRE_H
-#define NB_WIRE_H
+#ifndef NB_HELLO_FACTS_H
+#define NB_HELLO_FACTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

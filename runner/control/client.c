@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl.h"
 #include "ifstats.h"
 #include "nb_config.h"
 #include "session.h"
 #include "sock.h"
 #include "timeline.h"
-#include "wire.h"
+#include "hello_facts.h"
 
 #define HANDSHAKE_MS 10000
 #define SETUP_MS 20000          /* the agent waits 10 s for data connections, then says why */

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "hello_facts.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "rows.h"
+#include "interval_rows.h"
 
 const char *nb_proto_name(enum nb_proto p)
 {

@@ -1,12 +1,12 @@
 /* nbrun — report, env and compare subcommands. */
-#include "subcmd.h"
+#include "commands.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "client.h"
 #include "compare.h"
-#include "control.h"
+#include "ctl.h"
 #include "env.h"
 #include "facts.h"
 #include "pitfalls.h"

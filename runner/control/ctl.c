@@ -1,5 +1,5 @@
 /* nbrun — control connection I/O (see control.h). */
-#include "control.h"
+#include "ctl.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
