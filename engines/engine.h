@@ -130,10 +130,51 @@ static inline bool nb_flow_quiet(const struct nb_flow *f)
 	return atomic_load_explicit(f->quiesce, memory_order_relaxed) || nb_flow_stopping(f);
 }
 
+/** What an engine's `rate:` paces, and so the unit its rates are written and reported in. */
+enum nb_rate_kind {
+	NB_RATE_KIND_NONE,      /* no rate: the flows run closed loop (rr, crr) */
+	NB_RATE_KIND_BITS,      /* bit/s per flow (stream); a packet rate is converted with the size */
+	NB_RATE_KIND_PACKETS,   /* packets or messages per second per flow (pps, latency) */
+};
+
+/** How an engine's flows load the path: on a schedule (open loop), or one request in flight. */
+enum nb_loop {
+	NB_LOOP_OPEN,           /* senders follow their own schedule (stream, pps) */
+	NB_LOOP_CLOSED,         /* the next request waits for the last answer (rr, crr) */
+	NB_LOOP_CLOSED_UNPACED, /* closed loop at rate 0 (ping-pong), open loop when paced (latency) */
+};
+
+/** The headline number of a case: the column it is judged by, its unit, which way is better. */
+struct nb_headline {
+	const char *column;     /* a metric column of runs.csv ("rx_bps", "lat_p50_us" ...) */
+	const char *unit;       /* "bit/s", "pkt/s", "trans/s", "us" */
+	bool higher_is_better;
+};
+
+/** What an engine is, for everything outside engines/ (config, plan, metrics, reports): these
+ *  fields are the only place that knows it, so no code outside engines/ compares engine names. */
+struct nb_engine_traits {
+	bool directional;             /* one sender per flow: forward / reverse / bidir apply */
+	enum nb_loop loop;
+	enum nb_rate_kind rate;
+	const char *rate_unit;        /* how its rates print: "bit/s", "pkt/s", "msg/s"; NULL = none */
+	unsigned protocols;           /* bit (1u << NB_PROTO_x) of each protocol it runs over */
+	enum nb_proto default_proto;
+	uint32_t default_size[2];     /* by protocol; 0 = the engine sends no `size` (rr, crr) */
+	uint32_t min_size[2];         /* by protocol: the smallest `size` it accepts */
+	uint32_t default_request;     /* rr, crr: request and response bytes; 0 = not used */
+	uint32_t default_response;
+	/** The config keys that mean something to this engine beyond the common ones (protocol,
+	 *  streams, timing, repetitions, socket options, cpus); NULL-terminated. */
+	const char *const *keys;
+	struct nb_headline headline;
+};
+
 /** The ops table of one engine. */
 struct nb_engine {
 	const char *name;                /* as written in the config's `engine:` */
 	const char *summary;             /* one line for --help and the report */
+	struct nb_engine_traits traits;  /* what the engine is (see above) */
 	/** Reject parameters this engine cannot run, with the reason. */
 	bool (*validate)(const struct nb_params *p, struct nb_error *err);
 	/** true: no data sockets are set up; client flows connect per transaction (crr). */
