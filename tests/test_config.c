@@ -8,17 +8,13 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fixture_util.h"
 
 static char path[64];
 
 static void write_yaml(const char *yaml)
 {
-	strcpy(path, "/tmp/nb_cfg_XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	cr_assert_geq(fd, 0);
-	size_t n = strlen(yaml);
-	cr_assert_eq(write(fd, yaml, n), (ssize_t)n);
-	close(fd);
+	cr_assert(nbt_tmpfile("cfg", ".yaml", yaml, path, sizeof(path)));
 }
 
 /* Loads yaml with sets; on success the caller frees cfg. */
@@ -604,8 +600,9 @@ Test(config, the_name_defaults_to_the_file_name)
 	struct nb_config cfg;
 	struct nb_error err;
 	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n", NULL, 0, &cfg, &err));
+	const char *base = strrchr(path, '/') + 1;
 	char want[64];
-	snprintf(want, sizeof(want), "%.*s", (int)(strchr(path + 5, '.') - (path + 5)), path + 5);
+	snprintf(want, sizeof(want), "%.*s", (int)(strchr(base, '.') - base), base);
 	cr_assert_str_eq(cfg.name, want);
 	cr_assert_str_eq(cfg.path, path);
 	nb_config_free(&cfg);
