@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "compare_int.h"
 #include "fixture_util.h"
 
 #define P1 "tcp-stream/tcp/s128K/p1/forward"
