@@ -614,12 +614,17 @@ Test(config, invalid_utf8_is_a_reader_error)
 	cr_assert(strstr(e, "invalid text: "), "%s", e);
 }
 
-Test(config, free_is_safe_on_a_zeroed_config)
+Test(config, free_is_safe_twice)
 {
+	static const struct nb_config zero;
 	struct nb_config cfg;
-	memset(&cfg, 0, sizeof(cfg));
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n", NULL, 0, &cfg, &err), "%s",
+		  err.msg);
+	cr_assert(cfg.tests && cfg.text, "a loaded config owns its tests and its text");
 	nb_config_free(&cfg);
+	cr_assert_eq(memcmp(&cfg, &zero, sizeof(cfg)), 0, "freed: every field zero");
 	nb_config_free(&cfg);
+	cr_assert_eq(memcmp(&cfg, &zero, sizeof(cfg)), 0, "freed twice: still zero");
 	nb_config_free(NULL);
-	cr_assert_null(cfg.tests);
 }
