@@ -5,6 +5,7 @@
 #define NBT_CONFIG_UTIL_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,6 +59,21 @@ static inline void assert_err(const char *got, const char *loc, const char *frag
 	size_t n = strlen(loc);
 	cr_assert(strncmp(got, loc, n) == 0 && got[n] == ':', "want %s, got: %s", loc, got);
 	cr_assert(strstr(got, fragment), "want '%s' in: %s", fragment, got);
+}
+
+/* A broken value: the text that completes a head, where the error points, words of its message. */
+struct nbt_err_case {
+	const char *v, *loc, *fragment;
+};
+
+/* Each case's head + v + "\n" fails to load, at loc and with fragment in the message. */
+static inline void assert_errs(const char *head, const struct nbt_err_case *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml), "%s%s\n", head, t[i].v);
+		assert_err(fail(yaml), t[i].loc, t[i].fragment);
+	}
 }
 
 #endif

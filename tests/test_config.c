@@ -283,9 +283,7 @@ Test(config, a_missing_value_is_not_an_empty_string)
 
 Test(config, out_of_range_values_are_rejected_table)
 {
-	static const struct {
-		const char *keys, *loc, *fragment;
-	} t[] = {
+	static const struct nbt_err_case t[] = {
 		{ "size: 0", "4:11", "size 0 is out of range" },
 		{ "protocol: udp\n    size: 70000", "5:11", "size 70000 is too large for UDP" },
 		{ "protocol: udp\n    size: 16", "5:11", "size 16 is too small for stream over UDP "
@@ -303,12 +301,7 @@ Test(config, out_of_range_values_are_rejected_table)
 						 "or bidir)" },
 		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp or udp; did you mean 'tcp'?)" },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    engine: stream\n    %s\n",
-			 t[i].keys);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
+	assert_errs("tests:\n  - name: a\n    engine: stream\n    ", t, sizeof(t) / sizeof(t[0]));
 }
 
 Test(config, omit_error_points_at_omit_even_from_defaults)

@@ -31,9 +31,7 @@ Test(config, repetitions_auto_and_its_mapping)
 Test(config, bad_repetitions_mappings)
 {
 	static const char *head = "tests:\n  - name: a\n    engine: stream\n    repetitions: ";
-	static const struct {
-		const char *v, *loc, *fragment;
-	} t[] = {
+	static const struct nbt_err_case t[] = {
 		{ "{auto: false}", "4:25", "auto: false (expected an integer for a fixed count)" },
 		{ "{min: 3}", "4:18", "repetitions mapping without auto" },
 		{ "{auto: true, min: 9, max: 4}", "4:44", "4 is out of range (expected an integer from 9" },
@@ -41,11 +39,7 @@ Test(config, bad_repetitions_mappings)
 		{ "[1, 2]", "4:18", "expected an integer, auto, or {auto: true" },
 		{ "{auto: true, ci: 2}", "4:35", "bad percentage '2': missing '%'" },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "%s%s\n", head, t[i].v);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
 }
 
 Test(config, sweeps_parse_each_mode)
@@ -83,9 +77,7 @@ Test(config, sweep_validation_table)
 {
 	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
 				  "    sweep: ";
-	static const struct {
-		const char *v, *loc, *fragment;
-	} t[] = {
+	static const struct nbt_err_case t[] = {
 		{ "{rate: {from: 1G, to: 10M, loss: 0.1%}}", "5:34", "to (10M) is not above from (1G)" },
 		{ "{rate: {from: 1M, to: 1G}}", "5:19", "the sweep has no steps, step, factor or loss" },
 		{ "{rate: {from: 1M, to: 1G, step: 1M, loss: 1%}}", "5:48",
@@ -107,11 +99,7 @@ Test(config, sweep_validation_table)
 		{ "{trial: 2s}", "5:12", "the sweep has no rate" },
 		{ "[1M, 2M]", "5:12", "expected a mapping such as {rate:" },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "%s%s\n", head, t[i].v);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
 }
 
 Test(config, sweep_conflicts_with_rate_and_a_search_needs_udp)
