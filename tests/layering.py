@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The house's layering, checked on the source tree (see DESIGN.md, "The house").
+"""The house's layering, checked on the source tree (the picture atop runner/meson.build).
 
     layering.py includes ROOT       every #include "x.h" in engines/, reports/, runner/ and
                                     tests/ runs the right way

@@ -188,6 +188,17 @@ verdict "compare with a regression: exit 1, the case named on stderr"
 nb compare "$F/base" "$F/drop" --format json --threshold 50%
 [ "$RC" -eq 0 ] && starts "$TMP/out" "{"
 verdict "compare --format json --threshold 50%: JSON, and -20 % is no regression"
+nb compare "$F/base" "$F/drop" --format csv --metric lat_p99_us
+[ "$RC" -eq 0 ] && starts "$TMP/out" "case_id,test,metric,unit,better,base,new," &&
+	grep -q '^tcp-stream/tcp/s128K/p1/forward,tcp-stream,lat_p99_us,.*,no data,' "$TMP/out"
+verdict "compare --format csv --metric lat_p99_us: CSV of that column (stream runs have none)"
+nb compare "$F/base" "$F/drop" --metric bogus
+said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compare: --metric \
+'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
+nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
+[ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
+	[ -s "$TMP/compare-charts/compare.dat" ]
+verdict "compare --out FILE: exit 1, the report in FILE, chart data beside it, nothing on stdout"
 nb compare "$F/base" "$TMP/none"
 said "compare with a missing folder: exit 2" 2 "nbrun: compare: $TMP/none: No such file or directory"
 
@@ -233,6 +244,8 @@ foreign "env --filter (a run option)" env --filter 'a/*'
 foreign "serve --threshold (a compare option)" serve --threshold 5% --bind 192.0.2.1 --port 17999
 for sub in serve validate report compare env; do
 	nb $sub --help
+	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && starts "$TMP/out" "usage: nbrun"
+	verdict "nbrun $sub --help: exit 0, a usage on stdout"
 	todo "nbrun $sub --help prints its own usage" "$I15: each subcommand has its own options and help" \
 		starts "$TMP/out" "usage: nbrun $sub"
 done
