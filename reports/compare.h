@@ -108,6 +108,8 @@ struct nb_compare_opts {
 bool nb_welch_test(const struct nb_stats *a, const struct nb_stats *b, struct nb_welch *out);
 /** Two-sided 95 % Student t critical value for a fractional df (interpolated in 1/df). */
 double nb_cmp_t95(double df);
+/** The verdict rule above, for one cell against base in column col (-1: no direction). */
+void nb_cmp_judge(struct nb_cmp_cell *cell, const struct nb_stats *base, int col, double threshold);
 
 /** Resolve a BASE/NEW argument to its results folder (a file inside it → its folder). */
 bool nb_cmp_resolve(const char *arg, char *dir, size_t len, struct nb_error *err);

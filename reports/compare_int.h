@@ -6,8 +6,6 @@
 
 #include "compare.h"
 
-/** Decide significance and verdict of cell against base for column col (-1: no direction). */
-void nb_cmp_judge(struct nb_cmp_cell *cell, const struct nb_stats *base, int col, double threshold);
 /** "9.30 ± 0.30 Gbit/s (n=3)", "—" when n = 0. */
 void nb_cmp_fmt_stats(const struct nb_stats *st, const char *unit, char *buf, size_t len);
 /** "+3.1 %", "-20.0 %", "—", "+∞ (base 0)". */

@@ -1,4 +1,4 @@
-#define _XOPEN_SOURCE 700
+/* Test helpers: temporary files and folders, fixtures, whole-file read and write. */
 #include "fixture_util.h"
 
 #include <dirent.h>
@@ -69,15 +69,41 @@ static bool copy_tree(const char *src, const char *dst)
 	return ok;
 }
 
-bool nbt_fixture_copy(const char *name, char *out, size_t len)
+bool nbt_tmpdir(const char *tag, char *out, size_t len)
+{
+	int n = snprintf(out, len, "/tmp/nbt_%s_XXXXXX", tag);
+	return n > 0 && (size_t)n < len && mkdtemp(out);
+}
+
+bool nbt_tmpfile(const char *tag, const char *suffix, const char *text, char *out, size_t len)
+{
+	int n = snprintf(out, len, "/tmp/nbt_%s_XXXXXX%s", tag, suffix);
+	if (n <= 0 || (size_t)n >= len)
+		return false;
+	int fd = mkstemps(out, (int)strlen(suffix));
+	if (fd < 0)
+		return false;
+	size_t want = text ? strlen(text) : 0;
+	bool ok = write(fd, text ? text : "", want) == (ssize_t)want;
+	if (close(fd) != 0 || !ok) {
+		unlink(out);
+		return false;
+	}
+	return true;
+}
+
+const char *nbt_fixture_path(const char *name, char *out, size_t len)
 {
 	const char *root = getenv("NB_SRCDIR");
+	snprintf(out, len, "%s/tests/fixtures/%s", root ? root : ".", name);
+	return out;
+}
+
+bool nbt_fixture_copy(const char *name, char *out, size_t len)
+{
 	char src[4096];
-	snprintf(src, sizeof(src), "%s/tests/fixtures/%s", root ? root : ".", name);
-	snprintf(out, len, "/tmp/nbt_report_XXXXXX");
-	if (!mkdtemp(out))
-		return false;
-	return copy_tree(src, out);
+	nbt_fixture_path(name, src, sizeof(src));
+	return nbt_tmpdir("fixture", out, len) && copy_tree(src, out);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "compare_int.h"
 #include "fixture_util.h"
 
 #define P1 "tcp-stream/tcp/s128K/p1/forward"
@@ -27,8 +26,9 @@ struct outcome {
 
 static void fixture(const char *name, char *buf, size_t len)
 {
-	const char *root = getenv("NB_SRCDIR");
-	snprintf(buf, len, "%s/tests/fixtures/compare/%s", root ? root : ".", name);
+	char rel[256];
+	snprintf(rel, sizeof(rel), "compare/%s", name);
+	nbt_fixture_path(rel, buf, len);
 }
 
 /* Run `nbrun compare` on fixture folders (a name may carry "/runs.csv" and so on). */
@@ -420,8 +420,8 @@ Test(compare, metric_option_compares_any_column)
 
 Test(compare, out_file_gets_markdown_and_the_chart_data_beside_it)
 {
-	char dir[] = "/tmp/nbt_compare_XXXXXX";
-	cr_assert(mkdtemp(dir));
+	char dir[64];
+	cr_assert(nbt_tmpdir("compare", dir, sizeof(dir)));
 	char out[256], dat[300], gp[300];
 	snprintf(out, sizeof(out), "%s/compare.md", dir);
 	snprintf(dat, sizeof(dat), "%s/compare-charts/compare.dat", dir);

@@ -8,59 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
-
-static char path[64];
-
-static void write_yaml(const char *yaml)
-{
-	strcpy(path, "/tmp/nb_cfg_XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	cr_assert_geq(fd, 0);
-	size_t n = strlen(yaml);
-	cr_assert_eq(write(fd, yaml, n), (ssize_t)n);
-	close(fd);
-}
-
-/* Loads yaml with sets; on success the caller frees cfg. */
-static bool load_sets(const char *yaml, const char *const *sets, size_t nsets,
-		      struct nb_config *cfg, struct nb_error *err)
-{
-	write_yaml(yaml);
-	bool ok = nb_config_load(path, sets, nsets, cfg, err);
-	unlink(path);
-	return ok;
-}
-
-/* The error of a broken file with the path stripped: "LINE:COL: message". */
-static const char *fail_sets(const char *yaml, const char *const *sets, size_t nsets)
-{
-	static struct nb_error err;
-	struct nb_config cfg;
-	memset(&cfg, 0xa5, sizeof(cfg));
-	cr_assert_not(load_sets(yaml, sets, nsets, &cfg, &err), "loaded:\n%s", yaml);
-	cr_assert_null(cfg.tests, "a failed load leaves cfg zeroed");
-	cr_assert_eq(cfg.ntests, 0);
-	size_t plen = strlen(path);
-	cr_assert(strncmp(err.msg, path, plen) == 0 || strncmp(err.msg, "--set ", 6) == 0,
-		  "no location: %s", err.msg);
-	if (strncmp(err.msg, path, plen) != 0)
-		return err.msg;
-	const char *m = err.msg + plen + 1;
-	return m + strspn(m, " ");
-}
-
-static const char *fail(const char *yaml)
-{
-	return fail_sets(yaml, NULL, 0);
-}
-
-/* got starts with "loc:" and contains fragment. */
-static void assert_err(const char *got, const char *loc, const char *fragment)
-{
-	size_t n = strlen(loc);
-	cr_assert(strncmp(got, loc, n) == 0 && got[n] == ':', "want %s, got: %s", loc, got);
-	cr_assert(strstr(got, fragment), "want '%s' in: %s", fragment, got);
-}
+#include "config_util.h"
 
 static const char *issue_example =
 	"name: cloud-vm\n"
@@ -335,9 +283,7 @@ Test(config, a_missing_value_is_not_an_empty_string)
 
 Test(config, out_of_range_values_are_rejected_table)
 {
-	static const struct {
-		const char *keys, *loc, *fragment;
-	} t[] = {
+	static const struct nbt_err_case t[] = {
 		{ "size: 0", "4:11", "size 0 is out of range" },
 		{ "protocol: udp\n    size: 70000", "5:11", "size 70000 is too large for UDP" },
 		{ "protocol: udp\n    size: 16", "5:11", "size 16 is too small for stream over UDP "
@@ -355,12 +301,7 @@ Test(config, out_of_range_values_are_rejected_table)
 						 "or bidir)" },
 		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp or udp; did you mean 'tcp'?)" },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    engine: stream\n    %s\n",
-			 t[i].keys);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
+	assert_errs("tests:\n  - name: a\n    engine: stream\n    ", t, sizeof(t) / sizeof(t[0]));
 }
 
 Test(config, omit_error_points_at_omit_even_from_defaults)
@@ -420,125 +361,6 @@ Test(config, repeated_list_values_are_rejected)
 {
 	assert_err(fail("tests:\n  - name: a\n    engine: stream\n    size: [128K, 131072]\n"), "4:18",
 		   "'131072' repeats a value of this list");
-}
-
-Test(config, repetitions_auto_and_its_mapping)
-{
-	struct nb_config cfg;
-	struct nb_error err;
-	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n    repetitions: auto\n"
-			    "  - name: b\n    engine: stream\n    repetitions: {auto: true, min: 4, "
-			    "max: 12, ci: 2%}\n", NULL, 0, &cfg, &err), "%s", err.msg);
-	const struct nb_reps *a = &cfg.tests[0].reps, *b = &cfg.tests[1].reps;
-	cr_assert(a->autorep);
-	cr_assert_eq(a->min, 3);
-	cr_assert_eq(a->max, 30);
-	cr_assert_eq(a->count, 3);
-	cr_assert_float_eq(a->ci, 0.05, 1e-12);
-	cr_assert(b->autorep);
-	cr_assert_eq(b->min, 4);
-	cr_assert_eq(b->max, 12);
-	cr_assert_eq(b->count, 4);
-	cr_assert_float_eq(b->ci, 0.02, 1e-12);
-	nb_config_free(&cfg);
-}
-
-Test(config, bad_repetitions_mappings)
-{
-	static const char *head = "tests:\n  - name: a\n    engine: stream\n    repetitions: ";
-	static const struct {
-		const char *v, *loc, *fragment;
-	} t[] = {
-		{ "{auto: false}", "4:25", "auto: false (expected an integer for a fixed count)" },
-		{ "{min: 3}", "4:18", "repetitions mapping without auto" },
-		{ "{auto: true, min: 9, max: 4}", "4:44", "4 is out of range (expected an integer from 9" },
-		{ "{auto: true, mni: 3}", "4:31", "unknown key 'mni' in repetitions (did you mean 'min'?)" },
-		{ "[1, 2]", "4:18", "expected an integer, auto, or {auto: true" },
-		{ "{auto: true, ci: 2}", "4:35", "bad percentage '2': missing '%'" },
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "%s%s\n", head, t[i].v);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
-}
-
-Test(config, sweeps_parse_each_mode)
-{
-	struct nb_config cfg;
-	struct nb_error err;
-	cr_assert(load_sets("tests:\n"
-			    "  - name: a\n    engine: stream\n    protocol: udp\n"
-			    "    sweep: {rate: {steps: [100M, 200M, 500M]}}\n"
-			    "  - name: b\n    engine: stream\n    sweep: {rate: {from: 1G, to: 10G, "
-			    "step: 1G}}\n"
-			    "  - name: c\n    engine: pps\n    sweep: {rate: {from: 10k, to: 1M, "
-			    "factor: 2}, trial: 3s}\n"
-			    "  - name: d\n    engine: stream\n    protocol: udp\n    sweep: {rate: {from: "
-			    "10M, to: 1G, loss: [0%, 0.5%]}, confirm: 3}\n",
-			    NULL, 0, &cfg, &err), "%s", err.msg);
-	const struct nb_sweep *a = &cfg.tests[0].sweep, *b = &cfg.tests[1].sweep,
-			      *c = &cfg.tests[2].sweep, *d = &cfg.tests[3].sweep;
-	cr_assert_eq(a->nsteps, 3);
-	cr_assert_eq(a->from, 100000000);
-	cr_assert_eq(a->to, 500000000);
-	cr_assert_not(a->search);
-	cr_assert_eq(b->step, 1000000000);
-	cr_assert_float_eq(c->factor, 2.0, 1e-12);
-	cr_assert_eq(c->trial_ns, 3000000000ull);
-	cr_assert_eq(c->from, 10000, "pps sweeps in packets/s");
-	cr_assert(d->search);
-	cr_assert_eq(d->nloss, 2);
-	cr_assert_float_eq(d->loss[1], 0.005, 1e-12);
-	cr_assert_eq(d->confirm, 3);
-	nb_config_free(&cfg);
-}
-
-Test(config, sweep_validation_table)
-{
-	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
-				  "    sweep: ";
-	static const struct {
-		const char *v, *loc, *fragment;
-	} t[] = {
-		{ "{rate: {from: 1G, to: 10M, loss: 0.1%}}", "5:34", "to (10M) is not above from (1G)" },
-		{ "{rate: {from: 1M, to: 1G}}", "5:19", "the sweep has no steps, step, factor or loss" },
-		{ "{rate: {from: 1M, to: 1G, step: 1M, loss: 1%}}", "5:48",
-		  "'step' and 'loss' exclude each other" },
-		{ "{rate: {to: 1G, loss: 1%}}", "5:19", "the sweep has no 'from'" },
-		{ "{rate: {from: 1M, to: 1G, factor: 1}}", "5:46", "bad factor '1'" },
-		{ "{rate: {from: 1M, to: 1G, step: 1k}}", "5:44", "step 1k gives 999001 rates" },
-		{ "{rate: {from: 1M, to: 1G, step: 1M, precision: 1%}}", "5:48",
-		  "precision applies to a loss search only" },
-		{ "{rate: {from: 1M, to: 1G, step: 1M}, confirm: 2}", "5:49",
-		  "confirm applies to a loss search only" },
-		{ "{rate: {from: 1M, to: 1G, loss: [1%, 0.1%]}}", "5:49", "loss thresholds must ascend" },
-		{ "{rate: {from: 1M, to: 1G, loss: 1%}, trail: 2s}", "5:49",
-		  "unknown key 'trail' in sweep (did you mean 'trial'?)" },
-		{ "{rate: {form: 1M, to: 1G, loss: 1%}}", "5:20",
-		  "unknown key 'form' in sweep.rate (did you mean 'from'?)" },
-		{ "{rate: {from: 10kpps, to: 1G, loss: 1%}}", "5:26", "'10kpps' is a packet rate" },
-		{ "{rate: {steps: [2M, 1M]}}", "5:32", "steps must ascend" },
-		{ "{trial: 2s}", "5:12", "the sweep has no rate" },
-		{ "[1M, 2M]", "5:12", "expected a mapping such as {rate:" },
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[256];
-		snprintf(yaml, sizeof(yaml), "%s%s\n", head, t[i].v);
-		assert_err(fail(yaml), t[i].loc, t[i].fragment);
-	}
-}
-
-Test(config, sweep_conflicts_with_rate_and_a_search_needs_udp)
-{
-	assert_err(fail("tests:\n  - name: a\n    engine: stream\n    protocol: udp\n    rate: 1G\n"
-			"    sweep: {rate: {from: 1M, to: 1G, loss: 1%}}\n"), "6:12",
-		   "a test with a sweep has no rate");
-	assert_err(fail("tests:\n  - name: a\n    engine: stream\n"
-			"    sweep: {rate: {from: 1M, to: 1G, loss: 1%}}\n"), "4:12",
-		   "a loss search needs UDP (expected protocol udp)");
-	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    sweep: {rate: {from: 1M, to: 1G, "
-			"loss: 1%}}\n"), "4:5", "'sweep' does not apply to engine rr");
 }
 
 Test(config, flows_and_streams_are_one_key)
@@ -604,8 +426,9 @@ Test(config, the_name_defaults_to_the_file_name)
 	struct nb_config cfg;
 	struct nb_error err;
 	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n", NULL, 0, &cfg, &err));
+	const char *base = strrchr(path, '/') + 1;
 	char want[64];
-	snprintf(want, sizeof(want), "%.*s", (int)(strchr(path + 5, '.') - (path + 5)), path + 5);
+	snprintf(want, sizeof(want), "%.*s", (int)(strchr(base, '.') - base), base);
 	cr_assert_str_eq(cfg.name, want);
 	cr_assert_str_eq(cfg.path, path);
 	nb_config_free(&cfg);
@@ -617,12 +440,17 @@ Test(config, invalid_utf8_is_a_reader_error)
 	cr_assert(strstr(e, "invalid text: "), "%s", e);
 }
 
-Test(config, free_is_safe_on_a_zeroed_config)
+Test(config, free_is_safe_twice)
 {
+	static const struct nb_config zero;
 	struct nb_config cfg;
-	memset(&cfg, 0, sizeof(cfg));
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n", NULL, 0, &cfg, &err), "%s",
+		  err.msg);
+	cr_assert(cfg.tests && cfg.text, "a loaded config owns its tests and its text");
 	nb_config_free(&cfg);
+	cr_assert_eq(memcmp(&cfg, &zero, sizeof(cfg)), 0, "freed: every field zero");
 	nb_config_free(&cfg);
+	cr_assert_eq(memcmp(&cfg, &zero, sizeof(cfg)), 0, "freed twice: still zero");
 	nb_config_free(NULL);
-	cr_assert_null(cfg.tests);
 }

@@ -7,25 +7,22 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "fixture_util.h"
 
-static char *slurp(const char *path)
+/* The file's text (kept until the next call). */
+static const char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f);
-	static char buf[8192];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	static char *text;
+	free(text);
+	text = nbt_slurp(path, NULL);
+	cr_assert_not_null(text, "%s", path);
+	return text;
 }
 
 static const char *tmpfile_path(void)
 {
 	static char path[64];
-	strcpy(path, "/tmp/nb_csv_XXXXXX");
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
+	cr_assert(nbt_tmpfile("csv", ".csv", NULL, path, sizeof(path)));
 	return path;
 }
 
@@ -86,8 +83,8 @@ Test(csv, a_row_with_the_wrong_cell_count_fails_the_close)
 
 Test(csv, runs_header_has_fixed_then_metric_columns)
 {
-	char dir[] = "/tmp/nb_runs_XXXXXX";
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[64];
+	cr_assert(nbt_tmpdir("runs", dir, sizeof(dir)));
 	struct nb_csv *c = nb_runs_csv_open(dir, NULL);
 	cr_assert_not_null(c);
 	nb_csv_close(c);
@@ -97,6 +94,5 @@ Test(csv, runs_header_has_fixed_then_metric_columns)
 	cr_assert(strncmp(text, "run_id,case_id,test,engine,", 27) == 0);
 	cr_assert_not_null(strstr(text, ",rx_bps,"));
 	cr_assert_not_null(strstr(text, ",lat_p999_us,"));
-	unlink(path);
-	rmdir(dir);
+	nbt_rmtree(dir);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "fixture_util.h"
 #include "nb_config.h"
 
 struct expect {
@@ -18,10 +19,8 @@ static const char *fixture(const char *name)
 {
 	static char path[2][512];
 	static int which;
-	const char *src = getenv("NB_SRCDIR");
 	which ^= 1;
-	snprintf(path[which], sizeof(path[which]), "%s/tests/fixtures/%s", src ? src : ".", name);
-	return path[which];
+	return nbt_fixture_path(name, path[which], sizeof(path[which]));
 }
 
 static void check(const struct nb_facts *f, const struct expect *e, size_t n)

@@ -6,14 +6,12 @@
 #include <unistd.h>
 
 #include "facts.h"
+#include "fixture_util.h"
 
 static const char *tmp_path(void)
 {
 	static char path[64];
-	strcpy(path, "/tmp/nb_facts_XXXXXX");
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
+	cr_assert(nbt_tmpfile("facts", ".json", NULL, path, sizeof(path)));
 	return path;
 }
 
@@ -143,16 +141,6 @@ Test(facts, env_json_round_trip_with_hostile_values)
 	nb_facts_free(&p2);
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[4096];
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f);
-	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
-	fclose(f);
-	return buf;
-}
-
 Test(facts, env_json_shape_is_local_peer_group_key)
 {
 	struct nb_facts l;
@@ -162,9 +150,12 @@ Test(facts, env_json_shape_is_local_peer_group_key)
 	nb_facts_set(&l, "iface", "mtu", "9000");
 	nb_facts_unknown(&l, "cpu", "governor", "no cpufreq");
 	cr_assert(nb_env_json_write(path, &l, NULL, &err));
-	cr_expect_str_eq(slurp(path), "{\n  \"local\": {\n    \"iface\": {\n      \"mtu\": \"9000\"\n    },\n"
-				      "    \"cpu\": {\n      \"governor\": {\n        \"unknown\": \"no cpufreq\"\n"
-				      "      }\n    }\n  },\n  \"peer\": null\n}");
+	char *text = nbt_slurp(path, NULL);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text, "{\n  \"local\": {\n    \"iface\": {\n      \"mtu\": \"9000\"\n    },\n"
+			       "    \"cpu\": {\n      \"governor\": {\n        \"unknown\": \"no cpufreq\"\n"
+			       "      }\n    }\n  },\n  \"peer\": null\n}");
+	free(text);
 	unlink(path);
 	nb_facts_free(&l);
 }
@@ -184,9 +175,7 @@ Test(facts, env_json_read_rejects_bad_shapes_with_the_path)
 		struct nb_error err = { "" };
 		nb_facts_init(&l);
 		nb_facts_init(&p);
-		FILE *f = fopen(path, "w");
-		fputs(bad[i][0], f);
-		fclose(f);
+		cr_assert(nbt_write(path, bad[i][0], strlen(bad[i][0])));
 		cr_expect_not(nb_env_json_read(path, &l, &p, &err), "%s", bad[i][0]);
 		cr_expect_not_null(strstr(err.msg, bad[i][1]), "%s -> %s", bad[i][0], err.msg);
 		cr_expect_eq(strncmp(err.msg, path, strlen(path)), 0, "%s", err.msg);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture_util.h"
 #include "ifstats.h"
 
 static const struct nb_ifstats sentinel = { 11, 22, 33, 44, 55 };
@@ -18,9 +19,7 @@ static const struct nb_ifstats sentinel = { 11, 22, 33, 44, 55 };
 static const char *fixture_root(void)
 {
 	static char path[512];
-	const char *src = getenv("NB_SRCDIR");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/ifstats-root", src ? src : ".");
-	return path;
+	return nbt_fixture_path("ifstats-root", path, sizeof(path));
 }
 
 static void assert_untouched(const struct nb_ifstats *s)
@@ -106,8 +105,8 @@ static void write_tree(const char *root, const char *rx_packets)
 
 Test(ifstats, counter_text_is_strictly_decimal)
 {
-	char root[] = "/tmp/nb_ifstats_XXXXXX";
-	cr_assert_not_null(mkdtemp(root));
+	char root[64];
+	cr_assert(nbt_tmpdir("ifstats", root, sizeof(root)));
 	for (size_t i = 0; i < sizeof(counter_cases) / sizeof(counter_cases[0]); i++) {
 		write_tree(root, counter_cases[i].text);
 		struct nb_ifstats s = sentinel;
@@ -120,9 +119,7 @@ Test(ifstats, counter_text_is_strictly_decimal)
 		else
 			assert_untouched(&s);
 	}
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	cr_assert_eq(system(cmd), 0);
+	nbt_rmtree(root);
 }
 
 Test(ifstats, interface_names_that_escape_the_root_are_refused)

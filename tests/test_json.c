@@ -22,8 +22,7 @@ static const char *const hostile_ids[] = {
 static void make_folder(char *dir, size_t len)
 {
 	setenv("NBRUN_GNUPLOT", "none", 1);
-	snprintf(dir, len, "/tmp/nbt_json_XXXXXX");
-	cr_assert(mkdtemp(dir));
+	cr_assert(nbt_tmpdir("json", dir, len));
 	struct nb_error err = { "" };
 	struct nb_csv *c = nb_runs_csv_open(dir, &err);
 	cr_assert_not_null(c, "%s", err.msg);

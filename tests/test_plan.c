@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture_util.h"
 #include "plan.h"
 
 static struct nb_config cfg;
@@ -12,11 +13,8 @@ static struct nb_plan plan;
 
 static void load(const char *yaml, const char *const *sets, size_t nsets)
 {
-	char path[64] = "/tmp/nb_plan_XXXXXX.yaml";
-	int fd = mkstemps(path, 5);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
-	close(fd);
+	char path[64];
+	cr_assert(nbt_tmpfile("plan", ".yaml", yaml, path, sizeof(path)));
 	struct nb_error err;
 	bool ok = nb_config_load(path, sets, nsets, &cfg, &err);
 	unlink(path);
@@ -321,22 +319,20 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	build("defaults:\n  duration: 5s\n  warmup: 500ms\ntests:\n  - name: t\n    engine: stream\n"
 	      "    protocol: udp\n    rate: 1G\n  - name: r\n    engine: rr\n    repetitions: auto\n",
 	      NULL, 0);
-	char path[] = "/tmp/nb_plancsv_XXXXXX";
-	close(mkstemp(path));
+	char path[64];
+	cr_assert(nbt_tmpfile("plancsv", ".csv", NULL, path, sizeof(path)));
 	struct nb_error err;
 	cr_assert(nb_plan_write_csv(&plan, path, &err), "%s", err.msg);
-	char buf[2048] = "";
-	FILE *f = fopen(path, "r");
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	char *text = nbt_slurp(path, NULL);
 	unlink(path);
-	cr_assert_str_eq(buf,
+	cr_assert_not_null(text);
+	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n"
 			 "t/udp/s1400/p1/forward/r1G,t,stream,udp,1400,,,1,forward,1000000000,,5,0.5,"
 			 "0,1,1,\n"
 			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto,\n");
+	free(text);
 }
 
 Test(plan, plan_csv_reports_an_unwritable_path)
@@ -367,8 +363,12 @@ Test(plan, shipped_configs_build)
 
 Test(plan, free_is_safe_twice)
 {
+	static const struct nb_plan zero;
+	build(matrix, NULL, 0);
+	cr_assert(plan.cases && plan.order && plan.ncases > 0, "a built plan owns its cases and order");
 	nb_plan_free(&plan);
+	cr_assert_eq(memcmp(&plan, &zero, sizeof(plan)), 0, "freed: every field zero");
 	nb_plan_free(&plan);
+	cr_assert_eq(memcmp(&plan, &zero, sizeof(plan)), 0, "freed twice: still zero");
 	nb_plan_free(NULL);
-	cr_assert_null(plan.cases);
 }

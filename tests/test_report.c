@@ -306,8 +306,8 @@ Test(csv_read, empty_file_has_no_header)
 
 Test(csv_read, writer_and_reader_round_trip_hostile_text)
 {
-	char path[] = "/tmp/nbt_csv_rt_XXXXXX";
-	cr_assert(mkdtemp(path));
+	char path[64];
+	cr_assert(nbt_tmpdir("csv_rt", path, sizeof(path)));
 	const char *hostile[] = { "plain", "com,ma", "quo\"te", "new\nline", "cr\r\nlf", "", " lead", "ü|€" };
 	const size_t n = sizeof(hostile) / sizeof(hostile[0]);
 	char file[128];

@@ -1,0 +1,115 @@
+/* The config language, part two: what repeats a case. Auto repetitions ({auto: true, min,
+ * max, ci}) and rate sweeps (steps, step, factor, loss searches), each error with its broken
+ * YAML inline and the exact line:col. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config_util.h"
+
+Test(config, repetitions_auto_and_its_mapping)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n    repetitions: auto\n"
+			    "  - name: b\n    engine: stream\n    repetitions: {auto: true, min: 4, "
+			    "max: 12, ci: 2%}\n", NULL, 0, &cfg, &err), "%s", err.msg);
+	const struct nb_reps *a = &cfg.tests[0].reps, *b = &cfg.tests[1].reps;
+	cr_assert(a->autorep);
+	cr_assert_eq(a->min, 3);
+	cr_assert_eq(a->max, 30);
+	cr_assert_eq(a->count, 3);
+	cr_assert_float_eq(a->ci, 0.05, 1e-12);
+	cr_assert(b->autorep);
+	cr_assert_eq(b->min, 4);
+	cr_assert_eq(b->max, 12);
+	cr_assert_eq(b->count, 4);
+	cr_assert_float_eq(b->ci, 0.02, 1e-12);
+	nb_config_free(&cfg);
+}
+
+Test(config, bad_repetitions_mappings)
+{
+	static const char *head = "tests:\n  - name: a\n    engine: stream\n    repetitions: ";
+	static const struct nbt_err_case t[] = {
+		{ "{auto: false}", "4:25", "auto: false (expected an integer for a fixed count)" },
+		{ "{min: 3}", "4:18", "repetitions mapping without auto" },
+		{ "{auto: true, min: 9, max: 4}", "4:44", "4 is out of range (expected an integer from 9" },
+		{ "{auto: true, mni: 3}", "4:31", "unknown key 'mni' in repetitions (did you mean 'min'?)" },
+		{ "[1, 2]", "4:18", "expected an integer, auto, or {auto: true" },
+		{ "{auto: true, ci: 2}", "4:35", "bad percentage '2': missing '%'" },
+	};
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
+}
+
+Test(config, sweeps_parse_each_mode)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n"
+			    "  - name: a\n    engine: stream\n    protocol: udp\n"
+			    "    sweep: {rate: {steps: [100M, 200M, 500M]}}\n"
+			    "  - name: b\n    engine: stream\n    sweep: {rate: {from: 1G, to: 10G, "
+			    "step: 1G}}\n"
+			    "  - name: c\n    engine: pps\n    sweep: {rate: {from: 10k, to: 1M, "
+			    "factor: 2}, trial: 3s}\n"
+			    "  - name: d\n    engine: stream\n    protocol: udp\n    sweep: {rate: {from: "
+			    "10M, to: 1G, loss: [0%, 0.5%]}, confirm: 3}\n",
+			    NULL, 0, &cfg, &err), "%s", err.msg);
+	const struct nb_sweep *a = &cfg.tests[0].sweep, *b = &cfg.tests[1].sweep,
+			      *c = &cfg.tests[2].sweep, *d = &cfg.tests[3].sweep;
+	cr_assert_eq(a->nsteps, 3);
+	cr_assert_eq(a->from, 100000000);
+	cr_assert_eq(a->to, 500000000);
+	cr_assert_not(a->search);
+	cr_assert_eq(b->step, 1000000000);
+	cr_assert_float_eq(c->factor, 2.0, 1e-12);
+	cr_assert_eq(c->trial_ns, 3000000000ull);
+	cr_assert_eq(c->from, 10000, "pps sweeps in packets/s");
+	cr_assert(d->search);
+	cr_assert_eq(d->nloss, 2);
+	cr_assert_float_eq(d->loss[1], 0.005, 1e-12);
+	cr_assert_eq(d->confirm, 3);
+	nb_config_free(&cfg);
+}
+
+Test(config, sweep_validation_table)
+{
+	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+				  "    sweep: ";
+	static const struct nbt_err_case t[] = {
+		{ "{rate: {from: 1G, to: 10M, loss: 0.1%}}", "5:34", "to (10M) is not above from (1G)" },
+		{ "{rate: {from: 1M, to: 1G}}", "5:19", "the sweep has no steps, step, factor or loss" },
+		{ "{rate: {from: 1M, to: 1G, step: 1M, loss: 1%}}", "5:48",
+		  "'step' and 'loss' exclude each other" },
+		{ "{rate: {to: 1G, loss: 1%}}", "5:19", "the sweep has no 'from'" },
+		{ "{rate: {from: 1M, to: 1G, factor: 1}}", "5:46", "bad factor '1'" },
+		{ "{rate: {from: 1M, to: 1G, step: 1k}}", "5:44", "step 1k gives 999001 rates" },
+		{ "{rate: {from: 1M, to: 1G, step: 1M, precision: 1%}}", "5:48",
+		  "precision applies to a loss search only" },
+		{ "{rate: {from: 1M, to: 1G, step: 1M}, confirm: 2}", "5:49",
+		  "confirm applies to a loss search only" },
+		{ "{rate: {from: 1M, to: 1G, loss: [1%, 0.1%]}}", "5:49", "loss thresholds must ascend" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, trail: 2s}", "5:49",
+		  "unknown key 'trail' in sweep (did you mean 'trial'?)" },
+		{ "{rate: {form: 1M, to: 1G, loss: 1%}}", "5:20",
+		  "unknown key 'form' in sweep.rate (did you mean 'from'?)" },
+		{ "{rate: {from: 10kpps, to: 1G, loss: 1%}}", "5:26", "'10kpps' is a packet rate" },
+		{ "{rate: {steps: [2M, 1M]}}", "5:32", "steps must ascend" },
+		{ "{trial: 2s}", "5:12", "the sweep has no rate" },
+		{ "[1M, 2M]", "5:12", "expected a mapping such as {rate:" },
+	};
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
+}
+
+Test(config, sweep_conflicts_with_rate_and_a_search_needs_udp)
+{
+	assert_err(fail("tests:\n  - name: a\n    engine: stream\n    protocol: udp\n    rate: 1G\n"
+			"    sweep: {rate: {from: 1M, to: 1G, loss: 1%}}\n"), "6:12",
+		   "a test with a sweep has no rate");
+	assert_err(fail("tests:\n  - name: a\n    engine: stream\n"
+			"    sweep: {rate: {from: 1M, to: 1G, loss: 1%}}\n"), "4:12",
+		   "a loss search needs UDP (expected protocol udp)");
+	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    sweep: {rate: {from: 1M, to: 1G, "
+			"loss: 1%}}\n"), "4:5", "'sweep' does not apply to engine rr");
+}

@@ -1,0 +1,257 @@
+#!/bin/sh
+# unit suite: the command line as a user types it. Every subcommand's options as they are today,
+# with their exit codes and their exact one-line messages; --help, --version, --dry-run,
+# validate, report, compare, env. Nothing here reaches a peer: a bad --peer port stops before
+# any connection, and `serve` is only started on an address this host does not have.
+# What issue 15 says is wrong today is written as the right behaviour and marked TODO, so it
+# turns into an unexpected pass when issue 15 is done: then drop the TODO.
+# Speaks TAP. Environment: NBRUN (the binary), NB_SRCDIR (the source tree), NB_VERSION_LINE
+# (what --version prints); meson sets them.
+set -u
+NBRUN=$(realpath "${NBRUN:-build/nbrun}")
+SRC=$(realpath "${NB_SRCDIR:-$(dirname "$0")/../..}")
+N=0
+FAILED=0
+. "$SRC/tests/lib/tap.sh"
+TMP=$(mktemp -d /tmp/nbt_cli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
+export NBRUN_GNUPLOT=none
+I15='issue 15'
+mkdir "$TMP/cwd" && cd "$TMP/cwd" || exit 1   # stays empty: no command writes where it runs
+
+# nb ARGS...: run nbrun (60 s at most: a hang fails, it does not block); RC, $TMP/out and
+# $TMP/err keep what it did.
+nb() { timeout 60 "$NBRUN" "$@" </dev/null >"$TMP/out" 2>"$TMP/err"; RC=$?; }
+
+# starts FILE PREFIX: the first line of FILE starts with PREFIX. has FILE LINE: FILE holds LINE.
+starts() { case "$(head -n 1 "$1")" in "$2"*) return 0 ;; esac; return 1; }
+has() { grep -qxF -e "$2" "$1"; }
+# verdict DESCRIPTION: ok when the command just before it succeeded, else not ok with stderr.
+verdict() { if [ $? -eq 0 ]; then ok "$1"; else nok "$1 (exit $RC)" "$TMP/err"; fi; }
+
+# got DESCRIPTION WANT-RC WANT-OUT-FILE WANT-ERR-FILE: the last nb exited WANT-RC and printed
+# exactly those files' text on stdout and stderr.
+got() {
+	if [ "$RC" -eq "$2" ] && cmp -s "$3" "$TMP/out" && cmp -s "$4" "$TMP/err"; then
+		ok "$1"
+		return
+	fi
+	nok "$1"
+	echo "# want exit $2, got $RC"
+	diff "$3" "$TMP/out" | sed 's/^/# stdout: /'
+	diff "$4" "$TMP/err" | sed 's/^/# stderr: /'
+}
+
+# said DESCRIPTION WANT-RC LINE: exit WANT-RC, nothing on stdout, LINE alone on stderr.
+said() {
+	printf '%s\n' "$3" >"$TMP/want.err"
+	got "$1" "$2" /dev/null "$TMP/want.err"
+}
+
+# printed DESCRIPTION WANT-RC TEXT: exit WANT-RC, TEXT on stdout, nothing on stderr.
+printed() {
+	printf '%s\n' "$3" >"$TMP/want.out"
+	got "$1" "$2" "$TMP/want.out" /dev/null
+}
+
+CFG=$TMP/two.yaml
+cat >"$CFG" <<'YAML'
+name: two
+defaults: {duration: 1s, warmup: 0s, repetitions: 1}
+tests:
+  - {name: a, engine: stream, streams: [1, 2]}
+  - {name: b, engine: rr}
+YAML
+
+# --- usage errors: exit 2 and "nbrun: MESSAGE (try 'nbrun --help')", nothing else -----------
+# MESSAGE|ARGUMENTS (split on spaces)
+while IFS='|' read -r msg args; do
+	set -f
+	set -- $args
+	set +f
+	nb "$@"
+	said "nbrun $args: exit 2, $msg" 2 "nbrun: $msg (try 'nbrun --help')"
+done <<'EOF'
+missing CONFIG.yaml|
+missing CONFIG.yaml|--dry-run
+missing CONFIG.yaml|validate
+expected one CONFIG.yaml, got 2 arguments|a.yaml b.yaml
+expected one CONFIG.yaml, got 2 arguments|validate a.yaml b.yaml
+report: expected one results folder|report
+report: expected one results folder|report a b
+compare: expected BASE and at least one NEW results folder|compare
+compare: expected BASE and at least one NEW results folder|compare a
+unexpected argument 'x'|serve x
+unexpected argument 'x'|env x
+unknown option '--bogus'|a.yaml --bogus
+unknown option '--bogus'|serve --bogus
+unknown option '-x'|-x a.yaml
+option '--peer' needs an argument|a.yaml --peer
+option '--out' needs an argument|a.yaml --out
+option '--filter' needs an argument|a.yaml --filter
+option '--set' needs an argument|a.yaml --set
+option '--port' needs an argument|serve --port
+option '--json' needs an argument|env --json
+option '--threshold' needs an argument|compare a b --threshold
+--set 'duration': expected KEY=VALUE|a.yaml --set duration
+--set '=5s': expected KEY=VALUE|a.yaml --set =5s
+--port '0': expected a port 1..65535|serve --port 0
+--port '65536': expected a port 1..65535|serve --port 65536
+--port 'abc': expected a port 1..65535|serve --port abc
+--data-ports '7699-7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7699-7600
+--data-ports '7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7600
+--max-duration '0': expected seconds, 1..604800|serve --max-duration 0
+--idle-timeout '86401': expected seconds, 1..86400|serve --idle-timeout 86401
+--threshold 'x': expected a percentage, e.g. 5%|compare a b --threshold x
+--format 'xml': expected md, csv or json|compare a b --format xml
+EOF
+
+# --- help and version ----------------------------------------------------------------------
+nb --help
+cp "$TMP/out" "$TMP/help"
+[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] &&
+	starts "$TMP/help" "usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix"
+verdict "--help: exit 0, the usage on stdout"
+missing=
+for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
+	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
+	--idle-timeout --threshold --metric --format --json -q --quiet -v --verbose --version \
+	-h --help; do
+	grep -q -e "$word\b" "$TMP/help" || missing="$missing $word"
+done
+[ -z "$missing" ]
+verdict "--help names every subcommand and every option${missing:+ (missing:$missing)}"
+for h in -h help; do
+	nb $h
+	got "nbrun $h prints the same usage" 0 "$TMP/help" /dev/null
+done
+nb --version
+if [ -n "${NB_VERSION_LINE:-}" ]; then
+	printed "--version: exactly '$NB_VERSION_LINE'" 0 "$NB_VERSION_LINE"
+else
+	skip "--version" "NB_VERSION_LINE not set"
+fi
+
+# --- validate and --dry-run ----------------------------------------------------------------
+nb validate "$CFG"
+printed "validate: the case and run counts" 0 "ok: 3 cases, 3 runs"
+nb validate "$CFG" --filter 'b/*'
+printed "validate --filter: counts after the filter, singular" 0 "ok: 1 case, 1 run"
+nb validate "$TMP/none.yaml"
+said "validate of a missing file: exit 2, names it" 2 \
+	"nbrun: $TMP/none.yaml: no such file (expected a YAML config file)"
+
+cat >"$TMP/want.out" <<'EOF'
+case id                 engine   protocol  size       streams  rate            direction  repetitions
+a/tcp/s128K/p1/forward  stream   tcp       128K             1  -               forward    1
+a/tcp/s128K/p2/forward  stream   tcp       128K             2  -               forward    1
+b/tcp/q32r128/f1        rr       tcp       32/128           1  -               -          1
+3 cases, 3 runs, estimated 6s (warm-up + duration per run, +1 s overhead each)
+EOF
+nb "$CFG" --dry-run
+got "--dry-run: the plan names every case, runs nothing" 0 "$TMP/want.out" /dev/null
+nb "$CFG" --dry-run --filter 'b/*' --filter 'nothing'
+printed "--filter: only the matching cases" 0 \
+"case id           engine   protocol  size       streams  rate            direction  repetitions
+b/tcp/q32r128/f1  rr       tcp       32/128           1  -               -          1
+1 case, 1 run, estimated 2s (warm-up + duration per run, +1 s overhead each)"
+nb "$CFG" --dry-run --filter 'nothing*'
+said "--filter that matches nothing: exit 2, says how many ids there are" 2 "nbrun: $CFG: no case \
+matches --filter 'nothing*' (expected a glob matching some of the 3 case ids; see --dry-run)"
+nb "$CFG" --dry-run --set duration=5s
+[ "$RC" -eq 0 ] && has "$TMP/out" "3 cases, 3 runs, estimated 18s (warm-up + duration per run, +1 s \
+overhead each)"
+verdict "--set duration=5s changes every case's estimate"
+nb "$CFG" --dry-run --set bogus=5
+said "--set with an unknown key: exit 2, names it" 2 \
+	"nbrun: --set bogus: unknown key 'bogus' in defaults (expected a key listed in docs/config.md)"
+
+# --- report and compare --------------------------------------------------------------------
+cp -r "$SRC/tests/fixtures/results-basic" "$TMP/res"
+nb report "$TMP/res"
+[ "$RC" -eq 0 ] && [ ! -s "$TMP/out" ] && [ -s "$TMP/res/report.md" ] && [ "$(tail -n 1 "$TMP/err")" = \
+	"report: 6 cases, 22 runs (1 failed), 0 incomplete rows skipped, 10 charts (0 rendered)" ]
+verdict "report DIR: exit 0, report.md rebuilt, one summary line last"
+mkdir "$TMP/empty"
+nb report "$TMP/empty"
+said "report of a folder without results: exit 2" 2 \
+	"nbrun: report: $TMP/empty: no readable plan.csv or runs.csv"
+F=$SRC/tests/fixtures/compare
+nb compare "$F/base" "$F/same"
+[ "$RC" -eq 0 ] && starts "$TMP/out" "# nbrun compare"
+verdict "compare with no regression: exit 0, Markdown on stdout"
+nb compare "$F/base" "$F/drop"
+[ "$RC" -eq 1 ] &&
+	has "$TMP/err" "nbrun: compare: regression: tcp-stream/tcp/s128K/p1/forward (drop): rx_bps -20.0 %"
+verdict "compare with a regression: exit 1, the case named on stderr"
+nb compare "$F/base" "$F/drop" --format json --threshold 50%
+[ "$RC" -eq 0 ] && starts "$TMP/out" "{"
+verdict "compare --format json --threshold 50%: JSON, and -20 % is no regression"
+nb compare "$F/base" "$F/drop" --format csv --metric lat_p99_us
+[ "$RC" -eq 0 ] && starts "$TMP/out" "case_id,test,metric,unit,better,base,new," &&
+	grep -q '^tcp-stream/tcp/s128K/p1/forward,tcp-stream,lat_p99_us,.*,no data,' "$TMP/out"
+verdict "compare --format csv --metric lat_p99_us: CSV of that column (stream runs have none)"
+nb compare "$F/base" "$F/drop" --metric bogus
+said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compare: --metric \
+'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
+nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
+[ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
+	[ -s "$TMP/compare-charts/compare.dat" ]
+verdict "compare --out FILE: exit 1, the report in FILE, chart data beside it, nothing on stdout"
+nb compare "$F/base" "$TMP/none"
+said "compare with a missing folder: exit 2" 2 "nbrun: compare: $TMP/none: No such file or directory"
+
+# --- env -----------------------------------------------------------------------------------
+nb env --json "$TMP/env.json"
+[ "$RC" -eq 0 ] && starts "$TMP/out" host && grep -q '"peer": null' "$TMP/env.json"
+verdict "env --json FILE: facts on stdout, and in FILE with no peer"
+nb env --json "$TMP/no/env.json"
+[ "$RC" -ne 0 ] &&
+	[ "$(cat "$TMP/err")" = "nbrun: $TMP/no/env.json: cannot write: No such file or directory" ]
+verdict "env --json to a missing folder: fails, one line naming the file"
+
+# --- a bad --peer port ---------------------------------------------------------------------
+BADPORT="nbrun: peer '127.0.0.1:99999': bad port '99999'"
+nb "$CFG" --peer 127.0.0.1:99999 --out "$TMP/badport"
+has "$TMP/err" "$BADPORT"
+verdict "--peer HOST:99999 says the port is bad"
+todo "--peer 127.0.0.1:99999 is bad input: exit 2 (got $RC)" \
+	"$I15: a bad port (--peer 127.0.0.1:99999) is bad input, exit 2" [ "$RC" -eq 2 ]
+todo "--peer with a bad port: the error is the only line" \
+	"$I15: don't print \"results in DIR\" before an error" [ "$(cat "$TMP/err")" = "$BADPORT" ]
+todo "--peer with a bad port leaves no results folder" \
+	"$I15: a peer that was never reached leaves no results folder" [ ! -e "$TMP/badport" ]
+nb env --peer 127.0.0.1:99999
+[ "$(cat "$TMP/err")" = "$BADPORT" ]
+verdict "env --peer HOST:99999 says the port is bad, in one line"
+todo "env --peer 127.0.0.1:99999: exit 2 (got $RC)" "$I15: a bad port is bad input, exit 2" \
+	[ "$RC" -eq 2 ]
+
+# --- options of another subcommand (issue 15: accepted silently today) ---------------------
+foreign() {
+	_what=$1
+	shift
+	nb "$@"
+	todo "$_what: exit 2 (got $RC)" \
+		"$I15: an option that does not belong is exit 2 with the subcommand's usage" [ "$RC" -eq 2 ]
+}
+foreign "run --port (a serve option)" "$CFG" --dry-run --port 17575
+foreign "run --json (an env option)" "$CFG" --dry-run --json "$TMP/x.json"
+foreign "report --threshold (a compare option)" report "$TMP/res" --threshold 5%
+foreign "env --filter (a run option)" env --filter 'a/*'
+# serve on an address this host does not have: today it fails to listen (exit 1), never serves
+foreign "serve --threshold (a compare option)" serve --threshold 5% --bind 192.0.2.1 --port 17999
+for sub in serve validate report compare env; do
+	nb $sub --help
+	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && starts "$TMP/out" "usage: nbrun"
+	verdict "nbrun $sub --help: exit 0, a usage on stdout"
+	todo "nbrun $sub --help prints its own usage" "$I15: each subcommand has its own options and help" \
+		starts "$TMP/out" "usage: nbrun $sub"
+done
+left=$(ls -A "$TMP/cwd")
+[ -z "$left" ]
+verdict "no command wrote into the folder it ran in${left:+ (found: $left)}"
+
+echo "1..$N"
+exit $FAILED
