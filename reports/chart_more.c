@@ -52,7 +52,7 @@ static void threshold_mark(FILE *gp, const struct nb_results *res, const char *i
 			   double xmax)
 {
 	struct nb_sweep_result sw;
-	if (!nb_results_sweep(res, id, &sw) || !isfinite(sw.threshold))
+	if (!nb_sweeps_json_find(res, id, &sw) || !isfinite(sw.threshold))
 		return;
 	double t = sw.threshold / sc.div;
 	fprintf(gp, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead lw 2 dt 2 lc rgb \"#d62728\" front\n",
