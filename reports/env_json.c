@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "results_int.h"
 
@@ -97,10 +96,10 @@ bool nb_env_json_read(const char *path, struct nb_facts *local, struct nb_facts 
 
 void nb_env_json_load(struct nb_results *res)
 {
+	if (!nb_results_has(res, NB_ENV_JSON_FILE))
+		return;
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_ENV_JSON_FILE, res->dir);
-	if (access(path, F_OK) != 0)
-		return;
 	struct nb_error err = { "" };
 	res->have_env = nb_env_json_read(path, &res->local, &res->peer, &err);
 	if (!res->have_env)

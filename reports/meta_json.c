@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "nb_config.h"
 #include "results_int.h"
@@ -78,9 +77,7 @@ void nb_meta_json_free(struct nb_meta *m)
 
 void nb_meta_json_load(struct nb_results *res)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, res->dir);
-	if (access(path, F_OK) != 0)
+	if (!nb_results_has(res, NB_META_JSON_FILE))
 		return;
 	struct nb_error err = { "" };
 	if (!nb_meta_json_read(res->dir, &res->meta, &err))

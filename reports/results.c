@@ -75,7 +75,7 @@ bool nb_run_counts(const struct nb_run *r)
 	return strcmp(r->kind, "trial") != 0 && strcmp(r->status, "ok") == 0;
 }
 
-static bool exists(const struct nb_results *res, const char *file)
+bool nb_results_has(const struct nb_results *res, const char *file)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", res->dir, file);
@@ -85,16 +85,16 @@ static bool exists(const struct nb_results *res, const char *file)
 static bool load_tables(struct nb_results *res, struct nb_error *err)
 {
 	struct nb_error e1 = { "" }, e2 = { "" }, e3 = { "" };
-	bool have_plan = exists(res, NB_PLAN_CSV_FILE) &&
+	bool have_plan = nb_results_has(res, NB_PLAN_CSV_FILE) &&
 			 read_table(res, NB_PLAN_CSV_FILE, &res->plan_t, &e1);
-	bool have_runs = exists(res, NB_RUNS_CSV_FILE) &&
+	bool have_runs = nb_results_has(res, NB_RUNS_CSV_FILE) &&
 			 read_table(res, NB_RUNS_CSV_FILE, &res->runs_t, &e2);
 	if (!have_plan && !have_runs)
 		return nb_error_set(err, "%s: no readable " NB_PLAN_CSV_FILE " or " NB_RUNS_CSV_FILE "%s%s",
 				    res->dir, *e1.msg ? " (" : "", *e1.msg ? e1.msg : "");
 	nb_results_note(res, e1.msg);
 	nb_results_note(res, e2.msg);
-	if (exists(res, NB_INTERVALS_CSV_FILE) &&
+	if (nb_results_has(res, NB_INTERVALS_CSV_FILE) &&
 	    !read_table(res, NB_INTERVALS_CSV_FILE, &res->iv_t, &e3))
 		nb_results_note(res, e3.msg);
 	return true;

@@ -14,6 +14,8 @@
 
 /** Keep text (when not empty) as one of res's first problems. */
 void nb_results_note(struct nb_results *res, const char *text);
+/** True when the folder holds file (a name relative to it). */
+bool nb_results_has(const struct nb_results *res, const char *file);
 
 /** plan.csv's rows into res->cases, with room for extra cases made up from runs. */
 bool nb_plan_csv_load(struct nb_results *res, size_t extra);

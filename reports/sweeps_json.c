@@ -94,10 +94,11 @@ bool nb_sweeps_json_append(const char *dir, const struct nb_sweep_result *e, siz
  * Either way the report finds it under meta "sweeps". */
 void nb_sweeps_json_load(struct nb_results *res)
 {
+	if (!nb_results_has(res, NB_SWEEPS_JSON_FILE) ||
+	    (res->meta.root && json_object_get(res->meta.root, "sweeps")))
+		return;
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_SWEEPS_JSON_FILE, res->dir);
-	if (access(path, F_OK) != 0 || (res->meta.root && json_object_get(res->meta.root, "sweeps")))
-		return;
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	json_t *list = json_object_get(doc, "sweeps");
