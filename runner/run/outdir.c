@@ -14,7 +14,7 @@
 #include "plan_csv.h"
 #include "results_dir.h"
 
-void nb_utc_now(char *out, size_t n)
+void nb_outdir_utc_now(char *out, size_t n)
 {
 	time_t t = time(NULL);
 	struct tm tm;
@@ -22,7 +22,7 @@ void nb_utc_now(char *out, size_t n)
 	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void nb_sha256_hex(const void *data, size_t len, char out[65])
+void nb_outdir_sha256_hex(const void *data, size_t len, char out[65])
 {
 	unsigned char h[crypto_hash_sha256_BYTES];
 	crypto_hash_sha256(h, data, len);

@@ -12,9 +12,9 @@
 #include "plan.h"
 
 /** Current UTC time as ISO 8601 ("2026-11-30T05:01:02Z"). */
-void nb_utc_now(char *out, size_t n);
+void nb_outdir_utc_now(char *out, size_t n);
 /** SHA-256 of a buffer as 64 hex characters. */
-void nb_sha256_hex(const void *data, size_t len, char out[65]);
+void nb_outdir_sha256_hex(const void *data, size_t len, char out[65]);
 /** Choose (when dir is NULL: results/<config name>-<UTC timestamp>) and create the results
  *  folder, out gets its path; then write config.yaml (the exact bytes that ran) and plan.csv. */
 bool nb_outdir_open(const char *dir, const struct nb_config *cfg, const struct nb_plan *plan,

@@ -146,7 +146,7 @@ static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t re
 	struct nb_msg_setup su;
 	build_setup(c, ++b->run_id, &su);
 	char started[32];
-	nb_utc_now(started, sizeof(started));
+	nb_outdir_utc_now(started, sizeof(started));
 	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep, .su = &su };
 	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
@@ -246,8 +246,8 @@ static const char *order_name(enum nb_order o)
 
 static bool open_batch(struct batch *b, struct nb_error *err)
 {
-	nb_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->sha256);
-	nb_utc_now(b->started, sizeof(b->started));
+	nb_outdir_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->sha256);
+	nb_outdir_utc_now(b->started, sizeof(b->started));
 	b->meta = (struct nb_meta){ .command = b->o->cmdline, .config_name = b->cfg->name,
 				    .config_sha256 = b->sha256, .started = b->started,
 				    .peer = b->o->peer ? b->o->peer : "embedded agent on 127.0.0.1",
@@ -267,7 +267,7 @@ static void close_batch(struct batch *b, bool complete)
 	if (!nb_csv_close(b->runs) || !nb_csv_close(b->intervals))
 		fprintf(stderr, "nbrun: writing results in %s failed (disk full?)\n", b->dir);
 	b->meta.complete = complete;
-	nb_utc_now(b->finished, sizeof(b->finished));
+	nb_outdir_utc_now(b->finished, sizeof(b->finished));
 	b->meta.finished = b->finished;
 	struct nb_error err = { { 0 } };
 	if (b->dir[0] && !nb_meta_json_write(b->dir, &b->meta, &err))

@@ -153,7 +153,7 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	x->n++;
 	build_setup(x, t);
 	char started[32];
-	nb_utc_now(started, sizeof(started));
+	nb_outdir_utc_now(started, sizeof(started));
 	struct nb_test_sink sink = { .ctx = x, .interval = write_interval };
 	struct nb_test_result res;
 	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
