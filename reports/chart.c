@@ -1,4 +1,5 @@
 #include "chart.h"
+#include "chart_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,12 +19,12 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
-int nb_gp_style(size_t i)
+int nb_chart_gp_style(size_t i)
 {
 	return (int)(i % NPALETTE) + 1;
 }
 
-void nb_gp_str(FILE *f, const char *s)
+void nb_chart_gp_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -45,7 +46,7 @@ static void preamble(FILE *gp, const struct nb_chart *ch)
 		    "set output \"%s.png\"\n",
 		ch->name, ch->name, ch->name, ch->name);
 	fprintf(gp, "set title \"");
-	nb_gp_str(gp, ch->title);
+	nb_chart_gp_str(gp, ch->title);
 	fprintf(gp, "\" font \",18\" offset 0,-0.3\n"
 		    "set border 3 lw 1.2 lc rgb \"#404040\"\n"
 		    "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
@@ -146,6 +147,14 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err);
 }
 
+bool nb_chart_first_of_test(const struct nb_summary *s, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(s->c[k].pc->test, s->c[i].pc->test) == 0)
+			return false;
+	return true;
+}
+
 void nb_charts_free(struct nb_charts *c)
 {
 	free(c->v);
@@ -189,7 +198,8 @@ static void gp_cd_command(char *buf, size_t len, const char *dir)
 	snprintf(buf + n, len - n, "'");
 }
 
-bool nb_gnuplot_run(const char *workdir, const char *script, const char *log, struct nb_error *err)
+bool nb_chart_gnuplot_run(const char *workdir, const char *script, const char *log,
+			  struct nb_error *err)
 {
 	char cd[4300];
 	gp_cd_command(cd, sizeof(cd), workdir);
@@ -228,7 +238,8 @@ void nb_charts_render(const char *dir, struct nb_charts *charts)
 		struct nb_error err = { "" };
 		snprintf(script, sizeof(script), "%s.gp", ch->name);
 		snprintf(png, sizeof(png), "%s/charts/%s.png", dir, ch->name);
-		ch->rendered = nb_gnuplot_run(workdir, script, log, &err) && access(png, F_OK) == 0;
+		ch->rendered = nb_chart_gnuplot_run(workdir, script, log, &err) &&
+			       access(png, F_OK) == 0;
 		charts->rendered += ch->rendered;
 		if (!ch->rendered && !charts->problem[0])
 			snprintf(charts->problem, sizeof(charts->problem), "%s",

@@ -47,31 +47,12 @@ void nb_charts_render(const char *dir, struct nb_charts *charts);
 /** True when an executable gnuplot is on PATH and NBRUN_GNUPLOT is not "none". */
 bool nb_chart_gnuplot_available(void);
 /** Run `gnuplot script` in workdir (posix_spawnp, no shell), its output appended to log. */
-bool nb_gnuplot_run(const char *workdir, const char *script, const char *log, struct nb_error *err);
+bool nb_chart_gnuplot_run(const char *workdir, const char *script, const char *log,
+			  struct nb_error *err);
 /** Free the list; a zeroed list is fine. */
 void nb_charts_free(struct nb_charts *c);
 
-/* Helpers shared by the chart kinds (chart_plots.c, chart_more.c). */
-
-/** Add a chart and open its .dat and .gp (the .gp already holds the common preamble). */
-struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_chart_kind kind,
-				const char *stem, const char *title, FILE **dat, FILE **gp,
-				struct nb_error *err);
-/** Write the closing lines (SVG replot) and close both files. */
-bool nb_chart_end(const char *dir, const struct nb_chart *ch, FILE *dat, FILE *gp,
-		  struct nb_error *err);
 /** s as a gnuplot double-quoted string body (backslash and quote escaped). */
-void nb_gp_str(FILE *f, const char *s);
-/** The i-th series style number (1-based, cycling through the palette). */
-int nb_gp_style(size_t i);
-/** Chart kinds, each adding its charts for the whole results folder. */
-bool nb_charts_xy(const char *dir, const struct nb_results *res, const struct nb_summary *s,
-		  struct nb_charts *c, struct nb_error *err);
-bool nb_charts_latency(const char *dir, const struct nb_results *res, const struct nb_summary *s,
-		       struct nb_charts *c, struct nb_error *err);
-bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct nb_summary *s,
-		     struct nb_charts *c, struct nb_error *err);
-bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const struct nb_summary *s,
-			  struct nb_charts *c, struct nb_error *err);
+void nb_chart_gp_str(FILE *f, const char *s);
 
 #endif

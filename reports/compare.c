@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include "compare_int.h"
+#include "env_json.h"
 #include "facts.h"
 
 static bool known_file(const char *name)
 {
-	static const char *const files[] = { "summary.csv", "results.json", "runs.csv", "plan.csv",
-					     "report.md", "env.json", "meta.json" };
+	static const char *const files[] = { "summary.csv", "results.json", NB_RUNS_CSV_FILE,
+					     NB_PLAN_CSV_FILE, "report.md", NB_ENV_JSON_FILE,
+					     NB_META_JSON_FILE };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (strcmp(name, files[i]) == 0)
 			return true;
@@ -43,7 +45,7 @@ bool nb_cmp_resolve(const char *arg, char *dir, size_t len, struct nb_error *err
 	while (n > 1 && dir[n - 1] == '/')
 		dir[--n] = '\0';
 	char runs[4200];
-	snprintf(runs, sizeof(runs), "%s/runs.csv", dir);
+	snprintf(runs, sizeof(runs), "%s/" NB_RUNS_CSV_FILE, dir);
 	if (access(runs, R_OK) != 0)
 		return nb_error_set(err, "%s: not an nbrun results folder (no readable runs.csv)", dir);
 	return true;

@@ -57,7 +57,7 @@ static void write_dat(const struct nb_compare *c, FILE *f)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct nb_cmp_row *row = &c->rows[i];
 		fprintf(f, "\"");
-		nb_gp_str(f, row->case_id);
+		nb_chart_gp_str(f, row->case_id);
 		fprintf(f, "\"");
 		rel(f, &row->base, row->base.mean);
 		for (size_t s = 1; s < c->nsides; s++) {
@@ -100,7 +100,7 @@ static void gp_terminal(const struct nb_compare *c, FILE *f)
 		600 + (int)(bm * 12), bm);
 	const char *m = common_metric(c);
 	fprintf(f, "set title \"");
-	nb_gp_str(f, m ? m : "Headline metric of each case");
+	nb_chart_gp_str(f, m ? m : "Headline metric of each case");
 	fprintf(f, " relative to base (base = 100 %%)\" font \",17\"\n");
 }
 
@@ -134,12 +134,12 @@ static void gp_plot(const struct nb_compare *c, FILE *f)
 	size_t nbars = c->nsides;
 	const char *label = c->sides[0].label;
 	fprintf(f, "plot 'compare.dat' using 2:3:xtic(1) title \"");
-	nb_gp_str(f, label);
+	nb_chart_gp_str(f, label);
 	fprintf(f, "%s\" lc rgb \"#a8a8a8\"", strcmp(label, "base") ? " (base)" : "");
 	for (size_t s = 1; s < c->nsides; s++) {
 		size_t k = 4 * (s - 1) + 4;
 		fprintf(f, ", \\\n     '' using %zu:%zu title \"", k, k + 1);
-		nb_gp_str(f, c->sides[s].label);
+		nb_chart_gp_str(f, c->sides[s].label);
 		fprintf(f, "\" lc rgb \"%s\"", bar_colors[(s - 1) % NCOLORS]);
 	}
 	for (size_t s = 1; s < c->nsides; s++) {
@@ -188,6 +188,6 @@ bool nb_compare_chart(const struct nb_compare *c, const char *dir, bool *rendere
 	snprintf(png, sizeof(png), "%s/compare.png", dir);
 	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
 	remove(log);
-	*rendered = nb_gnuplot_run(dir, "compare.gp", log, err) && access(png, F_OK) == 0;
+	*rendered = nb_chart_gnuplot_run(dir, "compare.gp", log, err) && access(png, F_OK) == 0;
 	return true;
 }

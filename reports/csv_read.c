@@ -242,3 +242,9 @@ double nb_csv_num_cell(const struct nb_csv_table *t, size_t r, int col)
 	double v = strtod(s, &end);
 	return (end == s || *end != '\0') ? NAN : v;
 }
+
+uint32_t nb_csv_u32_cell(const struct nb_csv_table *t, size_t r, int col)
+{
+	double v = nb_csv_num_cell(t, r, col);
+	return isfinite(v) && v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -41,5 +42,7 @@ int nb_csv_col(const struct nb_csv_table *t, const char *name);
 const char *nb_csv_cell(const struct nb_csv_table *t, size_t r, int col);
 /** Cell as a number; NAN when empty, absent or not a number. */
 double nb_csv_num_cell(const struct nb_csv_table *t, size_t r, int col);
+/** Cell as a uint32; 0 when empty, absent, not a number or out of range. */
+uint32_t nb_csv_u32_cell(const struct nb_csv_table *t, size_t r, int col);
 
 #endif

@@ -1,7 +1,7 @@
 /* nbrun — environment facts of one end: an ordered list of (group, key, value).
  * A fact that could not be read keeps its place with ok=false and the reason in
  * `value` ("no cpufreq in this VM", "permission denied"): never silently missing.
- * runner/env/ fills it; reports read it (env.json, report tables, pitfalls). */
+ * runner/env/ fills it; reports read it (env_json.c, report tables, pitfalls). */
 #ifndef NB_FACTS_H
 #define NB_FACTS_H
 
@@ -52,11 +52,5 @@ size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
 		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx);
 /** Parse a kernel CPU list ("0-3,8") into cpus[0..max) (may be NULL); the number of CPUs, -1 if malformed. */
 int nb_cpulist_parse(const char *list, bool *cpus, size_t max);
-/** Write env.json: {"local": {...}, "peer": {...}} (peer may be NULL). */
-bool nb_env_json_write(const char *path, const struct nb_facts *local, const struct nb_facts *peer,
-		       struct nb_error *err);
-/** Read env.json back (facts must be initialised; missing "peer" leaves it empty). */
-bool nb_env_json_read(const char *path, struct nb_facts *local, struct nb_facts *peer,
-		      struct nb_error *err);
 
 #endif

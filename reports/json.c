@@ -123,7 +123,7 @@ static json_t *latency_json(const struct nb_case_stats *c)
 static json_t *sweep_json(const struct nb_results *res, const char *case_id)
 {
 	struct nb_sweep_result sw;
-	if (!nb_results_sweep(res, case_id, &sw))
+	if (!nb_sweeps_json_find(res, case_id, &sw))
 		return json_null();
 	return json_pack("{s:o s:o s:o s:o}", "loss_target", nb_json_number(sw.loss_target),
 			 "threshold", nb_json_number(sw.threshold), "lowest_fail",

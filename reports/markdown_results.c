@@ -299,7 +299,7 @@ static void sweep_sentence(FILE *f, const struct nb_results *res, const struct n
 	const char *u = rate_unit(c->pc);
 	char a[64], b[64];
 	size_t g = 0;
-	for (; nb_results_sweep_goal(res, c->pc->case_id, g, &sw); g++) {
+	for (; nb_sweeps_json_goal(res, c->pc->case_id, g, &sw); g++) {
 		if (!isfinite(sw.threshold)) {
 			fprintf(f, "No rate kept loss ≤ %g %% in every trial.", sw.loss_target * 100.0);
 		} else {

@@ -105,7 +105,7 @@ static void write_latency(struct nb_csv *f, const struct nb_case_stats *c)
 static void write_sweep(struct nb_csv *f, const struct nb_results *res, const struct nb_case_stats *c)
 {
 	struct nb_sweep_result sw;
-	if (!nb_results_sweep(res, c->pc->case_id, &sw)) {
+	if (!nb_sweeps_json_find(res, c->pc->case_id, &sw)) {
 		for (size_t i = 0; i < NSWEEP; i++)
 			nb_csv_str(f, NULL);
 		return;

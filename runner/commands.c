@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "ctl.h"
 #include "env.h"
+#include "env_json.h"
 #include "facts.h"
 #include "pitfalls.h"
 #include "report.h"

@@ -8,6 +8,7 @@
 
 #include "csv.h"
 #include "fixture_util.h"
+#include "runs_csv.h"
 
 /* The file's text (kept until the next call). */
 static const char *slurp(const char *path)

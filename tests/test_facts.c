@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env_json.h"
 #include "facts.h"
 #include "fixture_util.h"
 

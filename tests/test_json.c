@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "runs_csv.h"
 #include "fixture_util.h"
 #include "json.h"
 #include "report.h"
@@ -27,7 +28,7 @@ static void make_folder(char *dir, size_t len)
 	struct nb_csv *c = nb_runs_csv_open(dir, &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	for (size_t i = 0; i < NIDS; i++) {
-		struct nb_run_row r = {
+		struct nb_run r = {
 			.run_id = (uint32_t)i + 1, .case_id = hostile_ids[i], .test = "t", .engine = "stream",
 			.protocol = "tcp", .rep = 1, .kind = "run", .offered_rate = NAN, .status = "failed",
 			.metric = "rx_bps", .value = NAN, .flags = "",

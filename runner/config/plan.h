@@ -46,8 +46,6 @@ void nb_plan_free(struct nb_plan *plan);
 double nb_plan_estimate_s(const struct nb_plan *plan);
 /** Print the --dry-run table and the estimate. */
 void nb_plan_print(const struct nb_plan *plan, FILE *out);
-/** Write plan.csv: one row per case with its resolved parameters (RFC 4180 quoting). */
-bool nb_plan_write_csv(const struct nb_plan *plan, const char *path, struct nb_error *err);
 /** Slots a case gets in the order: its repetitions, or `min` for repetitions: auto. */
 uint32_t nb_case_slots(const struct nb_case *c);
 /** Estimated wall time of one run (one slot) of a case in seconds; a sweep counts its trials. */

@@ -1,7 +1,6 @@
-/* Showing a plan: the --dry-run table with its time estimate, and plan.csv.
- * plan.csv is written with plain stdio (the config library does not link
- * reports/), quoting fields the RFC 4180 way. */
-#include <errno.h>
+/* Showing a plan: the --dry-run table with its time estimate, the number of trials of a
+ * sweep, and a case's rate for people. (plan.csv is reports/plan_csv.c, filled by
+ * runner/run/outdir.c.) */
 #include <math.h>
 #include <string.h>
 
@@ -118,81 +117,4 @@ void nb_plan_print(const struct nb_plan *plan, FILE *out)
 	fprintf(out, "%zu case%s, %zu run%s, estimated %s (warm-up + duration per run, +1 s overhead "
 		"each)\n", plan->ncases, plan->ncases == 1 ? "" : "s", plan->nslots,
 		plan->nslots == 1 ? "" : "s", est);
-}
-
-/* One CSV field, quoted when it holds a comma, a quote or a line break. */
-static void put_field(FILE *f, const char *s, bool last)
-{
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
-	fputc(last ? '\n' : ',', f);
-}
-
-static void put_u(FILE *f, uint64_t v, bool applies)
-{
-	char b[24] = "";
-	if (applies)
-		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	put_field(f, b, false);
-}
-
-static void put_s(FILE *f, double seconds)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "%g", seconds);
-	put_field(f, b, false);
-}
-
-static void put_row(FILE *f, const struct nb_case *c)
-{
-	static const char *const dirs[] = { "forward", "reverse", "bidir" };
-	static const char *const waits[] = { "block", "spin", "busy-poll" };
-	const struct nb_params *p = &c->params;
-	bool rr = is_rr(p), dir = is_directional(p);
-	char reps[16];
-	put_field(f, c->id, false);
-	put_field(f, c->test->name, false);
-	put_field(f, p->engine, false);
-	put_field(f, p->proto == NB_PROTO_UDP ? "udp" : "tcp", false);
-	put_u(f, p->size, !rr);
-	put_u(f, p->request, rr);
-	put_u(f, p->response, rr);
-	put_u(f, p->streams, true);
-	put_field(f, dir ? dirs[p->direction] : "", false);
-	put_u(f, p->rate, true);
-	put_field(f, dir ? "" : waits[p->wait], false);
-	put_s(f, (double)c->timing.duration_ns / 1e9);
-	put_s(f, (double)c->timing.warmup_ns / 1e9);
-	put_s(f, (double)c->timing.omit_ns / 1e9);
-	put_s(f, (double)c->timing.interval_ns / 1e9);
-	snprintf(reps, sizeof(reps), "%u", c->reps.count);
-	put_field(f, c->reps.autorep ? "auto" : reps, false);
-	put_field(f, !c->sweep.enabled ? "" : c->sweep.search ? "search" : "sweep", true);
-}
-
-bool nb_plan_write_csv(const struct nb_plan *plan, const char *path, struct nb_error *err)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return nb_error_errno(err, errno, "%s: cannot create", path);
-	fprintf(f, "case_id,test,engine,protocol,size,request,response,streams,direction,rate,wait,"
-		"duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n");
-	for (size_t i = 0; i < plan->ncases; i++)
-		put_row(f, &plan->cases[i]);
-	bool bad = ferror(f) != 0;
-	int e = errno;
-	if (fclose(f) != 0 && !bad) {
-		bad = true;
-		e = errno;
-	}
-	return bad ? nb_error_errno(err, e ? e : EIO, "%s: cannot write", path) : true;
 }

@@ -16,7 +16,7 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_msg_setup *su, u
 			    uint32_t rep, uint32_t k, const struct nb_span *span,
 			    const struct nb_hist *hist)
 {
-	struct nb_interval_row row = { .run_id = run_id, .case_id = su->case_id, .rep = rep };
+	struct nb_interval row = { .run_id = run_id, .case_id = su->case_id, .rep = rep };
 	row.t_start = tick_s(su, k - 1);
 	row.t_end = tick_s(su, k);
 	row.omitted = row.t_start * 1e9 < (double)su->omit_ns - 1;

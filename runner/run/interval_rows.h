@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "csv.h"
+#include "intervals_csv.h"
 #include "metrics.h"
 #include "proto.h"
 

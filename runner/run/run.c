@@ -13,14 +13,17 @@
 #include "client.h"
 #include "cols.h"
 #include "ctl.h"
-#include "csv.h"
 #include "env.h"
+#include "env_json.h"
+#include "hist_csv.h"
+#include "meta_json.h"
 #include "metrics.h"
 #include "outdir.h"
 #include "fmt.h"
 #include "progress.h"
 #include "report.h"
 #include "interval_rows.h"
+#include "runs_csv.h"
 #include "stats.h"
 #include "sweep_run.h"
 
@@ -36,6 +39,7 @@ struct batch {
 	struct nb_client client;
 	struct nb_csv *runs, *intervals;
 	struct nb_meta meta;
+	char sha256[65], started[32], finished[32]; /* meta's strings */
 	uint32_t run_id;
 	bool peer_local;            /* loopback path: GRO artefacts possible */
 	struct nb_progress *progress;
@@ -97,7 +101,7 @@ static void write_run(struct batch *b, const struct nb_case *c, uint32_t rep, co
 	char flags[128];
 	run_flags(b, c, &res->m, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(&c->params);
-	struct nb_run_row row = {
+	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
 		.status = o == NB_OUT_OK ? "ok" : "failed", .metric = nb_cols[head].name,
@@ -142,7 +146,7 @@ static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t re
 	struct nb_msg_setup su;
 	build_setup(c, ++b->run_id, &su);
 	char started[32];
-	nb_utc_now(started, sizeof(started));
+	nb_outdir_utc_now(started, sizeof(started));
 	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep, .su = &su };
 	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
@@ -153,7 +157,7 @@ static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t re
 	if (o == NB_OUT_OK)
 		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(&c->params)]);
 	struct nb_error herr;
-	if (res.hist && !nb_outdir_write_hist(b->dir, b->run_id, res.hist, &herr))
+	if (res.hist && !nb_hist_csv_write(b->dir, b->run_id, res.hist, &herr))
 		fprintf(stderr, "nbrun: %s\n", herr.msg);
 	nb_test_result_free(&res);
 	progress_done(b, c, rep, o, &res);
@@ -229,7 +233,7 @@ static bool write_env(struct batch *b, struct nb_error *err)
 					: "one thread per flow, not pinned (the scheduler places them)",
 			 cpus[0] ? cpus : NULL);
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/env.json", b->dir);
+	snprintf(path, sizeof(path), "%s/" NB_ENV_JSON_FILE, b->dir);
 	bool ok = nb_env_json_write(path, &local, &b->client.peer_facts, err);
 	nb_facts_free(&local);
 	return ok;
@@ -242,14 +246,14 @@ static const char *order_name(enum nb_order o)
 
 static bool open_batch(struct batch *b, struct nb_error *err)
 {
+	nb_outdir_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->sha256);
+	nb_outdir_utc_now(b->started, sizeof(b->started));
 	b->meta = (struct nb_meta){ .command = b->o->cmdline, .config_name = b->cfg->name,
+				    .config_sha256 = b->sha256, .started = b->started,
 				    .peer = b->o->peer ? b->o->peer : "embedded agent on 127.0.0.1",
 				    .order = order_name(b->cfg->order) };
-	nb_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->meta.config_sha256);
-	nb_utc_now(b->meta.started_utc, sizeof(b->meta.started_utc));
-	if (!nb_outdir_create(b->o->out_dir, b->cfg->name, b->dir, sizeof(b->dir), err) ||
-	    !nb_outdir_write_inputs(b->dir, b->cfg, b->plan, err) ||
-	    !nb_outdir_write_meta(b->dir, &b->meta, err))
+	if (!nb_outdir_open(b->o->out_dir, b->cfg, b->plan, b->dir, sizeof(b->dir), err) ||
+	    !nb_meta_json_write(b->dir, &b->meta, err))
 		return false;
 	b->runs = nb_runs_csv_open(b->dir, err);
 	b->intervals = b->runs ? nb_intervals_csv_open(b->dir, err) : NULL;
@@ -263,9 +267,10 @@ static void close_batch(struct batch *b, bool complete)
 	if (!nb_csv_close(b->runs) || !nb_csv_close(b->intervals))
 		fprintf(stderr, "nbrun: writing results in %s failed (disk full?)\n", b->dir);
 	b->meta.complete = complete;
-	nb_utc_now(b->meta.finished_utc, sizeof(b->meta.finished_utc));
+	nb_outdir_utc_now(b->finished, sizeof(b->finished));
+	b->meta.finished = b->finished;
 	struct nb_error err = { { 0 } };
-	if (b->dir[0] && !nb_outdir_write_meta(b->dir, &b->meta, &err))
+	if (b->dir[0] && !nb_meta_json_write(b->dir, &b->meta, &err))
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 }
 

@@ -11,6 +11,7 @@
 #include "cols.h"
 #include "metrics.h"
 #include "outdir.h"
+#include "runs_csv.h"
 
 #define UDP_DRAIN_NS 500000000ull  /* in-flight datagrams arrive before the last count */
 #define VALID_TOLERANCE 0.01       /* a sender more than 1 % short of the offered rate is host-bound */
@@ -103,7 +104,7 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 	char flags[160];
 	trial_flags(x, t, &res->m, t->confirm, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(&c->params);
-	struct nb_run_row row = {
+	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
 		.offered_rate = (double)t->offered, .status = !t->ok ? "failed" : t->valid ? "ok" : "invalid",
@@ -152,7 +153,7 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	x->n++;
 	build_setup(x, t);
 	char started[32];
-	nb_utc_now(started, sizeof(started));
+	nb_outdir_utc_now(started, sizeof(started));
 	struct nb_test_sink sink = { .ctx = x, .interval = write_interval };
 	struct nb_test_result res;
 	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
@@ -179,7 +180,7 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		return NB_OUT_CASE_FAILED;
 	}
 	struct nb_error jerr = { { 0 } };
-	if (!nb_sweep_json_append(env->dir, c, rep, &o, x.max_burst, &jerr))
+	if (!nb_sweep_record_append(env->dir, c, rep, &o, x.max_burst, &jerr))
 		fprintf(stderr, "nbrun: %s\n", jerr.msg);
 	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
 		char line[768];

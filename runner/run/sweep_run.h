@@ -34,8 +34,8 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 
 /** Append the outcome of case c's sweep to DIR/sweeps.json ({"sweeps": [...]}, one entry per
  *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial. */
-bool nb_sweep_json_append(const char *dir, const struct nb_case *c, uint32_t rep,
-			  const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err);
+bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
+			    const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err);
 /** The sentence stating goal g's result ("id: highest rate with loss ≤ 0.1 %: 187.4 Mbit/s
  *  (lowest failing 189.2 Mbit/s, 14 trials, 41 s)"), or a plain sweep's summary when g is
  *  out of range. */

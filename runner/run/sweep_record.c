@@ -1,14 +1,13 @@
-/* nbrun — a sweep's result for people (one sentence per loss goal) and for the report
- * (sweeps.json). See sweep_run.h. */
-#include <errno.h>
-#include <jansson.h>
+/* nbrun — a sweep's result for people (one sentence per loss goal) and for the report (the
+ * entries of sweeps.json, which reports/sweeps_json.c writes). See sweep_run.h. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fmt.h"
 #include "sweep_run.h"
+#include "sweeps_json.h"
 
 static const char *rate_unit(const struct nb_case *c)
 {
@@ -106,9 +105,9 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 
 /* ---- sweeps.json ----------------------------------------------------------------------- */
 
-static json_t *rate_or_null(uint64_t r)
+static double rate_or_nan(uint64_t r)
 {
-	return r ? json_real((double)r) : json_null();
+	return r ? (double)r : NAN;
 }
 
 /* Mean achieved send rate of the valid trials at rate (NAN = none). */
@@ -122,86 +121,55 @@ static double achieved_at(const struct nb_sweep_outcome *o, uint64_t rate)
 	return n ? sum / n : NAN;
 }
 
-static json_t *common(const struct nb_case *c, uint32_t rep, const struct nb_sweep_outcome *o,
-		      double max_burst)
+/* What every entry of the sweep says: the case, the whole sweep's trials and time. */
+static struct nb_sweep_result common(const struct nb_case *c, uint32_t rep,
+				     const struct nb_sweep_outcome *o, double max_burst)
 {
-	return json_pack("{s:s, s:i, s:b, s:s, s:i, s:i, s:f, s:f, s:o, s:f, s:b, s:b}",
-			 "case_id", c->id, "rep", (json_int_t)rep, "search", o->search,
-			 "unit", rate_unit(c), "flows", (json_int_t)nb_params_nflows(&c->params),
-			 "trials", (json_int_t)o->ntrials, "elapsed_s", (double)o->elapsed_ns / 1e9,
-			 "trial_s", (double)o->trial_ns / 1e9, "host_bound_above",
-			 rate_or_null(o->host_bound_above), "max_burst", isfinite(max_burst) ? max_burst : 0,
-			 "interrupted", o->interrupted, "trial_limit", o->trial_limit);
+	return (struct nb_sweep_result){
+		.case_id = c->id, .rep = rep, .search = o->search, .unit = rate_unit(c),
+		.flows = nb_params_nflows(&c->params), .trials = (double)o->ntrials,
+		.elapsed_s = (double)o->elapsed_ns / 1e9, .trial_s = (double)o->trial_ns / 1e9,
+		.host_bound_above = rate_or_nan(o->host_bound_above), .max_burst = max_burst,
+		.interrupted = o->interrupted, .trial_limit = o->trial_limit,
+		.complete_known = true, .complete = !o->interrupted,
+	};
 }
 
-static json_t *goal_entry(const struct nb_case *c, uint32_t rep, const struct nb_sweep_outcome *o,
-			  uint32_t g, double max_burst)
+static void goal_entry(const struct nb_sweep_outcome *o, uint32_t g, struct nb_sweep_result *e)
 {
 	const struct nb_sweep_goal *goal = &o->goal[g];
-	json_t *e = common(c, rep, o, max_burst);
-	char sentence[768];
-	nb_sweep_sentence(c, o, g, sentence, sizeof(sentence));
-	double ach = goal->threshold ? achieved_at(o, goal->threshold) : NAN;
-	json_object_set_new(e, "loss", json_real(goal->loss));
-	json_object_set_new(e, "status", json_string(nb_sweep_status_name(goal->status)));
-	json_object_set_new(e, "complete", json_boolean(goal->status != NB_SWEEP_INCOMPLETE));
-	json_object_set_new(e, "threshold", rate_or_null(goal->threshold));
-	json_object_set_new(e, "lowest_fail", rate_or_null(goal->lowest_fail));
-	json_object_set_new(e, "bracket_lo", rate_or_null(goal->bracket_lo));
-	json_object_set_new(e, "bracket_hi", rate_or_null(goal->bracket_hi));
-	json_object_set_new(e, "goal_trials", json_integer(goal->trials));
-	json_object_set_new(e, "target_rate", rate_or_null(goal->threshold));
-	json_object_set_new(e, "achieved_rate", isfinite(ach) ? json_real(ach) : json_null());
-	json_object_set_new(e, "sentence", json_string(sentence));
-	return e;
+	e->loss_target = goal->loss;
+	e->status = nb_sweep_status_name(goal->status);
+	e->complete = goal->status != NB_SWEEP_INCOMPLETE;
+	e->threshold = rate_or_nan(goal->threshold);
+	e->lowest_fail = rate_or_nan(goal->lowest_fail);
+	e->bracket_lo = rate_or_nan(goal->bracket_lo);
+	e->bracket_hi = rate_or_nan(goal->bracket_hi);
+	e->goal_trials = goal->trials;
+	e->achieved_rate = goal->threshold ? achieved_at(o, goal->threshold) : NAN;
 }
 
-static json_t *plain_entry(const struct nb_case *c, uint32_t rep, const struct nb_sweep_outcome *o,
-			   double max_burst)
+bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
+			    const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err)
 {
-	json_t *e = common(c, rep, o, max_burst), *rates = json_array();
-	char sentence[768];
-	nb_sweep_sentence(c, o, UINT32_MAX, sentence, sizeof(sentence));
+	uint32_t n = o->search ? o->ngoals : 1;
+	struct nb_sweep_result e[NB_LOSS_MAX];
+	char sentence[NB_LOSS_MAX][768];
+	double *rates = calloc(o->ntrials + 1, sizeof(*rates));
+	if (!rates)
+		return nb_error_set(err, "%s: out of memory", NB_SWEEPS_JSON_FILE);
 	for (size_t i = 0; i < o->ntrials; i++)
-		json_array_append_new(rates, json_real((double)o->trials[i].offered));
-	json_object_set_new(e, "complete", json_boolean(!o->interrupted));
-	json_object_set_new(e, "rates", rates);
-	json_object_set_new(e, "sentence", json_string(sentence));
-	return e;
-}
-
-/* The existing {"sweeps": [...]} of path, or a new one. */
-static json_t *load_doc(const char *path)
-{
-	json_t *doc = access(path, F_OK) == 0 ? json_load_file(path, 0, NULL) : NULL;
-	if (!json_is_object(doc) || !json_is_array(json_object_get(doc, "sweeps"))) {
-		json_decref(doc);
-		doc = json_pack("{s:[]}", "sweeps");
+		rates[i] = (double)o->trials[i].offered;
+	for (uint32_t g = 0; g < n; g++) {
+		e[g] = common(c, rep, o, max_burst);
+		nb_sweep_sentence(c, o, o->search ? g : UINT32_MAX, sentence[g], sizeof(sentence[g]));
+		e[g].sentence = sentence[g];
+		if (o->search)
+			goal_entry(o, g, &e[g]);
+		e[g].rates = rates;
+		e[g].nrates = o->ntrials;
 	}
-	return doc;
-}
-
-bool nb_sweep_json_append(const char *dir, const struct nb_case *c, uint32_t rep,
-			  const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err)
-{
-	char path[4200], tmp[4300];
-	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	json_t *doc = load_doc(path);
-	if (!doc)
-		return nb_error_set(err, "sweeps.json: out of memory");
-	json_t *arr = json_object_get(doc, "sweeps");
-	if (o->search)
-		for (uint32_t g = 0; g < o->ngoals; g++)
-			json_array_append_new(arr, goal_entry(c, rep, o, g, max_burst));
-	else
-		json_array_append_new(arr, plain_entry(c, rep, o, max_burst));
-	int rc = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-	json_decref(doc);
-	if (rc != 0 || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		return nb_error_set(err, "cannot write %s: %s", path, strerror(e));
-	}
-	return true;
+	bool ok = nb_sweeps_json_append(dir, e, n, err);
+	free(rates);
+	return ok;
 }

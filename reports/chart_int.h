@@ -1,0 +1,38 @@
+/* nbrun — inside the chart modules: the helpers every chart kind uses (chart.c) and the
+ * kinds themselves (chart_xy.c, chart_latency.c, chart_sweep.c, chart_timeseries.c), each
+ * adding its charts for the whole results folder. Not for use outside the chart modules. */
+#ifndef NB_CHART_INT_H
+#define NB_CHART_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "chart.h"
+
+/** Add a chart and open its .dat and .gp (the .gp already holds the common preamble). */
+struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_chart_kind kind,
+				const char *stem, const char *title, FILE **dat, FILE **gp,
+				struct nb_error *err);
+/** Write the closing lines (SVG replot) and close both files. */
+bool nb_chart_end(const char *dir, const struct nb_chart *ch, FILE *dat, FILE *gp,
+		  struct nb_error *err);
+/** The i-th series style number (1-based, cycling through the palette). */
+int nb_chart_gp_style(size_t i);
+/** True when case i is the first of its test in s (each test once, in plan order). */
+bool nb_chart_first_of_test(const struct nb_summary *s, size_t i);
+
+/** Headline vs message size and vs streams, per test (chart_xy.c). */
+bool nb_charts_xy(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		  struct nb_charts *c, struct nb_error *err);
+/** Latency by percentile from merged histograms, per test (chart_latency.c). */
+bool nb_charts_latency(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		       struct nb_charts *c, struct nb_error *err);
+/** Received rate and loss vs offered rate, per swept case (chart_sweep.c). */
+bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		     struct nb_charts *c, struct nb_error *err);
+/** The headline per interval of each repetition, per case (chart_timeseries.c). */
+bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+			  struct nb_charts *c, struct nb_error *err);
+
+#endif

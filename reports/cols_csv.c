@@ -1,0 +1,39 @@
+/* The metric columns in runs.csv and intervals.csv: a header of the file's own columns followed
+ * by one column per metric (nb_cols order), written and read back by name. */
+#include "results_int.h"
+
+#include <stdio.h>
+
+struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
+				size_t nfixed, struct nb_error *err)
+{
+	const char *header[64 + NB_COL_COUNT];
+	size_t n = 0;
+	for (size_t i = 0; i < nfixed; i++)
+		header[n++] = fixed[i];
+	for (size_t i = 0; i < NB_COL_COUNT; i++)
+		header[n++] = nb_cols[i].name;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return nb_csv_open(path, header, n, err);
+}
+
+void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m)
+{
+	for (size_t i = 0; i < NB_COL_COUNT; i++)
+		nb_csv_num(c, m->v[i]);
+	nb_csv_end(c);
+}
+
+void nb_cols_csv_map(const struct nb_csv_table *t, int map[NB_COL_COUNT])
+{
+	for (int i = 0; i < NB_COL_COUNT; i++)
+		map[i] = nb_csv_col(t, nb_cols[i].name);
+}
+
+void nb_cols_csv_read(const struct nb_csv_table *t, size_t r, const int map[NB_COL_COUNT],
+		      struct nb_metrics *m)
+{
+	for (int i = 0; i < NB_COL_COUNT; i++)
+		m->v[i] = nb_csv_num_cell(t, r, map[i]);
+}

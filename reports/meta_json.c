@@ -1,0 +1,85 @@
+/* meta.json (see meta_json.h). */
+#include "meta_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nb_config.h"
+#include "results_int.h"
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_error *err)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I}",
+			      "nbrun_version", NB_VERSION, "command", or_empty(m->command),
+			      "config_name", or_empty(m->config_name),
+			      "config_sha256", or_empty(m->config_sha256), "started_utc", or_empty(m->started),
+			      "finished_utc", or_empty(m->finished), "peer", or_empty(m->peer),
+			      "order", or_empty(m->order), "complete", m->complete,
+			      "runs_ok", (json_int_t)m->runs_ok, "runs_failed", (json_int_t)m->runs_failed);
+	if (!o)
+		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, dir);
+	int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(o);
+	if (rc != 0)
+		return nb_error_errno(err, errno, "cannot write %s", path);
+	return true;
+}
+
+static const char *jstr(json_t *root, const char *key)
+{
+	const char *s = json_string_value(json_object_get(root, key));
+	return s && *s ? s : NULL;
+}
+
+static uint32_t ju32(json_t *root, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(root, key));
+	return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, dir);
+	memset(m, 0, sizeof(*m));
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root || !json_is_object(root)) {
+		nb_error_set(err, NB_META_JSON_FILE ":%d: %s", je.line, root ? "not an object" : je.text);
+		json_decref(root);
+		return false;
+	}
+	*m = (struct nb_meta){
+		.root = root, .version = jstr(root, "nbrun_version"), .command = jstr(root, "command"),
+		.config_name = jstr(root, "config_name"), .config_sha256 = jstr(root, "config_sha256"),
+		.started = jstr(root, "started_utc"), .finished = jstr(root, "finished_utc"),
+		.peer = jstr(root, "peer"), .order = jstr(root, "order"),
+		.complete_known = json_is_boolean(json_object_get(root, "complete")),
+		.complete = json_is_true(json_object_get(root, "complete")),
+		.runs_ok = ju32(root, "runs_ok"), .runs_failed = ju32(root, "runs_failed"),
+	};
+	return true;
+}
+
+void nb_meta_json_free(struct nb_meta *m)
+{
+	json_decref(m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+void nb_meta_json_load(struct nb_results *res)
+{
+	if (!nb_results_has(res, NB_META_JSON_FILE))
+		return;
+	struct nb_error err = { "" };
+	if (!nb_meta_json_read(res->dir, &res->meta, &err))
+		nb_results_note(res, err.msg);
+}

@@ -1,0 +1,33 @@
+/* nbrun — plan.csv: one row per case of the plan with its resolved parameters, written once
+ * when a batch starts and read back by the report. */
+#ifndef NB_PLAN_CSV_H
+#define NB_PLAN_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define NB_PLAN_CSV_FILE "plan.csv"
+
+/** One row of plan.csv. The writer writes the columns (case_id .. sweep; a NAN number is an
+ *  empty cell, sizes and rates are written as integers, durations with %g); the reader fills
+ *  them (strings point into the loaded table) and derives the fields after them. A case seen
+ *  only in runs.csv (plan.csv lost) is made up from its runs. */
+struct nb_plan_case {
+	const char *case_id, *test, *engine, *protocol, *direction, *wait, *repetitions, *sweep;
+	double size, request, response, streams, rate;            /* NAN = not in the plan */
+	double duration_s, warmup_s, omit_s, interval_s;
+	/* derived by the reader: */
+	bool autorep;            /* repetitions: auto... */
+	uint32_t rep_min, rep_max;
+	double ci_target;        /* auto: relative CI half-width (0.02) */
+	bool swept;              /* the sweep column names a sweep or search */
+};
+
+/** Write DIR/plan.csv (replacing it): a header and one row per case. */
+bool nb_plan_csv_write(const char *dir, const struct nb_plan_case *rows, size_t n,
+		       struct nb_error *err);
+
+#endif

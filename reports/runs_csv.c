@@ -1,0 +1,69 @@
+/* runs.csv (see runs_csv.h): written row by row as runs end, read into nb_results.runs. */
+#include "runs_csv.h"
+
+#include <stdlib.h>
+
+#include "results_int.h"
+
+static const char *const fixed_cols[] = {
+	"run_id", "case_id", "test", "engine", "protocol", "rep", "kind", "offered_rate",
+	"status", "metric", "value", "flags", "error", "started",
+};
+#define NFIXED (sizeof(fixed_cols) / sizeof(fixed_cols[0]))
+
+struct nb_csv *nb_runs_csv_open(const char *dir, struct nb_error *err)
+{
+	return nb_cols_csv_open(dir, NB_RUNS_CSV_FILE, fixed_cols, NFIXED, err);
+}
+
+void nb_runs_csv_write(struct nb_csv *c, const struct nb_run *r)
+{
+	nb_csv_u64(c, r->run_id);
+	nb_csv_str(c, r->case_id);
+	nb_csv_str(c, r->test);
+	nb_csv_str(c, r->engine);
+	nb_csv_str(c, r->protocol);
+	nb_csv_u64(c, r->rep);
+	nb_csv_str(c, r->kind);
+	nb_csv_num(c, r->offered_rate);
+	nb_csv_str(c, r->status);
+	nb_csv_str(c, r->metric);
+	nb_csv_num(c, r->value);
+	nb_csv_str(c, r->flags);
+	nb_csv_str(c, r->error);
+	nb_csv_str(c, r->started);
+	nb_cols_csv_write(c, &r->m);
+}
+
+static void read_row(struct nb_results *res, size_t r, const int map[NB_COL_COUNT],
+		     struct nb_run *run)
+{
+	const struct nb_csv_table *t = &res->runs_t;
+#define S(f) run->f = nb_csv_cell(t, r, nb_csv_col(t, #f))
+	S(case_id); S(test); S(engine); S(protocol); S(kind); S(status); S(metric); S(flags);
+	S(error); S(started);
+#undef S
+	run->run_id = nb_csv_u32_cell(t, r, nb_csv_col(t, "run_id"));
+	run->rep = nb_csv_u32_cell(t, r, nb_csv_col(t, "rep"));
+	run->offered_rate = nb_csv_num_cell(t, r, nb_csv_col(t, "offered_rate"));
+	run->value = nb_csv_num_cell(t, r, nb_csv_col(t, "value"));
+	run->metric_col = nb_col_find(run->metric);
+	nb_cols_csv_read(t, r, map, &run->m);
+	run->case_idx = nb_plan_csv_case_for_run(res, run);
+}
+
+bool nb_runs_csv_load(struct nb_results *res)
+{
+	int map[NB_COL_COUNT];
+	nb_cols_csv_map(&res->runs_t, map);
+	res->runs = calloc(res->runs_t.nrows + 1, sizeof(*res->runs));
+	if (!res->runs)
+		return false;
+	for (size_t r = 0; r < res->runs_t.nrows; r++) {
+		struct nb_run *run = &res->runs[res->nruns];
+		read_row(res, r, map, run);
+		if (*run->case_id)
+			res->nruns++;
+	}
+	return true;
+}

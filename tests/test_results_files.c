@@ -1,0 +1,699 @@
+/* The files of a results folder, one owner each: what a writer writes its reader reads back
+ * (a round trip per file), the bytes are the ones nbrun has always written, and a missing or
+ * broken file is read as before. The shipped fixture folders still load. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_copy.h"
+#include "env_json.h"
+#include "fixture_util.h"
+#include "hist_csv.h"
+#include "nb_config.h"
+#include "results.h"
+#include "results_dir.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	cr_assert(nbt_tmpdir("files", dir, sizeof(dir)));
+}
+
+static void teardown(void)
+{
+	nbt_rmtree(dir);
+}
+
+TestSuite(files, .init = setup, .fini = teardown);
+
+static const char *path_in(const char *name)
+{
+	static char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+static void put(const char *name, const char *text)
+{
+	cr_assert(nbt_write(path_in(name), text, strlen(text)), "%s", name);
+}
+
+static void load(struct nb_results *res)
+{
+	struct nb_error err = { "" };
+	cr_assert(nb_results_load(dir, res, &err), "%s", err.msg);
+}
+
+/* Equal, or both NAN (an empty cell / null on both sides). */
+static bool same_num(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+static void expect_num(double got, double want, const char *what)
+{
+	cr_expect(same_num(got, want), "%s: got %.17g, want %.17g", what, got, want);
+}
+
+/* A runs.csv with one row, so that a folder loads without plan.csv. */
+static void one_run(uint32_t run_id, const char *case_id)
+{
+	struct nb_error err = { "" };
+	struct nb_csv *c = nb_runs_csv_open(dir, &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	struct nb_run r = { .run_id = run_id, .case_id = case_id, .test = "t", .engine = "rr",
+			    .protocol = "tcp", .kind = "run", .offered_rate = NAN, .status = "ok",
+			    .metric = "trans_per_s", .value = 1, .flags = "", .error = "",
+			    .started = "2026-01-01T00:00:00Z" };
+	nb_metrics_clear(&r.m);
+	nb_runs_csv_write(c, &r);
+	cr_assert(nb_csv_close(c));
+}
+
+/* ---- plan.csv --------------------------------------------------------------------------- */
+
+/* Each row, and what the reader derives from it (autorep, rep_min, rep_max, ci_target, swept). */
+static const struct plan_case_test {
+	struct nb_plan_case row;
+	struct nb_plan_case derived;
+} plan_cases[] = {
+	{ { .case_id = "t/udp/s1400/p1/forward/r10G", .test = "t", .engine = "stream",
+	    .protocol = "udp", .direction = "forward", .wait = "", .repetitions = "3", .sweep = "",
+	    .size = 1400, .request = NAN, .response = NAN, .streams = 1, .rate = 10e9,
+	    .duration_s = 10, .warmup_s = 0.5, .omit_s = 1, .interval_s = 0.25 },
+	  { .autorep = false, .rep_min = 3, .rep_max = 3, .ci_target = 0.02, .swept = false } },
+	{ { .case_id = "r/tcp/q32r128/f16", .test = "r", .engine = "rr", .protocol = "tcp",
+	    .direction = "", .wait = "busy-poll", .repetitions = "auto:4..12:5%", .sweep = "",
+	    .size = NAN, .request = 32, .response = 128, .streams = 16, .rate = 0,
+	    .duration_s = 2.5, .warmup_s = 0, .omit_s = 0, .interval_s = 1 },
+	  { .autorep = true, .rep_min = 4, .rep_max = 12, .ci_target = 0.05, .swept = false } },
+	{ { .case_id = "odd,\"id\"\nline", .test = "t,2", .engine = "latency", .protocol = "udp",
+	    .direction = "", .wait = "spin", .repetitions = "auto", .sweep = "search",
+	    .size = 32, .request = NAN, .response = NAN, .streams = 2, .rate = 0,
+	    .duration_s = 0.001, .warmup_s = 0.2, .omit_s = 0, .interval_s = 0.5 },
+	  { .autorep = true, .rep_min = 3, .rep_max = 30, .ci_target = 0.02, .swept = true } },
+	{ { .case_id = "p/udp/s64/p4/bidir/sweep", .test = "p", .engine = "pps", .protocol = "udp",
+	    .direction = "bidir", .wait = "", .repetitions = "1", .sweep = "sweep",
+	    .size = 64, .request = NAN, .response = NAN, .streams = 4, .rate = 10000,
+	    .duration_s = 1, .warmup_s = 1, .omit_s = 0, .interval_s = 1 },
+	  { .autorep = false, .rep_min = 1, .rep_max = 1, .ci_target = 0.02, .swept = true } },
+};
+#define NPLAN (sizeof(plan_cases) / sizeof(plan_cases[0]))
+
+static void write_plan(void)
+{
+	struct nb_plan_case rows[NPLAN];
+	for (size_t i = 0; i < NPLAN; i++)
+		rows[i] = plan_cases[i].row;
+	struct nb_error err = { "" };
+	cr_assert(nb_plan_csv_write(dir, rows, NPLAN, &err), "%s", err.msg);
+}
+
+Test(files, plan_csv_rows_round_trip)
+{
+	write_plan();
+	struct nb_results res;
+	load(&res);
+	cr_assert_eq(res.ncases, NPLAN);
+	cr_assert_eq(res.incomplete, 0);
+	for (size_t i = 0; i < NPLAN; i++) {
+		const struct nb_plan_case *w = &plan_cases[i].row, *d = &plan_cases[i].derived;
+		const struct nb_plan_case *r = &res.cases[i];
+#define S(f) cr_expect_str_eq(r->f, w->f, "row %zu " #f, i)
+#define N(f) expect_num(r->f, w->f, #f)
+		S(case_id); S(test); S(engine); S(protocol); S(direction); S(wait); S(repetitions);
+		S(sweep);
+		N(size); N(request); N(response); N(streams); N(rate);
+		N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
+#undef S
+#undef N
+		cr_expect_eq(r->autorep, d->autorep, "row %zu autorep", i);
+		cr_expect_eq(r->rep_min, d->rep_min, "row %zu rep_min", i);
+		cr_expect_eq(r->rep_max, d->rep_max, "row %zu rep_max", i);
+		expect_num(r->ci_target, d->ci_target, "ci_target");
+		cr_expect_eq(r->swept, d->swept, "row %zu swept", i);
+	}
+	nb_results_free(&res);
+}
+
+/* Sizes and rates as integers (never 1e+10), durations with %g, a NAN as an empty cell. */
+Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
+{
+	write_plan();
+	char *text = nbt_slurp(path_in(NB_PLAN_CSV_FILE), NULL);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text,
+			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
+			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n"
+			 "t/udp/s1400/p1/forward/r10G,t,stream,udp,1400,,,1,forward,10000000000,,10,"
+			 "0.5,1,0.25,3,\n"
+			 "r/tcp/q32r128/f16,r,rr,tcp,,32,128,16,,0,busy-poll,2.5,0,0,1,auto:4..12:5%,\n"
+			 "\"odd,\"\"id\"\"\nline\",\"t,2\",latency,udp,32,,,2,,0,spin,0.001,0.2,0,0.5,"
+			 "auto,search\n"
+			 "p/udp/s64/p4/bidir/sweep,p,pps,udp,64,,,4,bidir,10000,,1,1,0,1,1,sweep\n");
+	free(text);
+	/* %g: six significant digits, as plan.csv always had */
+	struct nb_plan_case row = plan_cases[0].row;
+	row.duration_s = 1.2345678;
+	row.omit_s = 1e-7;
+	struct nb_error err = { "" };
+	cr_assert(nb_plan_csv_write(dir, &row, 1, &err), "%s", err.msg);
+	text = nbt_slurp(path_in(NB_PLAN_CSV_FILE), NULL);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, ",10000000000,,1.23457,0.5,1e-07,0.25,3,\n"), "%s", text);
+	free(text);
+}
+
+Test(files, plan_csv_rewrites_the_file_and_names_an_unwritable_one)
+{
+	write_plan();
+	struct nb_error err = { "" };
+	cr_assert(nb_plan_csv_write(dir, &plan_cases[1].row, 1, &err), "%s", err.msg);
+	struct nb_results res;
+	load(&res);
+	cr_expect_eq(res.ncases, 1);
+	nb_results_free(&res);
+	cr_assert_not(nb_plan_csv_write("/nonexistent/dir", &plan_cases[0].row, 1, &err));
+	cr_expect_str_eq(err.msg, "/nonexistent/dir/plan.csv: cannot create: No such file or directory");
+}
+
+/* ---- runs.csv --------------------------------------------------------------------------- */
+
+Test(files, runs_csv_rows_round_trip)
+{
+	struct nb_run w[3] = {
+		{ .run_id = 1, .case_id = "c/1", .test = "c", .engine = "stream", .protocol = "tcp",
+		  .rep = 0, .kind = "run", .offered_rate = NAN, .status = "ok", .metric = "rx_bps",
+		  .value = 9.41e9, .flags = "gro-local;littles-law", .error = "",
+		  .started = "2026-01-01T00:00:01Z" },
+		{ .run_id = 2, .case_id = "c/1", .test = "c", .engine = "stream", .protocol = "udp",
+		  .rep = 1, .kind = "trial", .offered_rate = 1e8, .status = "invalid",
+		  .metric = "rx_bps", .value = 9.9e7, .flags = "host-bound",
+		  .error = "quoted \"x\", comma\nand a line", .started = "2026-01-01T00:00:02Z" },
+		{ .run_id = 30, .case_id = "r/2", .test = "r", .engine = "rr", .protocol = "tcp",
+		  .rep = 2, .kind = "run", .offered_rate = NAN, .status = "failed",
+		  .metric = "trans_per_s", .value = NAN, .flags = "", .error = "peer lost",
+		  .started = "2026-01-01T00:00:03Z" },
+	};
+	for (size_t i = 0; i < 3; i++)
+		nb_metrics_clear(&w[i].m);
+	w[0].m.v[NB_COL_RX_BPS] = 9.41e9;
+	w[0].m.v[NB_COL_RETRANS] = 12;
+	w[1].m.v[NB_COL_LOSS_PCT] = 0.125;
+	w[2].m.v[NB_COL_LAT_P999_US] = 123.456789;
+	struct nb_error err = { "" };
+	struct nb_csv *c = nb_runs_csv_open(dir, &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	for (size_t i = 0; i < 3; i++)
+		nb_runs_csv_write(c, &w[i]);
+	cr_assert(nb_csv_close(c));
+
+	struct nb_results res;
+	load(&res);
+	cr_assert_eq(res.nruns, 3);
+	cr_expect_eq(res.ncases, 2, "cases made up from the runs when plan.csv is missing");
+	for (size_t i = 0; i < 3; i++) {
+		const struct nb_run *r = &res.runs[i];
+#define S(f) cr_expect_str_eq(r->f, w[i].f, "run %zu " #f, i)
+		S(case_id); S(test); S(engine); S(protocol); S(kind); S(status); S(metric); S(flags);
+		S(error); S(started);
+#undef S
+		cr_expect_eq(r->run_id, w[i].run_id);
+		cr_expect_eq(r->rep, w[i].rep);
+		expect_num(r->offered_rate, w[i].offered_rate, "offered_rate");
+		expect_num(r->value, w[i].value, "value");
+		cr_expect_eq(r->metric_col, nb_col_find(w[i].metric));
+		for (int k = 0; k < NB_COL_COUNT; k++)
+			expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
+	}
+	cr_expect_eq(res.runs[0].case_idx, res.runs[1].case_idx);
+	cr_expect_str_eq(res.cases[res.runs[2].case_idx].case_id, "r/2");
+	nb_results_free(&res);
+}
+
+/* ---- intervals.csv ---------------------------------------------------------------------- */
+
+static struct nb_interval interval(int32_t stream, double t0, double rx_bps)
+{
+	struct nb_interval iv = { .run_id = 7, .case_id = "c/1", .rep = 1, .stream = stream,
+				  .t_start = t0, .t_end = t0 + 1, .omitted = t0 < 1 };
+	nb_metrics_clear(&iv.m);
+	iv.m.v[NB_COL_RX_BPS] = rx_bps;
+	iv.m.v[NB_COL_RX_BYTES] = rx_bps / 8;
+	iv.m.v[NB_COL_RX_PACKETS] = 1000 + t0;
+	return iv;
+}
+
+Test(files, intervals_csv_rows_round_trip_and_index_their_run)
+{
+	one_run(7, "c/1");
+	struct nb_interval w[] = {
+		interval(1, 1, 2e9), interval(-1, 1, 5e9), interval(0, 0, 1e9),
+		interval(-1, 0, 3e9), interval(0, 1, 3e9), interval(1, 0, 2e9),
+	};
+	const size_t n = sizeof(w) / sizeof(w[0]);
+	struct nb_error err = { "" };
+	struct nb_csv *c = nb_intervals_csv_open(dir, &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		nb_intervals_csv_write(c, &w[i]);
+	cr_assert(nb_csv_close(c));
+
+	struct nb_results res;
+	load(&res);
+	cr_assert_eq(res.nivals, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct nb_interval *r = &res.ivals[i];
+		cr_expect_eq(r->run_id, 7);
+		cr_expect_str_eq(r->case_id, "c/1");
+		cr_expect_eq(r->rep, 1);
+		cr_expect_eq(r->stream, w[i].stream, "row %zu", i);
+		expect_num(r->t_start, w[i].t_start, "t_start");
+		expect_num(r->t_end, w[i].t_end, "t_end");
+		cr_expect_eq(r->omitted, w[i].omitted, "row %zu", i);
+		for (int k = 0; k < NB_COL_COUNT; k++)
+			expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
+	}
+	/* the run's aggregate rows are the "sum" rows, in time order */
+	const struct nb_run *run = &res.runs[0];
+	cr_assert_eq(run->iv_n, 2);
+	cr_expect_eq(res.iv_sorted[run->iv_first]->stream, -1);
+	expect_num(res.iv_sorted[run->iv_first]->m.v[NB_COL_RX_BPS], 3e9, "first sum");
+	expect_num(res.iv_sorted[run->iv_first + 1]->m.v[NB_COL_RX_BPS], 5e9, "second sum");
+	nb_results_free(&res);
+
+	/* bytes, packets and bits_per_second repeat the received metrics */
+	struct nb_csv_table t;
+	cr_assert(nb_csv_read(path_in(NB_INTERVALS_CSV_FILE), &t, &err), "%s", err.msg);
+	cr_expect_str_eq(nb_csv_cell(&t, 1, nb_csv_col(&t, "stream")), "sum");
+	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bytes")), 5e9 / 8, "bytes");
+	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "packets")), 1001, "packets");
+	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bits_per_second")), 5e9, "bits_per_second");
+	nb_csv_table_free(&t);
+}
+
+/* ---- meta.json -------------------------------------------------------------------------- */
+
+Test(files, meta_json_round_trip)
+{
+	struct nb_meta w = { .command = "nbrun x.yaml --peer 10.0.0.2", .config_name = "x",
+			     .config_sha256 = "9f86d0", .started = "2026-01-02T03:04:05Z",
+			     .finished = "2026-01-02T03:14:05Z", .peer = "10.0.0.2", .order = "random",
+			     .complete = true, .runs_ok = 41, .runs_failed = 2 };
+	struct nb_error err = { "" };
+	cr_assert(nb_meta_json_write(dir, &w, &err), "%s", err.msg);
+	struct nb_meta r;
+	cr_assert(nb_meta_json_read(dir, &r, &err), "%s", err.msg);
+	cr_expect_str_eq(r.version, NB_VERSION);
+#define S(f) cr_expect_str_eq(r.f, w.f, #f)
+	S(command); S(config_name); S(config_sha256); S(started); S(finished); S(peer); S(order);
+#undef S
+	cr_expect(r.complete_known);
+	cr_expect(r.complete);
+	cr_expect_eq(r.runs_ok, 41);
+	cr_expect_eq(r.runs_failed, 2);
+	cr_expect_not_null(r.root);
+	nb_meta_json_free(&r);
+	cr_expect_null(r.root);
+}
+
+/* Sorted keys, two-space indent, no final newline; a NULL string is written "" and read back
+ * as unknown (NULL). */
+Test(files, meta_json_bytes_and_unknown_strings)
+{
+	struct nb_meta w = { .command = "nbrun x.yaml", .config_name = "x", .config_sha256 = "ab",
+			     .started = "2026-01-02T03:04:05Z", .order = "sequential", .runs_ok = 2,
+			     .runs_failed = 1 };
+	struct nb_error err = { "" };
+	cr_assert(nb_meta_json_write(dir, &w, &err), "%s", err.msg);
+	char *text = nbt_slurp(path_in(NB_META_JSON_FILE), NULL);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text, "{\n  \"command\": \"nbrun x.yaml\",\n  \"complete\": false,\n"
+			       "  \"config_name\": \"x\",\n  \"config_sha256\": \"ab\",\n"
+			       "  \"finished_utc\": \"\",\n  \"nbrun_version\": \"" NB_VERSION "\",\n"
+			       "  \"order\": \"sequential\",\n  \"peer\": \"\",\n  \"runs_failed\": 1,\n"
+			       "  \"runs_ok\": 2,\n  \"started_utc\": \"2026-01-02T03:04:05Z\"\n}");
+	free(text);
+	struct nb_meta r;
+	cr_assert(nb_meta_json_read(dir, &r, &err), "%s", err.msg);
+	cr_expect_null(r.finished);
+	cr_expect_null(r.peer);
+	cr_expect(r.complete_known);
+	cr_expect_not(r.complete);
+	nb_meta_json_free(&r);
+}
+
+Test(files, meta_json_broken_or_missing)
+{
+	struct nb_meta r;
+	struct nb_error err = { "" };
+	cr_expect_not(nb_meta_json_read(dir, &r, &err));
+	cr_expect_null(r.root);
+	put(NB_META_JSON_FILE, "[1, 2]");
+	cr_expect_not(nb_meta_json_read(dir, &r, &err));
+	cr_expect_not_null(strstr(err.msg, "not an object"), "%s", err.msg);
+	cr_expect_eq(strncmp(err.msg, "meta.json:", 10), 0, "%s", err.msg);
+
+	/* in a folder: a broken meta.json is a problem note, the rest still loads */
+	one_run(1, "c/1");
+	put(NB_META_JSON_FILE, "{\"command\": ");
+	struct nb_results res;
+	load(&res);
+	cr_expect_eq(res.nruns, 1);
+	cr_expect_null(res.meta.root);
+	cr_expect_not(res.meta.complete_known);
+	cr_assert_eq(res.nproblems, 1);
+	cr_expect_eq(strncmp(res.problems[0], "meta.json:1: ", 13), 0, "%s", res.problems[0]);
+	nb_results_free(&res);
+}
+
+/* ---- sweeps.json ------------------------------------------------------------------------ */
+
+static const double plain_rates[] = { 1e7, 2e7, 4e7 };
+
+static const struct nb_sweep_result sweep_entries[] = {
+	{ .case_id = "p", .rep = 0, .search = false, .unit = "bit/s", .flows = 1, .trials = 3,
+	  .elapsed_s = 3.615527877, .trial_s = 1.5, .host_bound_above = NAN, .max_burst = 2,
+	  .complete_known = true, .complete = true, .sentence = "p: sweep of 3 rates",
+	  .loss_target = NAN, .threshold = NAN, .lowest_fail = NAN, .bracket_lo = NAN,
+	  .bracket_hi = NAN, .achieved_rate = NAN, .rates = plain_rates, .nrates = 3 },
+	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
+	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
+	  .interrupted = false, .trial_limit = true, .complete_known = true, .complete = true,
+	  .sentence = "s: highest rate with loss ≤ 0 %: 150 kpps", .loss_target = 0,
+	  .status = "host-bound", .threshold = 150000, .lowest_fail = NAN, .bracket_lo = 150000,
+	  .bracket_hi = 175000, .goal_trials = 9, .achieved_rate = 149996.405001 },
+	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
+	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
+	  .interrupted = true, .trial_limit = true, .complete_known = true, .complete = false,
+	  .sentence = "s: search incomplete", .loss_target = 0.001, .status = "incomplete",
+	  .threshold = NAN, .lowest_fail = 190000, .bracket_lo = NAN, .bracket_hi = 190000,
+	  .goal_trials = 5, .achieved_rate = NAN },
+};
+
+static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_result *w)
+{
+#define S(f) cr_expect_str_eq(r->f, w->f, "%s " #f, w->case_id)
+#define N(f) expect_num(r->f, w->f, #f)
+#define E(f) cr_expect_eq(r->f, w->f, "%s " #f, w->case_id)
+	S(case_id); S(unit); S(sentence);
+	E(rep); E(search); E(flows); E(interrupted); E(trial_limit); E(complete_known); E(complete);
+	E(goal_trials);
+	N(trials); N(elapsed_s); N(trial_s); N(host_bound_above); N(max_burst); N(loss_target);
+	N(threshold); N(lowest_fail); N(bracket_lo); N(bracket_hi); N(achieved_rate);
+	if (w->status)
+		S(status);
+	else
+		cr_expect_null(r->status);
+#undef S
+#undef N
+#undef E
+}
+
+Test(files, sweeps_json_entries_round_trip_across_appends)
+{
+	struct nb_plan_case rows[2] = { plan_cases[0].row, plan_cases[0].row };
+	rows[0].case_id = "p";
+	rows[1].case_id = "s";
+	struct nb_error err = { "" };
+	cr_assert(nb_plan_csv_write(dir, rows, 2, &err), "%s", err.msg);
+	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[0], 1, &err), "%s", err.msg);
+	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[1], 2, &err), "%s", err.msg);
+
+	struct nb_results res;
+	load(&res);
+	struct nb_sweep_result r;
+	cr_assert(nb_sweeps_json_find(&res, "p", &r));
+	expect_sweep(&r, &sweep_entries[0]);
+	cr_assert(nb_sweeps_json_goal(&res, "s", 0, &r));
+	expect_sweep(&r, &sweep_entries[1]);
+	cr_assert(nb_sweeps_json_goal(&res, "s", 1, &r));
+	expect_sweep(&r, &sweep_entries[2]);
+	cr_expect_not(nb_sweeps_json_goal(&res, "s", 2, &r));
+	cr_expect_not(nb_sweeps_json_find(&res, "nope", &r));
+	nb_results_free(&res);
+}
+
+/* The keys of each kind of entry, in the order written; a plain sweep lists its rates. */
+Test(files, sweeps_json_entry_keys_and_rates)
+{
+	struct nb_error err = { "" };
+	cr_assert(nb_sweeps_json_append(dir, sweep_entries, 2, &err), "%s", err.msg);
+	json_error_t je;
+	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, &je);
+	cr_assert_not_null(doc, "%s", je.text);
+	static const char *const plain[] = {
+		"case_id", "rep", "search", "unit", "flows", "trials", "elapsed_s", "trial_s",
+		"host_bound_above", "max_burst", "interrupted", "trial_limit", "complete", "rates",
+		"sentence", NULL };
+	static const char *const goal[] = {
+		"case_id", "rep", "search", "unit", "flows", "trials", "elapsed_s", "trial_s",
+		"host_bound_above", "max_burst", "interrupted", "trial_limit", "loss", "status",
+		"complete", "threshold", "lowest_fail", "bracket_lo", "bracket_hi", "goal_trials",
+		"target_rate", "achieved_rate", "sentence", NULL };
+	const char *const *want[] = { plain, goal };
+	for (size_t e = 0; e < 2; e++) {
+		json_t *o = json_array_get(json_object_get(doc, "sweeps"), e);
+		size_t k = 0;
+		for (void *it = json_object_iter(o); it; it = json_object_iter_next(o, it), k++)
+			cr_expect_str_eq(json_object_iter_key(it), want[e][k] ? want[e][k] : "(end)",
+					 "entry %zu key %zu", e, k);
+		cr_expect_null(want[e][k], "entry %zu has %zu keys", e, k);
+	}
+	json_t *rates = json_object_get(json_array_get(json_object_get(doc, "sweeps"), 0), "rates");
+	cr_assert_eq(json_array_size(rates), 3);
+	for (size_t i = 0; i < 3; i++)
+		expect_num(json_real_value(json_array_get(rates, i)), plain_rates[i], "rate");
+	json_t *s = json_array_get(json_object_get(doc, "sweeps"), 1);
+	expect_num(json_real_value(json_object_get(s, "target_rate")), 150000, "target_rate");
+	cr_expect(json_is_null(json_object_get(s, "lowest_fail")));
+	json_decref(doc);
+}
+
+Test(files, sweeps_in_meta_json_win_and_a_broken_sweeps_json_is_a_note)
+{
+	one_run(1, "s");
+	struct nb_error err = { "" };
+	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[1], 1, &err), "%s", err.msg);
+	put(NB_META_JSON_FILE, "{\"sweeps\": [{\"case_id\": \"s\", \"loss\": 0.5}]}");
+	struct nb_results res;
+	load(&res);
+	struct nb_sweep_result r;
+	cr_assert(nb_sweeps_json_find(&res, "s", &r));
+	expect_num(r.loss_target, 0.5, "loss from meta.json");
+	expect_num(r.threshold, NAN, "threshold not said");
+	cr_expect_not(r.complete_known);
+	nb_results_free(&res);
+
+	unlink(path_in(NB_META_JSON_FILE));
+	put(NB_SWEEPS_JSON_FILE, "{\"list\": []}");
+	load(&res);
+	cr_expect_not(nb_sweeps_json_find(&res, "s", &r));
+	cr_assert_eq(res.nproblems, 1);
+	cr_expect_not_null(strstr(res.problems[0], "sweeps.json:"), "%s", res.problems[0]);
+	cr_expect_not_null(strstr(res.problems[0], "no \"sweeps\" list"), "%s", res.problems[0]);
+	nb_results_free(&res);
+}
+
+/* ---- latency/run-<id>.csv --------------------------------------------------------------- */
+
+Test(files, hist_csv_round_trip_keeps_every_bucket)
+{
+	static const struct { uint64_t ns, n; } rec[] = {
+		{ 1000, 5 }, { 15000, 3 }, { 15100, 2 }, { 2000000, 1 }, { 7777777777, 4 },
+	};
+	struct nb_hist *w = nb_hist_create(), *r = nb_hist_create();
+	cr_assert(w && r);
+	uint64_t total = 0;
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
+		for (uint64_t k = 0; k < rec[i].n; k++, total++)
+			nb_hist_record(w, rec[i].ns);
+	struct nb_error err = { "" };
+	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_write(dir, 42, w, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_read(dir, 42, r, &err), "%s", err.msg);
+	for (size_t b = 0; b < NB_HIST_BUCKETS; b++)
+		cr_expect_eq(r->counts[b], w->counts[b], "bucket %zu", b);
+	cr_expect_eq(r->count, total);
+	/* min and max come back as the bounds of their buckets */
+	cr_expect_eq(r->min_ns, nb_hist_bucket_lower(nb_hist_bucket_of(1000)));
+	cr_expect_eq(nb_hist_bucket_of(r->max_ns), nb_hist_bucket_of(7777777777));
+	cr_expect_geq(r->max_ns, 7777777777);
+	nb_hist_destroy(w);
+	nb_hist_destroy(r);
+}
+
+Test(files, hist_csv_bytes_and_its_place_in_the_folder)
+{
+	struct nb_hist *w = nb_hist_create();
+	nb_hist_record(w, 1000);
+	nb_hist_record(w, 1000);
+	nb_hist_record(w, 50000);
+	struct nb_error err = { "" };
+	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_write(dir, 3, w, &err), "%s", err.msg);
+	nb_hist_destroy(w);
+	char want[128];
+	snprintf(want, sizeof(want), "bucket_lower_ns,count\n%llu,2\n%llu,1\n",
+		 (unsigned long long)nb_hist_bucket_lower(nb_hist_bucket_of(1000)),
+		 (unsigned long long)nb_hist_bucket_lower(nb_hist_bucket_of(50000)));
+	char *text = nbt_slurp(path_in("latency/run-3.csv"), NULL);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text, want);
+	free(text);
+
+	/* a run finds its histogram; an empty one (header only) is no histogram */
+	one_run(3, "c/1");
+	struct nb_results res;
+	load(&res);
+	cr_assert_not_null(res.runs[0].hist);
+	cr_expect_eq(res.runs[0].hist->count, 3);
+	nb_results_free(&res);
+	put("latency/run-3.csv", "bucket_lower_ns,count\n");
+	load(&res);
+	cr_expect_null(res.runs[0].hist);
+	cr_expect_eq(res.nproblems, 0);
+	nb_results_free(&res);
+}
+
+/* ---- env.json --------------------------------------------------------------------------- */
+
+Test(files, env_json_in_a_folder_round_trips_and_a_broken_one_is_a_note)
+{
+	struct nb_facts l;
+	nb_facts_init(&l);
+	nb_facts_set(&l, "iface", "mtu", "9000");
+	nb_facts_unknown(&l, "cpu", "governor", "no cpufreq");
+	struct nb_error err = { "" };
+	cr_assert(nb_env_json_write(path_in(NB_ENV_JSON_FILE), &l, NULL, &err), "%s", err.msg);
+	one_run(1, "c/1");
+	struct nb_results res;
+	load(&res);
+	cr_expect(res.have_env);
+	cr_assert_eq(res.local.n, 2);
+	cr_expect_str_eq(nb_facts_value(&res.local, "iface", "mtu"), "9000");
+	const struct nb_fact *g = nb_facts_get(&res.local, "cpu", "governor");
+	cr_assert_not_null(g);
+	cr_expect_not(g->ok);
+	cr_expect_str_eq(g->value, "no cpufreq");
+	cr_expect_eq(res.peer.n, 0);
+	nb_results_free(&res);
+	nb_facts_free(&l);
+
+	put(NB_ENV_JSON_FILE, "{\"local\": 3}");
+	load(&res);
+	cr_expect_not(res.have_env);
+	cr_assert_eq(res.nproblems, 1);
+	cr_expect_not_null(strstr(res.problems[0], "env.json: expected an object of fact groups"),
+			   "%s", res.problems[0]);
+	nb_results_free(&res);
+}
+
+/* ---- config.yaml and the folder ---------------------------------------------------------- */
+
+Test(files, config_copy_keeps_the_exact_bytes)
+{
+	static const char text[] = "name: x\r\ntests:\n  - name: \"t\"\0after a NUL\n";
+	struct nb_error err = { "" };
+	cr_assert(nb_config_copy_write(dir, text, sizeof(text) - 1, &err), "%s", err.msg);
+	size_t len = 0;
+	char *back = nb_config_copy_read(dir, &len, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_expect_eq(len, sizeof(text) - 1);
+	cr_expect_eq(memcmp(back, text, len), 0);
+	free(back);
+	cr_assert(nb_config_copy_write(dir, NULL, 0, &err), "%s", err.msg);
+	back = nb_config_copy_read(dir, &len, &err);
+	cr_assert_not_null(back, "%s", err.msg);
+	cr_expect_eq(len, 0);
+	free(back);
+	unlink(path_in(NB_CONFIG_COPY_FILE));
+	cr_expect_null(nb_config_copy_read(dir, &len, &err));
+	cr_expect_not_null(strstr(err.msg, "cannot open"), "%s", err.msg);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Test(files, results_dir_is_made_with_its_latency_folder)
+{
+	char out[256], want[256];
+	struct nb_error err = { "" };
+	snprintf(want, sizeof(want), "%s/a/b", dir);
+	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &err), "%s", err.msg);
+	cr_expect_str_eq(out, want);
+	cr_expect(is_dir(path_in("a/b/latency")));
+
+	/* no folder given: results/<config name>-<UTC timestamp>, "nbrun" for a nameless config */
+	cr_assert_eq(chdir(dir), 0);
+	static const struct { const char *name, *prefix; } names[] = {
+		{ "cloud-vm", "results/cloud-vm-" }, { "", "results/nbrun-" } };
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert(nb_results_dir_create(NULL, names[i].name, out, sizeof(out), &err), "%s",
+			  err.msg);
+		size_t n = strlen(names[i].prefix);
+		cr_expect_eq(strncmp(out, names[i].prefix, n), 0, "%s", out);
+		cr_expect_eq(strlen(out), n + strlen("20260102T030405Z"), "%s", out);
+		cr_expect_eq(out[strlen(out) - 1], 'Z', "%s", out);
+		char sub[300];
+		snprintf(sub, sizeof(sub), "%s/latency", out);
+		cr_expect(is_dir(sub), "%s", sub);
+	}
+}
+
+/* ---- the shipped fixtures --------------------------------------------------------------- */
+
+Test(files, the_results_basic_fixture_loads_every_file)
+{
+	char copy[256];
+	cr_assert(nbt_fixture_copy("results-basic", copy, sizeof(copy)));
+	struct nb_results res;
+	struct nb_error err = { "" };
+	cr_assert(nb_results_load(copy, &res, &err), "%s", err.msg);
+	cr_expect_eq(res.ncases, 6);
+	cr_expect_eq(res.nruns, 22);
+	cr_expect_eq(res.nivals, 130);
+	cr_expect_eq(res.incomplete, 0);
+	cr_expect_eq(res.nproblems, 0);
+	cr_expect_str_eq(res.meta.config_name, "fixture");
+	cr_expect_str_eq(res.meta.order, "interleaved");
+	cr_expect(res.meta.complete_known && res.meta.complete);
+	cr_expect(res.have_env);
+	cr_expect_str_eq(nb_facts_value(&res.local, "host", "hostname"), "client-vm");
+	struct nb_sweep_result sw;
+	cr_assert(nb_sweeps_json_find(&res, "udp-loss/udp/s1400", &sw));
+	expect_num(sw.threshold, 300000000, "threshold");
+	size_t hists = 0;
+	for (size_t i = 0; i < res.nruns; i++)
+		hists += res.runs[i].hist != NULL;
+	cr_expect_eq(hists, 5);
+	nb_results_free(&res);
+	nbt_rmtree(copy);
+}
+
+Test(files, the_compare_fixtures_load)
+{
+	static const char *const names[] = { "base", "same", "drop", "noise", "mixed", "mismatch",
+					     "envdiff", "vendor-b", "corrupt", "badvalue" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char name[64], path[512];
+		snprintf(name, sizeof(name), "compare/%s", names[i]);
+		nbt_fixture_path(name, path, sizeof(path));
+		struct nb_results res;
+		struct nb_error err = { "" };
+		cr_assert(nb_results_load(path, &res, &err), "%s: %s", names[i], err.msg);
+		cr_expect_gt(res.nruns, 0, "%s", names[i]);
+		cr_expect_str_eq(res.meta.config_name, "cloud-vm", "%s", names[i]);
+		cr_expect(res.have_env, "%s", names[i]);
+		nb_results_free(&res);
+	}
+}
