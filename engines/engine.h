@@ -65,7 +65,7 @@ enum nb_counter {
 	NB_C_DUP,               /* UDP receiver: sequence numbers seen twice */
 	NB_C_REORDER,           /* UDP receiver: arrived after a higher sequence number */
 	NB_C_SND_ERRS,          /* ENOBUFS / EAGAIN on send: local back-pressure, not network loss */
-	NB_C_RCVBUF_DROPS,      /* SO_RXQ_OVFL: dropped by our own full socket buffer */
+	NB_C_RCVBUF_DROPS,      /* UDP receiver: dropped by our own full socket buffer (SO_MEMINFO) */
 	NB_C_TRANSACTIONS,      /* rr/crr/latency: completed round trips */
 	NB_C_TIMEOUTS,          /* rr/latency over UDP: requests whose reply never came */
 	NB_C_CONNECTS,          /* crr: connections opened */
