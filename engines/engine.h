@@ -22,6 +22,7 @@
 #define NB_MAX_CPUS 64
 #define NB_UDP_MAX_PAYLOAD 65507u
 
+/* The names of these three enums, and the flow layout of a case: params.h. */
 enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP };
 enum nb_dir { NB_DIR_FORWARD, NB_DIR_REVERSE, NB_DIR_BIDIR };
 /** How a requester waits for its answer: blocking syscalls, a user-space spin on a
@@ -65,7 +66,7 @@ enum nb_counter {
 	NB_C_DUP,               /* UDP receiver: sequence numbers seen twice */
 	NB_C_REORDER,           /* UDP receiver: arrived after a higher sequence number */
 	NB_C_SND_ERRS,          /* ENOBUFS / EAGAIN on send: local back-pressure, not network loss */
-	NB_C_RCVBUF_DROPS,      /* SO_RXQ_OVFL: dropped by our own full socket buffer */
+	NB_C_RCVBUF_DROPS,      /* UDP receiver: dropped by our own full socket buffer (SO_MEMINFO) */
 	NB_C_TRANSACTIONS,      /* rr/crr/latency: completed round trips */
 	NB_C_TIMEOUTS,          /* rr/latency over UDP: requests whose reply never came */
 	NB_C_CONNECTS,          /* crr: connections opened */
@@ -195,9 +196,5 @@ struct nb_engine {
 const struct nb_engine *nb_engine_find(const char *name);
 /** The NULL-terminated list of all engines. */
 const struct nb_engine *const *nb_engine_list(void);
-/** Number of flows a case runs (bidir stream/pps runs 2 x streams). */
-uint32_t nb_params_nflows(const struct nb_params *p);
-/** Whether the client side sends on flow i (stream/pps; rr/latency: the client requests). */
-bool nb_params_client_sends(const struct nb_params *p, uint32_t flow);
 
 #endif

@@ -1,6 +1,7 @@
-/* Interface counters from sysfs, and the interface a peer is reached through. */
+/* Interface counters from sysfs, and the one lookup of the interface a peer is reached through. */
 #include "ifstats.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "session.h"
 
 static bool ifname_ok(const char *ifname)
 {
@@ -109,51 +112,92 @@ static const char *loopback_name(const struct ifaddrs *list)
 	return "lo";
 }
 
-/* Ask the routing table which local address a datagram to peer would leave from:
- * connect() on a UDP socket picks the route and sends nothing. */
-static bool local_addr_for(const struct sockaddr *peer, socklen_t len,
-			   struct sockaddr_storage *local, struct nb_error *err)
+/* Ask the routing table which source address a datagram to peer would leave from, and the
+ * path MTU it knows: connect() on a UDP socket picks the route and sends nothing. */
+static bool probe(const struct sockaddr *peer, socklen_t len, struct sockaddr_storage *local,
+		  int *mtu, struct nb_error *err)
 {
 	struct sockaddr_storage dst;
 	memcpy(&dst, peer, len);
-	in_port_t *port = dst.ss_family == AF_INET ? &((struct sockaddr_in *)&dst)->sin_port
-						   : &((struct sockaddr_in6 *)&dst)->sin6_port;
+	bool v4 = dst.ss_family == AF_INET;
+	in_port_t *port = v4 ? &((struct sockaddr_in *)&dst)->sin_port
+			     : &((struct sockaddr_in6 *)&dst)->sin6_port;
 	if (*port == 0)
 		*port = htons(9); /* any port will do; 0 is not a destination */
 	int fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return nb_error_errno(err, errno, "socket");
-	socklen_t llen = sizeof(*local);
+		return nb_error_errno(err, errno, "route lookup: socket");
+	socklen_t llen = sizeof(*local), mlen = sizeof(*mtu);
 	bool ok = connect(fd, (struct sockaddr *)&dst, len) == 0 &&
 		  getsockname(fd, (struct sockaddr *)local, &llen) == 0;
 	int saved = errno;
+	if (ok && getsockopt(fd, v4 ? IPPROTO_IP : IPPROTO_IPV6, v4 ? IP_MTU : IPV6_MTU, mtu, &mlen))
+		*mtu = -1;
 	close(fd);
 	return ok ? true : nb_error_errno(err, saved, "no route to the peer");
+}
+
+/* The interface the kernel sends to peer through: for a loopback address or one of our own
+ * (the local routing table's "local" routes) the loopback interface, else the one holding the
+ * source address the route picked. */
+static const char *route_iface(const struct ifaddrs *list, const struct sockaddr *peer,
+			       const struct sockaddr *local)
+{
+	if (is_loopback_addr(peer))
+		return loopback_name(list);
+	for (const struct ifaddrs *i = list; i; i = i->ifa_next)
+		if (addr_equal(i->ifa_addr, peer))
+			return loopback_name(list);
+	for (const struct ifaddrs *i = list; i; i = i->ifa_next)
+		if (addr_equal(i->ifa_addr, local))
+			return i->ifa_name;
+	return NULL;
+}
+
+bool nb_ifstats_route(const struct sockaddr *peer, socklen_t len, struct nb_ifstats_route *r,
+		      struct nb_error *err)
+{
+	if (!peer || len > sizeof(struct sockaddr_storage) ||
+	    !((peer->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) ||
+	      (peer->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))))
+		return nb_error_set(err, "route lookup: not an IPv4 or IPv6 address");
+	struct nb_ifstats_route out = { .path_mtu = -1 };
+	struct sockaddr_storage local;
+	if (!probe(peer, len, &local, &out.path_mtu, err))
+		return false;
+	const void *a = local.ss_family == AF_INET
+				? (const void *)&((struct sockaddr_in *)&local)->sin_addr
+				: (const void *)&((struct sockaddr_in6 *)&local)->sin6_addr;
+	inet_ntop(local.ss_family, a, out.local, sizeof(out.local));
+	struct ifaddrs *list = NULL;
+	if (getifaddrs(&list) != 0)
+		return nb_error_errno(err, errno, "getifaddrs");
+	const char *name = route_iface(list, peer, (struct sockaddr *)&local);
+	bool ok = name ? put_name(name, out.ifname, sizeof(out.ifname), err)
+		       : nb_error_set(err, "no interface holds the source address %s", out.local);
+	freeifaddrs(list);
+	if (ok)
+		*r = out;
+	return ok;
 }
 
 bool nb_ifstats_route_ifname(const struct sockaddr *peer, socklen_t len, char *ifname, size_t n,
 			     struct nb_error *err)
 {
-	if (!peer || !((peer->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) ||
-		       (peer->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))))
-		return nb_error_set(err, "peer is not an IPv4 or IPv6 address");
-	struct sockaddr_storage local;
-	if (!is_loopback_addr(peer) && !local_addr_for(peer, len, &local, err))
-		return false;
-	struct ifaddrs *list = NULL;
-	if (getifaddrs(&list) != 0)
-		return nb_error_errno(err, errno, "getifaddrs");
-	const char *name = NULL;
-	if (is_loopback_addr(peer))
-		name = loopback_name(list);
-	for (struct ifaddrs *i = list; i && !name; i = i->ifa_next)
-		if (addr_equal(i->ifa_addr, peer)) /* one of our own addresses: carried by lo */
-			name = loopback_name(list);
-	for (struct ifaddrs *i = list; i && !name; i = i->ifa_next)
-		if (addr_equal(i->ifa_addr, (struct sockaddr *)&local))
-			name = i->ifa_name;
-	bool ok = name ? put_name(name, ifname, n, err)
-		       : nb_error_set(err, "no interface holds the local address of the route");
-	freeifaddrs(list);
-	return ok;
+	struct nb_ifstats_route r;
+	return nb_ifstats_route(peer, len, &r, err) && put_name(r.ifname, ifname, n, err);
+}
+
+void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname)
+{
+	struct nb_ifstats st;
+	s->has_if = false;
+	if (!ifname || !ifname[0] || !nb_ifstats_read(NULL, ifname, &st, NULL))
+		return;
+	s->if_stats[0] = st.rx_packets;
+	s->if_stats[1] = st.tx_packets;
+	s->if_stats[2] = st.rx_bytes;
+	s->if_stats[3] = st.tx_bytes;
+	s->if_stats[4] = st.rx_dropped;
+	s->has_if = true;
 }

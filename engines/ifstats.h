@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "error.h"
@@ -32,8 +34,25 @@ struct nb_ifstats {
 bool nb_ifstats_read(const char *root, const char *ifname, struct nb_ifstats *out,
 		     struct nb_error *err);
 
-/** Name of the interface that carries traffic to peer ("lo" for 127/8, ::1 and our own addresses). */
+/** The route the kernel picks toward a peer: the interface that carries the test, whose counters
+ *  the runner reads and whose facts env.json records. */
+struct nb_ifstats_route {
+	char ifname[IF_NAMESIZE];
+	char local[INET6_ADDRSTRLEN];  /* the source address the route picked */
+	int path_mtu;                  /* IP_MTU / IPV6_MTU of a socket connected to peer; -1 unknown */
+};
+
+/** Ask the kernel how peer is reached (no packet is sent). A loopback address or one of this
+ *  host's own addresses is carried by the loopback interface (the kernel's "local" routes),
+ *  whatever interface holds the address; else the interface holding the source address. */
+bool nb_ifstats_route(const struct sockaddr *peer, socklen_t len, struct nb_ifstats_route *r,
+		      struct nb_error *err);
+/** nb_ifstats_route's interface name alone, into ifname (n bytes; untouched on failure). */
 bool nb_ifstats_route_ifname(const struct sockaddr *peer, socklen_t len, char *ifname, size_t n,
 			     struct nb_error *err);
+
+struct nb_snapshot;
+/** Attach the counters of ifname to a snapshot (has_if stays false when unreadable or no name). */
+void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname);
 
 #endif

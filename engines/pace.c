@@ -1,4 +1,5 @@
-/* nbrun — token-bucket pacer with a bounded burst (see pace.h for why). */
+/* nbrun — token-bucket pacer with a bounded burst (see pace.h for why): the rule in
+ * nb_pacer_due, the clock and the sleep in nb_pacer_wait. */
 #include "pace.h"
 
 #include <stdatomic.h>
@@ -36,7 +37,7 @@ static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
 		p->next_ns = now - NB_PACE_MAX_DEBT_NS;
 		late = NB_PACE_MAX_DEBT_NS;
 	}
-	uint64_t due = 1 + (p->interval_ns ? late / p->interval_ns : p->burst);
+	uint64_t due = 1 + (p->interval_ns ? late / p->interval_ns : p->burst); /* > 1e9/s: a burst */
 	uint32_t n = (uint32_t)(due < p->burst ? due : p->burst);
 	if (n > max)
 		n = max;
@@ -47,18 +48,30 @@ static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
 	return n;
 }
 
+uint32_t nb_pacer_due(struct nb_pacer *p, uint64_t now_ns, uint32_t max, uint64_t *wait_ns)
+{
+	*wait_ns = 0;
+	if (p->frac_num == 0)
+		return max;
+	uint64_t at = p->next_ns > p->gate_ns ? p->next_ns : p->gate_ns;
+	if (now_ns < at) {
+		*wait_ns = at - now_ns;
+		return 0;
+	}
+	return release(p, now_ns, max);
+}
+
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop)
 {
 	if (p->frac_num == 0)
-		return max;
+		return max; /* unpaced: not even a clock read */
 	for (;;) {
 		if (atomic_load_explicit(stop, memory_order_relaxed))
 			return 0;
-		uint64_t now = nb_now_ns();
-		uint64_t at = p->next_ns > p->gate_ns ? p->next_ns : p->gate_ns;
-		if (now >= at)
-			return release(p, now, max);
-		uint64_t wait = at - now;
+		uint64_t now = nb_now_ns(), wait;
+		uint32_t n = nb_pacer_due(p, now, max, &wait);
+		if (n)
+			return n;
 		if (wait > SPIN_NS) {
 			uint64_t slice = wait - SPIN_NS;
 			if (slice > 100000000ull)

@@ -30,7 +30,11 @@ struct nb_pacer {
 
 /** Start a pacer for `per_second` packets per second (0 = unpaced), first send at now_ns. */
 void nb_pacer_init(struct nb_pacer *p, uint64_t per_second, uint32_t burst, uint64_t now_ns);
-/** How many packets may be sent now (≤ max); sleeps until the next send time when none may.
+/** The rule alone, at time now_ns (no clock, no sleep): how many packets may leave now (≤ max,
+ *  max ≥ 1; max when unpaced), or 0 and in *wait_ns how long until one may. Moves the schedule
+ *  past forgiven debt and sets the gate; the caller then reports what it sent (nb_pacer_sent). */
+uint32_t nb_pacer_due(struct nb_pacer *p, uint64_t now_ns, uint32_t max, uint64_t *wait_ns);
+/** nb_pacer_due on the clock: sleeps (then spins the last 50 us) until packets are due.
  *  Returns 0 only when stop became true while waiting. */
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop);
 /** Record that n packets were sent (advances the schedule by n send times). */

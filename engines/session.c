@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "params.h"
 #include "sock.h"
 
 #define HELLO_MAGIC 0x4e424831u /* "NBH1" */

@@ -31,7 +31,7 @@ struct nb_snapshot {
 	uint64_t engine_cpu_ns;               /* CPU time of all flow threads (user + system) */
 	uint64_t host_busy_ticks;             /* /proc/stat: all CPUs, non-idle */
 	uint64_t host_total_ticks;            /* /proc/stat: all CPUs, all states */
-	bool has_if;                          /* interface counters below are valid (runner fills them) */
+	bool has_if;                          /* interface counters below are valid (nb_ifstats_fill_snapshot) */
 	uint64_t if_stats[5];                 /* rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped */
 	uint32_t nflows;
 	struct nb_flow_snap flow[NB_MAX_FLOWS];

@@ -2,24 +2,24 @@
  *
  * Each flow runs on its own thread on each side; f->sends says whether this
  * side sends on it. TCP: the receiver's byte count is the goodput; the sender
- * reads TCP_INFO (retransmits, cwnd, srtt, segments) every 100 ms. UDP: every
- * datagram carries the udpseq header; the sender is paced by the token bucket
- * in pace.c when a rate is set, batching with sendmmsg; the receiver uses
- * recvmmsg and reads the socket's drop counter so its own socket-buffer drops
- * are counted apart from network loss.
+ * reads TCP_INFO (retransmits, cwnd, srtt, segments) every 100 ms and, with a
+ * rate, leaves pacing to the kernel (SO_MAX_PACING_RATE). UDP: the batched path
+ * of udpflow.c (shared with pps), UDP_BATCH datagrams per call: every datagram
+ * carries the udpseq header, one header per message in front of a payload all
+ * messages share; the sender is paced by the token bucket in pace.c when a rate
+ * is set (bit/s, turned into datagrams/s); the receiver counts loss, reordering,
+ * duplicates and jitter, and its own socket-buffer drops apart from network loss.
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <linux/tcp.h> /* the kernel's tcp_info: glibc's lacks segs_in/out */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include "engine.h"
-#include "pace.h"
 #include "sock.h"
-#include "udpseq.h"
+#include "udpflow.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
@@ -122,7 +122,7 @@ static int tcp_recv(struct nb_flow *f)
 	return rc;
 }
 
-/* Batch state of a UDP sender: one header per message, the payload shared. */
+/* A UDP sender's batch: one header per message, the payload shared by all. */
 struct udp_batch {
 	struct mmsghdr msg[UDP_BATCH];
 	struct iovec iov[UDP_BATCH][2];
@@ -138,37 +138,6 @@ static void batch_init(struct udp_batch *b, char *payload, size_t payload_len)
 		b->msg[i].msg_hdr.msg_iov = b->iov[i];
 		b->msg[i].msg_hdr.msg_iovlen = 2;
 	}
-}
-
-/* Send n datagrams starting at *seq; returns how many the kernel took, or -1 on a hard error. */
-static int udp_send_batch(struct nb_flow *f, struct udp_batch *b, uint32_t n, uint64_t *seq)
-{
-	enum nb_phase ph = (enum nb_phase)atomic_load_explicit(f->phase, memory_order_relaxed);
-	uint64_t now = nb_now_ns();
-	for (uint32_t i = 0; i < n; i++)
-		nb_dgram_put(b->hdr[i], *seq + i, now, ph);
-	int sent = sendmmsg(f->fd, b->msg, n, MSG_DONTWAIT);
-	if (sent < 0) {
-		int e = errno;
-		if (e == ENOBUFS || e == EAGAIN || e == EINTR) {
-			if (e != EINTR)
-				nb_count(f, NB_C_SND_ERRS, 1); /* local back-pressure: not sent, not lost */
-			return 0;
-		}
-		nb_sock_drain_errqueue(f->fd);
-		errno = e;
-		return -1;
-	}
-	/* sendmmsg stops at the first datagram the kernel refuses and, having sent some,
-	 * returns their number and forgets the error: count that refusal here. */
-	if ((uint32_t)sent < n)
-		nb_count(f, NB_C_SND_ERRS, 1);
-	*seq += (uint64_t)sent;
-	nb_count(f, NB_C_TX_PACKETS, (uint64_t)sent);
-	nb_count(f, NB_C_TX_BYTES, (uint64_t)sent * f->p->size);
-	if (ph == NB_PHASE_MEASURE)
-		nb_count(f, NB_C_MEAS_TX_PACKETS, (uint64_t)sent);
-	return sent;
 }
 
 static uint32_t pacer_burst(const struct nb_params *p)
@@ -189,95 +158,27 @@ static int udp_send(struct nb_flow *f)
 		return nb_error_set(&f->err, "out of memory"), -1;
 	}
 	batch_init(b, payload, p->size - NB_DGRAM_HDR);
-	prctl(PR_SET_TIMERSLACK, 1UL); /* wake-ups on time: late wake-ups become bursts */
-	if (!nb_sock_udp_send_errors(f->fd, &f->err)) {
-		free(payload);
-		free(b);
-		return -1;
-	}
-	struct nb_pacer pacer;
+	struct nb_udptx t = { .f = f, .msg = b->msg, .hdr = b->hdr[0], .stride = NB_DGRAM_HDR,
+			      .per_call = UDP_BATCH };
+	/* The rate is in bit/s: packets per second, rounded up. */
 	uint64_t pps = p->rate ? (p->rate + 8ull * p->size - 1) / (8ull * p->size) : 0;
-	nb_pacer_init(&pacer, pps, pacer_burst(p), nb_now_ns());
-	uint64_t seq = 0;
-	int rc = 0;
-	while (!nb_flow_quiet(f)) {
-		uint32_t n = nb_pacer_wait(&pacer, UDP_BATCH, f->quiesce);
-		if (n == 0)
-			break;
-		int sent = udp_send_batch(f, b, n, &seq);
-		if (sent < 0) {
-			/* ECONNREFUSED: the receiver's port is gone; expected only while winding down. */
-			if (!nb_flow_quiet(f)) {
-				nb_error_errno(&f->err, errno, "flow %u: sendmmsg", f->index);
-				rc = -1;
-			}
-			break;
-		}
-		nb_pacer_sent(&pacer, (uint32_t)sent);
-		nb_gauge_set(f, NB_G_MAX_BURST, pacer.max_run);
-		if (sent == 0 && nb_sock_wait(f->fd, true, f) <= 0)
-			break;
-	}
+	int rc = nb_udptx_start(&t, pps, pacer_burst(p)) ? 1 : -1;
+	while (rc > 0 && !nb_flow_quiet(f))
+		rc = nb_udptx_step(&t);
 	free(payload);
 	free(b);
-	return rc;
-}
-
-struct udp_rx {
-	struct mmsghdr msg[UDP_BATCH];
-	struct iovec iov[UDP_BATCH];
-	unsigned char *buf;
-};
-
-static void rx_prepare(struct udp_rx *r, size_t len)
-{
-	for (int i = 0; i < UDP_BATCH; i++) {
-		r->iov[i] = (struct iovec){ .iov_base = r->buf + (size_t)i * len, .iov_len = len };
-		r->msg[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1 };
-	}
-}
-
-/* Datagrams our own full socket buffer dropped: the socket's cumulative count (SO_MEMINFO),
- * read every few batches and at the end rather than as a control message per datagram. */
-static void rx_drops(struct nb_flow *f)
-{
-	uint32_t drops;
-	if (nb_sock_rcv_drops(f->fd, &drops))
-		store_counter(f, NB_C_RCVBUF_DROPS, drops);
+	return rc < 0 ? -1 : 0;
 }
 
 static int udp_recv(struct nb_flow *f)
 {
-	size_t len = f->p->size + 1; /* +1: a longer datagram shows as truncated, not as ours */
-	struct udp_rx *r = calloc(1, sizeof(*r));
-	struct nb_seqrx *seq = malloc(sizeof(*seq));
-	if (r)
-		r->buf = malloc(len * UDP_BATCH);
-	if (!r || !r->buf || !seq) {
-		if (r)
-			free(r->buf);
-		free(r);
-		free(seq);
-		return nb_error_set(&f->err, "out of memory"), -1;
-	}
-	nb_sock_set_rcvtimeo(f->fd, 100);
-	nb_seqrx_init(seq);
-	for (uint32_t calls = 1; !nb_flow_stopping(f); calls++) {
-		rx_prepare(r, len);
-		int n = recvmmsg(f->fd, r->msg, UDP_BATCH, MSG_WAITFORONE, NULL);
-		if (n <= 0 || calls % 64 == 0)
-			rx_drops(f);
-		if (n <= 0)
-			continue; /* timeout (re-check stop), EINTR, or ECONNREFUSED from an ICMP */
-		uint64_t now = nb_now_ns();
-		for (int i = 0; i < n; i++)
-			nb_seqrx_account(seq, f, r->iov[i].iov_base, r->msg[i].msg_len, now);
-	}
-	rx_drops(f);
-	free(r->buf);
-	free(r);
-	free(seq);
-	return 0;
+	struct nb_udprx r;
+	/* +1: a longer datagram shows as one byte too long (not ours), not as a fitting one. */
+	if (!nb_udprx_init(&r, f, UDP_BATCH, f->p->size + 1, 0))
+		return -1;
+	int rc = nb_udprx_run(&r);
+	nb_udprx_free(&r);
+	return rc;
 }
 
 static int stream_flow(struct nb_flow *f)

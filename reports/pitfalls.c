@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params.h"
+
 #define MAX_CPUS 4096
 
 static const char *const side_name[2] = { "local", "peer" };
@@ -233,7 +235,9 @@ static bool check_cpu(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 
 static bool check_slow_start(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 {
-	if (!c->engine || strcmp(c->engine, "stream") || !c->protocol || strcmp(c->protocol, "tcp") ||
+	enum nb_proto proto = NB_PROTO_UDP;
+	if (!c->engine || strcmp(c->engine, "stream") || !nb_proto_parse(c->protocol, &proto) ||
+	    proto != NB_PROTO_TCP ||
 	    c->omit_s > 0 || !isfinite(c->first_interval) || !isfinite(c->median_interval) ||
 	    c->median_interval <= 0 || c->first_interval >= 0.8 * c->median_interval)
 		return true;

@@ -2,12 +2,15 @@
  * every "not exposed" path of a bare tree recorded with its reason, and the live kernel. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "env.h"
 #include "fixture_util.h"
+#include "ifstats.h"
 #include "nb_config.h"
 
 struct expect {
@@ -264,24 +267,42 @@ Test(env_live, every_group_has_facts_each_with_a_value_or_reason)
 	nb_facts_free(&f);
 }
 
-Test(env_live, route_lookup_of_ipv6_loopback_is_lo)
+/* Peers whose traffic the loopback interface carries: 127.0.0.1 and, when this host has one,
+ * its own first non-loopback IPv4 address. */
+static size_t local_peers(struct sockaddr_in *out, size_t max)
 {
-	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	struct nb_env_route r;
-	struct nb_error err = { "" };
-	if (!nb_env_route((struct sockaddr *)&a, sizeof(a), &r, &err))
-		cr_skip_test("no IPv6 loopback here: %s", err.msg);
-	cr_expect_str_eq(r.ifname, "lo");
-	cr_expect_str_eq(r.local, "::1");
+	size_t n = 0;
+	out[n++] = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(5201),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct ifaddrs *list = NULL;
+	cr_assert_eq(getifaddrs(&list), 0);
+	for (struct ifaddrs *i = list; i && n < max; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK))
+			out[n++] = *(struct sockaddr_in *)i->ifa_addr;
+	freeifaddrs(list);
+	return n > 2 ? 2 : n;
 }
 
-Test(env_live, a_non_ip_peer_is_an_error_with_a_reason)
+/* env.json and the interval rows' interface counters describe one interface: the facts name
+ * the interface whose counters the run reads (lo, for a peer that is one of our addresses). */
+Test(env_live, facts_and_counters_name_the_same_interface)
 {
-	struct sockaddr sa = { .sa_family = AF_UNIX };
-	struct nb_env_route r;
-	struct nb_error err = { "" };
-	cr_expect_not(nb_env_route(&sa, sizeof(sa), &r, &err));
-	cr_expect_str_eq(err.msg, "route lookup: not an IPv4 or IPv6 address");
+	struct sockaddr_in peers[8];
+	size_t n = local_peers(peers, 8);
+	for (size_t i = 0; i < n; i++) {
+		char addr[INET_ADDRSTRLEN], counted[IF_NAMESIZE] = "";
+		inet_ntop(AF_INET, &peers[i].sin_addr, addr, sizeof(addr));
+		struct nb_error err = { "" };
+		cr_assert(nb_ifstats_route_ifname((struct sockaddr *)&peers[i], sizeof(peers[i]), counted,
+						  sizeof(counted), &err), "%s: %s", addr, err.msg);
+		struct nb_facts f;
+		nb_facts_init(&f);
+		cr_assert(nb_env_collect("/", (struct sockaddr *)&peers[i], sizeof(peers[i]), &f));
+		cr_expect_str_eq(counted, "lo", "%s", addr);
+		cr_expect_str_eq(nb_facts_value(&f, "iface", "name"), counted, "%s", addr);
+		cr_expect_str_eq(nb_facts_value(&f, "iface", "local_addr"), addr);
+		nb_facts_free(&f);
+	}
 }
 
 /* ---- printing ------------------------------------------------------------------ */

@@ -226,5 +226,41 @@ Test(ifstats, a_peer_that_is_not_ip_is_refused)
 	char name[IFNAMSIZ] = "";
 	struct nb_error err = { "" };
 	cr_assert_not(nb_ifstats_route_ifname(&sa, sizeof(sa), name, sizeof(name), &err));
-	cr_assert_not_null(strstr(err.msg, "not an IPv4 or IPv6"), "%s", err.msg);
+	cr_assert_str_eq(err.msg, "route lookup: not an IPv4 or IPv6 address");
+}
+
+Test(ifstats, the_route_to_ipv6_loopback_is_lo_from_its_own_address)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct nb_ifstats_route r;
+	struct nb_error err = { "" };
+	if (!nb_ifstats_route((struct sockaddr *)&a, sizeof(a), &r, &err))
+		cr_skip_test("no IPv6 loopback here: %s", err.msg);
+	cr_expect_str_eq(r.ifname, "lo");
+	cr_expect_str_eq(r.local, "::1");
+}
+
+/* The route to our own address names that address as the source and lo's MTU as the path's:
+ * what env.json records is the loopback path, not the interface holding the address. */
+Test(ifstats, the_route_to_our_own_address_is_the_loopback_path)
+{
+	struct ifaddrs *list = NULL;
+	cr_assert_eq(getifaddrs(&list), 0);
+	struct sockaddr_in own = { 0 };
+	for (struct ifaddrs *i = list; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK))
+			own = *(struct sockaddr_in *)i->ifa_addr;
+	freeifaddrs(list);
+	if (own.sin_family != AF_INET)
+		cr_skip_test("no non-loopback IPv4 address on this host");
+	struct nb_ifstats_route r, lo;
+	struct nb_error err = { "" };
+	struct sockaddr_in loop = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	cr_assert(nb_ifstats_route((struct sockaddr *)&own, sizeof(own), &r, &err), "%s", err.msg);
+	cr_assert(nb_ifstats_route((struct sockaddr *)&loop, sizeof(loop), &lo, &err), "%s", err.msg);
+	char addr[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &own.sin_addr, addr, sizeof(addr));
+	cr_expect_str_eq(r.ifname, "lo");
+	cr_expect_str_eq(r.local, addr);
+	cr_expect_eq(r.path_mtu, lo.path_mtu, "path MTU %d, lo's %d", r.path_mtu, lo.path_mtu);
 }

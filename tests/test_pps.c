@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engines.h"
+#include "params.h"
 #include "session.h"
 #include "udpseq.h"
 #include "nbt_pair.h"

@@ -132,7 +132,7 @@ Test(stream, udp_loss_is_exactly_sent_minus_received_and_on_loopback_only_buffer
 	cr_assert_leq(mrx, mtx);
 	cr_assert_eq(res.m.v[NB_COL_LOST], (double)(mtx - mrx), "the run's loss is measured sent - received");
 	/* Loopback has no wire: a datagram can only be lost to the receiver's full socket buffer,
-	 * which the kernel counts for us (SO_RXQ_OVFL). Both counts cover the whole run. */
+	 * which the kernel counts for us (SO_MEMINFO). Both counts cover the whole run. */
 	cr_assert_eq(rx->c[NB_C_LOST], rx->c[NB_C_RCVBUF_DROPS], "gaps %llu, buffer drops %llu",
 		     (unsigned long long)rx->c[NB_C_LOST], (unsigned long long)rx->c[NB_C_RCVBUF_DROPS]);
 }

@@ -33,10 +33,11 @@ uint32_t nb_config_min_size(const char *engine, enum nb_proto proto)
 	return 1;
 }
 
+static const char *const order_names[] = { "sequential", "interleaved", "random" };
+
 const char *nb_order_name(enum nb_order order)
 {
-	static const char *const names[] = { "sequential", "interleaved", "random" };
-	return order <= NB_ORDER_RANDOM ? names[order] : "?";
+	return order <= NB_ORDER_RANDOM ? order_names[order] : "?";
 }
 
 /* Opens path as a regular file of at most MAX_FILE bytes; returns the fd or -1 with err set. */
@@ -263,11 +264,10 @@ static const struct nb_ynode *top_or_default(struct nb_cfg_ctx *c, const char *k
 
 static bool load_order_seed(struct nb_cfg_ctx *c, struct nb_config *cfg)
 {
-	static const char *const orders[] = { "sequential", "interleaved", "random" };
 	bool dup;
 	const struct nb_ynode *v = top_or_default(c, "order", &dup);
 	int o = NB_ORDER_SEQUENTIAL;
-	if (dup || (v && !nb_cfg_enum(c, v, orders, 3, &o)))
+	if (dup || (v && !nb_cfg_enum(c, v, order_names, 3, &o)))
 		return false;
 	cfg->order = (enum nb_order)o;
 	cfg->seed = 1;

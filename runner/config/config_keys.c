@@ -6,11 +6,9 @@
 #include <strings.h>
 
 #include "config_int.h"
+#include "params.h"
 
 static const char *const engine_names[] = { "stream", "pps", "rr", "crr", "latency" };
-static const char *const proto_names[] = { "tcp", "udp" };
-static const char *const dir_names[] = { "forward", "reverse", "bidir" };
-static const char *const wait_names[] = { "block", "spin", "busy-poll" };
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 unsigned nb_cfg_engine_bit(const char *engine)
@@ -69,7 +67,7 @@ static bool one_proto(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_
 		      uint64_t *out)
 {
 	int e;
-	if (!nb_cfg_enum(c, v, proto_names, N(proto_names), &e))
+	if (!nb_cfg_enum(c, v, nb_proto_names, NB_PROTO_N, &e))
 		return false;
 	*out = (uint64_t)e;
 	return true;
@@ -79,7 +77,7 @@ static bool one_dir(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_te
 		    uint64_t *out)
 {
 	int e;
-	if (!nb_cfg_enum(c, v, dir_names, N(dir_names), &e))
+	if (!nb_cfg_enum(c, v, nb_dir_names, NB_DIR_N, &e))
 		return false;
 	*out = (uint64_t)e;
 	return true;
@@ -244,7 +242,7 @@ static bool apply_tos(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_
 static bool apply_wait(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
 	int e;
-	if (!nb_cfg_enum(c, v, wait_names, N(wait_names), &e))
+	if (!nb_cfg_enum(c, v, nb_wait_names, NB_WAIT_N, &e))
 		return false;
 	t->base.wait = (enum nb_wait)e;
 	return true;

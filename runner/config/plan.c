@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params.h"
 #include "plan.h"
 #include "units.h"
 
@@ -28,9 +29,8 @@ static size_t test_ncases(const struct nb_test *t)
 
 static void case_id(struct nb_case *c, bool rate_pps)
 {
-	static const char *const dirs[] = { "forward", "reverse", "bidir" };
 	const struct nb_params *p = &c->params;
-	const char *proto = p->proto == NB_PROTO_UDP ? "udp" : "tcp";
+	const char *proto = nb_proto_name(p->proto);
 	char s[24], q[24], r[24], tail[40] = "";
 	nb_units_fmt_size(p->size, s, sizeof(s));
 	if (c->sweep.enabled)
@@ -49,7 +49,7 @@ static void case_id(struct nb_case *c, bool rate_pps)
 			 p->rate ? tail : "/pp");
 	} else {
 		snprintf(c->id, sizeof(c->id), "%s/%s/s%s/p%u/%s%s", c->test->name, proto, s,
-			 p->streams, dirs[p->direction], tail);
+			 p->streams, nb_dir_name(p->direction), tail);
 	}
 }
 

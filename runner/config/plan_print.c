@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "params.h"
 #include "plan.h"
 #include "units.h"
 
@@ -95,7 +96,6 @@ static void reps_str(const struct nb_case *c, char *buf, size_t len)
 
 void nb_plan_print(const struct nb_plan *plan, FILE *out)
 {
-	static const char *const dirs[] = { "forward", "reverse", "bidir" };
 	int w = 7;
 	for (size_t i = 0; i < plan->ncases; i++)
 		w = (int)strlen(plan->cases[i].id) > w ? (int)strlen(plan->cases[i].id) : w;
@@ -109,8 +109,8 @@ void nb_plan_print(const struct nb_plan *plan, FILE *out)
 		nb_case_rate_str(c, rate, sizeof(rate));
 		reps_str(c, reps, sizeof(reps));
 		fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s  %s\n", w, c->id, p->engine,
-			p->proto == NB_PROTO_UDP ? "udp" : "tcp", size, p->streams, rate,
-			is_directional(p) ? dirs[p->direction] : "-", reps);
+			nb_proto_name(p->proto), size, p->streams, rate,
+			is_directional(p) ? nb_dir_name(p->direction) : "-", reps);
 	}
 	char est[32];
 	nb_units_fmt_duration(nb_plan_estimate_s(plan), est, sizeof(est));

@@ -121,7 +121,7 @@ static void on_event(struct session_ctx *c, struct nb_session *s, enum nb_tl_eve
 	case NB_TL_BASELINE:
 	case NB_TL_TICK:
 		nb_session_snapshot(s, snap);
-		nb_snapshot_fill_if(snap, c->ifname);
+		nb_ifstats_fill_snapshot(snap, c->ifname);
 		send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
 		break;
 	case NB_TL_END:
@@ -198,7 +198,7 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 		nb_ctl_send_error(c->fd, NB_ERR_RUN, err.msg);
 	} else if (run_timeline(c, s, su, snap, &t0)) {
 		nb_session_snapshot(s, snap);
-		nb_snapshot_fill_if(snap, c->ifname);
+		nb_ifstats_fill_snapshot(snap, c->ifname);
 		bool ok = nb_session_stop(s, &err);
 		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
 	}

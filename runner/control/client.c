@@ -97,7 +97,7 @@ static struct nb_snapshot *take_local(struct test_state *t)
 	struct nb_snapshot *snap = nb_snapshot_create(t->with_hist);
 	if (snap) {
 		nb_session_snapshot(t->s, snap);
-		nb_snapshot_fill_if(snap, t->c->ifname);
+		nb_ifstats_fill_snapshot(snap, t->c->ifname);
 	}
 	return snap;
 }

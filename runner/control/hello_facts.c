@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "env.h"
-#include "ifstats.h"
 
 struct kv_fill {
 	struct nb_msg_hello *h;
@@ -48,18 +47,4 @@ void nb_hello_facts_read(const struct nb_msg_hello *h, struct nb_facts *out)
 {
 	for (uint32_t i = 0; i < h->nkv; i++)
 		nb_facts_unflatten(out, h->kv[i].k, h->kv[i].v);
-}
-
-void nb_snapshot_fill_if(struct nb_snapshot *s, const char *ifname)
-{
-	struct nb_ifstats st;
-	s->has_if = false;
-	if (!ifname || !ifname[0] || !nb_ifstats_read(NULL, ifname, &st, NULL))
-		return;
-	s->if_stats[0] = st.rx_packets;
-	s->if_stats[1] = st.tx_packets;
-	s->if_stats[2] = st.rx_bytes;
-	s->if_stats[3] = st.tx_bytes;
-	s->if_stats[4] = st.rx_dropped;
-	s->has_if = true;
 }

@@ -1,5 +1,5 @@
 /* nbrun — what crosses the control connection besides counters: environment
- * facts in HELLO, and interface counters attached to snapshots. */
+ * facts in HELLO. */
 #ifndef NB_HELLO_FACTS_H
 #define NB_HELLO_FACTS_H
 
@@ -9,7 +9,6 @@
 
 #include "facts.h"
 #include "proto.h"
-#include "session.h"
 
 /** Fill h's fact list: this host's environment toward peer (collect = false: nbrun facts only). */
 void nb_hello_facts_fill(struct nb_msg_hello *h, bool collect, const struct sockaddr_storage *peer,
@@ -18,7 +17,5 @@ void nb_hello_facts_fill(struct nb_msg_hello *h, bool collect, const struct sock
 void nb_hello_facts_free(struct nb_msg_hello *h);
 /** Turn a received HELLO's fact list back into facts (malformed keys are skipped). */
 void nb_hello_facts_read(const struct nb_msg_hello *h, struct nb_facts *out);
-/** Attach the interface counters of ifname to s (has_if stays false when unreadable). */
-void nb_snapshot_fill_if(struct nb_snapshot *s, const char *ifname);
 
 #endif

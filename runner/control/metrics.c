@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "params.h"
+
 bool nb_metrics_directional(const struct nb_params *p)
 {
 	return strcmp(p->engine, "stream") == 0 || strcmp(p->engine, "pps") == 0;

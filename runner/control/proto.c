@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params.h"
+
 /* ---- writing ---- */
 
 static void put(struct nb_buf *b, const void *src, size_t n)

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "ifstats.h"
 #include "nb_config.h"
 
 bool nb_env_collect_iface(const char *root, const char *ifname, struct nb_facts *out)
@@ -13,18 +14,20 @@ bool nb_env_collect_iface(const char *root, const char *ifname, struct nb_facts 
 	       nb_env_tcp(root, out);
 }
 
-/* The route facts, then the interface's; a failed lookup leaves the reason on iface.name. */
+/* The route facts, then the interface's; a failed lookup leaves the reason on iface.name. The
+ * lookup is the one whose interface the run reads counters from (nb_ifstats_route): for a
+ * peer that is one of our own addresses, the loopback interface. */
 static bool route_iface(const char *root, const struct sockaddr *peer, socklen_t peer_len,
 			struct nb_facts *out)
 {
-	struct nb_env_route r = { .path_mtu = -1 };
+	struct nb_ifstats_route r;
 	struct nb_error err = { "" };
 	if (!peer)
 		return nb_facts_unknown(out, "iface", "path_mtu", "no peer (loopback)") &&
 		       nb_env_iface(root, "lo", out);
 	if (!nb_env_live(root))
 		return nb_facts_unknown(out, "iface", "name", "route lookup " NB_ENV_FIXTURE);
-	if (!nb_env_route(peer, peer_len, &r, &err))
+	if (!nb_ifstats_route(peer, peer_len, &r, &err))
 		return nb_facts_unknown(out, "iface", "name", "%s", err.msg);
 	bool ok = nb_facts_set(out, "iface", "name", "%s", r.ifname) &&
 		  nb_facts_set(out, "iface", "local_addr", "%s", r.local);

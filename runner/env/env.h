@@ -16,14 +16,8 @@
 #include "error.h"
 #include "facts.h"
 
-/** The route the kernel picks for a peer address. */
-struct nb_env_route {
-	char ifname[IF_NAMESIZE];
-	char local[INET6_ADDRSTRLEN];  /* source address chosen */
-	int path_mtu;                  /* IP_MTU / IPV6_MTU of the connected socket, -1 unknown */
-};
-
-/** Every group (host, cpu, iface, tcp) for the interface that routes to peer (NULL: loopback). */
+/** Every group (host, cpu, iface, tcp) for the interface that routes to peer (NULL: loopback),
+ *  found by nb_ifstats_route: the interface whose counters the run reads. */
 bool nb_env_collect(const char *root, const struct sockaddr *peer, socklen_t peer_len,
 		    struct nb_facts *out);
 /** Every group, for a named interface (no route lookup; for fixtures and `--iface`). */
@@ -35,10 +29,6 @@ bool nb_env_add_nbrun(struct nb_facts *out, const char *placement, const char *e
 void nb_env_print(const struct nb_facts *local, const struct nb_facts *peer, FILE *out);
 /** Print only the comparable facts that differ between the ends; returns how many. */
 size_t nb_env_diff(const struct nb_facts *local, const struct nb_facts *peer, FILE *out);
-
-/** Ask the kernel which interface and source address reach peer (no packet is sent). */
-bool nb_env_route(const struct sockaddr *peer, socklen_t peer_len, struct nb_env_route *r,
-		  struct nb_error *err);
 
 /** Host group: hostname, kernel, os, virt.*, boot_time, clocksource, time_sync. */
 bool nb_env_host(const char *root, struct nb_facts *out);

@@ -1,13 +1,9 @@
-/* nbrun — facts of the interface that carries the test: found by asking the kernel's
- * route for the peer address, then read from /sys, /proc/interrupts and the ethtool ioctls. */
+/* nbrun — facts of the interface that carries the test (found by nb_ifstats_route, the lookup
+ * the run's interface counters use), read from /sys, /proc/interrupts and the ethtool ioctls. */
 #include "env.h"
 #include "env_read.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <ifaddrs.h>
 #include <net/if.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,63 +12,6 @@
 #include <unistd.h>
 
 #define G "iface"
-
-/* The interface that owns addr (the source address the kernel chose). */
-static bool iface_of(const struct sockaddr_storage *addr, char *ifname, size_t len)
-{
-	struct ifaddrs *all, *a;
-	if (getifaddrs(&all))
-		return false;
-	for (a = all; a; a = a->ifa_next) {
-		if (!a->ifa_addr || a->ifa_addr->sa_family != addr->ss_family)
-			continue;
-		const struct sockaddr_in *x = (const void *)a->ifa_addr, *y = (const void *)addr;
-		const struct sockaddr_in6 *x6 = (const void *)a->ifa_addr, *y6 = (const void *)addr;
-		if (addr->ss_family == AF_INET ? x->sin_addr.s_addr == y->sin_addr.s_addr
-					       : !memcmp(&x6->sin6_addr, &y6->sin6_addr, 16))
-			break;
-	}
-	if (a)
-		snprintf(ifname, len, "%s", a->ifa_name);
-	freeifaddrs(all);
-	return a != NULL;
-}
-
-/* A connected UDP socket makes the kernel pick the route (no packet is sent); its local
- * address names the interface and IP_MTU gives the path MTU it knows. */
-bool nb_env_route(const struct sockaddr *peer, socklen_t peer_len, struct nb_env_route *r,
-		  struct nb_error *err)
-{
-	struct sockaddr_storage dst, src;
-	socklen_t slen = sizeof(src);
-	if (!peer || peer_len > sizeof(dst) || (peer->sa_family != AF_INET && peer->sa_family != AF_INET6))
-		return nb_error_set(err, "route lookup: not an IPv4 or IPv6 address");
-	memcpy(&dst, peer, peer_len);
-	in_port_t *port = dst.ss_family == AF_INET ? &((struct sockaddr_in *)&dst)->sin_port
-						   : &((struct sockaddr_in6 *)&dst)->sin6_port;
-	if (!*port)
-		*port = htons(9);
-	int fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return nb_error_errno(err, errno, "route lookup: socket");
-	if (connect(fd, (struct sockaddr *)&dst, peer_len) || getsockname(fd, (void *)&src, &slen)) {
-		int e = errno;
-		close(fd);
-		return nb_error_errno(err, e, "no route to the peer");
-	}
-	int mtu = 0;
-	socklen_t mlen = sizeof(mtu);
-	bool v4 = dst.ss_family == AF_INET;
-	r->path_mtu = getsockopt(fd, v4 ? IPPROTO_IP : IPPROTO_IPV6, v4 ? IP_MTU : IPV6_MTU, &mtu,
-				 &mlen) ? -1 : mtu;
-	close(fd);
-	const void *a = v4 ? (const void *)&((struct sockaddr_in *)&src)->sin_addr
-			   : (const void *)&((struct sockaddr_in6 *)&src)->sin6_addr;
-	inet_ntop(dst.ss_family, a, r->local, sizeof(r->local));
-	if (!iface_of(&src, r->ifname, sizeof(r->ifname)))
-		return nb_error_set(err, "no interface owns the source address %s", r->local);
-	return true;
-}
 
 static bool mtu(const char *root, const char *ifname, struct nb_facts *out)
 {

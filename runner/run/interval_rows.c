@@ -1,10 +1,5 @@
 #include "interval_rows.h"
 
-const char *nb_proto_name(enum nb_proto p)
-{
-	return p == NB_PROTO_UDP ? "udp" : "tcp";
-}
-
 /* Seconds from the baseline to tick k (the last tick is cut at the duration). */
 static double tick_s(const struct nb_msg_setup *su, uint32_t k)
 {

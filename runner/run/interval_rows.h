@@ -8,8 +8,6 @@
 #include "metrics.h"
 #include "proto.h"
 
-/** "tcp" or "udp". */
-const char *nb_proto_name(enum nb_proto p);
 /** Append interval k of a run: one row per flow when there are several, then the summed row
  *  (stream -1, carrying the interval's latency histogram when there is one). */
 void nb_rows_write_interval(struct nb_csv *csv, const struct nb_msg_setup *su, uint32_t run_id,

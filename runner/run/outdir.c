@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "config_copy.h"
-#include "interval_rows.h"
 #include "metrics.h"
+#include "params.h"
 #include "plan_csv.h"
 #include "results_dir.h"
 
@@ -40,8 +40,6 @@ static bool is_rr(const struct nb_params *p)
  * engines that are not directional, wait for those that are. */
 static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *reps, size_t len)
 {
-	static const char *const dirs[] = { "forward", "reverse", "bidir" };
-	static const char *const waits[] = { "block", "spin", "busy-poll" };
 	const struct nb_params *p = &c->params;
 	bool rr = is_rr(p), dir = nb_metrics_directional(p);
 	snprintf(reps, len, "%u", c->reps.count);
@@ -49,8 +47,8 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *re
 		.case_id = c->id, .test = c->test->name, .engine = p->engine,
 		.protocol = nb_proto_name(p->proto), .size = rr ? NAN : (double)p->size,
 		.request = rr ? (double)p->request : NAN, .response = rr ? (double)p->response : NAN,
-		.streams = p->streams, .direction = dir ? dirs[p->direction] : "",
-		.rate = (double)p->rate, .wait = dir ? "" : waits[p->wait],
+		.streams = p->streams, .direction = dir ? nb_dir_name(p->direction) : "",
+		.rate = (double)p->rate, .wait = dir ? "" : nb_wait_name(p->wait),
 		.duration_s = (double)c->timing.duration_ns / 1e9,
 		.warmup_s = (double)c->timing.warmup_ns / 1e9,
 		.omit_s = (double)c->timing.omit_ns / 1e9,

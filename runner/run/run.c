@@ -19,6 +19,7 @@
 #include "meta_json.h"
 #include "metrics.h"
 #include "outdir.h"
+#include "params.h"
 #include "fmt.h"
 #include "progress.h"
 #include "report.h"
@@ -239,11 +240,6 @@ static bool write_env(struct batch *b, struct nb_error *err)
 	return ok;
 }
 
-static const char *order_name(enum nb_order o)
-{
-	return o == NB_ORDER_RANDOM ? "random" : o == NB_ORDER_INTERLEAVED ? "interleaved" : "sequential";
-}
-
 static bool open_batch(struct batch *b, struct nb_error *err)
 {
 	nb_outdir_sha256_hex(b->cfg->text ? b->cfg->text : "", b->cfg->text_len, b->sha256);
@@ -251,7 +247,7 @@ static bool open_batch(struct batch *b, struct nb_error *err)
 	b->meta = (struct nb_meta){ .command = b->o->cmdline, .config_name = b->cfg->name,
 				    .config_sha256 = b->sha256, .started = b->started,
 				    .peer = b->o->peer ? b->o->peer : "embedded agent on 127.0.0.1",
-				    .order = order_name(b->cfg->order) };
+				    .order = nb_order_name(b->cfg->order) };
 	if (!nb_outdir_open(b->o->out_dir, b->cfg, b->plan, b->dir, sizeof(b->dir), err) ||
 	    !nb_meta_json_write(b->dir, &b->meta, err))
 		return false;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "params.h"
 #include "sweep_run.h"
 #include "sweeps_json.h"
 

@@ -11,6 +11,7 @@
 #include "cols.h"
 #include "metrics.h"
 #include "outdir.h"
+#include "params.h"
 #include "runs_csv.h"
 
 #define UDP_DRAIN_NS 500000000ull  /* in-flight datagrams arrive before the last count */

@@ -1,0 +1,169 @@
+/* nbrun — the batched UDP data path shared by stream and pps (see udpflow.h). */
+#include "udpflow.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "sock.h"
+
+/* ---- sender ---- */
+
+bool nb_udptx_start(struct nb_udptx *t, uint64_t pps, uint32_t burst)
+{
+	prctl(PR_SET_TIMERSLACK, 1UL); /* wake-ups on time: late ones become bursts */
+	if (!nb_sock_udp_send_errors(t->f->fd, &t->f->err))
+		return false;
+	nb_pacer_init(&t->pacer, pps, burst, nb_now_ns());
+	return true;
+}
+
+/* Stamp n datagrams with consecutive sequence numbers, one send time and the phase. */
+static enum nb_phase stamp(struct nb_udptx *t, uint32_t n)
+{
+	enum nb_phase ph = (enum nb_phase)atomic_load_explicit(t->f->phase, memory_order_relaxed);
+	uint64_t now = nb_now_ns();
+	for (uint32_t i = 0; i < n; i++)
+		nb_dgram_put(t->hdr + i * t->stride, t->seq + i, now, ph);
+	return ph;
+}
+
+/* Send up to n datagrams; returns how many the kernel took, or -1 on a hard error (errno). */
+static int send_batch(struct nb_udptx *t, uint32_t n)
+{
+	struct nb_flow *f = t->f;
+	enum nb_phase ph = stamp(t, n);
+	int sent = t->send ? t->send(t, n) : sendmmsg(f->fd, t->msg, n, MSG_DONTWAIT);
+	if (sent < 0) {
+		int e = errno;
+		if (e == ENOBUFS || e == EAGAIN || e == EINTR) {
+			if (e != EINTR)
+				nb_count(f, NB_C_SND_ERRS, 1); /* refused locally: not sent, not lost */
+			return 0;
+		}
+		nb_sock_drain_errqueue(f->fd);
+		errno = e;
+		return -1;
+	}
+	/* sendmmsg stops at the first datagram the kernel refuses and, having sent
+	 * some, returns their number and forgets the error: that one is counted here. */
+	if ((uint32_t)sent < n)
+		nb_count(f, NB_C_SND_ERRS, 1);
+	t->seq += (uint64_t)sent;
+	nb_count(f, NB_C_TX_PACKETS, (uint64_t)sent);
+	nb_count(f, NB_C_TX_BYTES, (uint64_t)sent * f->p->size);
+	if (ph == NB_PHASE_MEASURE)
+		nb_count(f, NB_C_MEAS_TX_PACKETS, (uint64_t)sent);
+	return sent;
+}
+
+/* An ECONNREFUSED means the peer's port was closed when an earlier datagram arrived:
+ * expected while the run winds down, an error before. */
+static int send_failed(struct nb_udptx *t)
+{
+	struct nb_flow *f = t->f;
+	if (nb_flow_quiet(f))
+		return 0;
+	return nb_error_errno(&f->err, errno, "flow %u: send", f->index), -1;
+}
+
+int nb_udptx_step(struct nb_udptx *t)
+{
+	struct nb_flow *f = t->f;
+	uint32_t n = nb_pacer_wait(&t->pacer, t->per_call, f->quiesce);
+	if (n == 0)
+		return 0;
+	int sent = send_batch(t, n);
+	if (sent < 0)
+		return send_failed(t);
+	nb_pacer_sent(&t->pacer, (uint32_t)sent);
+	nb_gauge_set(f, NB_G_MAX_BURST, t->pacer.max_run);
+	if (sent == 0 && nb_sock_wait(f->fd, true, f) < 0) /* refused: wait for room */
+		return send_failed(t);
+	return 1;
+}
+
+/* ---- receiver ---- */
+
+void nb_udprx_free(struct nb_udprx *r)
+{
+	free(r->buf);
+	free(r->ctl);
+	free(r->msg);
+	free(r->iov);
+	r->buf = r->ctl = NULL;
+	r->msg = NULL;
+	r->iov = NULL;
+}
+
+bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t buflen,
+		   size_t ctllen)
+{
+	*r = (struct nb_udprx){ .f = f, .nmsg = nmsg, .buflen = buflen, .ctllen = ctllen };
+	r->buf = malloc(nmsg * buflen);
+	r->ctl = ctllen ? calloc(nmsg, ctllen) : NULL;
+	r->msg = calloc(nmsg, sizeof(*r->msg));
+	r->iov = calloc(nmsg, sizeof(*r->iov));
+	if (!r->buf || (ctllen && !r->ctl) || !r->msg || !r->iov) {
+		nb_udprx_free(r);
+		return nb_error_set(&f->err, "flow %u: out of memory", f->index);
+	}
+	for (uint32_t i = 0; i < nmsg; i++) {
+		r->iov[i] = (struct iovec){ r->buf + i * buflen, buflen };
+		r->msg[i].msg_hdr.msg_iov = &r->iov[i];
+		r->msg[i].msg_hdr.msg_iovlen = 1;
+		r->msg[i].msg_hdr.msg_control = ctllen ? r->ctl + i * ctllen : NULL;
+	}
+	nb_seqrx_init(&r->seq);
+	if (!nb_sock_set_rcvtimeo(f->fd, NB_UDPRX_SLICE_MS)) {
+		nb_udprx_free(r);
+		return nb_error_errno(&f->err, errno, "flow %u: SO_RCVTIMEO", f->index);
+	}
+	return true;
+}
+
+/* The socket's drop counter is cumulative (32 bits, wrapping): count the difference. */
+static void read_drops(struct nb_udprx *r)
+{
+	uint32_t now;
+	if (!nb_sock_rcv_drops(r->f->fd, &now))
+		return;
+	nb_count(r->f, NB_C_RCVBUF_DROPS, (uint32_t)(now - r->drops));
+	r->drops = now;
+}
+
+static void account(struct nb_udprx *r, int n)
+{
+	uint64_t now = nb_now_ns();
+	for (int i = 0; i < n; i++) {
+		if (r->account)
+			r->account(r, (uint32_t)i, now);
+		else
+			nb_seqrx_account(&r->seq, r->f, r->iov[i].iov_base, r->msg[i].msg_len, now);
+	}
+}
+
+int nb_udprx_run(struct nb_udprx *r)
+{
+	struct nb_flow *f = r->f;
+	int rc = 0;
+	while (!nb_flow_stopping(f)) {
+		for (uint32_t i = 0; i < r->nmsg; i++)
+			r->msg[i].msg_hdr.msg_controllen = r->ctllen;
+		int n = recvmmsg(f->fd, r->msg, r->nmsg, MSG_WAITFORONE, NULL);
+		/* EAGAIN: the timeout (re-check stop); ECONNREFUSED: an ICMP from an earlier send. */
+		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED) {
+			if (!nb_flow_stopping(f)) {
+				nb_error_errno(&f->err, errno, "flow %u: recvmmsg", f->index);
+				rc = -1;
+			}
+			break;
+		}
+		account(r, n);
+		if (++r->calls % NB_UDPRX_DROPS_EVERY == 0 || n <= 0)
+			read_drops(r);
+	}
+	read_drops(r);
+	return rc;
+}

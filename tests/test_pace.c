@@ -1,0 +1,151 @@
+/* The pacer's rule (nb_pacer_due), fed with times: no clock, no sleep, exact numbers.
+ * A case is a script of steps against one pacer started at T0: "due at t with max" expects
+ * how many may leave (or 0 and how long to wait), "sent k" reports what left. */
+#include <criterion/criterion.h>
+
+#include "pace.h"
+
+#define T0 1000000000ull /* the pacer's start; later than the 10 ms of forgivable debt */
+#define MS 1000000ull
+#define END { 0, 0, 0, 0, 0 }
+
+enum op { DUE = 1, SENT };
+
+struct step {
+	enum op op;
+	uint64_t t;          /* DUE: ns after T0 */
+	uint32_t arg;        /* DUE: max; SENT: packets sent */
+	uint32_t want_n;     /* DUE: packets released */
+	uint64_t want_wait;  /* DUE: ns to wait when none may leave */
+};
+
+struct pace_case {
+	const char *name;
+	uint64_t rate;
+	uint32_t burst;
+	struct step steps[12];
+};
+
+static void run_case(const struct pace_case *c)
+{
+	struct nb_pacer p;
+	nb_pacer_init(&p, c->rate, c->burst, T0);
+	for (size_t i = 0; c->steps[i].op; i++) {
+		const struct step *s = &c->steps[i];
+		if (s->op == SENT) {
+			nb_pacer_sent(&p, s->arg);
+			continue;
+		}
+		uint64_t wait = 12345;
+		uint32_t n = nb_pacer_due(&p, T0 + s->t, s->arg, &wait);
+		cr_expect_eq(n, s->want_n, "%s, step %zu: %u released, expected %u", c->name, i, n,
+			     s->want_n);
+		cr_expect_eq(wait, s->want_wait, "%s, step %zu: wait %llu ns, expected %llu", c->name,
+			     i, (unsigned long long)wait, (unsigned long long)s->want_wait);
+	}
+}
+
+/* 1000 packets/s: one every millisecond. */
+Test(pace, releases_one_packet_per_send_time_on_schedule)
+{
+	static const struct pace_case c = { "on schedule", 1000, 4, {
+		{ DUE, 0, 64, 1, 0 }, { SENT, 0, 1, 0, 0 },
+		{ DUE, MS / 2, 64, 0, MS / 2 },
+		{ DUE, MS, 64, 1, 0 }, { SENT, 0, 1, 0, 0 },
+		{ DUE, 2 * MS - 1, 64, 0, 1 },
+		{ DUE, 2 * MS, 64, 1, 0 },
+		END } };
+	run_case(&c);
+}
+
+/* 9.5 ms late, 10 packets are due: 4 (the burst) leave, or max when it is smaller. */
+Test(pace, a_late_wake_up_releases_at_most_the_burst_and_at_most_max)
+{
+	static const struct pace_case cases[] = {
+		{ "burst cap", 1000, 4, { { DUE, 9 * MS + MS / 2, 64, 4, 0 }, END } },
+		{ "max cap", 1000, 4, { { DUE, 9 * MS + MS / 2, 3, 3, 0 }, END } },
+		{ "burst above debt", 1000, 64, { { DUE, 9 * MS + MS / 2, 64, 10, 0 }, END } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+}
+
+/* The debt left after a capped release is paid at twice the rate: 4 packets, then a gate
+ * 4 x 1 ms / 2 = 2 ms later, until the schedule is caught up (16 packets due by 15.5 ms). */
+Test(pace, debt_is_paid_back_at_twice_the_rate)
+{
+	static const struct pace_case c = { "gate", 1000, 4, {
+		{ DUE, 9 * MS + MS / 2, 64, 4, 0 }, { SENT, 0, 4, 0, 0 },
+		{ DUE, 9 * MS + MS / 2, 64, 0, 2 * MS },  /* the gate, not the schedule (4 ms) */
+		{ DUE, 11 * MS + MS / 2, 64, 4, 0 }, { SENT, 0, 4, 0, 0 },
+		{ DUE, 13 * MS + MS / 2, 64, 4, 0 }, { SENT, 0, 4, 0, 0 },
+		{ DUE, 15 * MS + MS / 2, 64, 4, 0 }, { SENT, 0, 4, 0, 0 }, /* due 4: no gate left */
+		{ DUE, 15 * MS + MS / 2, 64, 0, MS / 2 },              /* back on schedule: 16 ms */
+		END } };
+	run_case(&c);
+}
+
+/* 30 ms late: only 10 ms of debt is owed (10 packets + the one due now), and the schedule
+ * moves up to 10 ms behind now; exactly 10 ms late is still owed in full. */
+Test(pace, debt_older_than_10_ms_is_forgiven)
+{
+	static const struct pace_case cases[] = {
+		{ "30 ms late", 1000, 64, {
+			{ DUE, 30 * MS, 64, 11, 0 }, { SENT, 0, 11, 0, 0 },
+			{ DUE, 30 * MS, 64, 0, MS },
+			END } },
+		{ "10 ms late", 1000, 64, {
+			{ DUE, 10 * MS, 64, 11, 0 }, { SENT, 0, 11, 0, 0 },
+			{ DUE, 10 * MS, 64, 0, MS },
+			END } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+}
+
+Test(pace, unpaced_releases_max_at_once_and_keeps_no_schedule)
+{
+	static const struct pace_case c = { "unpaced", 0, 4, {
+		{ DUE, 0, 64, 64, 0 }, { SENT, 0, 64, 0, 0 },
+		{ DUE, 0, 7, 7, 0 }, { SENT, 0, 7, 0, 0 },
+		{ DUE, 0, 1, 1, 0 },
+		END } };
+	run_case(&c);
+}
+
+/* A sender that wakes exactly when told and sends what is due sends exactly rate packets in
+ * one second, and the schedule lands on T0 + 1 s, for rates that do not divide 1e9 too. */
+Test(pace, the_long_run_rate_is_exact)
+{
+	static const struct { uint64_t rate; uint32_t burst; } cases[] = {
+		{ 3000, 2 }, { 7, 2 }, { 999983, 16 }, { 1000, 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_pacer p;
+		nb_pacer_init(&p, cases[i].rate, cases[i].burst, T0);
+		uint64_t now = T0, sent = 0, wait;
+		while (now < T0 + 1000 * MS) {
+			uint32_t n = nb_pacer_due(&p, now, 64, &wait);
+			nb_pacer_sent(&p, n);
+			sent += n;
+			now += n ? 0 : wait;
+		}
+		cr_expect_eq(sent, cases[i].rate, "rate %llu: %llu sent in 1 s",
+			     (unsigned long long)cases[i].rate, (unsigned long long)sent);
+		cr_expect_eq(p.next_ns, T0 + 1000 * MS, "rate %llu: schedule at %llu",
+			     (unsigned long long)cases[i].rate, (unsigned long long)p.next_ns);
+		cr_expect_eq(p.max_run, 1, "on schedule, one at a time");
+	}
+}
+
+/* The largest release so far is what the engines report as max_burst. */
+Test(pace, the_largest_release_is_remembered)
+{
+	struct nb_pacer p;
+	uint64_t wait;
+	nb_pacer_init(&p, 1000, 8, T0);
+	cr_assert_eq(nb_pacer_due(&p, T0 + 5 * MS, 64, &wait), 6);
+	nb_pacer_sent(&p, 6);
+	cr_assert_eq(nb_pacer_due(&p, T0 + 6 * MS, 64, &wait), 1);
+	cr_assert_eq(p.max_run, 6);
+}
