@@ -161,10 +161,13 @@ struct nb_engine_traits {
 	const char *rate_unit;        /* how its rates print: "bit/s", "pkt/s", "msg/s"; NULL = none */
 	unsigned protocols;           /* bit (1u << NB_PROTO_x) of each protocol it runs over */
 	enum nb_proto default_proto;
-	uint32_t default_size[2];     /* by protocol; 0 = the engine sends no `size` (rr, crr) */
-	uint32_t min_size[2];         /* by protocol: the smallest `size` it accepts */
+	uint32_t default_size[2];     /* by protocol; 0 = no `size` (rr, crr) or not that protocol */
+	uint32_t min_size[2];         /* by protocol: the smallest `size` it accepts; 0 as above */
 	uint32_t default_request;     /* rr, crr: request and response bytes; 0 = not used */
 	uint32_t default_response;
+	/** When it runs over one protocol only: why, as the config error says it after "engine
+	 *  NAME " ("sends UDP only"); NULL = it runs over both. */
+	const char *protocols_note;
 	/** The config keys that mean something to this engine beyond the common ones (protocol,
 	 *  streams, timing, repetitions, socket options, cpus); NULL-terminated. */
 	const char *const *keys;
@@ -194,7 +197,16 @@ struct nb_engine {
 
 /** Find an engine by name; NULL if none. */
 const struct nb_engine *nb_engine_find(const char *name);
-/** The NULL-terminated list of all engines. */
+/** The NULL-terminated list of all engines, in registry order. */
 const struct nb_engine *const *nb_engine_list(void);
+/** Whether e runs over proto; false for e NULL (an unknown engine). */
+bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
+/** Whether key is one of e's own config keys (traits.keys); false for e NULL. */
+bool nb_engine_has_key(const struct nb_engine *e, const char *key);
+/** Whether e's sizes are a request and a response (rr, crr), not one `size`; false for NULL. */
+bool nb_engine_request_response(const struct nb_engine *e);
+/** Whether a case of e at this per-flow rate runs closed loop (one request in flight per
+ *  flow, so mean RTT = flows / rate by Little's law); false for e NULL. */
+bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate);
 
 #endif

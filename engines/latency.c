@@ -498,9 +498,27 @@ static bool latency_prepare(int fd, const struct nb_params *p, bool sends, struc
 	return true;
 }
 
+/* The config keys that mean something to latency beyond the common ones. */
+static const char *const latency_keys[] = { "size", "rate", "wait", "timeout", NULL };
+
 const struct nb_engine nb_engine_latency = {
 	.name = "latency",                    /* sockperf ping-pong / under-load */
 	.summary = "round-trip time percentiles: ping-pong, or under load at a fixed message rate",
+	.traits = {
+		.directional = false,                   /* the client sends, the agent echoes */
+		.loop = NB_LOOP_CLOSED_UNPACED,         /* rate 0: ping-pong; rate > 0: a schedule */
+		.rate = NB_RATE_KIND_PACKETS,           /* messages/s per flow */
+		.rate_unit = "msg/s",
+		.protocols = 1u << NB_PROTO_TCP | 1u << NB_PROTO_UDP,
+		.default_proto = NB_PROTO_TCP,
+		.default_size = { [NB_PROTO_TCP] = 32, [NB_PROTO_UDP] = 32 },
+		.min_size = { [NB_PROTO_TCP] = HDR, [NB_PROTO_UDP] = HDR }, /* the message header */
+		.default_request = 0,                   /* one message size, echoed */
+		.default_response = 0,
+		.protocols_note = NULL,                 /* runs over both */
+		.keys = latency_keys,
+		.headline = { "lat_p50_us", "us", false }, /* median round trip */
+	},
 	.validate = latency_validate,         /* size >= 24 (header), rate, flows */
 	.per_connection = false,              /* one connection (or connected UDP socket) per flow */
 	.records_latency = true,              /* client: full RTT from the scheduled send time */

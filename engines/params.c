@@ -71,9 +71,11 @@ bool nb_wait_parse(const char *s, enum nb_wait *out)
 
 /* The engines whose flows have one sender each, so that forward / reverse / bidir apply. The
  * one place the flow layout asks what an engine is. */
+/* One sender per flow, as the engine's traits say. */
 static bool is_directional(const struct nb_params *p)
 {
-	return strcmp(p->engine, "stream") == 0 || strcmp(p->engine, "pps") == 0;
+	const struct nb_engine *e = nb_engine_find(p->engine);
+	return e && e->traits.directional;
 }
 
 uint32_t nb_params_nflows(const struct nb_params *p)

@@ -33,9 +33,10 @@ bool nb_dir_parse(const char *s, enum nb_dir *out);
 /** The wait mode named s; false (and *out untouched) when s names none. */
 bool nb_wait_parse(const char *s, enum nb_wait *out);
 
-/** Number of flows a case runs (bidir stream/pps runs 2 x streams). */
+/** Number of flows a case runs (bidir on a directional engine runs 2 x streams). */
 uint32_t nb_params_nflows(const struct nb_params *p);
-/** Whether the client side sends on flow i (stream/pps; rr/latency: the client requests). */
+/** Whether the client side sends on flow i (directional engines: as direction says; the others:
+ *  the client is the requester, always). */
 bool nb_params_client_sends(const struct nb_params *p, uint32_t flow);
 
 #endif

@@ -246,10 +246,28 @@ static int pps_flow(struct nb_flow *f)
 	return f->sends ? pps_send(f) : pps_recv(f);
 }
 
+/* The config keys that mean something to pps beyond the common ones. */
+static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "sweep", NULL };
+
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */
 	.summary = "small-packet UDP packets/s: sendmmsg/recvmmsg batches, N flows, "
 		   "rx and tx counted apart, optional GSO",
+	.traits = {
+		.directional = true,                    /* forward / reverse / bidir */
+		.loop = NB_LOOP_OPEN,                   /* as fast as it can, or paced to `rate` */
+		.rate = NB_RATE_KIND_PACKETS,           /* datagrams/s per flow */
+		.rate_unit = "pkt/s",
+		.protocols = 1u << NB_PROTO_UDP,
+		.default_proto = NB_PROTO_UDP,
+		.default_size = { [NB_PROTO_UDP] = 64 }, /* never runs over TCP: 0 there */
+		.min_size = { [NB_PROTO_UDP] = NB_DGRAM_HDR }, /* the sequence header */
+		.default_request = 0,                   /* one datagram size, no request/response */
+		.default_response = 0,
+		.protocols_note = "sends UDP only",
+		.keys = pps_keys,
+		.headline = { "rx_pps", "pkt/s", true }, /* datagrams received per second */
+	},
 	.validate = pps_validate,       /* UDP only; size and GSO limits */
 	.per_connection = false,        /* one connected UDP socket per flow */
 	.records_latency = false,       /* counts packets, no RTTs */

@@ -394,9 +394,29 @@ static int crr_server_flow(struct nb_flow *f)
 	return rc;
 }
 
+/* The config keys that mean something to rr and crr beyond the common ones (no timeout for
+ * crr: it runs over TCP only, where an answer is never lost). */
+static const char *const rr_keys[] = { "request", "response", "wait", "timeout", NULL };
+static const char *const crr_keys[] = { "request", "response", "wait", NULL };
+
 const struct nb_engine nb_engine_rr = {
 	.name = "rr",                     /* TCP_RR / UDP_RR by params.proto */
 	.summary = "request/response transactions per second (TCP_RR, UDP_RR) with RTT percentiles",
+	.traits = {
+		.directional = false,                   /* the client requests, the agent answers */
+		.loop = NB_LOOP_CLOSED,                 /* one request in flight per flow */
+		.rate = NB_RATE_KIND_NONE,              /* no `rate`: as fast as answers come */
+		.rate_unit = NULL,
+		.protocols = 1u << NB_PROTO_TCP | 1u << NB_PROTO_UDP,
+		.default_proto = NB_PROTO_TCP,
+		.default_size = { 0, 0 },               /* no `size`: request and response instead */
+		.min_size = { 0, 0 },
+		.default_request = 32,                  /* netperf's TCP_RR 32/128 routine */
+		.default_response = 128,
+		.protocols_note = NULL,                 /* runs over both */
+		.keys = rr_keys,
+		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
+	},
 	.validate = rr_validate,          /* request/response sizes, flows */
 	.per_connection = false,          /* one long-lived connection per flow */
 	.records_latency = true,          /* client: each transaction's RTT */
@@ -407,6 +427,21 @@ const struct nb_engine nb_engine_rr = {
 const struct nb_engine nb_engine_crr = {
 	.name = "crr",                    /* TCP_CRR */
 	.summary = "connect/request/response/close transactions per second (TCP_CRR)",
+	.traits = {
+		.directional = false,                   /* the client requests, the agent answers */
+		.loop = NB_LOOP_CLOSED,                 /* one connection and request in flight per flow */
+		.rate = NB_RATE_KIND_NONE,              /* no `rate`: as fast as answers come */
+		.rate_unit = NULL,
+		.protocols = 1u << NB_PROTO_TCP,
+		.default_proto = NB_PROTO_TCP,
+		.default_size = { 0, 0 },               /* no `size`: request and response instead */
+		.min_size = { 0, 0 },
+		.default_request = 32,                  /* netperf's TCP_CRR 32/128 routine */
+		.default_response = 128,
+		.protocols_note = "connects per transaction over TCP only",
+		.keys = crr_keys,
+		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
+	},
 	.validate = crr_validate,         /* TCP only; request/response sizes, flows */
 	.per_connection = true,           /* client flows connect to f->peer per transaction */
 	.records_latency = true,          /* client: each transaction's RTT, connect included */

@@ -188,9 +188,27 @@ static int stream_flow(struct nb_flow *f)
 	return f->sends ? udp_send(f) : udp_recv(f);
 }
 
+/* The config keys that mean something to stream beyond the common ones. */
+static const char *const stream_keys[] = { "size", "rate", "direction", "sweep", NULL };
+
 const struct nb_engine nb_engine_stream = {
 	.name = "stream",
 	.summary = "TCP/UDP bulk throughput: N streams, forward/reverse/bidir, paced UDP with loss and jitter",
+	.traits = {
+		.directional = true,                    /* forward / reverse / bidir */
+		.loop = NB_LOOP_OPEN,                   /* as fast as it can, or paced to `rate` */
+		.rate = NB_RATE_KIND_BITS,              /* per stream; a pps rate converts with size */
+		.rate_unit = "bit/s",
+		.protocols = 1u << NB_PROTO_TCP | 1u << NB_PROTO_UDP,
+		.default_proto = NB_PROTO_TCP,
+		.default_size = { [NB_PROTO_TCP] = 128u << 10, [NB_PROTO_UDP] = 1400 },
+		.min_size = { [NB_PROTO_TCP] = 1, [NB_PROTO_UDP] = NB_DGRAM_HDR }, /* UDP: the header */
+		.default_request = 0,                   /* one message size, no request/response */
+		.default_response = 0,
+		.protocols_note = NULL,                 /* runs over both */
+		.keys = stream_keys,
+		.headline = { "rx_bps", "bit/s", true }, /* the receiver's goodput */
+	},
 	.validate = stream_validate,
 	.per_connection = false,
 	.records_latency = false,

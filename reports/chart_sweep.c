@@ -80,7 +80,7 @@ static void sweep_plot(FILE *gp, const char *name, size_t ninvalid)
 static bool sweep_chart(const char *dir, const struct nb_results *res, const struct nb_case_stats *c,
 			struct trial *t, struct nb_charts *charts, struct nb_error *err)
 {
-	bool pps = strcmp(c->pc->engine, "pps") == 0;
+	bool pps = c->pc->eng && c->pc->eng->traits.rate == NB_RATE_KIND_PACKETS;
 	int rx = pps ? NB_COL_RX_PPS : NB_COL_RX_BPS;
 	size_t n = collect_trials(res, (size_t)(c->pc - res->cases), rx, t);
 	if (n == 0)

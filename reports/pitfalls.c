@@ -233,10 +233,12 @@ static bool check_cpu(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 	return true;
 }
 
+/* Slow start shapes the first seconds of a bulk TCP transfer: one sender per flow (a
+ * directional engine) over TCP. */
 static bool check_slow_start(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 {
 	enum nb_proto proto = NB_PROTO_UDP;
-	if (!c->engine || strcmp(c->engine, "stream") || !nb_proto_parse(c->protocol, &proto) ||
+	if (!c->eng || !c->eng->traits.directional || !nb_proto_parse(c->protocol, &proto) ||
 	    proto != NB_PROTO_TCP ||
 	    c->omit_s > 0 || !isfinite(c->first_interval) || !isfinite(c->median_interval) ||
 	    c->median_interval <= 0 || c->first_interval >= 0.8 * c->median_interval)

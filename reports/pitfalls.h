@@ -9,11 +9,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine.h"
 #include "facts.h"
 
 /** What the checks need to know of one case's results (filled by the report builder). */
 struct nb_pitfall_case {
-	const char *case_id, *test, *engine, *protocol;
+	const char *case_id, *test, *protocol;
+	const struct nb_engine *eng;     /* the case's engine; NULL = unknown (engine checks skip it) */
 	uint32_t streams;
 	const char *variant;             /* every axis value but streams ("s128K/reverse"): single- vs
 					    multi-stream cases compare only when test, protocol and

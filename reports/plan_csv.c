@@ -114,6 +114,7 @@ static void read_row(const struct nb_csv_table *t, size_t r, struct nb_plan_case
 	N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
 #undef S
 #undef N
+	c->eng = nb_engine_find(c->engine);
 	parse_reps(c);
 	c->swept = names_a_sweep(c->sweep);
 }
@@ -140,7 +141,8 @@ size_t nb_plan_csv_case_for_run(struct nb_results *res, const struct nb_run *run
 	struct nb_plan_case *c = &res->cases[res->ncases];
 	*c = (struct nb_plan_case){
 		.case_id = run->case_id, .test = run->test, .engine = run->engine,
-		.protocol = run->protocol, .direction = "", .wait = "", .repetitions = "", .sweep = "",
+		.eng = nb_engine_find(run->engine), .protocol = run->protocol, .direction = "",
+		.wait = "", .repetitions = "", .sweep = "",
 		.size = NAN, .request = NAN, .response = NAN, .streams = NAN, .rate = NAN,
 		.duration_s = NAN, .warmup_s = NAN, .omit_s = NAN, .interval_s = NAN,
 		.rep_min = 1, .rep_max = 1, .ci_target = 0.02,

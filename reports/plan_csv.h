@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "error.h"
 
 #define NB_PLAN_CSV_FILE "plan.csv"
@@ -20,6 +21,7 @@ struct nb_plan_case {
 	double size, request, response, streams, rate;            /* NAN = not in the plan */
 	double duration_s, warmup_s, omit_s, interval_s;
 	/* derived by the reader: */
+	const struct nb_engine *eng; /* engine's table (nb_engine_find); NULL = unknown to this build */
 	bool autorep;            /* repetitions: auto... */
 	uint32_t rep_min, rep_max;
 	double ci_target;        /* auto: relative CI half-width (0.02) */

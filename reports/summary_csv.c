@@ -160,7 +160,7 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 		const struct nb_plan_case *p = c->pc;
 		variant(p, variants[i], 64);
 		out[i] = (struct nb_pitfall_case){
-			.case_id = p->case_id, .test = p->test, .engine = p->engine,
+			.case_id = p->case_id, .test = p->test, .eng = p->eng,
 			.protocol = p->protocol, .variant = variants[i],
 			.streams = isfinite(p->streams) && p->streams > 0 ? (uint32_t)p->streams : 1,
 			.n = (uint32_t)c->value.n, .mean = nb_stats_mean(&c->value),

@@ -87,6 +87,8 @@ Test(config, built_in_defaults_fill_what_the_file_omits)
 	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n  - name: b\n    engine: rr\n",
 			    NULL, 0, &cfg, &err), "%s", err.msg);
 	const struct nb_test *a = &cfg.tests[0], *b = &cfg.tests[1];
+	cr_assert_eq(a->engine, nb_engine_find("pps"), "each test carries its engine's table");
+	cr_assert_eq(b->engine, nb_engine_find("rr"));
 	cr_assert_eq(cfg.order, NB_ORDER_SEQUENTIAL);
 	cr_assert_eq(cfg.seed, 1);
 	cr_assert_eq(a->protocol.v[0], NB_PROTO_UDP, "pps defaults to udp");
@@ -102,16 +104,6 @@ Test(config, built_in_defaults_fill_what_the_file_omits)
 	cr_assert_eq(b->base.wait, NB_WAIT_BLOCK);
 	cr_assert_eq(b->reps.count, 1);
 	nb_config_free(&cfg);
-}
-
-Test(config, default_sizes_depend_on_engine_and_protocol)
-{
-	cr_assert_eq(nb_config_default_size("stream", NB_PROTO_TCP), 131072);
-	cr_assert_eq(nb_config_default_size("stream", NB_PROTO_UDP), 1400);
-	cr_assert_eq(nb_config_default_size("pps", NB_PROTO_UDP), 64);
-	cr_assert_eq(nb_config_default_size("latency", NB_PROTO_TCP), 32);
-	cr_assert_eq(nb_config_min_size("stream", NB_PROTO_UDP), 24);
-	cr_assert_eq(nb_config_min_size("stream", NB_PROTO_TCP), 1);
 }
 
 Test(config, a_test_overrides_defaults_and_set_overrides_both)
@@ -310,7 +302,7 @@ Test(config, omit_error_points_at_omit_even_from_defaults)
 			"    duration: 2s\n"), "2:9", "omit 3s is not shorter than duration 2s");
 }
 
-Test(config, engines_get_their_protocol_checks)
+Test(config, engines_get_their_protocol_and_size_checks)
 {
 	assert_err(fail("tests:\n  - name: a\n    engine: crr\n    protocol: [tcp, udp]\n"), "4:15",
 		   "engine crr connects per transaction over TCP only (expected protocol tcp)");
@@ -318,6 +310,10 @@ Test(config, engines_get_their_protocol_checks)
 		   "engine pps sends UDP only (expected protocol udp)");
 	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    protocol: udp\n    request: 65508\n"),
 		   "5:14", "request 65508 is too large for UDP");
+	assert_err(fail("tests:\n  - name: a\n    engine: pps\n    size: [64, 23]\n"), "4:16",
+		   "size 23 is too small for pps over UDP (expected at least 24 bytes");
+	assert_err(fail("tests:\n  - name: a\n    engine: latency\n    size: 10\n"), "4:11",
+		   "size 10 is too small for latency over TCP (expected at least 24 bytes");
 }
 
 Test(config, unknown_engine_is_suggested)

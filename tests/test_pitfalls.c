@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engines.h"
 #include "pitfalls.h"
 
 #define MAXF 6
@@ -17,7 +18,7 @@ struct row {
 	const char *evidence;     /* substring of its text */
 };
 
-#define STREAM(...) { .test = "tput", .engine = "stream", .protocol = "tcp", __VA_ARGS__ }
+#define STREAM(...) { .test = "tput", .eng = &nb_engine_stream, .protocol = "tcp", __VA_ARGS__ }
 
 static const struct row rows[] = {
 	{ "governor", { "cpu.governor=powersave" }, {}, {}, "governor",
@@ -69,7 +70,13 @@ static const struct row rows[] = {
 	{ "first interval close to median", {}, {},
 	  { STREAM(.case_id = "c1", .first_interval = 85, .median_interval = 100) }, NULL, NULL },
 	{ "udp has no slow start", {}, {},
-	  { { .engine = "stream", .protocol = "udp", .first_interval = 50, .median_interval = 100 } }, NULL, NULL },
+	  { { .eng = &nb_engine_stream, .protocol = "udp", .first_interval = 50, .median_interval = 100 } }, NULL, NULL },
+	{ "request/response has no slow start", {}, {},
+	  { { .case_id = "c1", .eng = &nb_engine_rr, .protocol = "tcp", .first_interval = 50,
+	      .median_interval = 100 } }, NULL, NULL },
+	{ "an unknown engine gets no engine check", {}, {},
+	  { { .case_id = "c1", .eng = NULL, .protocol = "tcp", .first_interval = 50,
+	      .median_interval = 100 } }, NULL, NULL },
 	{ "single stream", {}, {},
 	  { STREAM(.case_id = "p1", .streams = 1, .mean = 3), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
 	  "single-stream", "one stream reached 3, 30 % of 4 streams (10 in p4)" },
@@ -105,7 +112,7 @@ Test(pitfalls, each_fires_on_its_evidence_and_not_on_a_clean_input)
 		nb_facts_init(&p);
 		load(&l, w->local);
 		load(&p, w->peer);
-		size_t ncases = w->cases[1].case_id ? 2 : w->cases[0].case_id || w->cases[0].engine ? 1 : 0;
+		size_t ncases = w->cases[1].case_id ? 2 : w->cases[0].case_id || w->cases[0].eng ? 1 : 0;
 		cr_assert(nb_pitfalls_check(&l, w->peer[0] ? &p : NULL, w->cases, ncases, 0.05, &out));
 		if (!w->code) {
 			cr_expect_eq(out.n, 0, "%s: unexpected %s: %s", w->name, out.n ? out.v[0].code : "",

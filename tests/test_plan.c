@@ -112,11 +112,27 @@ Test(plan, adding_a_list_value_never_renames_other_cases)
 
 Test(plan, default_size_follows_each_protocol)
 {
-	build("tests:\n  - name: t\n    engine: stream\n    protocol: [tcp, udp]\n", NULL, 0);
-	cr_assert_eq(plan.ncases, 2);
-	cr_assert_eq(plan.cases[0].params.size, 131072);
-	cr_assert_eq(plan.cases[1].params.size, 1400);
+	build("tests:\n  - name: t\n    engine: stream\n    protocol: [tcp, udp]\n"
+	      "  - name: p\n    engine: pps\n  - name: l\n    engine: latency\n"
+	      "    protocol: [tcp, udp]\n  - name: r\n    engine: rr\n", NULL, 0);
+	static const uint32_t sizes[] = { 131072, 1400, 64, 32, 32, 0 };
+	cr_assert_eq(plan.ncases, 6);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(plan.cases[i].params.size, sizes[i], "case %s", plan.cases[i].id);
 	cr_assert_str_eq(plan.cases[1].id, "t/udp/s1400/p1/forward");
+	cr_assert_eq(plan.cases[5].params.request, 32);
+	cr_assert_eq(plan.cases[5].params.response, 128);
+}
+
+Test(plan, each_case_carries_its_tests_engine)
+{
+	build(matrix, NULL, 0);
+	for (size_t i = 0; i < plan.ncases; i++) {
+		const struct nb_case *c = &plan.cases[i];
+		cr_assert_not_null(c->engine, "%s", c->id);
+		cr_assert_eq(c->engine, c->test->engine, "%s", c->id);
+		cr_assert_eq(c->engine, nb_engine_find(c->params.engine), "%s", c->id);
+	}
 }
 
 Test(plan, a_packet_rate_on_a_stream_test_becomes_bits)

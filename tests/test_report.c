@@ -181,15 +181,22 @@ static void check_tables(const char *md)
 	cr_assert_geq(tables, 6, "environment, differences, results, latency, sweep, method");
 }
 
-Test(report, markdown_tables_have_consistent_shape, .init = setup, .fini = teardown)
+/* Builds the report and returns report.md (to free), its tables checked. */
+static char *report_md(struct nb_report_info *info)
 {
-	struct nb_report_info info;
-	build(&info);
+	build(info);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	char *md = nbt_slurp(path, NULL);
 	cr_assert_not_null(md);
 	check_tables(md);
+	return md;
+}
+
+Test(report, markdown_tables_have_consistent_shape, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	char *md = report_md(&info);
 	cr_assert(strstr(md, "# nbrun report: fixture"));
 	cr_assert(strstr(md, "9.30 ± 0.30 (3.2 %)"), "stream result in Gbit/s with CV");
 	cr_assert(strstr(md, "Mean ± stddev (CV), Gbit/s"));
@@ -251,6 +258,43 @@ Test(report, a_single_repetition_gives_empty_cells_never_nan, .init = setup, .fi
 		cr_assert_not(has_nan_word(s), "%s contains NaN text", files[i]);
 		free(s);
 	}
+}
+
+/* Every ",from," in the fixture's file name becomes ",to,". */
+static void rename_cells(const char *name, const char *from, const char *to)
+{
+	char path[512], *out = NULL;
+	size_t n = 0, len = 0, lf = strlen(from);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	char *text = nbt_slurp(path, &n);
+	cr_assert_not_null(text);
+	FILE *f = open_memstream(&out, &len);
+	for (const char *p = text; *p;)
+		if (strncmp(p, from, lf) == 0) {
+			fputs(to, f);
+			p += lf;
+		} else {
+			fputc(*p++, f);
+		}
+	fclose(f);
+	cr_assert(nbt_write(path, out, len));
+	free(out);
+	free(text);
+}
+
+Test(report, an_engine_this_build_does_not_know_is_reported_as_written, .init = setup,
+     .fini = teardown)
+{
+	rename_cells("plan.csv", ",stream,", ",quic,");
+	rename_cells("runs.csv", ",stream,", ",quic,");
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_assert_eq(info.cases, 6);
+	cr_assert(strstr(md, "Engine `quic`"));
+	cr_assert(strstr(md, "| Direction |"), "plan.csv's direction is shown, not ruled out");
+	cr_assert(strstr(md, "9.30 ± 0.30 (3.2 %)"), "the headline still comes from runs.csv");
+	cr_assert(strstr(md, "**300 Mbit/s**"), "a sweep of an unknown engine reads bit rates");
+	free(md);
 }
 
 Test(report, a_missing_folder_is_an_error_naming_it)

@@ -15,22 +15,10 @@
 #define MAX_FILE (1u << 20)
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
-uint32_t nb_config_default_size(const char *engine, enum nb_proto proto)
+bool nb_config_engine_key(const char *name)
 {
-	if (strcmp(engine, "stream") == 0)
-		return proto == NB_PROTO_UDP ? 1400 : 128u << 10;
-	if (strcmp(engine, "pps") == 0)
-		return 64;
-	if (strcmp(engine, "latency") == 0)
-		return 32;
-	return 0;
-}
-
-uint32_t nb_config_min_size(const char *engine, enum nb_proto proto)
-{
-	if (strcmp(engine, "latency") == 0 || (strcmp(engine, "stream") == 0 && proto == NB_PROTO_UDP))
-		return 24;
-	return 1;
+	const struct nb_cfg_key *k = nb_cfg_key_find(name);
+	return k && !k->common && (k->scope & NB_KS_TEST) && strcmp(k->name, name) == 0;
 }
 
 static const char *const order_names[] = { "sequential", "interleaved", "random" };
@@ -102,41 +90,46 @@ static bool parse_name(struct nb_cfg_ctx *c, const struct nb_ynode *v, char *out
 	return true;
 }
 
-static void test_defaults(struct nb_test *t, const char *engine)
+/* A test of engine e before its keys apply: the engine's own defaults from its traits. */
+static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 {
-	bool rr = strcmp(engine, "rr") == 0 || strcmp(engine, "crr") == 0;
 	memset(t, 0, sizeof(*t));
-	snprintf(t->base.engine, sizeof(t->base.engine), "%s", engine);
+	t->engine = e;
+	snprintf(t->base.engine, sizeof(t->base.engine), "%s", e->name);
 	t->base.tos = -1;
 	t->base.wait = NB_WAIT_BLOCK;
 	t->base.timeout_ms = 1000;
-	t->protocol = (struct nb_axis_u64){ { strcmp(engine, "pps") == 0 ? NB_PROTO_UDP
-									   : NB_PROTO_TCP }, 1 };
+	t->protocol = (struct nb_axis_u64){ { e->traits.default_proto }, 1 };
 	t->streams = (struct nb_axis_u64){ { 1 }, 1 };
 	t->rate = (struct nb_axis_u64){ { 0 }, 1 };
 	t->direction = (struct nb_axis_u64){ { NB_DIR_FORWARD }, 1 };
-	t->request = (struct nb_axis_u64){ { rr ? 32 : 0 }, 1 };
-	t->response = (struct nb_axis_u64){ { rr ? 128 : 0 }, 1 };
+	t->request = (struct nb_axis_u64){ { e->traits.default_request }, 1 };
+	t->response = (struct nb_axis_u64){ { e->traits.default_response }, 1 };
 	t->timing = (struct nb_timing){ 10000000000ull, 1000000000ull, 0, 1000000000ull };
 	t->reps = (struct nb_reps){ .count = 1, .min = 1, .max = 1 };
+}
+
+/* The first registered engine key k means something to (every key has one). */
+static const struct nb_engine *first_engine_of(const struct nb_cfg_key *k)
+{
+	const struct nb_engine *const *e = nb_engine_list();
+	while (e[1] && !nb_cfg_key_applies(k, *e))
+		e++;
+	return *e;
 }
 
 /* Checks each value of a layer (defaults or one --set) alone, so a bad value is reported
  * even where no test uses it; tests re-apply the values in context. */
 static bool check_layer(struct nb_cfg_ctx *c, const struct nb_ynode *map)
 {
-	static const char *const engines[] = { "stream", "pps", "rr", "crr", "latency" };
 	for (size_t i = 0; i < map->nkids; i += 2) {
 		const struct nb_cfg_key *k = nb_cfg_key_find(map->kids[i]->str);
 		if (!k || !k->apply)
 			continue;
-		unsigned bit = 0;
-		while (!(k->engines & (1u << bit)))
-			bit++;
 		struct nb_test *scratch = malloc(sizeof(*scratch));
 		if (!scratch)
 			return nb_error_set(c->err, "out of memory");
-		test_defaults(scratch, engines[bit]);
+		test_defaults(scratch, first_engine_of(k));
 		bool ok = k->apply(c, map->kids[i + 1], scratch);
 		free(scratch);
 		if (!ok)
@@ -161,7 +154,7 @@ static bool parse_set(struct nb_cfg_ctx *c, const char *set, struct nb_cfg_set *
 	if (!s->value)
 		return nb_error_set(c->err, "--set %s: missing value (expected %s=VALUE)", s->key,
 				    s->key);
-	return nb_cfg_check_map(c, &map, NB_KS_DEFAULTS, 0) && check_layer(c, &map);
+	return nb_cfg_check_map(c, &map, NB_KS_DEFAULTS, NULL) && check_layer(c, &map);
 }
 
 static bool parse_sets(struct nb_cfg_ctx *c, const char *const *sets, size_t nsets)
@@ -179,29 +172,34 @@ static bool parse_sets(struct nb_cfg_ctx *c, const char *const *sets, size_t nse
 	return true;
 }
 
+static bool no_engine(struct nb_cfg_ctx *c, const struct nb_ynode *node, const char *test)
+{
+	const char *names[NB_CFG_MAX_ENGINES];
+	char list[160];
+	nb_cfg_join_or(names, nb_cfg_engine_names(names, NB_CFG_MAX_ENGINES), list, sizeof(list));
+	return nb_yerror(c->err, node, "test '%s' has no engine (expected engine: %s)", test, list);
+}
+
 /* The engine, from the layers; then every other key in table order. */
 static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t)
 {
 	const struct nb_ynode *ev = nb_cfg_lookup(c, node, "engine");
 	if (!ev)
-		return nb_yerror(c->err, node, "test '%s' has no engine (expected engine: stream, "
-				 "pps, rr, crr or latency)", t->name);
+		return no_engine(c, node, t->name);
 	char name[sizeof(t->name)];
-	char engine[sizeof(t->base.engine)];
 	memcpy(name, t->name, sizeof(name));
 	if (!nb_cfg_key_find("engine")->apply(c, ev, t))
 		return false;
-	memcpy(engine, t->base.engine, sizeof(engine));
-	unsigned en = nb_cfg_engine_bit(engine);
-	if (!nb_cfg_check_map(c, node, NB_KS_TEST, en))
+	const struct nb_engine *e = t->engine;
+	if (!nb_cfg_check_map(c, node, NB_KS_TEST, e))
 		return false;
-	test_defaults(t, engine);
+	test_defaults(t, e);
 	memcpy(t->name, name, sizeof(name));
 	t->line = node->line;
 	t->col = node->col;
 	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name; k++) {
 		const struct nb_ynode *v = k->apply && strcmp(k->name, "engine") != 0 &&
-						   (k->engines & en)
+						   nb_cfg_key_applies(k, e)
 					   ? nb_cfg_lookup(c, node, k->name)
 					   : NULL;
 		if (v && !k->apply(c, v, t))
@@ -281,7 +279,7 @@ static bool load_top(struct nb_cfg_ctx *c, struct nb_config *cfg)
 	if (c->root->kind != NB_Y_MAP)
 		return nb_yerror(c->err, c->root, "expected a mapping with name, defaults and tests at "
 				 "the top level, got %s", nb_ynode_kind_name(c->root));
-	if (!nb_cfg_check_map(c, c->root, NB_KS_TOP, 0))
+	if (!nb_cfg_check_map(c, c->root, NB_KS_TOP, NULL))
 		return false;
 	if ((v = nb_ymap_get(c->root, "name")) && !parse_name(c, v, cfg->name, sizeof(cfg->name)))
 		return false;
@@ -294,7 +292,7 @@ static bool load_top(struct nb_cfg_ctx *c, struct nb_config *cfg)
 		return nb_yerror(c->err, v, "expected a mapping of keys, got %s",
 				 nb_ynode_kind_name(v));
 	c->defaults = v && v->kind == NB_Y_MAP ? v : NULL;
-	if (c->defaults && (!nb_cfg_check_map(c, c->defaults, NB_KS_DEFAULTS, 0) ||
+	if (c->defaults && (!nb_cfg_check_map(c, c->defaults, NB_KS_DEFAULTS, NULL) ||
 			    !check_layer(c, c->defaults)))
 		return false;
 	return load_order_seed(c, cfg) && load_tests(c, cfg);

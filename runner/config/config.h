@@ -58,12 +58,14 @@ struct nb_axis_u64 {
 struct nb_test {
 	char name[64];
 	uint32_t line, col;               /* where the test starts in the file */
+	const struct nb_engine *engine;   /* the registry's table of base.engine */
 	struct nb_params base;            /* every non-axis parameter */
 	struct nb_axis_u64 protocol;      /* enum nb_proto values */
-	struct nb_axis_u64 size;          /* n == 0: the default per protocol, nb_config_default_size */
+	struct nb_axis_u64 size;          /* n == 0: the engine's traits.default_size per protocol */
 	struct nb_axis_u64 streams;       /* streams (stream, pps) or flows (rr, crr, latency) */
 	struct nb_axis_u64 rate;          /* 0 = unlimited */
-	uint32_t rate_pps_mask;           /* stream: bit i set = rate.v[i] is packet/s (plan converts) */
+	uint32_t rate_pps_mask;           /* bit-rate engines: bit i set = rate.v[i] is packet/s (plan
+					     converts) */
 	struct nb_axis_u64 direction;     /* enum nb_dir values */
 	struct nb_axis_u64 request;
 	struct nb_axis_u64 response;
@@ -92,11 +94,9 @@ bool nb_config_load(const char *path, const char *const *sets, size_t nsets, str
 		    struct nb_error *err);
 /** Free what nb_config_load allocated; a zeroed cfg is fine. */
 void nb_config_free(struct nb_config *cfg);
-/** The message size an engine uses when the config gives none (128K TCP stream, 1400 UDP stream,
- *  64 pps, 32 latency, 0 for rr/crr which use request/response). */
-uint32_t nb_config_default_size(const char *engine, enum nb_proto proto);
-/** The smallest message size engine accepts over proto (24 for UDP stream and latency). */
-uint32_t nb_config_min_size(const char *engine, enum nb_proto proto);
+/** Whether name is a key of a test that means something only to the engines listing it in their
+ *  traits.keys ("size", "gso" ...); false for common keys ("duration") and unknown names. */
+bool nb_config_engine_key(const char *name);
 /** The name of an order mode: "sequential", "interleaved", "random". */
 const char *nb_order_name(enum nb_order order);
 

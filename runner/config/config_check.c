@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "params.h"
 
 /* The node of k1, else of k2, else the test itself: where to point an error. */
 static const struct nb_ynode *where(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
@@ -15,18 +16,22 @@ static const struct nb_ynode *where(const struct nb_cfg_ctx *c, const struct nb_
 	return v ? v : test;
 }
 
+/* Every protocol of the test is one the engine runs over; else the engine's reason. */
 static bool check_protocols(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
 {
-	const char *e = t->base.engine;
+	const struct nb_engine *e = t->engine;
+	const char *expected = nb_proto_name(e->traits.default_proto);
 	for (uint32_t i = 0; i < t->protocol.n; i++) {
-		bool udp = t->protocol.v[i] == NB_PROTO_UDP;
-		if (udp && strcmp(e, "crr") == 0)
+		enum nb_proto proto = (enum nb_proto)t->protocol.v[i];
+		if (nb_engine_runs_over(e, proto))
+			continue;
+		if (e->traits.protocols_note)
 			return nb_yerror(c->err, where(c, test, "protocol", "engine"),
-					 "engine crr connects per transaction over TCP only "
-					 "(expected protocol tcp)");
-		if (!udp && strcmp(e, "pps") == 0)
-			return nb_yerror(c->err, where(c, test, "protocol", "engine"),
-					 "engine pps sends UDP only (expected protocol udp)");
+					 "engine %s %s (expected protocol %s)", e->name,
+					 e->traits.protocols_note, expected);
+		return nb_yerror(c->err, where(c, test, "protocol", "engine"),
+				 "engine %s does not run over %s (expected protocol %s)", e->name,
+				 proto == NB_PROTO_UDP ? "UDP" : "TCP", expected);
 	}
 	return true;
 }
@@ -36,7 +41,7 @@ static bool check_size(struct nb_cfg_ctx *c, const struct nb_ynode *at, const st
 {
 	for (uint32_t p = 0; p < t->protocol.n; p++) {
 		enum nb_proto proto = (enum nb_proto)t->protocol.v[p];
-		uint32_t min = strcmp(what, "size") == 0 ? nb_config_min_size(t->base.engine, proto) : 1;
+		uint32_t min = strcmp(what, "size") == 0 ? t->engine->traits.min_size[proto] : 1;
 		if (size < min)
 			return nb_yerror(c->err, at, "%s %s is too small for %s over %s (expected at "
 					 "least %u bytes: sequence number, timestamp and phase)",
@@ -52,10 +57,9 @@ static bool check_sizes(struct nb_cfg_ctx *c, const struct nb_ynode *test, struc
 {
 	static const char *const keys[] = { "size", "request", "response" };
 	const struct nb_axis_u64 *axes[] = { &t->size, &t->request, &t->response };
-	unsigned en = nb_cfg_engine_bit(t->base.engine);
 	for (size_t k = 0; k < 3; k++) {
 		const struct nb_ynode *v = nb_cfg_lookup(c, test, keys[k]);
-		if (!v || !(nb_cfg_key_find(keys[k])->engines & en))
+		if (!v || !nb_cfg_key_applies(nb_cfg_key_find(keys[k]), t->engine))
 			continue;
 		for (uint32_t i = 0; i < axes[k]->n; i++)
 			if (!check_size(c, nb_cfg_item(v, i), t, axes[k]->v[i], keys[k]))

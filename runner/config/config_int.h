@@ -15,11 +15,8 @@
 
 /* Where a key may be written. */
 enum { NB_KS_TOP = 1, NB_KS_DEFAULTS = 2, NB_KS_TEST = 4 };
-/* Engines as bits, for the keys that apply to some engines only. */
-enum {
-	NB_EN_STREAM = 1, NB_EN_PPS = 2, NB_EN_RR = 4, NB_EN_CRR = 8, NB_EN_LATENCY = 16,
-	NB_EN_ALL = 31,
-};
+/* At most this many registered engines are offered as `engine:` values. */
+#define NB_CFG_MAX_ENGINES 32
 
 /** One `--set KEY=VALUE`, its value parsed as YAML. */
 struct nb_cfg_set {
@@ -43,7 +40,8 @@ struct nb_cfg_key {
 	const char *name;
 	const char *alias;                 /* e.g. flows for streams; NULL if none */
 	unsigned scope;                    /* NB_KS_* bits */
-	unsigned engines;                  /* NB_EN_* bits where the key means something */
+	bool common;                       /* means something to every engine; else only to the
+					      engines that list it in their traits.keys */
 	bool (*apply)(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
 };
 
@@ -52,13 +50,18 @@ struct nb_cfg_key {
 extern const struct nb_cfg_key nb_cfg_keys[];
 /** A key by its name or alias, or NULL. */
 const struct nb_cfg_key *nb_cfg_key_find(const char *name);
-/** The NB_EN_* bit of an engine name; 0 if unknown. */
-unsigned nb_cfg_engine_bit(const char *engine);
+/** Whether key k means something to engine e: it is common, or e lists it in its traits. */
+bool nb_cfg_key_applies(const struct nb_cfg_key *k, const struct nb_engine *e);
+/** The names of the registered engines, in registry order, into names; returns how many. */
+size_t nb_cfg_engine_names(const char **names, size_t max);
+/** "a, b or c" of n names into buf. */
+void nb_cfg_join_or(const char *const *names, size_t n, char *buf, size_t len);
 /** The closest of cands to word when it is close enough, else NULL. */
 const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
-/** Check every key of map is allowed at scope (and for engine bit en when scope is a test). */
+/** Check every key of map is allowed at scope (and, when scope is a test and e is not NULL,
+ *  means something to engine e). */
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
-		      unsigned en);
+		      const struct nb_engine *e);
 /** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
 bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
 		       const char *const *allowed, size_t n, const char *where);
@@ -82,8 +85,9 @@ bool nb_cfg_bool(struct nb_cfg_ctx *c, const struct nb_ynode *v, bool *out);
 /** One of names (a "|"-free list); suggests the closest on a typo. */
 bool nb_cfg_enum(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *const *names,
 		 size_t n, int *out);
-/** A rate in the unit of engine (bit/s for stream, else packets/s); *pps for stream pps rates. */
-bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *engine,
+/** A rate in engine e's unit (bit/s or packets/s, its traits.rate); *pps when written as a
+ *  packet rate (which a bit-rate engine's plan converts with the size). */
+bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const struct nb_engine *e,
 		 uint64_t *out, bool *pps);
 /** Item i of an axis written as a scalar (i = 0) or a list. */
 const struct nb_ynode *nb_cfg_item(const struct nb_ynode *v, size_t i);

@@ -1,6 +1,7 @@
-/* The key table: every key of the language, where it may be written, which
- * engines it means something to, and how its value lands in a struct nb_test.
- * Unknown keys get the nearest known one by edit distance. */
+/* The key table: every key of the language, where it may be written, whether
+ * it means something to every engine (else to the engines whose traits list it),
+ * and how its value lands in a struct nb_test. Unknown keys get the nearest
+ * known one by edit distance. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -8,23 +9,25 @@
 #include "config_int.h"
 #include "params.h"
 
-static const char *const engine_names[] = { "stream", "pps", "rr", "crr", "latency" };
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-unsigned nb_cfg_engine_bit(const char *engine)
+size_t nb_cfg_engine_names(const char **names, size_t max)
 {
-	for (size_t i = 0; i < N(engine_names); i++)
-		if (strcmp(engine, engine_names[i]) == 0)
-			return 1u << i;
-	return 0;
+	const struct nb_engine *const *list = nb_engine_list();
+	size_t n = 0;
+	for (; list[n] && n < max; n++)
+		names[n] = list[n]->name;
+	return n;
 }
 
 static bool apply_engine(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
+	const char *names[NB_CFG_MAX_ENGINES];
 	int e;
-	if (!nb_cfg_enum(c, v, engine_names, N(engine_names), &e))
+	if (!nb_cfg_enum(c, v, names, nb_cfg_engine_names(names, NB_CFG_MAX_ENGINES), &e))
 		return false;
-	snprintf(t->base.engine, sizeof(t->base.engine), "%s", engine_names[e]);
+	t->engine = nb_engine_find(names[e]);
+	snprintf(t->base.engine, sizeof(t->base.engine), "%s", names[e]);
 	return true;
 }
 
@@ -109,9 +112,9 @@ static bool one_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_t
 		     uint64_t *out)
 {
 	bool pps;
-	if (!nb_cfg_rate(c, v, t->base.engine, out, &pps))
+	if (!nb_cfg_rate(c, v, t->engine, out, &pps))
 		return false;
-	if (pps && strcmp(t->base.engine, "stream") == 0)
+	if (pps && t->engine->traits.rate == NB_RATE_KIND_BITS)
 		t->rate_pps_mask |= 1u << i;
 	return true;
 }
@@ -291,42 +294,50 @@ static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 	return true;
 }
 
-/* Applied in this order, so engine is known before anything that depends on it. */
+/* Applied in this order, so engine is known before anything that depends on it. COMMON keys
+ * mean something to every engine; LISTED ones only to the engines whose traits.keys name them. */
+#define COMMON true
+#define LISTED false
 const struct nb_cfg_key nb_cfg_keys[] = {
-	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, NB_EN_ALL, NULL },
-	{ "description", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
-	{ "defaults", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
-	{ "tests", NULL, NB_KS_TOP, NB_EN_ALL, NULL },
-	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, NB_EN_ALL, NULL },
-	{ "seed", NULL, NB_KS_TOP | NB_KS_DEFAULTS, NB_EN_ALL, NULL },
-	{ "engine", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_engine },
-	{ "protocol", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_protocol },
-	{ "size", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS | NB_EN_LATENCY,
-	  apply_size },
-	{ "streams", "flows", NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_streams },
-	{ "rate", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS | NB_EN_LATENCY,
-	  apply_rate },
-	{ "direction", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS, apply_direction },
-	{ "request", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR, apply_request },
-	{ "response", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR, apply_response },
-	{ "duration", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_duration },
-	{ "warmup", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_warmup },
-	{ "omit", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_omit },
-	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_interval },
-	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, nb_cfg_apply_reps },
-	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_window },
-	{ "mss", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_mss },
-	{ "nodelay", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_nodelay },
-	{ "congestion", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_congestion },
-	{ "tos", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_tos },
-	{ "wait", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_CRR | NB_EN_LATENCY, apply_wait },
-	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_PPS, apply_gso },
-	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_PPS, apply_batch },
-	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_RR | NB_EN_LATENCY, apply_timeout },
-	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_ALL, apply_cpus },
-	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, NB_EN_STREAM | NB_EN_PPS, nb_cfg_apply_sweep },
-	{ NULL, NULL, 0, 0, NULL },
+	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, COMMON, NULL },
+	{ "description", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "defaults", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "tests", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, COMMON, NULL },
+	{ "seed", NULL, NB_KS_TOP | NB_KS_DEFAULTS, COMMON, NULL },
+	{ "engine", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_engine },
+	{ "protocol", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_protocol },
+	{ "size", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_size },
+	{ "streams", "flows", NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_streams },
+	{ "rate", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_rate },
+	{ "direction", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_direction },
+	{ "request", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_request },
+	{ "response", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_response },
+	{ "duration", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_duration },
+	{ "warmup", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_warmup },
+	{ "omit", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_omit },
+	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_interval },
+	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_reps },
+	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_window },
+	{ "mss", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_mss },
+	{ "nodelay", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_nodelay },
+	{ "congestion", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_congestion },
+	{ "tos", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_tos },
+	{ "wait", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_wait },
+	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_gso },
+	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_batch },
+	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_timeout },
+	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cpus },
+	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
+	{ NULL, NULL, 0, false, NULL },
 };
+#undef COMMON
+#undef LISTED
+
+bool nb_cfg_key_applies(const struct nb_cfg_key *k, const struct nb_engine *e)
+{
+	return k->common || nb_engine_has_key(e, k->name);
+}
 
 const struct nb_cfg_key *nb_cfg_key_find(const char *name)
 {
@@ -401,21 +412,14 @@ static const char *scope_list(unsigned scope)
 	}
 }
 
-static void engines_of(unsigned bits, char *buf, size_t len)
+/* "rr, crr": the engines key k means something to, in registry order. */
+static void engines_of(const struct nb_cfg_key *k, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	for (size_t i = 0; i < N(engine_names); i++)
-		if (bits & (1u << i))
+	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++)
+		if (nb_cfg_key_applies(k, *e))
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
-				 engine_names[i]);
-}
-
-static const char *engine_of(unsigned bit)
-{
-	for (size_t i = 0; i < N(engine_names); i++)
-		if (bit == 1u << i)
-			return engine_names[i];
-	return "?";
+				 (*e)->name);
 }
 
 static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsigned scope)
@@ -437,7 +441,7 @@ static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsign
 }
 
 static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const struct nb_ynode *key,
-		      unsigned scope, unsigned en)
+		      unsigned scope, const struct nb_engine *e)
 {
 	const struct nb_cfg_key *k = nb_cfg_key_find(key->str);
 	if (!k)
@@ -445,11 +449,11 @@ static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const st
 	if (!(k->scope & scope))
 		return nb_yerror(c->err, key, "'%s' is not allowed %s (expected it %s)", key->str,
 				 scope_name(scope), scope_list(k->scope));
-	if (scope == NB_KS_TEST && en && !(k->engines & en)) {
-		char list[64];
-		engines_of(k->engines, list, sizeof(list));
+	if (scope == NB_KS_TEST && e && !nb_cfg_key_applies(k, e)) {
+		char list[128];
+		engines_of(k, list, sizeof(list));
 		return nb_yerror(c->err, key, "'%s' does not apply to engine %s (expected with %s)",
-				 key->str, engine_of(en), list);
+				 key->str, e->name, list);
 	}
 	if (k->alias && nb_ymap_key(map, k->name) && nb_ymap_key(map, k->alias))
 		return nb_yerror(c->err, nb_ymap_key(map, k->alias),
@@ -459,10 +463,10 @@ static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const st
 }
 
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
-		      unsigned en)
+		      const struct nb_engine *e)
 {
 	for (size_t i = 0; i < map->nkids; i += 2)
-		if (!check_key(c, map, map->kids[i], scope, en))
+		if (!check_key(c, map, map->kids[i], scope, e))
 			return false;
 	return true;
 }

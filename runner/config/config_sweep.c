@@ -1,6 +1,6 @@
-/* Repetitions, sweeps, and the checks that need several keys of a test at
- * once (protocol x size, omit < duration, sweep vs rate). Each error points
- * at the node the user should change. */
+/* Repetitions and sweeps: their values and nested keys (the checks that need
+ * several keys of a test at once are in config_check.c). Each error points at
+ * the node the user should change. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,15 +67,25 @@ bool nb_cfg_apply_reps(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 
 /* --- sweep ------------------------------------------------------------------------------ */
 
+/* A packet rate in a bit-rate engine's sweep: say which engine sweeps packet rates. */
+static bool packet_rate_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, const struct nb_test *t)
+{
+	const struct nb_engine *const *e = nb_engine_list();
+	while (*e && !((*e)->traits.rate == NB_RATE_KIND_PACKETS && nb_engine_has_key(*e, "sweep")))
+		e++;
+	return nb_yerror(c->err, v, "'%s' is a packet rate (expected a bit rate such as 100M for a %s "
+			 "sweep%s%s%s)", v->str, t->engine->name, *e ? "; use engine " : "",
+			 *e ? (*e)->name : "", *e ? " to sweep packet rates" : "");
+}
+
 static bool sweep_rate_value(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t,
 			     uint64_t *out)
 {
 	bool pps;
-	if (!nb_cfg_rate(c, v, t->base.engine, out, &pps))
+	if (!nb_cfg_rate(c, v, t->engine, out, &pps))
 		return false;
-	if (pps && strcmp(t->base.engine, "stream") == 0)
-		return nb_yerror(c->err, v, "'%s' is a packet rate (expected a bit rate such as 100M "
-				 "for a stream sweep; use engine pps to sweep packet rates)", v->str);
+	if (pps && t->engine->traits.rate == NB_RATE_KIND_BITS)
+		return packet_rate_sweep(c, v, t);
 	if (*out == 0)
 		return nb_yerror(c->err, v, "a sweep rate of 0 (expected a positive rate)");
 	return true;

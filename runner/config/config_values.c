@@ -87,13 +87,19 @@ bool nb_cfg_bool(struct nb_cfg_ctx *c, const struct nb_ynode *v, bool *out)
 	return nb_yerror(c->err, v, "'%s' is not a boolean (expected true or false)", v->str);
 }
 
+void nb_cfg_join_or(const char *const *names, size_t n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+}
+
 bool nb_cfg_enum(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *const *names,
 		 size_t n, int *out)
 {
-	char what[96] = "";
-	for (size_t i = 0; i < n; i++)
-		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
-			 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	char what[128];
+	nb_cfg_join_or(names, n, what, sizeof(what));
 	if (!nb_cfg_scalar(c, v, what))
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -109,10 +115,10 @@ bool nb_cfg_enum(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *con
 	return nb_yerror(c->err, v, "unknown value '%s' (expected %s)", v->str, what);
 }
 
-bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *engine,
+bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const struct nb_engine *e,
 		 uint64_t *out, bool *pps)
 {
-	bool bits = strcmp(engine, "stream") == 0;
+	bool bits = e->traits.rate == NB_RATE_KIND_BITS;
 	const char *what = bits ? "a rate in bit/s such as 100M, 2.5G or 1Gbps, or a packet rate "
 				  "such as 500kpps"
 				: "a packet rate such as 500kpps, 500k or 1000";
@@ -126,7 +132,7 @@ bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *eng
 	if (!bits && unit == NB_RATE_BITS)
 		return nb_yerror(c->err, v,
 				 "'%s' is a bit rate but engine %s paces packets (expected %s)",
-				 v->str, engine, what);
+				 v->str, e->name, what);
 	*out = x;
 	*pps = unit == NB_RATE_PPS;
 	return true;

@@ -12,11 +12,6 @@
 
 #define NAXES 7
 
-static bool is_engine(const struct nb_params *p, const char *name)
-{
-	return strcmp(p->engine, name) == 0;
-}
-
 static size_t test_ncases(const struct nb_test *t)
 {
 	const struct nb_axis_u64 *ax[NAXES] = { &t->protocol, &t->size, &t->streams, &t->rate,
@@ -27,6 +22,8 @@ static size_t test_ncases(const struct nb_test *t)
 	return n;
 }
 
+/* The id's shape follows the engine: request/response sizes and flows; or one size, flows and
+ * rate ("/pp" for a ping-pong); or (directional) size, streams, direction and rate. */
 static void case_id(struct nb_case *c, bool rate_pps)
 {
 	const struct nb_params *p = &c->params;
@@ -35,18 +32,18 @@ static void case_id(struct nb_case *c, bool rate_pps)
 	nb_units_fmt_size(p->size, s, sizeof(s));
 	if (c->sweep.enabled)
 		snprintf(tail, sizeof(tail), "/%s", c->sweep.search ? "search" : "sweep");
-	else if (p->rate && (rate_pps || !is_engine(p, "stream")))
+	else if (p->rate && (rate_pps || c->engine->traits.rate != NB_RATE_KIND_BITS))
 		snprintf(tail, sizeof(tail), "/r%spps", nb_units_fmt_si(p->rate, r, sizeof(r)));
 	else if (p->rate)
 		snprintf(tail, sizeof(tail), "/r%s", nb_units_fmt_si(p->rate, r, sizeof(r)));
-	if (is_engine(p, "rr") || is_engine(p, "crr")) {
+	if (nb_engine_request_response(c->engine)) {
 		nb_units_fmt_size(p->request, q, sizeof(q));
 		nb_units_fmt_size(p->response, r, sizeof(r));
 		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u", c->test->name, proto, q, r,
 			 p->streams);
-	} else if (is_engine(p, "latency")) {
+	} else if (!c->engine->traits.directional) {
 		snprintf(c->id, sizeof(c->id), "%s/%s/s%s/f%u%s", c->test->name, proto, s, p->streams,
-			 p->rate ? tail : "/pp");
+			 nb_engine_closed_loop(c->engine, p->rate) ? "/pp" : tail);
 	} else {
 		snprintf(c->id, sizeof(c->id), "%s/%s/s%s/p%u/%s%s", c->test->name, proto, s,
 			 p->streams, nb_dir_name(p->direction), tail);
@@ -59,9 +56,10 @@ static void fill_case(const struct nb_test *t, const uint32_t *idx, struct nb_ca
 	struct nb_params *p = &c->params;
 	memset(c, 0, sizeof(*c));
 	c->test = t;
+	c->engine = t->engine;
 	*p = t->base;
 	p->proto = (enum nb_proto)t->protocol.v[idx[0]];
-	p->size = t->size.n ? (uint32_t)t->size.v[idx[1]] : nb_config_default_size(p->engine, p->proto);
+	p->size = t->size.n ? (uint32_t)t->size.v[idx[1]] : t->engine->traits.default_size[p->proto];
 	p->streams = (uint32_t)t->streams.v[idx[2]];
 	p->rate = t->rate.v[idx[3]];
 	p->direction = (enum nb_dir)t->direction.v[idx[4]];
@@ -131,9 +129,9 @@ static bool check_engines(const struct nb_config *cfg, const struct nb_plan *pla
 {
 	for (size_t i = 0; i < plan->ncases; i++) {
 		const struct nb_case *c = &plan->cases[i];
-		const struct nb_engine *e = nb_engine_find(c->params.engine);
+		const struct nb_engine *e = c->engine;
 		struct nb_error why = { { 0 } };
-		if (e && e->validate && !e->validate(&c->params, &why))
+		if (e->validate && !e->validate(&c->params, &why))
 			return nb_error_set(err, "%s:%u:%u: case %s: %s", cfg->path, c->test->line,
 					    c->test->col, c->id, why.msg);
 	}

@@ -16,6 +16,8 @@
 struct nb_case {
 	char id[160];                 /* e.g. "tcp-throughput/tcp/s128K/p4/reverse"; unique in the plan */
 	const struct nb_test *test;   /* the test it came from (owned by the config) */
+	const struct nb_engine *engine; /* the test's engine: its traits decide everything engine-
+					   specific about the case (never params.engine's name) */
 	uint32_t index;               /* position in the plan, 0-based, in matrix order */
 	struct nb_params params;      /* fully resolved; params.rate is the sweep's start when swept */
 	struct nb_timing timing;
@@ -52,7 +54,8 @@ uint32_t nb_case_slots(const struct nb_case *c);
 double nb_case_estimate_s(const struct nb_case *c);
 /** Estimated number of trials of a sweep or search (1 when the case has no sweep). */
 uint32_t nb_sweep_trials(const struct nb_sweep *s);
-/** The case's rate for people: "1G" (bit/s), "500kpps", "10M..1G" for a sweep, "-" if none. */
+/** The case's rate for people: "1G" (bit/s), "500kpps", "10M..1G" for a sweep, "ping-pong" for
+ *  a closed loop that takes a rate, "-" if none. */
 char *nb_case_rate_str(const struct nb_case *c, char *buf, size_t len);
 
 #endif

@@ -10,16 +10,6 @@
 
 #define OVERHEAD_S 1.0
 
-static bool is_rr(const struct nb_params *p)
-{
-	return strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0;
-}
-
-static bool is_directional(const struct nb_params *p)
-{
-	return strcmp(p->engine, "stream") == 0 || strcmp(p->engine, "pps") == 0;
-}
-
 /* Search: an exponential probe from `from` up to `to`, then per loss threshold a bisection
  * of the factor-2 bracket down to `precision`, and the confirmations. */
 static uint32_t search_trials(const struct nb_sweep *s)
@@ -64,7 +54,7 @@ double nb_plan_estimate_s(const struct nb_plan *plan)
 char *nb_case_rate_str(const struct nb_case *c, char *buf, size_t len)
 {
 	const struct nb_params *p = &c->params;
-	bool bits = strcmp(p->engine, "stream") == 0;
+	bool bits = c->engine->traits.rate == NB_RATE_KIND_BITS;
 	char a[24], b[24];
 	if (c->sweep.enabled)
 		snprintf(buf, len, "%s..%s%s", nb_units_fmt_si(c->sweep.from, a, sizeof(a)),
@@ -72,14 +62,16 @@ char *nb_case_rate_str(const struct nb_case *c, char *buf, size_t len)
 	else if (p->rate)
 		snprintf(buf, len, "%s%s", nb_units_fmt_si(p->rate, a, sizeof(a)), bits ? "" : "pps");
 	else
-		snprintf(buf, len, "%s", strcmp(p->engine, "latency") == 0 ? "ping-pong" : "-");
+		snprintf(buf, len, "%s", c->engine->traits.loop == NB_LOOP_CLOSED_UNPACED ? "ping-pong"
+											 : "-");
 	return buf;
 }
 
-static void size_str(const struct nb_params *p, char *buf, size_t len)
+static void size_str(const struct nb_case *c, char *buf, size_t len)
 {
+	const struct nb_params *p = &c->params;
 	char a[24], b[24];
-	if (is_rr(p))
+	if (nb_engine_request_response(c->engine))
 		snprintf(buf, len, "%s/%s", nb_units_fmt_size(p->request, a, sizeof(a)),
 			 nb_units_fmt_size(p->response, b, sizeof(b)));
 	else
@@ -105,12 +97,12 @@ void nb_plan_print(const struct nb_plan *plan, FILE *out)
 		const struct nb_case *c = &plan->cases[i];
 		const struct nb_params *p = &c->params;
 		char size[32], rate[48], reps[32];
-		size_str(p, size, sizeof(size));
+		size_str(c, size, sizeof(size));
 		nb_case_rate_str(c, rate, sizeof(rate));
 		reps_str(c, reps, sizeof(reps));
 		fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s  %s\n", w, c->id, p->engine,
 			nb_proto_name(p->proto), size, p->streams, rate,
-			is_directional(p) ? nb_dir_name(p->direction) : "-", reps);
+			c->engine->traits.directional ? nb_dir_name(p->direction) : "-", reps);
 	}
 	char est[32];
 	nb_units_fmt_duration(nb_plan_estimate_s(plan), est, sizeof(est));

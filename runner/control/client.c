@@ -79,6 +79,7 @@ void nb_client_close(struct nb_client *c)
 
 struct test_state {
 	struct nb_client *c;
+	const struct nb_engine *e;    /* the engine of su->params.engine */
 	const struct nb_msg_setup *su;
 	const struct nb_test_sink *sink;
 	struct nb_session *s;
@@ -254,8 +255,8 @@ static enum nb_outcome finish(struct test_state *t, struct nb_test_result *out)
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K] };
 	if (t->with_hist && (out->hist = nb_hist_create()))
 		nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
-	nb_metrics_span(&t->su->params, &span, -1, out->hist, &out->m);
-	nb_metrics_exact_loss(&t->su->params, lfinal, m.u.result.s.snap, &out->m);
+	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
+	nb_metrics_exact_loss(t->e, &t->su->params, lfinal, m.u.result.s.snap, &out->m);
 	enum nb_outcome o = NB_OUT_OK;
 	if (!m.u.result.ok || !local_ok) {
 		snprintf(out->error, sizeof(out->error), "%s%s", local_ok ? "agent: " : "",
@@ -352,7 +353,8 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	memset(out, 0, sizeof(*out));
 	nb_metrics_clear(&out->m);
 	const struct nb_engine *e = nb_engine_find(su->params.engine);
-	struct test_state t = { .c = c, .su = su, .sink = sink, .err = err, .t0 = nb_now_ns() };
+	struct test_state t = { .c = c, .e = e, .su = su, .sink = sink, .err = err,
+				.t0 = nb_now_ns() };
 	if (!e) {
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
 		return NB_OUT_CASE_FAILED;

@@ -1,10 +1,10 @@
 /* nbrun — turning two ends' cumulative counters into the metric columns.
  *
- * For a directional engine (stream, pps) each flow has one sender and one
- * receiver: tx columns come from the sender's counters on the sender's clock,
- * rx columns from the receiver's on the receiver's clock. For request/response
- * engines (rr, crr, latency) the client's counters say everything (the agent
- * only echoes) and latency comes from the client's histogram.
+ * For a directional engine (traits.directional: stream, pps) each flow has one
+ * sender and one receiver: tx columns come from the sender's counters on the
+ * sender's clock, rx columns from the receiver's on the receiver's clock. For
+ * the others (rr, crr, latency) the client's counters say everything (the agent
+ * only answers) and latency comes from the client's histogram.
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -22,17 +22,16 @@ struct nb_span {
 	const struct nb_snapshot *p0, *p1;   /* agent (peer) */
 };
 
-/** Metrics of one flow (flow >= 0) or all flows summed (flow = -1) over the span.
- *  hist, when given, is the span's RTT histogram (all flows). */
-void nb_metrics_span(const struct nb_params *p, const struct nb_span *s, int32_t flow,
-		     const struct nb_hist *hist, struct nb_metrics *out);
+/** Metrics of one flow (flow >= 0) or all flows summed (flow = -1) over the span of a case of
+ *  engine e with parameters p. hist, when given, is the span's RTT histogram (all flows). */
+void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
+		     int32_t flow, const struct nb_hist *hist, struct nb_metrics *out);
 /** Exact UDP loss of the run from the final (after-drain) snapshots: measured datagrams
  *  sent minus distinct measured datagrams received. Sets lost and loss_pct in out. */
-void nb_metrics_exact_loss(const struct nb_params *p, const struct nb_snapshot *lfinal,
-			   const struct nb_snapshot *pfinal, struct nb_metrics *out);
-/** Name of the headline column for an engine (rx_bps, rx_pps, trans_per_s, lat_p50_us). */
-enum nb_col nb_metrics_headline(const struct nb_params *p);
-/** Whether the engine is directional (one sender per flow). */
-bool nb_metrics_directional(const struct nb_params *p);
+void nb_metrics_exact_loss(const struct nb_engine *e, const struct nb_params *p,
+			   const struct nb_snapshot *lfinal, const struct nb_snapshot *pfinal,
+			   struct nb_metrics *out);
+/** The headline column of engine e (its traits.headline.column: rx_bps, trans_per_s ...). */
+enum nb_col nb_metrics_headline(const struct nb_engine *e);
 
 #endif

@@ -7,9 +7,9 @@ static double tick_s(const struct nb_msg_setup *su, uint32_t k)
 	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
 }
 
-void nb_rows_write_interval(struct nb_csv *csv, const struct nb_msg_setup *su, uint32_t run_id,
-			    uint32_t rep, uint32_t k, const struct nb_span *span,
-			    const struct nb_hist *hist)
+void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
+			    const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep, uint32_t k,
+			    const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct nb_interval row = { .run_id = run_id, .case_id = su->case_id, .rep = rep };
 	row.t_start = tick_s(su, k - 1);
@@ -18,10 +18,10 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_msg_setup *su, u
 	uint32_t nflows = span->l1->nflows;
 	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
 		row.stream = f;
-		nb_metrics_span(&su->params, span, f, NULL, &row.m);
+		nb_metrics_span(e, &su->params, span, f, NULL, &row.m);
 		nb_intervals_csv_write(csv, &row);
 	}
 	row.stream = -1; /* all flows summed: the row the statistics use */
-	nb_metrics_span(&su->params, span, -1, hist, &row.m);
+	nb_metrics_span(e, &su->params, span, -1, hist, &row.m);
 	nb_intervals_csv_write(csv, &row);
 }

@@ -8,10 +8,10 @@
 #include "metrics.h"
 #include "proto.h"
 
-/** Append interval k of a run: one row per flow when there are several, then the summed row
- *  (stream -1, carrying the interval's latency histogram when there is one). */
-void nb_rows_write_interval(struct nb_csv *csv, const struct nb_msg_setup *su, uint32_t run_id,
-			    uint32_t rep, uint32_t k, const struct nb_span *span,
-			    const struct nb_hist *hist);
+/** Append interval k of a run of engine e: one row per flow when there are several, then the
+ *  summed row (stream -1, carrying the interval's latency histogram when there is one). */
+void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
+			    const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep, uint32_t k,
+			    const struct nb_span *span, const struct nb_hist *hist);
 
 #endif

@@ -5,11 +5,9 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "config_copy.h"
-#include "metrics.h"
 #include "params.h"
 #include "plan_csv.h"
 #include "results_dir.h"
@@ -30,25 +28,22 @@ void nb_outdir_sha256_hex(const void *data, size_t len, char out[65])
 		snprintf(out + 2 * i, 3, "%02x", h[i]);
 }
 
-static bool is_rr(const struct nb_params *p)
-{
-	return strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0;
-}
-
 /* plan.csv's row of case c; reps backs the repetitions cell. Parameters an engine does not
- * take stay empty: size for rr/crr, request/response for the others, direction for the
- * engines that are not directional, wait for those that are. */
+ * take (its traits say which) stay empty: size for a request/response engine,
+ * request/response for the others, direction for the engines that are not directional, wait
+ * for those that take none. */
 static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *reps, size_t len)
 {
 	const struct nb_params *p = &c->params;
-	bool rr = is_rr(p), dir = nb_metrics_directional(p);
+	bool rr = nb_engine_request_response(c->engine), dir = c->engine->traits.directional;
 	snprintf(reps, len, "%u", c->reps.count);
 	*row = (struct nb_plan_case){
 		.case_id = c->id, .test = c->test->name, .engine = p->engine,
 		.protocol = nb_proto_name(p->proto), .size = rr ? NAN : (double)p->size,
 		.request = rr ? (double)p->request : NAN, .response = rr ? (double)p->response : NAN,
 		.streams = p->streams, .direction = dir ? nb_dir_name(p->direction) : "",
-		.rate = (double)p->rate, .wait = dir ? "" : nb_wait_name(p->wait),
+		.rate = (double)p->rate,
+		.wait = nb_engine_has_key(c->engine, "wait") ? nb_wait_name(p->wait) : "",
 		.duration_s = (double)c->timing.duration_ns / 1e9,
 		.warmup_s = (double)c->timing.warmup_ns / 1e9,
 		.omit_s = (double)c->timing.omit_ns / 1e9,

@@ -59,7 +59,7 @@ struct row_ctx {
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct row_ctx *r = ctx;
-	nb_rows_write_interval(r->b->intervals, r->su, r->run_id, r->rep, k, span, hist);
+	nb_rows_write_interval(r->b->intervals, r->c->engine, r->su, r->run_id, r->rep, k, span, hist);
 	nb_progress_tick(r->b->progress);
 }
 
@@ -74,7 +74,7 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->omit_ns = c->timing.omit_ns;
 	su->duration_ns = c->timing.duration_ns;
 	su->interval_ns = c->timing.interval_ns;
-	bool udp_dir = c->params.proto == NB_PROTO_UDP && nb_metrics_directional(&c->params);
+	bool udp_dir = c->params.proto == NB_PROTO_UDP && c->engine->traits.directional;
 	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
 }
 
@@ -85,14 +85,12 @@ static void run_flags(const struct batch *b, const struct nb_case *c, const stru
 	out[0] = '\0';
 	const struct nb_params *p = &c->params;
 	double tps = m->v[NB_COL_TRANS_PER_S], mean_us = m->v[NB_COL_LAT_MEAN_US];
-	bool closed_loop = strcmp(p->engine, "rr") == 0 || strcmp(p->engine, "crr") == 0 ||
-			   (strcmp(p->engine, "latency") == 0 && p->rate == 0);
-	if (closed_loop && tps > 0 && mean_us > 0) {
+	if (nb_engine_closed_loop(c->engine, p->rate) && tps > 0 && mean_us > 0) {
 		double little = (double)p->streams / tps * 1e6;
 		if (fabs(mean_us / little - 1.0) > LITTLE_TOLERANCE)
 			snprintf(out + strlen(out), n - strlen(out), "%slittles-law", out[0] ? ";" : "");
 	}
-	if (strcmp(p->engine, "pps") == 0 && p->gso && b->peer_local)
+	if (p->gso && b->peer_local) /* only engines that take `gso` ever have it set */
 		snprintf(out + strlen(out), n - strlen(out), "%sgro-local", out[0] ? ";" : "");
 }
 
@@ -101,7 +99,7 @@ static void write_run(struct batch *b, const struct nb_case *c, uint32_t rep, co
 {
 	char flags[128];
 	run_flags(b, c, &res->m, flags, sizeof(flags));
-	enum nb_col head = nb_metrics_headline(&c->params);
+	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
@@ -120,7 +118,7 @@ static void progress_done(const struct batch *b, const struct nb_case *c, uint32
 			  enum nb_outcome o, const struct nb_test_result *res)
 {
 	char text[NB_TEXT_MAX + 96];
-	enum nb_col head = nb_metrics_headline(&c->params);
+	enum nb_col head = nb_metrics_headline(c->engine);
 	if (o == NB_OUT_OK)
 		nb_fmt_value(res->m.v[head], nb_cols[head].unit, text, sizeof(text));
 	else
@@ -156,7 +154,7 @@ static enum nb_outcome run_one(struct batch *b, uint32_t case_index, uint32_t re
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
 	write_run(b, c, rep, started, o, &res);
 	if (o == NB_OUT_OK)
-		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(&c->params)]);
+		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(c->engine)]);
 	struct nb_error herr;
 	if (res.hist && !nb_hist_csv_write(b->dir, b->run_id, res.hist, &herr))
 		fprintf(stderr, "nbrun: %s\n", herr.msg);

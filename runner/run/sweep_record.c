@@ -10,9 +10,10 @@
 #include "sweep_run.h"
 #include "sweeps_json.h"
 
+/* Only engines with a rate sweep (the `sweep` key), so never NULL. */
 static const char *rate_unit(const struct nb_case *c)
 {
-	return strcmp(c->params.engine, "stream") == 0 ? "bit/s" : "pkt/s";
+	return c->engine->traits.rate_unit;
 }
 
 /* "187.4 Mbit/s" */

@@ -32,7 +32,8 @@ struct trial_ctx {
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct trial_ctx *x = ctx;
-	nb_rows_write_interval(x->env->intervals, &x->su, x->run_id, x->rep, k, span, hist);
+	nb_rows_write_interval(x->env->intervals, x->c->engine, &x->su, x->run_id, x->rep, k, span,
+			       hist);
 }
 
 /* The case's setup with the trial's rate and length; warm-up, interval and omit from the case. */
@@ -50,7 +51,7 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	su->omit_ns = c->timing.omit_ns < t->duration_ns ? c->timing.omit_ns : 0;
 	su->duration_ns = t->duration_ns;
 	su->interval_ns = c->timing.interval_ns < t->duration_ns ? c->timing.interval_ns : t->duration_ns;
-	bool udp_dir = c->params.proto == NB_PROTO_UDP && nb_metrics_directional(&c->params);
+	bool udp_dir = c->params.proto == NB_PROTO_UDP && c->engine->traits.directional;
 	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
 }
 
@@ -59,7 +60,7 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 {
 	const struct nb_params *p = &x->c->params;
 	double flows = (double)nb_params_nflows(p);
-	bool pps = strcmp(p->engine, "pps") == 0;
+	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
 	double target = m->v[NB_COL_TARGET_RATE], achieved = m->v[NB_COL_ACHIEVED_RATE];
 	t->sent_rate = achieved / flows;
 	t->recv_rate = (pps ? m->v[NB_COL_RX_PPS] : m->v[NB_COL_RX_BPS]) / flows;
@@ -104,7 +105,7 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 	const struct nb_case *c = x->c;
 	char flags[160];
 	trial_flags(x, t, &res->m, t->confirm, flags, sizeof(flags));
-	enum nb_col head = nb_metrics_headline(&c->params);
+	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
@@ -131,7 +132,7 @@ static void say(const struct nb_sweep_env *env, const char *text)
 
 static void progress(const struct trial_ctx *x, const struct nb_trial *t, const char *error)
 {
-	const char *unit = strcmp(x->c->params.engine, "stream") == 0 ? "bit/s" : "pkt/s";
+	const char *unit = x->c->engine->traits.rate_unit;
 	char line[NB_TEXT_MAX + 512];
 	if (!t->ok)
 		snprintf(line, sizeof(line), "  %s trial %u at %.6g %s: FAILED: %s", x->c->id, x->n,
