@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "stats.h"
 
 #define MAX_CPUS 4096
 
@@ -275,33 +276,10 @@ static bool check_single_stream(const struct nb_pitfall_case *c, const struct nb
 		   c->mean, 100.0 * c->mean / best->mean, best->streams, best->mean, best->case_id);
 }
 
-/* Two-sided 95 % Student t quantile for df degrees of freedom. */
-static double t975(unsigned df)
-{
-	static const double t[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
-				    2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
-				    2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
-				    2.048, 2.045, 2.042 };
-	if (df == 0)
-		return INFINITY;
-	if (df <= 30)
-		return t[df - 1];
-	return 1.959964 + 2.37 / df;
-}
-
-/* The 95 % CI half-width relative to the mean is t(n-1)·cv/√n; the smallest n with that
- * ≤ rel. Since t > z = 1.96, n ≥ (z·cv/rel)²: start there and step up (t shrinks with n). */
+/* The same estimate (and cap) summary.csv's reps_for_ci2pct gives. */
 unsigned nb_pitfalls_reps_for_ci(double cv, double rel)
 {
-	if (!(cv > 0) || !(rel > 0))
-		return 2;
-	double start = floor(pow(1.959964 * cv / rel, 2));
-	if (start > 1e6)
-		return 1000000;
-	unsigned n = start < 2 ? 2 : (unsigned)start;
-	while (t975(n - 1) * cv / sqrt(n) > rel && n < 1000000)
-		n++;
-	return n;
+	return nb_stats_reps_for_cv(cv, rel, NB_STATS_REPS_CAP);
 }
 
 static bool check_unstable(const struct nb_pitfall_case *c, double threshold, struct nb_pitfalls *out)

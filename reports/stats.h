@@ -31,12 +31,20 @@ double nb_stats_mean(const struct nb_stats *s);
 double nb_stats_stddev(const struct nb_stats *s);
 /** Coefficient of variation stddev/|mean| as a fraction; NAN when n < 2 or mean == 0. */
 double nb_stats_cv(const struct nb_stats *s);
-/** Two-sided 95 % Student t critical value for df degrees of freedom (df >= 1); NAN for df 0. */
+/** Quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom (any real df;
+ *  INFINITY gives the normal quantile); NAN outside those ranges. */
+double nb_stats_t_quantile(double p, double df);
+/** Two-sided 95 % Student t critical value t(0.975, df); NAN for df 0. */
 double nb_stats_t95(size_t df);
 /** Half-width of the 95 % CI of the mean; NAN when n < 2. */
 double nb_stats_ci95_half(const struct nb_stats *s);
 /** netperf -I rule: true when the 95 % CI half-width is at most rel_width x |mean| (n >= 2). */
 bool nb_stats_ci_reached(const struct nb_stats *s, double rel_width);
+/** The cap of every repetitions estimate (the report, summary.csv and the pitfalls say one number). */
+#define NB_STATS_REPS_CAP 1000000u
+/** Repetitions that bring the 95 % CI half-width under rel x |mean| at this CV (stddev/|mean|):
+ *  at least 2, at most cap; 0 when rel <= 0 or cv is not a number. */
+uint32_t nb_stats_reps_for_cv(double cv, double rel, uint32_t cap);
 /** Repetitions needed for a 95 % CI half-width of rel_width x |mean| if stddev and mean stay
  *  as they are (at least 2, capped at cap); 0 when unknown (n < 2 or mean 0). */
 uint32_t nb_stats_reps_needed(const struct nb_stats *s, double rel_width, uint32_t cap);

@@ -112,7 +112,7 @@ static void finish(struct nb_case_stats *c, struct acc *a, bool *run_outlier)
 		nb_hist_summarize(c->merged, &c->lat);
 	c->ci_half = nb_stats_ci95_half(&c->value);
 	c->ci_reached = nb_stats_ci_reached(&c->value, c->pc->ci_target);
-	c->reps_needed = nb_stats_reps_needed(&c->value, 0.02, 1000);
+	c->reps_needed = nb_stats_reps_needed(&c->value, 0.02, NB_STATS_REPS_CAP);
 	c->first_interval = nb_stats_mean(&a->first);
 	nb_stats_sort(a->iv_values, a->niv);
 	c->median_interval = nb_stats_percentile(a->iv_values, a->niv, 50.0);
