@@ -212,6 +212,12 @@ double nb_stats_percentile(const double *sorted, size_t n, double p)
 	return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
+bool nb_stats_quantile_supported(double q, double n)
+{
+	/* n (1 - q) >= 1, with room for q's rounding in binary (1 / (1 - 0.9999) = 10000.0000000009) */
+	return q >= 0.0 && q < 1.0 && n * (1.0 - q) >= 1.0 - 1e-9;
+}
+
 size_t nb_stats_outliers(const double *v, size_t n, bool *flags)
 {
 	memset(flags, 0, n * sizeof(*flags));

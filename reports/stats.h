@@ -55,6 +55,9 @@ bool nb_stats_autorep_done(const struct nb_stats *s, uint32_t min, uint32_t max,
 void nb_stats_sort(double *v, size_t n);
 /** Percentile p in [0,100] of sorted v with linear interpolation (R type 7); NAN when n == 0. */
 double nb_stats_percentile(const double *sorted, size_t n, double p);
+/** Whether n samples can estimate quantile q (0.99, 0.9999 ...): n >= 1/(1-q). Below that the
+ *  "percentile" is only the sample maximum (p99.99 of 2001 samples), so it is left out. */
+bool nb_stats_quantile_supported(double q, double n);
 /** Flag values beyond 1.5 IQR outside the quartiles (Tukey fences); flags[i] for v[i]
  *  (v need not be sorted). Returns how many are flagged; none when n < 4. */
 size_t nb_stats_outliers(const double *v, size_t n, bool *flags);

@@ -90,14 +90,12 @@ static void write_value_stats(struct nb_csv *f, const struct nb_case_stats *c)
 static void write_latency(struct nb_csv *f, const struct nb_case_stats *c)
 {
 	bool h = c->merged && c->lat.count > 0;
-	const uint64_t p[NB_LAT_NQ] = { c->lat.p50_ns, c->lat.p90_ns, c->lat.p99_ns, c->lat.p999_ns,
-					c->lat.p9999_ns };
 	nb_csv_num(f, h ? (double)c->lat.count : NAN);
 	nb_csv_num(f, h ? (double)c->lat.min_ns / 1000.0 : NAN);
 	nb_csv_num(f, h ? c->lat.mean_ns / 1000.0 : NAN);
 	nb_csv_num(f, h ? (double)c->lat.max_ns / 1000.0 : NAN);
-	for (size_t q = 0; q < NB_LAT_NQ; q++)
-		nb_csv_num(f, h ? (double)p[q] / 1000.0 : NAN);
+	for (size_t q = 0; q < NB_LAT_NQ; q++) /* empty when too few samples for it */
+		nb_csv_num(f, nb_case_lat_pct_ns(c, q) / 1000.0);
 	for (size_t q = 0; q < NB_LAT_NQ; q++)
 		nb_csv_num(f, c->lat_runmean_us[q]);
 }
