@@ -150,12 +150,32 @@ static void variant(const struct nb_plan_case *p, char *buf, size_t len)
 		 p->direction, isfinite(p->rate) ? p->rate : 0, p->wait);
 }
 
+/* bidir: each direction's own rate and drop numbers (the fwd_ and rev_ columns). */
+static uint32_t pitfall_dirs(const struct nb_case_stats *c, struct nb_pitfall_dir d[2])
+{
+	static const char *const names[2] = { "forward", "reverse" };
+	if (strcmp(c->pc->direction, "bidir") != 0)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		enum nb_col_dir dir = (enum nb_col_dir)k;
+		d[k] = (struct nb_pitfall_dir){
+			.name = names[k],
+			.target_rate = c->metric_mean[nb_col_dir(NB_COL_TARGET_RATE, dir)],
+			.achieved_rate = c->metric_min[nb_col_dir(NB_COL_ACHIEVED_RATE, dir)],
+			.rcvbuf_drops = c->metric_max[nb_col_dir(NB_COL_RCVBUF_DROPS, dir)],
+			.snd_errs = c->metric_max[nb_col_dir(NB_COL_SND_ERRS, dir)],
+		};
+	}
+	return 2;
+}
+
 void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case *out,
 			      char (*variants)[64])
 {
 	for (size_t i = 0; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		const struct nb_plan_case *p = c->pc;
+		const double *mx = c->metric_max;
 		variant(p, variants[i], 64);
 		out[i] = (struct nb_pitfall_case){
 			.case_id = p->case_id, .test = p->test, .eng = p->eng,
@@ -163,14 +183,19 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 			.streams = isfinite(p->streams) && p->streams > 0 ? (uint32_t)p->streams : 1,
 			.n = (uint32_t)c->value.n, .mean = nb_stats_mean(&c->value),
 			.stddev = nb_stats_stddev(&c->value), .cv = nb_stats_cv(&c->value),
-			.cpu_local_max_pct = c->metric_max[NB_COL_CPU_LOCAL_PCT],
-			.cpu_peer_max_pct = c->metric_max[NB_COL_CPU_PEER_PCT],
-			.host_cpu_local_max_pct = c->metric_max[NB_COL_HOST_CPU_LOCAL_PCT],
-			.host_cpu_peer_max_pct = c->metric_max[NB_COL_HOST_CPU_PEER_PCT],
+			.cpu_thread_max_pct = {
+				{ mx[NB_COL_CPU_LOCAL_TX_THREAD_PCT], mx[NB_COL_CPU_LOCAL_RX_THREAD_PCT] },
+				{ mx[NB_COL_CPU_PEER_TX_THREAD_PCT], mx[NB_COL_CPU_PEER_RX_THREAD_PCT] },
+			},
+			.host_cpu_local_max_pct = mx[NB_COL_HOST_CPU_LOCAL_PCT],
+			.host_cpu_peer_max_pct = mx[NB_COL_HOST_CPU_PEER_PCT],
+			.steal_max_pct = { mx[NB_COL_HOST_STEAL_LOCAL_PCT], mx[NB_COL_HOST_STEAL_PEER_PCT] },
 			.target_rate = c->metric_mean[NB_COL_TARGET_RATE],
 			.achieved_rate = c->metric_min[NB_COL_ACHIEVED_RATE],
+			.rcvbuf_drops = mx[NB_COL_RCVBUF_DROPS], .snd_errs = mx[NB_COL_SND_ERRS],
 			.omit_s = p->omit_s, .first_interval = c->first_interval,
 			.median_interval = c->median_interval,
 		};
+		out[i].ndirs = pitfall_dirs(c, out[i].dirs);
 	}
 }
