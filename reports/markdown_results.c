@@ -141,7 +141,7 @@ static void n_cell(FILE *f, const struct nb_case_stats *c)
 		fprintf(f, "%s%zu invalid", sep, c->n_invalid), sep = ", ";
 	if (c->outliers)
 		fprintf(f, "%s%zu outlier%s", sep, c->outliers, c->outliers > 1 ? "s" : ""), sep = ", ";
-	fprintf(f, "%s |\n", *sep == ',' ? ")" : "");
+	fprintf(f, "%s |", *sep == ',' ? ")" : "");
 }
 
 static struct nb_scale group_scale(const struct nb_summary *s, size_t g)
@@ -154,21 +154,44 @@ static struct nb_scale group_scale(const struct nb_summary *s, size_t g)
 	return nb_fmt_scale(unit, mag);
 }
 
-static void group_table(FILE *f, const struct nb_summary *s, size_t g)
+static void group_extras(const struct nb_summary *s, size_t g, bool show[NB_MD_NEXTRA])
 {
-	bool show[NPCOLS];
-	group_columns(s, g, show);
-	struct nb_scale sc = group_scale(s, g);
-	const char *u = *sc.unit ? sc.unit : "value";
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++) {
+		show[k] = false;
+		for (size_t i = g; i < s->n && !show[k]; i++)
+			show[k] = same_group(&s->c[g], &s->c[i]) && nb_md_extra_has(k, &s->c[i]);
+	}
+}
+
+static void table_head(FILE *f, const bool show[NPCOLS], const bool extra[NB_MD_NEXTRA],
+		       const char *u)
+{
 	fprintf(f, "| Case |");
 	for (size_t k = 0; k < NPCOLS; k++)
 		if (show[k])
 			fprintf(f, " %s |", pcols[k].head);
-	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |\n|---|", u);
+	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |", u);
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+		if (extra[k])
+			nb_md_extra_head(f, k, u);
+	fprintf(f, "\n|---|");
 	for (size_t k = 0; k < NPCOLS; k++)
 		if (show[k])
 			fprintf(f, "---|");
-	fprintf(f, "--:|--:|--:|--:|\n");
+	fprintf(f, "--:|--:|--:|--:|");
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+		if (extra[k])
+			fprintf(f, "--:|");
+	fputs("\n", f);
+}
+
+static void group_table(FILE *f, const struct nb_summary *s, size_t g)
+{
+	bool show[NPCOLS], extra[NB_MD_NEXTRA];
+	group_columns(s, g, show);
+	group_extras(s, g, extra);
+	struct nb_scale sc = group_scale(s, g);
+	table_head(f, show, extra, *sc.unit ? sc.unit : "value");
 	for (size_t i = g; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		if (!same_group(&s->c[g], c))
@@ -184,7 +207,15 @@ static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 			}
 		value_cells(f, c, sc);
 		n_cell(f, c);
+		for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+			if (extra[k])
+				nb_md_extra_cell(f, k, c, sc);
+		fputs("\n", f);
 	}
+	if (extra[0] || extra[2])
+		fputs("\nThe columns after n are means over the repetitions; a bidir case gives "
+		      "forward / reverse (client → agent / agent → client), each direction judged on "
+		      "its own (see the warnings).\n", f);
 	fputs("\n", f);
 }
 
