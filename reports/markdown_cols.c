@@ -18,9 +18,23 @@ static bool udp_directional(const struct nb_case_stats *c)
 	return c->pc->eng && c->pc->eng->traits.directional && strcmp(c->pc->protocol, "udp") == 0;
 }
 
+/* Three significant digits, without an exponent for large values. */
+static void sig3(FILE *f, double v)
+{
+	if (fabs(v) >= 100.0)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.3g", v);
+}
+
+static void whole(FILE *f, double v)
+{
+	fprintf(f, "%.0f", v);
+}
+
 /* Mean of column base, or of each direction's ("a / b") for a bidir case. */
-static void pair(FILE *f, const struct nb_case_stats *c, enum nb_col base, const char *fmt,
-		 const char *unit)
+static void pair(FILE *f, const struct nb_case_stats *c, enum nb_col base,
+		 void (*put)(FILE *, double), const char *unit)
 {
 	double v[2] = { c->metric_mean[base], NAN };
 	int n = 1;
@@ -34,7 +48,7 @@ static void pair(FILE *f, const struct nb_case_stats *c, enum nb_col base, const
 		if (i)
 			fputs(" / ", f);
 		if (isfinite(v[i]))
-			fprintf(f, fmt, v[i]);
+			put(f, v[i]);
 		else
 			fputs("—", f);
 	}
@@ -85,5 +99,5 @@ void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct n
 		0, 0, NB_COL_LOSS_PCT, NB_COL_LOST, NB_COL_RCVBUF_DROPS, NB_COL_SND_ERRS, NB_COL_JITTER_US,
 	};
 	static const char *const units[NB_MD_NEXTRA] = { "", "", " %", "", "", "", " µs" };
-	pair(f, c, cols[k], k == 2 || k == 6 ? "%.3g" : "%.0f", units[k]);
+	pair(f, c, cols[k], k == 2 || k == 6 ? sig3 : whole, units[k]);
 }
