@@ -24,12 +24,14 @@ struct nb_flow_snap {
 	uint64_t c[NB_C_COUNT];
 	uint64_t g[NB_G_COUNT];
 	bool sends;
+	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system) */
 };
 
 struct nb_snapshot {
 	uint64_t t_ns;                        /* CLOCK_MONOTONIC when taken */
 	uint64_t engine_cpu_ns;               /* CPU time of all flow threads (user + system) */
-	uint64_t host_busy_ticks;             /* /proc/stat: all CPUs, non-idle */
+	uint64_t host_busy_ticks;             /* /proc/stat: all CPUs, non-idle, steal not included */
+	uint64_t host_steal_ticks;            /* /proc/stat: all CPUs, stolen by the hypervisor */
 	uint64_t host_total_ticks;            /* /proc/stat: all CPUs, all states */
 	bool has_if;                          /* interface counters below are valid (nb_ifstats_fill_snapshot) */
 	uint64_t if_stats[5];                 /* rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped */

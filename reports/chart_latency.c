@@ -23,6 +23,8 @@ static double bucket_mid(const struct nb_hist *h, size_t b)
 }
 
 /* "Nines" axis: x = 1 / (1 - q), so 90 %, 99 %, 99.9 % are evenly spaced on a log scale.
+ * n samples estimate a percentile only up to x = n (q = 1 - 1/n): the curve stops there,
+ * at the largest value seen, and never draws a p99.99 that 2001 samples cannot give.
  * Returns the largest x written. */
 static double cdf_block(FILE *dat, const struct nb_hist *h)
 {
@@ -30,14 +32,18 @@ static double cdf_block(FILE *dat, const struct nb_hist *h)
 	for (size_t b = 0; b < NB_HIST_BUCKETS; b++)
 		total += h->counts[b];
 	double xmax = 1;
-	fprintf(dat, "# x=1/(1-q) latency_us percentile\n%.9g %.9g 0\n", 1.0, (double)h->min_ns / 1000.0);
+	fprintf(dat, "# x=1/(1-q) latency_us percentile (x <= samples)\n%.9g %.9g 0\n", 1.0,
+		(double)h->min_ns / 1000.0);
 	for (size_t b = 0; b < NB_HIST_BUCKETS && total; b++) {
 		if (!h->counts[b])
 			continue;
 		cum += h->counts[b];
-		double q = cum >= total ? 1.0 - 0.5 / (double)total : (double)cum / (double)total;
-		xmax = 1.0 / (1.0 - q);
-		fprintf(dat, "%.9g %.9g %.9g\n", xmax, bucket_mid(h, b) / 1000.0, q * 100.0);
+		double q = cum >= total ? 1.0 - 1.0 / (double)total : (double)cum / (double)total;
+		double x = fmin(1.0 / (1.0 - q), (double)total);
+		if (x <= xmax && cum < total)
+			continue;
+		xmax = fmax(x, xmax);
+		fprintf(dat, "%.9g %.9g %.9g\n", x, bucket_mid(h, b) / 1000.0, q * 100.0);
 	}
 	return xmax;
 }
@@ -48,7 +54,7 @@ static void nines_axis(FILE *gp, double xmax, double ymin, double ymax)
 	static const char *const names[] = { "0%%", "50%%", "90%%", "99%%", "99.9%%", "99.99%%",
 					     "99.999%%", "99.9999%%" };
 	static const double at[] = { 1, 2, 10, 100, 1e3, 1e4, 1e5, 1e6 };
-	double top = 10;
+	double top = 10; /* the decade that holds the furthest supported percentile */
 	while (top < xmax && top < 1e6)
 		top *= 10;
 	fprintf(gp, "set logscale x 10\nset xrange [1:%g]\nset xtics (", top);
@@ -76,7 +82,8 @@ static bool cdf_chart(const char *dir, const struct nb_summary *s, const char *t
 	snprintf(ch->sentence, sizeof(ch->sentence),
 		 "Round-trip latency of each case of test %s at every percentile, from the histograms "
 		 "of all repetitions merged; the axis stretches the tail so that rare slow round trips "
-		 "stay visible.", test);
+		 "stay visible. Each curve stops at the percentile its samples support (n samples: "
+		 "up to 1 - 1/n).", test);
 	double xmax = 1, ymin = INFINITY, ymax = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {

@@ -50,15 +50,58 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_HOST_CPU_PEER_PCT, "host_cpu_peer_pct", "%", "Host CPU busy, agent", LO),
 	COL(NB_COL_IF_LOCAL_RXPCK_S, "if_local_rxpck_s", "pkt/s", "Interface rxpck/s, client", NO),
 	COL(NB_COL_IF_LOCAL_TXPCK_S, "if_local_txpck_s", "pkt/s", "Interface txpck/s, client", NO),
-	COL(NB_COL_IF_LOCAL_RXKB_S, "if_local_rxkB_s", "kB/s", "Interface rxkB/s, client", NO),
-	COL(NB_COL_IF_LOCAL_TXKB_S, "if_local_txkB_s", "kB/s", "Interface txkB/s, client", NO),
+	COL(NB_COL_IF_LOCAL_RXKB_S, "if_local_rxkB_s", "kB/s", "Interface rxkB/s (sar's kB = 1024 B), client", NO),
+	COL(NB_COL_IF_LOCAL_TXKB_S, "if_local_txkB_s", "kB/s", "Interface txkB/s (sar's kB = 1024 B), client", NO),
 	COL(NB_COL_IF_LOCAL_RXDROP_S, "if_local_rxdrop_s", "pkt/s", "Interface rx drops/s, client", LO),
 	COL(NB_COL_IF_PEER_RXPCK_S, "if_peer_rxpck_s", "pkt/s", "Interface rxpck/s, agent", NO),
 	COL(NB_COL_IF_PEER_TXPCK_S, "if_peer_txpck_s", "pkt/s", "Interface txpck/s, agent", NO),
-	COL(NB_COL_IF_PEER_RXKB_S, "if_peer_rxkB_s", "kB/s", "Interface rxkB/s, agent", NO),
-	COL(NB_COL_IF_PEER_TXKB_S, "if_peer_txkB_s", "kB/s", "Interface txkB/s, agent", NO),
+	COL(NB_COL_IF_PEER_RXKB_S, "if_peer_rxkB_s", "kB/s", "Interface rxkB/s (sar's kB = 1024 B), agent", NO),
+	COL(NB_COL_IF_PEER_TXKB_S, "if_peer_txkB_s", "kB/s", "Interface txkB/s (sar's kB = 1024 B), agent", NO),
 	COL(NB_COL_IF_PEER_RXDROP_S, "if_peer_rxdrop_s", "pkt/s", "Interface rx drops/s, agent", LO),
+	COL(NB_COL_CPU_LOCAL_TX_THREAD_PCT, "cpu_local_tx_thread_pct", "%",
+	    "Busiest sender/requester thread, client (% of one core)", LO),
+	COL(NB_COL_CPU_LOCAL_RX_THREAD_PCT, "cpu_local_rx_thread_pct", "%",
+	    "Busiest receiver/responder thread, client (% of one core)", LO),
+	COL(NB_COL_CPU_PEER_TX_THREAD_PCT, "cpu_peer_tx_thread_pct", "%",
+	    "Busiest sender/requester thread, agent (% of one core)", LO),
+	COL(NB_COL_CPU_PEER_RX_THREAD_PCT, "cpu_peer_rx_thread_pct", "%",
+	    "Busiest receiver/responder thread, agent (% of one core)", LO),
+	COL(NB_COL_HOST_STEAL_LOCAL_PCT, "host_steal_local_pct", "%", "Host CPU stolen by the hypervisor, client", LO),
+	COL(NB_COL_HOST_STEAL_PEER_PCT, "host_steal_peer_pct", "%", "Host CPU stolen by the hypervisor, agent", LO),
+#define FWD_SFX ", forward (client to agent)"
+#define REV_SFX ", reverse (agent to client)"
+#define DIRCOLS(D, pre, sfx)                                                                       \
+	COL(NB_COL_##D##_TX_BPS, pre "tx_bps", "bit/s", "Send rate" sfx, HI),                      \
+	COL(NB_COL_##D##_RX_BPS, pre "rx_bps", "bit/s", "Throughput (received)" sfx, HI),          \
+	COL(NB_COL_##D##_TX_PPS, pre "tx_pps", "pkt/s", "Packets sent per second" sfx, HI),        \
+	COL(NB_COL_##D##_RX_PPS, pre "rx_pps", "pkt/s", "Packets received per second" sfx, HI),    \
+	COL(NB_COL_##D##_TX_PACKETS, pre "tx_packets", "", "Packets sent" sfx, NO),                \
+	COL(NB_COL_##D##_RX_PACKETS, pre "rx_packets", "", "Packets received" sfx, NO),            \
+	COL(NB_COL_##D##_LOST, pre "lost", "", "Datagrams lost" sfx, LO),                          \
+	COL(NB_COL_##D##_LOSS_PCT, pre "loss_pct", "%", "Loss" sfx, LO),                           \
+	COL(NB_COL_##D##_JITTER_US, pre "jitter_us", "us", "Jitter (RFC 3550)" sfx, LO),           \
+	COL(NB_COL_##D##_SND_ERRS, pre "snd_errs", "", "Send back-pressure (ENOBUFS)" sfx, LO),     \
+	COL(NB_COL_##D##_RCVBUF_DROPS, pre "rcvbuf_drops", "", "Receiver socket-buffer drops" sfx, LO), \
+	COL(NB_COL_##D##_RETRANS, pre "retrans", "", "TCP retransmits" sfx, LO),                   \
+	COL(NB_COL_##D##_TARGET_RATE, pre "target_rate", "", "Target rate (engine unit)" sfx, NO), \
+	COL(NB_COL_##D##_ACHIEVED_RATE, pre "achieved_rate", "", "Achieved send rate (engine unit)" sfx, NO)
+	DIRCOLS(FWD, "fwd_", FWD_SFX),
+	DIRCOLS(REV, "rev_", REV_SFX),
 };
+
+const enum nb_col nb_dir_base[NB_DIR_NCOLS] = {
+	NB_COL_TX_BPS, NB_COL_RX_BPS, NB_COL_TX_PPS, NB_COL_RX_PPS, NB_COL_TX_PACKETS,
+	NB_COL_RX_PACKETS, NB_COL_LOST, NB_COL_LOSS_PCT, NB_COL_JITTER_US, NB_COL_SND_ERRS,
+	NB_COL_RCVBUF_DROPS, NB_COL_RETRANS, NB_COL_TARGET_RATE, NB_COL_ACHIEVED_RATE,
+};
+
+int nb_col_dir(enum nb_col base, enum nb_col_dir d)
+{
+	for (int i = 0; i < NB_DIR_NCOLS; i++)
+		if (nb_dir_base[i] == base)
+			return NB_COL_FWD_TX_BPS + (d == NB_COL_DIR_REV ? NB_DIR_NCOLS : 0) + i;
+	return -1;
+}
 
 int nb_col_find(const char *name)
 {

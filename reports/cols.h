@@ -26,8 +26,33 @@ enum nb_col {
 	NB_COL_IF_LOCAL_RXDROP_S,
 	NB_COL_IF_PEER_RXPCK_S, NB_COL_IF_PEER_TXPCK_S, NB_COL_IF_PEER_RXKB_S, NB_COL_IF_PEER_TXKB_S,
 	NB_COL_IF_PEER_RXDROP_S,
+	/* the busiest single flow thread of each role on each end, % of one core: a sum of threads
+	 * (cpu_*_pct) says nothing of whether one of them hit a core's limit */
+	NB_COL_CPU_LOCAL_TX_THREAD_PCT, NB_COL_CPU_LOCAL_RX_THREAD_PCT,
+	NB_COL_CPU_PEER_TX_THREAD_PCT, NB_COL_CPU_PEER_RX_THREAD_PCT,
+	NB_COL_HOST_STEAL_LOCAL_PCT, NB_COL_HOST_STEAL_PEER_PCT,
+	/* bidir: each direction's own numbers (forward = client -> agent), NB_DIR_NCOLS each, in
+	 * nb_dir_base order; empty for the other directions */
+	NB_COL_FWD_TX_BPS, NB_COL_FWD_RX_BPS, NB_COL_FWD_TX_PPS, NB_COL_FWD_RX_PPS,
+	NB_COL_FWD_TX_PACKETS, NB_COL_FWD_RX_PACKETS, NB_COL_FWD_LOST, NB_COL_FWD_LOSS_PCT,
+	NB_COL_FWD_JITTER_US, NB_COL_FWD_SND_ERRS, NB_COL_FWD_RCVBUF_DROPS, NB_COL_FWD_RETRANS,
+	NB_COL_FWD_TARGET_RATE, NB_COL_FWD_ACHIEVED_RATE,
+	NB_COL_REV_TX_BPS, NB_COL_REV_RX_BPS, NB_COL_REV_TX_PPS, NB_COL_REV_RX_PPS,
+	NB_COL_REV_TX_PACKETS, NB_COL_REV_RX_PACKETS, NB_COL_REV_LOST, NB_COL_REV_LOSS_PCT,
+	NB_COL_REV_JITTER_US, NB_COL_REV_SND_ERRS, NB_COL_REV_RCVBUF_DROPS, NB_COL_REV_RETRANS,
+	NB_COL_REV_TARGET_RATE, NB_COL_REV_ACHIEVED_RATE,
 	NB_COL_COUNT
 };
+
+/** Columns a bidir case also has per direction (fwd_NAME, rev_NAME). */
+#define NB_DIR_NCOLS 14
+/** The two directions of a bidir case, as its per-direction columns name them. */
+enum nb_col_dir { NB_COL_DIR_FWD, NB_COL_DIR_REV };
+
+/** The base column of each per-direction column, in enum order. */
+extern const enum nb_col nb_dir_base[NB_DIR_NCOLS];
+/** The per-direction column of base for direction d, or -1 when base has none. */
+int nb_col_dir(enum nb_col base, enum nb_col_dir d);
 
 /** Which direction of change is worse (for compare and pitfalls). */
 enum nb_better { NB_BETTER_NONE, NB_BETTER_HIGHER, NB_BETTER_LOWER };

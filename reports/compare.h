@@ -106,7 +106,7 @@ struct nb_compare_opts {
 
 /** Welch's t-test of b against a; false (out untouched) unless both have n >= 2. */
 bool nb_welch_test(const struct nb_stats *a, const struct nb_stats *b, struct nb_welch *out);
-/** Two-sided 95 % Student t critical value for a fractional df (interpolated in 1/df). */
+/** Two-sided 95 % Student t critical value for a real df: nb_stats_t_quantile(0.975, df). */
 double nb_cmp_t95(double df);
 /** The verdict rule above, for one cell against base in column col (-1: no direction). */
 void nb_cmp_judge(struct nb_cmp_cell *cell, const struct nb_stats *base, int col, double threshold);

@@ -9,17 +9,7 @@
 
 double nb_cmp_t95(double df)
 {
-	if (!(df >= 1.0))
-		df = 1.0;
-	if (isinf(df))
-		return 1.959963985;
-	double lo = floor(df);
-	if (lo == df || lo >= 1e9)
-		return nb_stats_t95((size_t)lo);
-	double hi = lo + 1.0, tlo = nb_stats_t95((size_t)lo), thi = nb_stats_t95((size_t)hi);
-	/* t(df) is close to linear in 1/df between neighbouring integers. */
-	double w = (1.0 / df - 1.0 / hi) / (1.0 / lo - 1.0 / hi);
-	return thi + w * (tlo - thi);
+	return nb_stats_t_quantile(0.975, df);
 }
 
 /* Welch's test does not assume equal variances: a noisy baseline against a tight new

@@ -22,7 +22,9 @@ static const struct family families[] = {
 	{ "pkt/s", { { 1e6, 1e6, "Mpps" }, { 1e3, 1e3, "kpps" }, { 0, 1, "pps" }, { 0, 1, "pps" } } },
 	{ "us", { { 1e4, 1e3, "ms" }, { 0, 1, "µs" }, { 0, 1, "µs" }, { 0, 1, "µs" } } },
 	{ "B", { { 1e9, 1e9, "GB" }, { 1e6, 1e6, "MB" }, { 1e3, 1e3, "kB" }, { 0, 1, "B" } } },
-	{ "kB/s", { { 1e6, 1e6, "GB/s" }, { 1e3, 1e3, "MB/s" }, { 0, 1, "kB/s" }, { 0, 1, "kB/s" } } },
+	/* sar's kB is 1024 bytes (the if_*kB_s columns): its multiples are binary too */
+	{ "kB/s", { { 1048576, 1048576, "GiB/s" }, { 1024, 1024, "MiB/s" }, { 0, 1, "kB/s" },
+		    { 0, 1, "kB/s" } } },
 };
 
 struct nb_scale nb_fmt_scale(const char *unit, double mag)

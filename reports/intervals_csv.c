@@ -7,7 +7,7 @@
 #include "results_int.h"
 
 static const char *const fixed_cols[] = {
-	"run_id", "case_id", "rep", "stream", "t_start", "t_end", "omitted",
+	"run_id", "case_id", "rep", "stream", "direction", "t_start", "t_end", "omitted",
 	"bytes", "packets", "bits_per_second",
 };
 #define NFIXED (sizeof(fixed_cols) / sizeof(fixed_cols[0]))
@@ -26,6 +26,7 @@ void nb_intervals_csv_write(struct nb_csv *c, const struct nb_interval *r)
 		nb_csv_str(c, "sum");
 	else
 		nb_csv_u64(c, (uint64_t)r->stream);
+	nb_csv_str(c, r->direction ? r->direction : "");
 	nb_csv_num(c, r->t_start);
 	nb_csv_num(c, r->t_end);
 	nb_csv_u64(c, r->omitted ? 1 : 0);
@@ -46,6 +47,7 @@ bool nb_intervals_csv_load(struct nb_results *res)
 		return false;
 	int c_run = nb_csv_col(t, "run_id"), c_case = nb_csv_col(t, "case_id");
 	int c_rep = nb_csv_col(t, "rep"), c_stream = nb_csv_col(t, "stream");
+	int c_dir = nb_csv_col(t, "direction");
 	int c_ts = nb_csv_col(t, "t_start"), c_te = nb_csv_col(t, "t_end");
 	int c_om = nb_csv_col(t, "omitted");
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -55,6 +57,7 @@ bool nb_intervals_csv_load(struct nb_results *res)
 		iv->case_id = nb_csv_cell(t, r, c_case);
 		iv->rep = nb_csv_u32_cell(t, r, c_rep);
 		iv->stream = strcmp(stream, "sum") == 0 ? -1 : (int32_t)strtol(stream, NULL, 10);
+		iv->direction = nb_csv_cell(t, r, c_dir);
 		iv->t_start = nb_csv_num_cell(t, r, c_ts);
 		iv->t_end = nb_csv_num_cell(t, r, c_te);
 		iv->omitted = strcmp(om, "1") == 0 || strcmp(om, "true") == 0;

@@ -19,6 +19,9 @@ struct nb_interval {
 	const char *case_id;    /* the reader's points into the loaded table */
 	uint32_t rep;
 	int32_t stream;
+	const char *direction;  /* "forward" (client -> agent) or "reverse" for one flow of a
+				   directional engine, the case's direction ("bidir" ...) for the sum
+				   row, "" otherwise */
 	double t_start, t_end;  /* seconds since the measured window began (negative: warm-up) */
 	bool omitted;
 	struct nb_metrics m;

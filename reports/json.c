@@ -87,6 +87,8 @@ static json_t *runs_json(const struct nb_results *res, const struct nb_summary *
 	json_t *a = json_array();
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
+		struct nb_metrics m = r->m; /* percentiles beyond its samples are left out */
+		nb_summary_hide_thin_pct(&m, nb_run_lat_samples(r));
 		json_array_append_new(a, json_pack("{s:I s:o s:o s:o s:o s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o}",
 			"run_id", (json_int_t)r->run_id, "case_id", nb_json_string(r->case_id),
 			"test", nb_json_string(r->test), "engine", nb_json_string(r->engine),
@@ -95,7 +97,7 @@ static json_t *runs_json(const struct nb_results *res, const struct nb_summary *
 			"status", nb_json_string(r->status), "metric", nb_json_string(r->metric),
 			"value", nb_json_number(r->value), "flags", nb_json_string(r->flags),
 			"error", nb_json_string(r->error), "started", nb_json_string(r->started),
-			"outlier", s->run_outlier[i], "metrics", metrics_json(&r->m)));
+			"outlier", s->run_outlier[i], "metrics", metrics_json(&m)));
 	}
 	return a;
 }
@@ -105,7 +107,6 @@ static json_t *latency_json(const struct nb_case_stats *c)
 	if (!c->merged || !c->lat.count)
 		return json_null();
 	const struct nb_hist_summary *h = &c->lat;
-	const uint64_t p[NB_LAT_NQ] = { h->p50_ns, h->p90_ns, h->p99_ns, h->p999_ns, h->p9999_ns };
 	json_t *o = json_pack("{s:I s:f s:f s:f}", "count", (json_int_t)h->count,
 			      "min_us", (double)h->min_ns / 1000.0, "mean_us", h->mean_ns / 1000.0,
 			      "max_us", (double)h->max_ns / 1000.0);
@@ -113,7 +114,7 @@ static json_t *latency_json(const struct nb_case_stats *c)
 	for (size_t q = 0; q < NB_LAT_NQ; q++) {
 		char key[32];
 		snprintf(key, sizeof(key), "%s_us", nb_lat_names[q]);
-		json_object_set_new(o, key, json_real((double)p[q] / 1000.0));
+		json_object_set_new(o, key, nb_json_number(nb_case_lat_pct_ns(c, q) / 1000.0));
 		json_object_set_new(runmean, key, nb_json_number(c->lat_runmean_us[q]));
 	}
 	json_object_set_new(o, "run_mean", runmean);

@@ -10,6 +10,7 @@
 
 #include "chart.h"
 #include "error.h"
+#include "fmt.h"
 #include "pitfalls.h"
 #include "results.h"
 #include "summary.h"
@@ -27,6 +28,16 @@ void nb_md_cell(FILE *f, const char *s);
 void nb_md_code(FILE *f, const char *s);
 /** The results section: one table per test and headline, latency, sweeps. */
 void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+/** Result columns beside the headline (markdown_cols.c): forward, reverse (bidir), then loss,
+ *  lost, receive-buffer drops, send errors and jitter (UDP stream and pps). */
+#define NB_MD_NEXTRA 7
+/** Whether case c fills extra column k (a table shows k when any of its cases does). */
+bool nb_md_extra_has(size_t k, const struct nb_case_stats *c);
+/** Header cell of extra column k; unit is the table's headline unit. */
+void nb_md_extra_head(FILE *f, size_t k, const char *unit);
+/** Cell of extra column k for case c (means over its counted runs; "forward / reverse" for a
+ *  bidir case); sc scales the headline's units. */
+void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct nb_scale sc);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 

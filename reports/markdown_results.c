@@ -141,7 +141,7 @@ static void n_cell(FILE *f, const struct nb_case_stats *c)
 		fprintf(f, "%s%zu invalid", sep, c->n_invalid), sep = ", ";
 	if (c->outliers)
 		fprintf(f, "%s%zu outlier%s", sep, c->outliers, c->outliers > 1 ? "s" : ""), sep = ", ";
-	fprintf(f, "%s |\n", *sep == ',' ? ")" : "");
+	fprintf(f, "%s |", *sep == ',' ? ")" : "");
 }
 
 static struct nb_scale group_scale(const struct nb_summary *s, size_t g)
@@ -154,21 +154,44 @@ static struct nb_scale group_scale(const struct nb_summary *s, size_t g)
 	return nb_fmt_scale(unit, mag);
 }
 
-static void group_table(FILE *f, const struct nb_summary *s, size_t g)
+static void group_extras(const struct nb_summary *s, size_t g, bool show[NB_MD_NEXTRA])
 {
-	bool show[NPCOLS];
-	group_columns(s, g, show);
-	struct nb_scale sc = group_scale(s, g);
-	const char *u = *sc.unit ? sc.unit : "value";
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++) {
+		show[k] = false;
+		for (size_t i = g; i < s->n && !show[k]; i++)
+			show[k] = same_group(&s->c[g], &s->c[i]) && nb_md_extra_has(k, &s->c[i]);
+	}
+}
+
+static void table_head(FILE *f, const bool show[NPCOLS], const bool extra[NB_MD_NEXTRA],
+		       const char *u)
+{
 	fprintf(f, "| Case |");
 	for (size_t k = 0; k < NPCOLS; k++)
 		if (show[k])
 			fprintf(f, " %s |", pcols[k].head);
-	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |\n|---|", u);
+	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |", u);
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+		if (extra[k])
+			nb_md_extra_head(f, k, u);
+	fprintf(f, "\n|---|");
 	for (size_t k = 0; k < NPCOLS; k++)
 		if (show[k])
 			fprintf(f, "---|");
-	fprintf(f, "--:|--:|--:|--:|\n");
+	fprintf(f, "--:|--:|--:|--:|");
+	for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+		if (extra[k])
+			fprintf(f, "--:|");
+	fputs("\n", f);
+}
+
+static void group_table(FILE *f, const struct nb_summary *s, size_t g)
+{
+	bool show[NPCOLS], extra[NB_MD_NEXTRA];
+	group_columns(s, g, show);
+	group_extras(s, g, extra);
+	struct nb_scale sc = group_scale(s, g);
+	table_head(f, show, extra, *sc.unit ? sc.unit : "value");
 	for (size_t i = g; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		if (!same_group(&s->c[g], c))
@@ -184,7 +207,15 @@ static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 			}
 		value_cells(f, c, sc);
 		n_cell(f, c);
+		for (size_t k = 0; k < NB_MD_NEXTRA; k++)
+			if (extra[k])
+				nb_md_extra_cell(f, k, c, sc);
+		fputs("\n", f);
 	}
+	if (extra[0] || extra[2])
+		fputs("\nThe columns after n are means over the repetitions; a bidir case gives "
+		      "forward / reverse (client → agent / agent → client), each direction judged on "
+		      "its own (see the warnings).\n", f);
 	fputs("\n", f);
 }
 
@@ -239,14 +270,39 @@ static void group_notes(FILE *f, const struct nb_results *res, const struct nb_s
 
 static void us_cell(FILE *f, double ns)
 {
-	fprintf(f, " %.*f |", nb_fmt_decimals(ns / 1000.0, NAN), ns / 1000.0);
+	if (isfinite(ns))
+		fprintf(f, " %.*f |", nb_fmt_decimals(ns / 1000.0, NAN), ns / 1000.0);
+	else
+		fputs(" — |", f);
+}
+
+static bool thin_tail(const struct nb_case_stats *c)
+{
+	return c->merged && c->lat.count && !c->lat_ok[NB_LAT_NQ - 1];
+}
+
+static void latency_row(FILE *f, const struct nb_case_stats *c)
+{
+	const struct nb_hist_summary *h = &c->lat;
+	fputs("| ", f);
+	nb_md_code(f, c->pc->case_id);
+	fprintf(f, " | %llu |", (unsigned long long)h->count);
+	us_cell(f, (double)h->min_ns);
+	for (size_t q = 0; q < NB_LAT_NQ; q++)
+		us_cell(f, nb_case_lat_pct_ns(c, q));
+	us_cell(f, (double)h->max_ns);
+	us_cell(f, c->lat_runmean_us[2] * 1000.0);
+	fputs("\n", f);
 }
 
 static void latency_table(FILE *f, const struct nb_summary *s, size_t g)
 {
-	bool any = false;
-	for (size_t i = g; i < s->n && !any; i++)
-		any = same_group(&s->c[g], &s->c[i]) && s->c[i].merged && s->c[i].lat.count;
+	bool any = false, thin = false;
+	for (size_t i = g; i < s->n; i++)
+		if (same_group(&s->c[g], &s->c[i]) && s->c[i].merged && s->c[i].lat.count) {
+			any = true;
+			thin = thin || thin_tail(&s->c[i]);
+		}
 	if (!any)
 		return;
 	fprintf(f, "Round-trip latency in µs, from the histograms of all repetitions merged "
@@ -255,22 +311,13 @@ static void latency_table(FILE *f, const struct nb_summary *s, size_t g)
 		   "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (size_t i = g; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
-		if (!same_group(&s->c[g], c) || !c->merged || !c->lat.count)
-			continue;
-		const struct nb_hist_summary *h = &c->lat;
-		fputs("| ", f);
-		nb_md_code(f, c->pc->case_id);
-		fprintf(f, " | %llu |", (unsigned long long)h->count);
-		us_cell(f, (double)h->min_ns);
-		us_cell(f, (double)h->p50_ns);
-		us_cell(f, (double)h->p90_ns);
-		us_cell(f, (double)h->p99_ns);
-		us_cell(f, (double)h->p999_ns);
-		us_cell(f, (double)h->p9999_ns);
-		us_cell(f, (double)h->max_ns);
-		us_cell(f, c->lat_runmean_us[2] * 1000.0);
-		fputs("\n", f);
+		if (same_group(&s->c[g], c) && c->merged && c->lat.count)
+			latency_row(f, c);
 	}
+	if (thin)
+		fputs("\n— : too few samples for that percentile (a percentile q needs at least "
+		      "1 / (1 − q) samples: 100 for p99, 1 000 for p99.9, 10 000 for p99.99); below "
+		      "that it would only repeat the maximum.\n", f);
 	fputs("\n", f);
 }
 

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "params.h"
+#include "stats.h"
 
 #define MAX_CPUS 4096
+#define STEAL_PCT 5.0 /* stolen CPU time worth a warning */
 
 static const char *const side_name[2] = { "local", "peer" };
 
@@ -128,16 +131,21 @@ static bool check_path_mtu(const struct nb_facts *f, int side, struct nb_pitfall
 		   side_name[side], pmtu, mtu);
 }
 
+/* The module being loaded costs nothing by itself: only a netns whose rules need conntrack
+ * registers its hooks, and then every flow, the control connection first, gets an entry. The
+ * count is read after the control connection is up (nb_env_collect on the client, the agent's
+ * hello), so 0 means the test's own flows are not tracked either. */
 static bool check_conntrack(const struct nb_facts *f, int side, struct nb_pitfalls *out)
 {
 	const char *ct = nb_facts_value(f, "tcp", "conntrack");
-	const char *count = nb_facts_value(f, "tcp", "conntrack_count");
-	if (!ct || strcmp(ct, "loaded"))
+	double count = 0;
+	if (!ct || strcmp(ct, "loaded") || !num(f, "tcp", "conntrack_count", &count) || !(count > 0))
 		return true;
 	return add(out, "conntrack", NULL,
-		   "conntrack is loaded on the %s end (%s entries): every packet pays for stateful "
-		   "tracking; unload nf_conntrack or add a NOTRACK rule for the test traffic",
-		   side_name[side], count ? count : "unknown");
+		   "conntrack tracks connections on the %s end (%.0f entries with the test connected): "
+		   "every packet of the test pays for stateful tracking; add a NOTRACK rule for the "
+		   "test traffic or remove the rules that need conntrack",
+		   side_name[side], count);
 }
 
 static bool check_irqs(const struct nb_facts *f, int side, struct nb_pitfalls *out)
@@ -202,34 +210,129 @@ static bool check_env(const struct nb_facts *f, int side, struct nb_pitfalls *ou
 
 /* ---- result checks ----------------------------------------------------------- */
 
-/* A paced sender that met its target was not limited by its CPU, whatever its threads
- * used: the pacer spins for the last microseconds before each send on purpose. */
+/* The directions a case is judged by: each of a bidir case's, else the case as a whole. */
+static uint32_t views(const struct nb_pitfall_case *c, struct nb_pitfall_dir v[2])
+{
+	if (c->ndirs == 2) {
+		v[0] = c->dirs[0];
+		v[1] = c->dirs[1];
+		return 2;
+	}
+	v[0] = (struct nb_pitfall_dir){ NULL, c->target_rate, c->achieved_rate, c->rcvbuf_drops,
+					c->snd_errs };
+	return 1;
+}
+
+static bool dir_met(const struct nb_pitfall_dir *d)
+{
+	return isfinite(d->target_rate) && d->target_rate > 0 && isfinite(d->achieved_rate) &&
+	       d->achieved_rate >= 0.99 * d->target_rate;
+}
+
+/* A paced sender that met its target (every direction's) was not limited by its CPU, whatever
+ * its threads used: the pacer spins for the last microseconds before each send on purpose. */
 static bool paced_and_met(const struct nb_pitfall_case *c)
 {
-	return isfinite(c->target_rate) && c->target_rate > 0 && isfinite(c->achieved_rate) &&
-	       c->achieved_rate >= 0.99 * c->target_rate;
+	struct nb_pitfall_dir v[2];
+	uint32_t n = views(c, v);
+	for (uint32_t i = 0; i < n; i++)
+		if (!dir_met(&v[i]))
+			return false;
+	return true;
+}
+
+static bool check_threads(const struct nb_pitfall_case *c, int s, bool met, struct nb_pitfalls *out)
+{
+	bool dir = !c->eng || c->eng->traits.directional;
+	const char *role[2] = { dir ? "sending" : "requesting", dir ? "receiving" : "answering" };
+	for (int r = met ? 1 : 0; r < 2; r++) { /* a paced sender at its target: its receiver only */
+		double v = c->cpu_thread_max_pct[s][r];
+		if (isfinite(v) && v >= 90.0 &&
+		    !add(out, "cpu-bound", c->case_id,
+			 "CPU bound on the %s end: its busiest %s thread used %.0f %% of a core; the "
+			 "number measures the CPU, not the network: add streams/threads or use faster CPUs",
+			 side_name[s], role[r], v))
+			return false;
+	}
+	return true;
 }
 
 static bool check_cpu(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 {
-	if (paced_and_met(c))
-		return true;
-	const double eng[2] = { c->cpu_local_max_pct, c->cpu_peer_max_pct };
+	bool met = paced_and_met(c);
 	const double host[2] = { c->host_cpu_local_max_pct, c->host_cpu_peer_max_pct };
 	for (int s = 0; s < 2; s++) {
-		if (isfinite(eng[s]) && eng[s] >= 90.0 &&
-		    !add(out, "cpu-bound", c->case_id,
-			 "CPU bound on the %s end: engine threads used %.0f %% of a core; the number "
-			 "measures the CPU, not the network: add streams/threads or use faster CPUs",
-			 side_name[s], eng[s]))
+		/* an end whose threads only send at a met pace is busy by design */
+		bool only_paced = met && !isfinite(c->cpu_thread_max_pct[s][1]);
+		if (!check_threads(c, s, met, out))
 			return false;
-		if (isfinite(host[s]) && host[s] >= 90.0 &&
+		if (!only_paced && isfinite(host[s]) && host[s] >= 90.0 &&
 		    !add(out, "cpu-bound", c->case_id,
-			 "CPU bound on the %s end: the host was %.0f %% busy (softirq included); the "
-			 "number measures the CPU, not the network: free CPUs or spread the NIC's IRQs",
-			 side_name[s], host[s]))
+			 "CPU bound on the %s end: the host was %.0f %% busy (softirq included, steal "
+			 "not); the number measures the CPU, not the network: free CPUs or spread the "
+			 "NIC's IRQs", side_name[s], host[s]))
+			return false;
+		if (isfinite(c->steal_max_pct[s]) && c->steal_max_pct[s] >= STEAL_PCT &&
+		    !add(out, "cpu-steal", c->case_id,
+			 "the hypervisor took %.0f %% of the %s end's CPU time (steal, counted apart "
+			 "from busy): the VM ran on less CPU than it has; use dedicated vCPUs or repeat "
+			 "when the host is quieter", c->steal_max_pct[s], side_name[s]))
 			return false;
 	}
+	return true;
+}
+
+/* " in the forward direction (client to agent)" for a bidir direction, "" for a whole case. */
+static void dir_words(const struct nb_pitfall_dir *d, char *buf, size_t len)
+{
+	if (!d->name)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, " in the %s direction (%s)", d->name,
+			 strcmp(d->name, "reverse") ? "client to agent" : "agent to client");
+}
+
+static bool check_rate(const struct nb_pitfall_case *c, const struct nb_pitfall_dir *d,
+		       struct nb_pitfalls *out)
+{
+	if (!(d->target_rate > 0) || !isfinite(d->achieved_rate) || dir_met(d))
+		return true;
+	char w[64], a[64], t[64];
+	const char *u = c->eng && c->eng->traits.rate_unit ? c->eng->traits.rate_unit : "";
+	dir_words(d, w, sizeof(w));
+	nb_fmt_value(d->achieved_rate, u, a, sizeof(a));
+	nb_fmt_value(d->target_rate, u, t, sizeof(t));
+	return add(out, "rate-short", c->case_id,
+		   "the sender%s reached %s of its %s target (%.1f %%, lowest run): the result is "
+		   "not at the rate asked for; find what held the sender back (CPU, send buffer, a "
+		   "shaper on its own interface)", w, a, t, 100.0 * d->achieved_rate / d->target_rate);
+}
+
+static bool check_udp_drops(const struct nb_pitfall_case *c, const struct nb_pitfall_dir *d,
+			    struct nb_pitfalls *out)
+{
+	char w[64];
+	dir_words(d, w, sizeof(w));
+	if (d->rcvbuf_drops > 0 &&
+	    !add(out, "rcvbuf-drops", c->case_id,
+		 "the receiver's socket buffer dropped %.0f datagrams%s (highest of a run): the "
+		 "receiving host lost them, not the network; raise `window` (SO_RCVBUF) or give the "
+		 "receiver more CPU", d->rcvbuf_drops, w))
+		return false;
+	return !(d->snd_errs > 0) ||
+	       add(out, "send-errors", c->case_id,
+		   "the sender met %.0f send errors (ENOBUFS/EAGAIN)%s (highest of a run): local "
+		   "back-pressure, not network loss; lower the rate or raise the send buffer",
+		   d->snd_errs, w);
+}
+
+static bool check_rates_and_drops(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	struct nb_pitfall_dir v[2];
+	uint32_t n = views(c, v);
+	for (uint32_t i = 0; i < n; i++)
+		if (!check_rate(c, &v[i], out) || !check_udp_drops(c, &v[i], out))
+			return false;
 	return true;
 }
 
@@ -258,7 +361,10 @@ static bool check_single_stream(const struct nb_pitfall_case *c, const struct nb
 				size_t n, struct nb_pitfalls *out)
 {
 	const struct nb_pitfall_case *best = NULL;
-	if (c->streams != 1 || !isfinite(c->mean) || c->mean <= 0)
+	/* Throughput of a directional engine only (stream, pps): lower latency is better, and
+	 * transactions are meant to scale with flows. */
+	if (!c->eng || !c->eng->traits.directional || c->streams != 1 || !isfinite(c->mean) ||
+	    c->mean <= 0)
 		return true;
 	for (size_t i = 0; i < n; i++) {
 		const struct nb_pitfall_case *o = &all[i];
@@ -275,33 +381,10 @@ static bool check_single_stream(const struct nb_pitfall_case *c, const struct nb
 		   c->mean, 100.0 * c->mean / best->mean, best->streams, best->mean, best->case_id);
 }
 
-/* Two-sided 95 % Student t quantile for df degrees of freedom. */
-static double t975(unsigned df)
-{
-	static const double t[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
-				    2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
-				    2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
-				    2.048, 2.045, 2.042 };
-	if (df == 0)
-		return INFINITY;
-	if (df <= 30)
-		return t[df - 1];
-	return 1.959964 + 2.37 / df;
-}
-
-/* The 95 % CI half-width relative to the mean is t(n-1)·cv/√n; the smallest n with that
- * ≤ rel. Since t > z = 1.96, n ≥ (z·cv/rel)²: start there and step up (t shrinks with n). */
+/* The same estimate (and cap) summary.csv's reps_for_ci2pct gives. */
 unsigned nb_pitfalls_reps_for_ci(double cv, double rel)
 {
-	if (!(cv > 0) || !(rel > 0))
-		return 2;
-	double start = floor(pow(1.959964 * cv / rel, 2));
-	if (start > 1e6)
-		return 1000000;
-	unsigned n = start < 2 ? 2 : (unsigned)start;
-	while (t975(n - 1) * cv / sqrt(n) > rel && n < 1000000)
-		n++;
-	return n;
+	return nb_stats_reps_for_cv(cv, rel, NB_STATS_REPS_CAP);
 }
 
 static bool check_unstable(const struct nb_pitfall_case *c, double threshold, struct nb_pitfalls *out)
@@ -325,7 +408,7 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 		return false;
 	for (size_t i = 0; i < ncases; i++) {
 		const struct nb_pitfall_case *c = &cases[i];
-		if (!check_cpu(c, out) || !check_slow_start(c, out) ||
+		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
 		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out))
 			return false;
 	}

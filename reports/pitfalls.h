@@ -12,6 +12,15 @@
 #include "engine.h"
 #include "facts.h"
 
+/** One direction's numbers of a case, for the rate and loss checks (summary.c fills one per
+ *  direction of a bidir case, so that a direction short of its target is not hidden in a sum). */
+struct nb_pitfall_dir {
+	const char *name;                /* "forward" or "reverse" */
+	double target_rate;              /* offered rate, engine unit (NAN or 0: unpaced) */
+	double achieved_rate;            /* the lowest achieved send rate of a run */
+	double rcvbuf_drops, snd_errs;   /* the highest of a run (NAN: not counted) */
+};
+
 /** What the checks need to know of one case's results (filled by the report builder). */
 struct nb_pitfall_case {
 	const char *case_id, *test, *protocol;
@@ -22,13 +31,20 @@ struct nb_pitfall_case {
 					    variant match (NULL = "") */
 	uint32_t n;                      /* successful repetitions */
 	double mean, stddev, cv;         /* of the headline value across repetitions (cv as fraction) */
-	double cpu_local_max_pct;        /* highest engine CPU of a run, % of one core (NAN unknown) */
-	double cpu_peer_max_pct;
-	double host_cpu_local_max_pct;  /* highest whole-host busy % of a run */
+	double cpu_thread_max_pct[2][2]; /* [local, peer][sender or requester, receiver or responder]:
+					    the busiest single flow thread of a run, % of one core;
+					    NAN when unknown or that end has no thread of that role */
+	double host_cpu_local_max_pct;   /* highest whole-host busy % of a run (steal excluded) */
 	double host_cpu_peer_max_pct;
+	double steal_max_pct[2];         /* [local, peer]: highest share of CPU time stolen by the
+					    hypervisor in a run, % */
 	double omit_s;                   /* configured omit */
 	double target_rate;              /* paced cases: the offered rate (NAN or 0: unpaced) */
 	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
+	double rcvbuf_drops, snd_errs;   /* UDP: the highest of a run (NAN or 0: none) */
+	struct nb_pitfall_dir dirs[2];   /* bidir: each direction (ndirs 2); the rate and loss checks
+					    judge these instead of the case's sums */
+	uint32_t ndirs;
 	double first_interval;           /* headline of the first recorded interval (mean over runs) */
 	double median_interval;          /* median headline of the non-omitted intervals */
 };

@@ -107,6 +107,12 @@ void nb_progress_run_start(struct nb_progress *p, size_t case_no, size_t ncases,
 		draw(p);
 }
 
+void nb_progress_extend(struct nb_progress *p, size_t n)
+{
+	if (p)
+		p->total += n;
+}
+
 void nb_progress_tick(struct nb_progress *p)
 {
 	if (p && p->live)
@@ -118,6 +124,8 @@ void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t r
 	if (!p)
 		return;
 	p->done++;
+	if (p->done > p->total) /* never "6 of 4": a run nobody announced still counts */
+		p->total = p->done;
 	snprintf(p->last, sizeof(p->last), "%s", value_text ? value_text : "");
 	if (p->live) {
 		draw(p);

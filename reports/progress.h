@@ -19,6 +19,8 @@ void nb_progress_set_live(struct nb_progress *p, bool live);
 /** A run starts: case number (1-based) of ncases, its id, repetition (1-based) of reps. */
 void nb_progress_run_start(struct nb_progress *p, size_t case_no, size_t ncases, const char *case_id,
 			   uint32_t rep, uint32_t reps);
+/** More runs than planned (repetitions: auto goes on until its CI target): the total grows by n. */
+void nb_progress_extend(struct nb_progress *p, size_t n);
 /** Redraw the live line (elapsed time); call it e.g. once per interval. No-op in plain mode. */
 void nb_progress_tick(struct nb_progress *p);
 /** A run ended; value_text e.g. "9.41 Gbit/s" or "failed: peer closed". */

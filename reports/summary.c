@@ -26,6 +26,29 @@ static const uint64_t *pct_field(const struct nb_hist_summary *h, size_t q)
 	return f[q];
 }
 
+double nb_run_lat_samples(const struct nb_run *r)
+{
+	return r->hist ? (double)r->hist->count : r->m.v[NB_COL_TRANS];
+}
+
+void nb_summary_hide_thin_pct(struct nb_metrics *m, double n)
+{
+	static const enum nb_col cols[NB_LAT_NQ] = {
+		NB_COL_LAT_P50_US, NB_COL_LAT_P90_US, NB_COL_LAT_P99_US, NB_COL_LAT_P999_US,
+		NB_COL_LAT_P9999_US,
+	};
+	for (size_t q = 0; q < NB_LAT_NQ; q++)
+		if (!nb_stats_quantile_supported(nb_lat_quantiles[q], n))
+			m->v[cols[q]] = NAN;
+}
+
+double nb_case_lat_pct_ns(const struct nb_case_stats *c, size_t q)
+{
+	if (!c->merged || !c->lat.count || q >= NB_LAT_NQ || !c->lat_ok[q])
+		return NAN;
+	return (double)*pct_field(&c->lat, q);
+}
+
 static bool push_iv(struct acc *a, double v)
 {
 	if (a->niv == a->iv_cap) {
@@ -70,7 +93,8 @@ static bool add_hist(struct nb_case_stats *c, const struct nb_run *run, struct a
 	struct nb_hist_summary h;
 	nb_hist_summarize(run->hist, &h);
 	for (size_t q = 0; q < NB_LAT_NQ; q++)
-		nb_stats_add(&a->lat_runs[q], (double)*pct_field(&h, q) / 1000.0);
+		if (nb_stats_quantile_supported(nb_lat_quantiles[q], (double)h.count))
+			nb_stats_add(&a->lat_runs[q], (double)*pct_field(&h, q) / 1000.0);
 	return true;
 }
 
@@ -92,12 +116,14 @@ static bool add_run(const struct nb_results *res, size_t ri, struct nb_case_stat
 	nb_stats_add(&c->value, run->value);
 	a->values[a->nvalues] = run->value;
 	a->run_idx[a->nvalues++] = ri;
+	struct nb_metrics m = run->m;
+	nb_summary_hide_thin_pct(&m, nb_run_lat_samples(run));
 	for (int k = 0; k < NB_COL_COUNT; k++) {
-		nb_stats_add(&a->cols[k], run->m.v[k]);
-		if (isfinite(run->m.v[k]) && !(run->m.v[k] <= c->metric_max[k]))
-			c->metric_max[k] = run->m.v[k];
-		if (isfinite(run->m.v[k]) && !(run->m.v[k] >= c->metric_min[k]))
-			c->metric_min[k] = run->m.v[k];
+		nb_stats_add(&a->cols[k], m.v[k]);
+		if (isfinite(m.v[k]) && !(m.v[k] <= c->metric_max[k]))
+			c->metric_max[k] = m.v[k];
+		if (isfinite(m.v[k]) && !(m.v[k] >= c->metric_min[k]))
+			c->metric_min[k] = m.v[k];
 	}
 	return add_hist(c, run, a) && add_intervals(res, run, run->metric_col, a);
 }
@@ -110,9 +136,12 @@ static void finish(struct nb_case_stats *c, struct acc *a, bool *run_outlier)
 		c->lat_runmean_us[q] = nb_stats_mean(&a->lat_runs[q]);
 	if (c->merged)
 		nb_hist_summarize(c->merged, &c->lat);
+	for (size_t q = 0; q < NB_LAT_NQ; q++)
+		c->lat_ok[q] = c->merged && nb_stats_quantile_supported(nb_lat_quantiles[q],
+									 (double)c->lat.count);
 	c->ci_half = nb_stats_ci95_half(&c->value);
 	c->ci_reached = nb_stats_ci_reached(&c->value, c->pc->ci_target);
-	c->reps_needed = nb_stats_reps_needed(&c->value, 0.02, 1000);
+	c->reps_needed = nb_stats_reps_needed(&c->value, 0.02, NB_STATS_REPS_CAP);
 	c->first_interval = nb_stats_mean(&a->first);
 	nb_stats_sort(a->iv_values, a->niv);
 	c->median_interval = nb_stats_percentile(a->iv_values, a->niv, 50.0);

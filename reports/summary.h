@@ -33,7 +33,10 @@ struct nb_case_stats {
 	double metric_min[NB_COL_COUNT];    /* lowest of each column (paced rate met?) */
 	struct nb_hist *merged;      /* counted runs' histograms added up, or NULL */
 	struct nb_hist_summary lat;  /* of merged */
-	double lat_runmean_us[NB_LAT_NQ];   /* mean over runs of each run's percentile */
+	bool lat_ok[NB_LAT_NQ];      /* merged has enough samples for the percentile (n >= 1/(1-q));
+					writers leave the others out */
+	double lat_runmean_us[NB_LAT_NQ];   /* mean over the runs that have enough samples of each
+					       run's percentile; NAN when none has */
 	bool ci_reached;             /* CI half-width within pc->ci_target */
 	uint32_t reps_needed;        /* for a +-2 % CI at the current stddev; 0 unknown */
 	double first_interval, median_interval; /* headline, for the slow-start pitfall */
@@ -55,6 +58,13 @@ bool nb_summary_write_csv(const struct nb_results *res, const struct nb_summary 
 /** Fill one pitfall case per summary case; variants[i] (64 bytes each) backs out[i].variant. */
 void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case *out,
 			      char (*variants)[64]);
+/** Latency samples behind a run's percentile columns: its histogram's count, else its
+ *  transactions; NAN when neither is known. */
+double nb_run_lat_samples(const struct nb_run *r);
+/** Blank (NAN) the lat_pXX_us columns of m that n samples cannot estimate (n < 1/(1-q)). */
+void nb_summary_hide_thin_pct(struct nb_metrics *m, double n);
+/** The merged percentile q of c in ns, or NAN when c has none or too few samples for it. */
+double nb_case_lat_pct_ns(const struct nb_case_stats *c, size_t q);
 /** Percentile q (0.5, 0.9 ...) of the NB_LAT_NQ reported ones, by index. */
 extern const double nb_lat_quantiles[NB_LAT_NQ];
 /** Their column-name suffixes: "p50", "p90", "p99", "p999", "p9999". */

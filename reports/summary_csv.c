@@ -90,14 +90,12 @@ static void write_value_stats(struct nb_csv *f, const struct nb_case_stats *c)
 static void write_latency(struct nb_csv *f, const struct nb_case_stats *c)
 {
 	bool h = c->merged && c->lat.count > 0;
-	const uint64_t p[NB_LAT_NQ] = { c->lat.p50_ns, c->lat.p90_ns, c->lat.p99_ns, c->lat.p999_ns,
-					c->lat.p9999_ns };
 	nb_csv_num(f, h ? (double)c->lat.count : NAN);
 	nb_csv_num(f, h ? (double)c->lat.min_ns / 1000.0 : NAN);
 	nb_csv_num(f, h ? c->lat.mean_ns / 1000.0 : NAN);
 	nb_csv_num(f, h ? (double)c->lat.max_ns / 1000.0 : NAN);
-	for (size_t q = 0; q < NB_LAT_NQ; q++)
-		nb_csv_num(f, h ? (double)p[q] / 1000.0 : NAN);
+	for (size_t q = 0; q < NB_LAT_NQ; q++) /* empty when too few samples for it */
+		nb_csv_num(f, nb_case_lat_pct_ns(c, q) / 1000.0);
 	for (size_t q = 0; q < NB_LAT_NQ; q++)
 		nb_csv_num(f, c->lat_runmean_us[q]);
 }
@@ -152,12 +150,32 @@ static void variant(const struct nb_plan_case *p, char *buf, size_t len)
 		 p->direction, isfinite(p->rate) ? p->rate : 0, p->wait);
 }
 
+/* bidir: each direction's own rate and drop numbers (the fwd_ and rev_ columns). */
+static uint32_t pitfall_dirs(const struct nb_case_stats *c, struct nb_pitfall_dir d[2])
+{
+	static const char *const names[2] = { "forward", "reverse" };
+	if (strcmp(c->pc->direction, "bidir") != 0)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		enum nb_col_dir dir = (enum nb_col_dir)k;
+		d[k] = (struct nb_pitfall_dir){
+			.name = names[k],
+			.target_rate = c->metric_mean[nb_col_dir(NB_COL_TARGET_RATE, dir)],
+			.achieved_rate = c->metric_min[nb_col_dir(NB_COL_ACHIEVED_RATE, dir)],
+			.rcvbuf_drops = c->metric_max[nb_col_dir(NB_COL_RCVBUF_DROPS, dir)],
+			.snd_errs = c->metric_max[nb_col_dir(NB_COL_SND_ERRS, dir)],
+		};
+	}
+	return 2;
+}
+
 void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case *out,
 			      char (*variants)[64])
 {
 	for (size_t i = 0; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		const struct nb_plan_case *p = c->pc;
+		const double *mx = c->metric_max;
 		variant(p, variants[i], 64);
 		out[i] = (struct nb_pitfall_case){
 			.case_id = p->case_id, .test = p->test, .eng = p->eng,
@@ -165,14 +183,19 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 			.streams = isfinite(p->streams) && p->streams > 0 ? (uint32_t)p->streams : 1,
 			.n = (uint32_t)c->value.n, .mean = nb_stats_mean(&c->value),
 			.stddev = nb_stats_stddev(&c->value), .cv = nb_stats_cv(&c->value),
-			.cpu_local_max_pct = c->metric_max[NB_COL_CPU_LOCAL_PCT],
-			.cpu_peer_max_pct = c->metric_max[NB_COL_CPU_PEER_PCT],
-			.host_cpu_local_max_pct = c->metric_max[NB_COL_HOST_CPU_LOCAL_PCT],
-			.host_cpu_peer_max_pct = c->metric_max[NB_COL_HOST_CPU_PEER_PCT],
+			.cpu_thread_max_pct = {
+				{ mx[NB_COL_CPU_LOCAL_TX_THREAD_PCT], mx[NB_COL_CPU_LOCAL_RX_THREAD_PCT] },
+				{ mx[NB_COL_CPU_PEER_TX_THREAD_PCT], mx[NB_COL_CPU_PEER_RX_THREAD_PCT] },
+			},
+			.host_cpu_local_max_pct = mx[NB_COL_HOST_CPU_LOCAL_PCT],
+			.host_cpu_peer_max_pct = mx[NB_COL_HOST_CPU_PEER_PCT],
+			.steal_max_pct = { mx[NB_COL_HOST_STEAL_LOCAL_PCT], mx[NB_COL_HOST_STEAL_PEER_PCT] },
 			.target_rate = c->metric_mean[NB_COL_TARGET_RATE],
 			.achieved_rate = c->metric_min[NB_COL_ACHIEVED_RATE],
+			.rcvbuf_drops = mx[NB_COL_RCVBUF_DROPS], .snd_errs = mx[NB_COL_SND_ERRS],
 			.omit_s = p->omit_s, .first_interval = c->first_interval,
 			.median_interval = c->median_interval,
 		};
+		out[i].ndirs = pitfall_dirs(c, out[i].dirs);
 	}
 }

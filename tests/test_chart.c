@@ -92,3 +92,23 @@ Test(chart, gnuplot_renders_every_png, .init = setup, .fini = teardown)
 		cr_assert_gt(file_size(expected[i], "svg"), 2048, "%s.svg", expected[i]);
 	}
 }
+
+/* 3000 samples estimate percentiles up to 1 - 1/3000: the latency curve never reaches the
+ * x = 1/(1-q) of p99.99 (10 000), where it used to plot the maximum at x = 6000. */
+Test(chart, latency_curve_stops_where_its_samples_stop, .init = setup, .fini = teardown)
+{
+	setenv("NBRUN_GNUPLOT", "none", 1);
+	struct nb_report_info info;
+	struct nb_error err = { "" };
+	cr_assert(nb_report_build(dir, &info, &err), "%s", err.msg);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/charts/udp-latency-latency.dat", dir);
+	char *dat = nbt_slurp(path, NULL);
+	cr_assert_not_null(dat);
+	double xmax = 0, x, y, q;
+	for (char *line = strtok(dat, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#' && sscanf(line, "%lf %lf %lf", &x, &y, &q) == 3 && x > xmax)
+			xmax = x;
+	free(dat);
+	cr_assert_float_eq(xmax, 3000, 1e-6);
+}

@@ -19,6 +19,10 @@ struct row {
 };
 
 #define STREAM(...) { .test = "tput", .eng = &nb_engine_stream, .protocol = "tcp", __VA_ARGS__ }
+#define USTREAM(...) { .test = "udp", .eng = &nb_engine_stream, .protocol = "udp", __VA_ARGS__ }
+#define RR(...) { .test = "rr", .eng = &nb_engine_rr, .protocol = "tcp", __VA_ARGS__ }
+#define LAT(...) { .test = "lat", .eng = &nb_engine_latency, .protocol = "udp", __VA_ARGS__ }
+#define THREADS(ltx, lrx, ptx, prx) .cpu_thread_max_pct = { { ltx, lrx }, { ptx, prx } }
 
 static const struct row rows[] = {
 	{ "governor", { "cpu.governor=powersave" }, {}, {}, "governor",
@@ -44,24 +48,54 @@ static const struct row rows[] = {
 	{ "offload fixed is still on", { "iface.offload.tso=on" }, { "iface.offload.tso=on [fixed]" }, {},
 	  NULL, NULL },
 	{ "conntrack", { "tcp.conntrack=loaded", "tcp.conntrack_count=42" }, {}, {}, "conntrack",
-	  "conntrack is loaded on the local end (42 entries)" },
+	  "conntrack tracks connections on the local end (42 entries with the test connected)" },
+	{ "conntrack loaded but tracking nothing", { "tcp.conntrack=loaded", "tcp.conntrack_count=0" },
+	  {}, {}, NULL, NULL },
 	{ "conntrack not loaded", { "tcp.conntrack=not loaded" }, {}, {}, NULL, NULL },
 	{ "irqs on one cpu", { "iface.name=eth0", "iface.irq.count=5", "iface.queues.rx=4", "iface.irq.cpus=0" },
 	  {}, {}, "irq-concentrated", "eth0 has 5 IRQs and 4 rx queues, all handled on CPU 0" },
 	{ "irqs spread", { "iface.irq.count=5", "iface.queues.rx=4", "iface.irq.cpus=0-3" }, {}, {}, NULL, NULL },
 	{ "one irq one queue", { "iface.irq.count=1", "iface.queues.rx=1", "iface.irq.cpus=0" }, {}, {},
 	  NULL, NULL },
-	{ "engine cpu bound", {}, {}, { { .case_id = "c1", .cpu_peer_max_pct = 97 } }, "cpu-bound",
-	  "CPU bound on the peer end: engine threads used 97 % of a core" },
+	{ "engine cpu bound", {}, {}, { { .case_id = "c1", THREADS(NAN, NAN, NAN, 97) } }, "cpu-bound",
+	  "CPU bound on the peer end: its busiest receiving thread used 97 % of a core" },
+	{ "two threads at 50 % are not one core at 100 %", {}, {},
+	  { STREAM(.case_id = "c1", .streams = 2, THREADS(50, NAN, NAN, 40)) }, NULL, NULL },
+	{ "requester thread of rr", {}, {}, { RR(.case_id = "c1", THREADS(96, NAN, NAN, 30)) },
+	  "cpu-bound", "CPU bound on the local end: its busiest requesting thread used 96 %" },
 	{ "host cpu bound", {}, {}, { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "cpu-bound",
 	  "CPU bound on the local end: the host was 95 % busy" },
+	{ "steal apart from busy", {}, {}, { { .case_id = "c1", .host_cpu_peer_max_pct = 60,
+					     .steal_max_pct = { NAN, 30 } } },
+	  "cpu-steal", "the hypervisor took 30 % of the peer end's CPU time (steal, counted apart" },
 	{ "paced sender at its target spins, it is not cpu bound", {}, {},
-	  { { .case_id = "c1", .cpu_local_max_pct = 100, .target_rate = 5e8, .achieved_rate = 4.99e8 } },
+	  { { .case_id = "c1", THREADS(100, NAN, NAN, 20), .host_cpu_local_max_pct = 95,
+	      .target_rate = 5e8, .achieved_rate = 4.99e8 } }, NULL, NULL },
+	{ "paced sender at its target keeps the receiver's check", {}, {},
+	  { STREAM(.case_id = "c1", THREADS(100, NAN, NAN, 95), .target_rate = 5e8,
+		   .achieved_rate = 5e8) },
+	  "cpu-bound", "CPU bound on the peer end: its busiest receiving thread used 95 % of a core" },
+	{ "rate short of target", {}, {},
+	  { USTREAM(.case_id = "c1", .target_rate = 1e8, .achieved_rate = 9.8e7) },
+	  "rate-short", "the sender reached 98.0 Mbit/s of its 100 Mbit/s target (98.0 %, lowest run)" },
+	{ "rate at 99.5 % of target", {}, {},
+	  { USTREAM(.case_id = "c1", .target_rate = 1e8, .achieved_rate = 9.95e7) },
 	  NULL, NULL },
-	{ "paced sender short of its target is cpu bound", {}, {},
-	  { { .case_id = "c1", .cpu_local_max_pct = 100, .target_rate = 5e8, .achieved_rate = 3e8 } },
-	  "cpu-bound", "CPU bound on the local end: engine threads used 100 % of a core" },
-	{ "cpu below 90", {}, {}, { { .case_id = "c1", .cpu_local_max_pct = 89, .cpu_peer_max_pct = NAN,
+	{ "bidir direction at half its target", {}, {},
+	  { USTREAM(.case_id = "c1", .target_rate = 2e8, .achieved_rate = 1.99e8,
+		   .ndirs = 2, .dirs = { { "forward", 1e8, 1e8, 0, 0 }, { "reverse", 1e8, 5e7, 0, 0 } }) },
+	  "rate-short", "the sender in the reverse direction (agent to client) reached 50.0 Mbit/s of "
+			"its 100 Mbit/s target (50.0 %" },
+	{ "receive buffer drops", {}, {},
+	  { USTREAM(.case_id = "c1", .rcvbuf_drops = 12, .snd_errs = 0) },
+	  "rcvbuf-drops", "the receiver's socket buffer dropped 12 datagrams (highest of a run)" },
+	{ "bidir receive buffer drops name the direction", {}, {},
+	  { USTREAM(.case_id = "c1", .rcvbuf_drops = 7, .ndirs = 2,
+		   .dirs = { { "forward", NAN, NAN, 7, 0 }, { "reverse", NAN, NAN, 0, 0 } }) },
+	  "rcvbuf-drops", "dropped 7 datagrams in the forward direction (client to agent)" },
+	{ "send errors", {}, {}, { USTREAM(.case_id = "c1", .snd_errs = 3) },
+	  "send-errors", "the sender met 3 send errors (ENOBUFS/EAGAIN) (highest of a run)" },
+	{ "cpu below 90", {}, {}, { { .case_id = "c1", THREADS(89, 89, NAN, NAN),
 				   .host_cpu_local_max_pct = NAN } }, NULL, NULL },
 	{ "slow start", {}, {}, { STREAM(.case_id = "c1", .first_interval = 50, .median_interval = 100) },
 	  "slow-start", "the first interval (50) is 50 % of the median interval (100)" },
@@ -82,6 +116,12 @@ static const struct row rows[] = {
 	  "single-stream", "one stream reached 3, 30 % of 4 streams (10 in p4)" },
 	{ "single stream close to N", {}, {},
 	  { STREAM(.case_id = "p1", .streams = 1, .mean = 8), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
+	  NULL, NULL },
+	{ "single stream does not apply to rr (transactions scale with flows)", {}, {},
+	  { RR(.case_id = "r1", .streams = 1, .mean = 3), RR(.case_id = "r4", .streams = 4, .mean = 10) },
+	  NULL, NULL },
+	{ "single stream does not apply to latency", {}, {},
+	  { LAT(.case_id = "l1", .streams = 1, .mean = 3), LAT(.case_id = "l4", .streams = 4, .mean = 10) },
 	  NULL, NULL },
 	{ "single stream other variant", {}, {},
 	  { STREAM(.case_id = "p1", .streams = 1, .mean = 3, .variant = "s64"),
@@ -129,6 +169,19 @@ Test(pitfalls, each_fires_on_its_evidence_and_not_on_a_clean_input)
 		nb_facts_free(&l);
 		nb_facts_free(&p);
 	}
+}
+
+Test(pitfalls, paced_sender_short_of_its_target_is_cpu_bound_and_short)
+{
+	struct nb_pitfall_case c = STREAM(.case_id = "c1", THREADS(100, NAN, NAN, 10),
+					  .target_rate = 5e8, .achieved_rate = 3e8);
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, &c, 1, 0.05, &out));
+	cr_assert_eq(out.n, 2);
+	cr_expect_str_eq(out.v[0].code, "cpu-bound");
+	cr_expect_not_null(strstr(out.v[0].text, "its busiest sending thread used 100 % of a core"));
+	cr_expect_str_eq(out.v[1].code, "rate-short");
+	nb_pitfalls_free(&out);
 }
 
 Test(pitfalls, case_findings_carry_the_case_id)

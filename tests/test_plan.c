@@ -8,6 +8,7 @@
 #include "fixture_util.h"
 #include "outdir.h"
 #include "plan.h"
+#include "results.h"
 
 static struct nb_config cfg;
 static struct nb_plan plan;
@@ -354,10 +355,33 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n"
 			 "t/udp/s1400/p1/forward/r1G,t,stream,udp,1400,,,1,forward,1000000000,,5,0.5,"
 			 "0,1,1,\n"
-			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto,\n"
+			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto:3..30:5%,\n"
 			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,\n"
 			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep\n");
 	free(text);
+}
+
+/* repetitions: auto keeps its own stopping rule in plan.csv, so the report states the rule that
+ * ran (it used to read back "auto" as the defaults 3-30 runs to +-2 %). */
+Test(plan, plan_csv_keeps_the_auto_repetitions_rule)
+{
+	build("tests:\n  - name: r\n    engine: rr\n"
+	      "    repetitions: {auto: true, min: 2, max: 5, ci: 1%}\n", NULL, 0);
+	char dir[64], out[64];
+	cr_assert(nbt_tmpdir("planauto", dir, sizeof(dir)));
+	struct nb_error err;
+	cr_assert(nb_outdir_open(dir, &cfg, &plan, out, sizeof(out), &err), "%s", err.msg);
+	struct nb_results res;
+	bool ok = nb_results_load(dir, &res, &err);
+	nbt_rmtree(dir);
+	cr_assert(ok, "%s", err.msg);
+	cr_assert_eq(res.ncases, 1);
+	cr_expect_str_eq(res.cases[0].repetitions, "auto:2..5:1%");
+	cr_expect(res.cases[0].autorep);
+	cr_expect_eq(res.cases[0].rep_min, 2);
+	cr_expect_eq(res.cases[0].rep_max, 5);
+	cr_expect_float_eq(res.cases[0].ci_target, 0.01, 1e-12);
+	nb_results_free(&res);
 }
 
 Test(plan, shipped_configs_build)

@@ -104,10 +104,12 @@ Test(proto, interval_snapshot_round_trips_counters_of_every_flow)
 	struct nb_snapshot *s = nb_snapshot_create(false);
 	s->nflows = 3;
 	s->engine_cpu_ns = 123456789;
+	s->host_steal_ticks = 17;
 	s->has_if = true;
 	s->if_stats[4] = 42;
 	for (uint32_t f = 0; f < 3; f++) {
 		s->flow[f].sends = f == 1;
+		s->flow[f].cpu_ns = 1000000ull * (f + 5);
 		s->flow[f].c[NB_C_RX_BYTES] = 1000ull * (f + 1);
 		s->flow[f].g[NB_G_JITTER_NS] = 77 + f;
 	}
@@ -124,6 +126,9 @@ Test(proto, interval_snapshot_round_trips_counters_of_every_flow)
 	cr_assert(d->flow[1].sends);
 	cr_assert_eq(d->flow[2].c[NB_C_RX_BYTES], 3000);
 	cr_assert_eq(d->flow[2].g[NB_G_JITTER_NS], 79);
+	cr_assert_eq(d->host_steal_ticks, 17);
+	cr_assert_eq(d->flow[0].cpu_ns, 5000000, "each flow thread's CPU travels (busiest-thread check)");
+	cr_assert_eq(d->flow[2].cpu_ns, 7000000);
 	nb_msg_free(&out);
 	nb_snapshot_destroy(s);
 	nb_buf_free(&b);
@@ -221,8 +226,9 @@ Test(proto, snapshot_with_another_versions_counter_count_is_rejected)
 	struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
 	m.u.interval = (struct nb_msg_snap){ .index = 1, .snap = s };
 	struct nb_buf b = encode(&m);
-	/* type 2 + index 4 + t 8 + cpu 8 + busy 8 + total 8 + has_if 1 + ifs 40 + nflows 2 = 81 */
-	b.p[4 + 81] = NB_C_COUNT + 1;
+	/* type 2 + index 4 + t 8 + cpu 8 + busy 8 + steal 8 + total 8 + has_if 1 + ifs 40
+	 * + nflows 2 = 89 */
+	b.p[4 + 89] = NB_C_COUNT + 1;
 	struct nb_error err = { { 0 } };
 	cr_assert_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
 	cr_assert_not_null(strstr(err.msg, "counter count"), "%s", err.msg);

@@ -1,6 +1,7 @@
 /* Reports from a results folder: summary values against hand computation, CSV
  * reading (quoting, CRLF, truncated rows), Markdown table shape, no NaN text. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,8 +72,8 @@ Test(report, stream_summary_matches_hand_computation, .init = setup, .fini = tea
 	build(&info);
 	struct nb_csv_table t;
 	size_t r = summary_row(&t, "tcp-throughput/tcp/s1440/p1/forward");
-	/* 9.0, 9.3, 9.6 Gbit/s: mean 9.3e9, sd 0.3e9, CV 3.2258 %, half = 4.3027 * 0.3e9 / sqrt 3 */
-	double half = 4.3027 * 0.3e9 / sqrt(3.0);
+	/* 9.0, 9.3, 9.6 Gbit/s: mean 9.3e9, sd 0.3e9, CV 3.2258 %, half = t(0.975, 2) * 0.3e9 / sqrt 3 */
+	double half = 4.3026527297494639 * 0.3e9 / sqrt(3.0);
 	cr_assert_float_eq(cell(&t, r, "value_mean"), 9.3e9, 1e2);
 	cr_assert_float_eq(cell(&t, r, "value_stddev"), 0.3e9, 1e2);
 	cr_assert_float_eq(cell(&t, r, "value_cv_pct"), 100.0 * 0.3 / 9.3, 1e-5);
@@ -107,12 +108,13 @@ Test(report, latency_percentiles_come_from_merged_histograms, .init = setup, .fi
 	build(&info);
 	struct nb_csv_table t;
 	size_t r = summary_row(&t, "udp-latency/udp/s14/r10000");
-	/* 3 runs x {50 us: 900, 60 us: 90, 200 us: 9, 1 ms: 1}: p50 50, p99 60, p99.9 200, p99.99 1000 */
+	/* 3 runs x {50 us: 900, 60 us: 90, 200 us: 9, 1 ms: 1}: p50 50, p99 60, p99.9 200; 3000
+	 * samples cannot give a p99.99 (it needs 10 000), so that cell is empty */
 	cr_assert_float_eq(cell(&t, r, "latency_count"), 3000, 0);
 	cr_assert_float_eq(cell(&t, r, "latency_us_p50"), 50, 0.5);
 	cr_assert_float_eq(cell(&t, r, "latency_us_p99"), 60, 0.6);
 	cr_assert_float_eq(cell(&t, r, "latency_us_p999"), 200, 2);
-	cr_assert_float_eq(cell(&t, r, "latency_us_p9999"), 1000, 10);
+	cr_assert(isnan(cell(&t, r, "latency_us_p9999")));
 	cr_assert_float_eq(cell(&t, r, "latency_us_p99_runmean"), 60, 0.6);
 	/* headline lat_p50_us 52, 54, 50 and repetitions: auto with a 2 % target */
 	cr_assert_float_eq(cell(&t, r, "value_mean"), 52, 1e-9);
@@ -120,6 +122,42 @@ Test(report, latency_percentiles_come_from_merged_histograms, .init = setup, .fi
 	cr_assert_float_eq(cell(&t, r, "ci_target_pct"), 2, 1e-9);
 	cr_assert_float_eq(cell(&t, r, "ci_reached"), 0, 0); /* half 4.97 = 9.6 % */
 	nb_csv_table_free(&t);
+}
+
+/* A percentile q needs n >= 1/(1-q) samples: below that it is the maximum under another name.
+ * Each run of the fixture has 1000 samples and runs.csv says p99.99 = 1000 us for each. */
+Test(report, percentiles_beyond_the_samples_are_left_out_everywhere, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	build(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "udp-latency/udp/s14/r10000");
+	cr_expect(isnan(cell(&t, r, "latency_us_p9999_runmean")));
+	cr_expect(isnan(cell(&t, r, "lat_p9999_us_mean")));
+	cr_expect_float_eq(cell(&t, r, "latency_us_p999_runmean"), 200, 2);
+	cr_expect_float_eq(cell(&t, r, "lat_p999_us_mean"), 200, 1e-9);
+	nb_csv_table_free(&t);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	cr_assert_not_null(root, "%s", je.text);
+	json_t *run = json_array_get(json_object_get(root, "runs"), 12); /* run_id 13 */
+	cr_expect_eq(json_integer_value(json_object_get(run, "run_id")), 13);
+	json_t *m = json_object_get(run, "metrics");
+	cr_expect_null(json_object_get(m, "lat_p9999_us"));
+	cr_expect_not_null(json_object_get(m, "lat_p999_us"));
+	json_t *lat = json_object_get(json_array_get(json_object_get(root, "summary"), 4), "latency");
+	cr_expect(json_is_null(json_object_get(lat, "p9999_us")));
+	cr_expect(json_is_number(json_object_get(lat, "p999_us")));
+	json_decref(root);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	cr_assert_not_null(md);
+	cr_expect_not_null(strstr(md, "| `udp-latency/udp/s14/r10000` | 3000 | 49.7 | 49.9 | 49.9 | 60.2 | 200 | — | 1008 |"),
+			   "%s", md);
+	cr_expect_not_null(strstr(md, "— : too few samples for that percentile"));
+	free(md);
 }
 
 Test(report, sweep_threshold_reaches_the_summary, .init = setup, .fini = teardown)

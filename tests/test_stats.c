@@ -58,26 +58,50 @@ Test(stats, welford_keeps_precision_with_a_large_offset)
 	cr_assert_float_eq(nb_stats_stddev(&s), sqrt(30.0), 1e-6);
 }
 
-Test(stats, t_table_and_large_df_approximation)
+/* Reference quantiles from tests/tools/t_quantile_ref.py: mpmath 1.3.0 at 50 digits, the
+ * regularized incomplete beta (mpmath.betainc) inverted by bisection; df 1 and 2 also agree
+ * with their closed forms tan(pi (p - 1/2)) and (2p - 1) sqrt(2 / (4p(1 - p))). */
+static const struct { double p, df, t; } t_ref[] = {
+	{ 0.975, 1, 12.706204736174705 },   { 0.975, 1.2, 8.6488265107488727 },
+	{ 0.975, 2, 4.3026527297494639 },   { 0.975, 2.5, 3.5746548420036832 },
+	{ 0.975, 3, 3.1824463052837096 },   { 0.975, 5, 2.5705818356363155 },
+	{ 0.975, 10, 2.2281388519862747 },  { 0.975, 29, 2.0452296421327043 },
+	{ 0.975, 30, 2.0422724563012383 },  { 0.975, 40.7, 2.0199931459948037 },
+	{ 0.975, 120, 1.9799304050824408 }, { 0.975, 1e6, 1.959966356814107 },
+	{ 0.95, 1, 6.3137515146750431 },    { 0.95, 7.3, 1.8829300179564316 },
+	{ 0.995, 4, 4.6040948713499932 },   { 0.9995, 1, 636.61924876871962 },
+	{ 0.6, 3, 0.27667066233268991 },    { 0.025, 1.2, -8.6488265107488727 },
+	{ 0.99, 100, 2.3642173662384821 },  { 0.975, 0.5, 164.55767348048853 },
+};
+
+Test(stats, t_quantile_matches_independent_reference_values_at_real_df)
 {
-	const struct { size_t df; double t; double eps; } cases[] = {
-		{ 1, 12.7062, 1e-4 }, { 2, 4.3027, 1e-4 }, { 5, 2.5706, 1e-4 }, { 10, 2.2281, 1e-4 },
-		{ 29, 2.0452, 1e-4 }, { 30, 2.0423, 1e-4 }, { 40, 2.0211, 2e-4 }, { 60, 2.0003, 2e-4 },
-		{ 120, 1.9799, 2e-4 }, { 1000000, 1.9600, 1e-4 },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_assert_float_eq(nb_stats_t95(cases[i].df), cases[i].t, cases[i].eps, "df %zu",
-				   cases[i].df);
+	for (size_t i = 0; i < sizeof(t_ref) / sizeof(t_ref[0]); i++) {
+		double got = nb_stats_t_quantile(t_ref[i].p, t_ref[i].df);
+		cr_assert(fabs(got - t_ref[i].t) <= 1e-10 * fabs(t_ref[i].t), "t(%g, %g) = %.17g, want %.17g",
+			  t_ref[i].p, t_ref[i].df, got, t_ref[i].t);
+	}
+}
+
+Test(stats, t_quantile_edges)
+{
+	cr_assert_float_eq(nb_stats_t_quantile(0.975, INFINITY), 1.959963984540054, 1e-12);
+	cr_assert_float_eq(nb_stats_t_quantile(0.5, 3), 0.0, 0);
+	cr_assert(isnan(nb_stats_t_quantile(0.975, 0)));
+	cr_assert(isnan(nb_stats_t_quantile(0.975, -1)));
+	cr_assert(isnan(nb_stats_t_quantile(1.0, 5)));
+	cr_assert(isnan(nb_stats_t_quantile(0.0, 5)));
 	cr_assert(isnan(nb_stats_t95(0)));
+	cr_assert_float_eq(nb_stats_t95(2), 4.3026527297494639, 1e-12);
 }
 
 Test(stats, ci95_half_width_uses_student_t)
 {
-	/* 9.0, 9.3, 9.6: sd 0.3, half = t(2) * 0.3 / sqrt(3) = 4.3027 * 0.173205 = 0.745250 */
+	/* 9.0, 9.3, 9.6: sd 0.3, half = t(0.975, 2) * 0.3 / sqrt(3) = 4.30265273 * 0.173205 */
 	const double v[] = { 9.0, 9.3, 9.6 };
 	struct nb_stats s = of(v, 3);
 	cr_assert_float_eq(nb_stats_stddev(&s), 0.3, 1e-12);
-	cr_assert_float_eq(nb_stats_ci95_half(&s), 4.3027 * 0.3 / sqrt(3.0), 1e-9);
+	cr_assert_float_eq(nb_stats_ci95_half(&s), 4.3026527297494639 * 0.3 / sqrt(3.0), 1e-12);
 }
 
 Test(stats, percentiles_interpolate_linearly)
@@ -137,4 +161,18 @@ Test(stats, repetitions_needed_for_a_two_percent_interval)
 	uint32_t n = nb_stats_reps_needed(&s2, 0.02, 1000);
 	cr_assert(n >= 97 && n <= 101, "n = %u", n);
 	cr_assert_eq(nb_stats_reps_needed(&s2, 0.02, 30), 30);
+}
+
+Test(stats, repetitions_estimate_is_not_capped_below_what_the_pitfall_says)
+{
+	/* CV 33 %: (1.96 x 0.33 / 0.02)^2 = 1045.9, so about 1048 repetitions; the estimate used to
+	 * stop at 1000 in summary.csv while the pitfall text said 1045. */
+	uint32_t n = nb_stats_reps_for_cv(0.33, 0.02, NB_STATS_REPS_CAP);
+	cr_assert(n > 1040 && n < 1060, "n = %u", n);
+	cr_assert(nb_stats_t95(n - 1) * 0.33 / sqrt((double)n) <= 0.02);
+	cr_assert(nb_stats_t95(n - 2) * 0.33 / sqrt((double)n - 1) > 0.02);
+	const double v[] = { 67, 100, 133 }; /* sd 33, mean 100 */
+	struct nb_stats s = of(v, 3);
+	cr_assert_eq(nb_stats_reps_needed(&s, 0.02, NB_STATS_REPS_CAP), n);
+	cr_assert_eq(nb_stats_reps_for_cv(0.33, 0.02, 500), 500);
 }

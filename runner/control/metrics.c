@@ -57,8 +57,9 @@ static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
 			continue;
 		m->v[first[e] + 0] = (double)(b->if_stats[0] - a->if_stats[0]) / dt;
 		m->v[first[e] + 1] = (double)(b->if_stats[1] - a->if_stats[1]) / dt;
-		m->v[first[e] + 2] = (double)(b->if_stats[2] - a->if_stats[2]) / 1000.0 / dt;
-		m->v[first[e] + 3] = (double)(b->if_stats[3] - a->if_stats[3]) / 1000.0 / dt;
+		/* sar's kB: 1024 bytes */
+		m->v[first[e] + 2] = (double)(b->if_stats[2] - a->if_stats[2]) / 1024.0 / dt;
+		m->v[first[e] + 3] = (double)(b->if_stats[3] - a->if_stats[3]) / 1024.0 / dt;
 		m->v[first[e] + 4] = (double)(b->if_stats[4] - a->if_stats[4]) / dt;
 	}
 }
@@ -175,6 +176,23 @@ static void request_response(const struct nb_params *p, const struct nb_span *s,
 	}
 }
 
+/* bidir: each direction's own columns from its own flows (the client sends on flows
+ * 0 .. streams-1, the agent on streams .. 2 streams-1: nb_params_client_sends), so that a
+ * direction short of its target shows apart from the sum. */
+static void bidir_split(const struct nb_engine *e, const struct nb_params *p,
+			const struct nb_span *s, struct nb_metrics *out)
+{
+	if (!e->traits.directional || p->direction != NB_DIR_BIDIR)
+		return;
+	for (int d = 0; d < 2; d++) {
+		struct nb_metrics m;
+		nb_metrics_clear(&m);
+		directional(e, p, s, d ? p->streams : 0, d ? 2 * p->streams : p->streams, &m);
+		for (int i = 0; i < NB_DIR_NCOLS; i++)
+			out->v[nb_col_dir(nb_dir_base[i], (enum nb_col_dir)d)] = m.v[nb_dir_base[i]];
+	}
+}
+
 void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
 		     int32_t flow, const struct nb_hist *hist, struct nb_metrics *out)
 {
@@ -188,8 +206,27 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 		request_response(p, s, lo, hi, out);
 	if (hist && flow < 0)
 		latency_cols(hist, out);
-	if (flow < 0)
+	if (flow < 0) {
 		cpu_and_if(s, out);
+		nb_metrics_cpu_threads(s, out);
+		bidir_split(e, p, s, out);
+	}
+}
+
+/* Measured datagrams sent and distinct measured datagrams received on the flows [lo, hi). */
+static void exact_loss(const struct nb_params *p, const struct nb_snapshot *lfinal,
+		       const struct nb_snapshot *pfinal, uint32_t lo, uint32_t hi, double *lost,
+		       double *loss_pct)
+{
+	double sent = 0, got = 0;
+	for (uint32_t f = lo; f < hi; f++) {
+		bool cs = nb_params_client_sends(p, f);
+		const struct nb_snapshot *snd = cs ? lfinal : pfinal, *rcv = cs ? pfinal : lfinal;
+		sent += (double)snd->flow[f].c[NB_C_MEAS_TX_PACKETS];
+		got += (double)rcv->flow[f].c[NB_C_MEAS_RX_PACKETS];
+	}
+	*lost = sent > got ? sent - got : 0;
+	*loss_pct = pct(*lost, sent);
 }
 
 void nb_metrics_exact_loss(const struct nb_engine *e, const struct nb_params *p,
@@ -198,14 +235,12 @@ void nb_metrics_exact_loss(const struct nb_engine *e, const struct nb_params *p,
 {
 	if (p->proto != NB_PROTO_UDP || !e->traits.directional)
 		return;
-	double sent = 0, got = 0;
-	for (uint32_t f = 0; f < lfinal->nflows; f++) {
-		bool cs = nb_params_client_sends(p, f);
-		const struct nb_snapshot *snd = cs ? lfinal : pfinal, *rcv = cs ? pfinal : lfinal;
-		sent += (double)snd->flow[f].c[NB_C_MEAS_TX_PACKETS];
-		got += (double)rcv->flow[f].c[NB_C_MEAS_RX_PACKETS];
-	}
-	double lost = sent > got ? sent - got : 0;
-	out->v[NB_COL_LOST] = lost;
-	out->v[NB_COL_LOSS_PCT] = pct(lost, sent);
+	exact_loss(p, lfinal, pfinal, 0, lfinal->nflows, &out->v[NB_COL_LOST],
+		   &out->v[NB_COL_LOSS_PCT]);
+	if (p->direction != NB_DIR_BIDIR)
+		return;
+	for (int d = 0; d < 2; d++) /* each direction's flows, as in bidir_split */
+		exact_loss(p, lfinal, pfinal, d ? p->streams : 0, d ? 2 * p->streams : p->streams,
+			   &out->v[nb_col_dir(NB_COL_LOST, (enum nb_col_dir)d)],
+			   &out->v[nb_col_dir(NB_COL_LOSS_PCT, (enum nb_col_dir)d)]);
 }

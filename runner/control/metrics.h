@@ -4,7 +4,8 @@
  * sender and one receiver: tx columns come from the sender's counters on the
  * sender's clock, rx columns from the receiver's on the receiver's clock. For
  * the others (rr, crr, latency) the client's counters say everything (the agent
- * only answers) and latency comes from the client's histogram.
+ * only answers) and latency comes from the client's histogram. A bidir case also gets each
+ * direction's own fwd_ and rev_ columns (rates, packets, loss, target and achieved rate).
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -31,6 +32,9 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 void nb_metrics_exact_loss(const struct nb_engine *e, const struct nb_params *p,
 			   const struct nb_snapshot *lfinal, const struct nb_snapshot *pfinal,
 			   struct nb_metrics *out);
+/** The busiest flow thread of each role (sender/requester, receiver/responder) on each end, and
+ *  each end's stolen CPU, over the span (metrics_cpu.c). */
+void nb_metrics_cpu_threads(const struct nb_span *s, struct nb_metrics *out);
 /** The headline column of engine e (its traits.headline.column: rx_bps, trans_per_s ...). */
 enum nb_col nb_metrics_headline(const struct nb_engine *e);
 

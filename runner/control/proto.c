@@ -236,6 +236,7 @@ static void enc_snap(struct nb_buf *b, const struct nb_msg_snap *m)
 	put_u64(b, m->t_ns);
 	put_u64(b, s->engine_cpu_ns);
 	put_u64(b, s->host_busy_ticks);
+	put_u64(b, s->host_steal_ticks);
 	put_u64(b, s->host_total_ticks);
 	put_u8(b, s->has_if);
 	for (int i = 0; i < 5; i++)
@@ -249,6 +250,7 @@ static void enc_snap(struct nb_buf *b, const struct nb_msg_snap *m)
 			put_u64(b, s->flow[f].c[c]);
 		for (int g = 0; g < NB_G_COUNT; g++)
 			put_u64(b, s->flow[f].g[g]);
+		put_u64(b, s->flow[f].cpu_ns);
 	}
 }
 
@@ -264,6 +266,7 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 	s->t_ns = m->t_ns; /* the sender's clock: only differences between its snapshots matter */
 	s->engine_cpu_ns = get_uint(r, 8);
 	s->host_busy_ticks = get_uint(r, 8);
+	s->host_steal_ticks = get_uint(r, 8);
 	s->host_total_ticks = get_uint(r, 8);
 	s->has_if = get_range(r, 1, 0, 1, "interface flag");
 	for (int i = 0; i < 5; i++)
@@ -277,6 +280,7 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 			s->flow[f].c[c] = get_uint(r, 8);
 		for (int g = 0; g < NB_G_COUNT; g++)
 			s->flow[f].g[g] = get_uint(r, 8);
+		s->flow[f].cpu_ns = get_uint(r, 8);
 	}
 }
 

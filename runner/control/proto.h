@@ -26,7 +26,7 @@
 #include "error.h"
 #include "session.h"
 
-#define NB_PROTO_VERSION 1
+#define NB_PROTO_VERSION 2 /* 2: snapshots carry steal ticks and each flow thread's CPU */
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32

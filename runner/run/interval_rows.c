@@ -1,5 +1,7 @@
 #include "interval_rows.h"
 
+#include "params.h"
+
 /* Seconds from the baseline to tick k (the last tick is cut at the duration). */
 static double tick_s(const struct nb_msg_setup *su, uint32_t k)
 {
@@ -16,12 +18,16 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
 	row.t_end = tick_s(su, k);
 	row.omitted = row.t_start * 1e9 < (double)su->omit_ns - 1;
 	uint32_t nflows = span->l1->nflows;
+	bool dir = e->traits.directional;
 	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
 		row.stream = f;
+		row.direction = !dir ? "" : nb_params_client_sends(&su->params, (uint32_t)f) ? "forward"
+											    : "reverse";
 		nb_metrics_span(e, &su->params, span, f, NULL, &row.m);
 		nb_intervals_csv_write(csv, &row);
 	}
 	row.stream = -1; /* all flows summed: the row the statistics use */
+	row.direction = dir ? nb_dir_name(su->params.direction) : "";
 	nb_metrics_span(e, &su->params, span, -1, hist, &row.m);
 	nb_intervals_csv_write(csv, &row);
 }

@@ -28,7 +28,7 @@ void nb_outdir_sha256_hex(const void *data, size_t len, char out[65])
 		snprintf(out + 2 * i, 3, "%02x", h[i]);
 }
 
-/* plan.csv's row of case c; reps backs the repetitions cell. Parameters an engine does not
+/* plan.csv's row of case c; reps backs the repetitions cell ("5", or "auto:MIN..MAX:CI%"). Parameters an engine does not
  * take (its traits say which) stay empty: size for a request/response engine,
  * request/response for the others, direction for the engines that are not directional, wait
  * for those that take none. */
@@ -36,7 +36,10 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *re
 {
 	const struct nb_params *p = &c->params;
 	bool rr = nb_engine_request_response(c->engine), dir = c->engine->traits.directional;
-	snprintf(reps, len, "%u", c->reps.count);
+	if (c->reps.autorep) /* the stopping rule itself: plan_csv.c reads min, max and the target */
+		snprintf(reps, len, "auto:%u..%u:%g%%", c->reps.min, c->reps.max, c->reps.ci * 100.0);
+	else
+		snprintf(reps, len, "%u", c->reps.count);
 	*row = (struct nb_plan_case){
 		.case_id = c->id, .test = c->test->name, .engine = p->engine,
 		.protocol = nb_proto_name(p->proto), .size = rr ? NAN : (double)p->size,
@@ -48,7 +51,7 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *re
 		.warmup_s = (double)c->timing.warmup_ns / 1e9,
 		.omit_s = (double)c->timing.omit_ns / 1e9,
 		.interval_s = (double)c->timing.interval_ns / 1e9,
-		.repetitions = c->reps.autorep ? "auto" : reps,
+		.repetitions = reps,
 		.sweep = !c->sweep.enabled ? "" : c->sweep.search ? "search" : "sweep",
 	};
 }
@@ -56,7 +59,7 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, char *re
 static bool write_plan(const char *dir, const struct nb_plan *plan, struct nb_error *err)
 {
 	struct nb_plan_case *rows = calloc(plan->ncases + 1, sizeof(*rows));
-	char (*reps)[16] = calloc(plan->ncases + 1, sizeof(*reps));
+	char (*reps)[48] = calloc(plan->ncases + 1, sizeof(*reps));
 	bool ok = rows && reps;
 	for (size_t i = 0; ok && i < plan->ncases; i++)
 		plan_row(&plan->cases[i], &rows[i], reps[i], sizeof(reps[i]));

@@ -305,6 +305,7 @@ static bool run_auto_reps(struct batch *b, enum nb_run_exit *rc, struct nb_error
 		uint32_t rep = nb_case_slots(c);
 		while (!interrupted(b) && rep < c->reps.max &&
 		       !nb_stats_autorep_done(&b->stats[ci], c->reps.min, c->reps.max, c->reps.ci)) {
+			nb_progress_extend(b->progress, 1);
 			if (!account(run_one(b, ci, rep++, err), rc))
 				return false;
 		}

@@ -1,0 +1,141 @@
+/* The metric columns from two ends' snapshots written by hand: the busiest single flow thread
+ * and steal (issue 12), each direction of a bidir case in its own columns, and the interface
+ * rates in sar's 1024-byte kB (issue 21). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "engines.h"
+#include "metrics.h"
+#include "params.h"
+
+#define S_NS 1000000000ull
+
+static struct nb_snapshot *snaps[4];
+
+static void setup(void)
+{
+	for (int i = 0; i < 4; i++) {
+		snaps[i] = nb_snapshot_create(false);
+		cr_assert_not_null(snaps[i]);
+	}
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < 4; i++)
+		nb_snapshot_destroy(snaps[i]);
+}
+
+TestSuite(metrics, .init = setup, .fini = teardown);
+
+/* A one-second span on both ends with nflows flows; the flow sends as the client/agent side. */
+static struct nb_span span(const struct nb_params *p)
+{
+	uint32_t n = nb_params_nflows(p);
+	for (int i = 0; i < 4; i++) {
+		snaps[i]->t_ns = (i % 2) ? 2 * S_NS : S_NS;
+		snaps[i]->nflows = n;
+		for (uint32_t f = 0; f < n; f++) {
+			bool cs = nb_params_client_sends(p, f);
+			snaps[i]->flow[f].sends = i < 2 ? cs : !cs;
+		}
+	}
+	return (struct nb_span){ snaps[0], snaps[1], snaps[2], snaps[3] };
+}
+
+static struct nb_params udp(enum nb_dir dir, uint32_t streams, uint64_t rate)
+{
+	struct nb_params p = { .engine = "stream", .proto = NB_PROTO_UDP, .direction = dir,
+			       .size = 1400, .streams = streams, .rate = rate, .tos = -1 };
+	return p;
+}
+
+Test(metrics, the_busiest_thread_of_each_role_is_not_the_sum_of_threads)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 2, 0);
+	struct nb_span s = span(&p);
+	snaps[1]->flow[0].cpu_ns = S_NS / 2; /* client senders: 50 % each, 100 % summed */
+	snaps[1]->flow[1].cpu_ns = S_NS / 2;
+	snaps[1]->engine_cpu_ns = S_NS;
+	snaps[3]->flow[0].cpu_ns = 9 * S_NS / 10; /* agent receivers: 90 % and 20 % */
+	snaps[3]->flow[1].cpu_ns = S_NS / 5;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_CPU_LOCAL_PCT], 100, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_CPU_LOCAL_TX_THREAD_PCT], 50, 1e-9);
+	cr_expect(isnan(m.v[NB_COL_CPU_LOCAL_RX_THREAD_PCT]), "the client has no receiving thread");
+	cr_expect_float_eq(m.v[NB_COL_CPU_PEER_RX_THREAD_PCT], 90, 1e-9);
+	cr_expect(isnan(m.v[NB_COL_CPU_PEER_TX_THREAD_PCT]));
+}
+
+Test(metrics, steal_is_reported_apart_from_busy)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	struct nb_span s = span(&p);
+	snaps[0]->host_total_ticks = 1000;
+	snaps[1]->host_total_ticks = 1200; /* 200 ticks: 100 busy, 50 steal, 50 idle */
+	snaps[1]->host_busy_ticks = 100;
+	snaps[1]->host_steal_ticks = 50;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_HOST_CPU_LOCAL_PCT], 50, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_HOST_STEAL_LOCAL_PCT], 25, 1e-9);
+}
+
+Test(metrics, interface_kB_are_sars_1024_bytes)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	struct nb_span s = span(&p);
+	snaps[0]->has_if = snaps[1]->has_if = true;
+	snaps[1]->if_stats[2] = 1024 * 1000; /* rx bytes in one second */
+	snaps[1]->if_stats[3] = 2048;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_IF_LOCAL_RXKB_S], 1000, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_IF_LOCAL_TXKB_S], 2, 1e-9);
+}
+
+/* UDP bidir at 100 Mbit/s each way: the agent's sender held to half its target. */
+Test(metrics, bidir_gives_each_direction_its_own_columns)
+{
+	struct nb_params p = udp(NB_DIR_BIDIR, 1, 100000000);
+	struct nb_span s = span(&p);
+	/* flow 0: client -> agent, 12.5 MB in 1 s; flow 1: agent -> client, 6.25 MB */
+	snaps[1]->flow[0].c[NB_C_TX_BYTES] = 12500000;
+	snaps[3]->flow[0].c[NB_C_RX_BYTES] = 12500000;
+	snaps[3]->flow[1].c[NB_C_TX_BYTES] = 6250000;
+	snaps[1]->flow[1].c[NB_C_RX_BYTES] = 6250000;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_RX_BPS], 150e6, 1, "the sum stays the headline");
+	cr_expect_float_eq(m.v[NB_COL_FWD_RX_BPS], 100e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_REV_RX_BPS], 50e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_FWD_TARGET_RATE], 100e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_REV_TARGET_RATE], 100e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_REV_ACHIEVED_RATE], 50e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_TARGET_RATE], 200e6, 1);
+	struct nb_metrics f;
+	struct nb_params fwd = udp(NB_DIR_FORWARD, 1, 100000000);
+	nb_metrics_span(&nb_engine_stream, &fwd, &s, -1, NULL, &f);
+	cr_expect(isnan(f.v[NB_COL_FWD_RX_BPS]), "only bidir has per-direction columns");
+}
+
+Test(metrics, bidir_exact_loss_is_per_direction)
+{
+	struct nb_params p = udp(NB_DIR_BIDIR, 1, 100000000);
+	span(&p);
+	snaps[1]->flow[0].c[NB_C_MEAS_TX_PACKETS] = 1000; /* forward: no loss */
+	snaps[3]->flow[0].c[NB_C_MEAS_RX_PACKETS] = 1000;
+	snaps[3]->flow[1].c[NB_C_MEAS_TX_PACKETS] = 1000; /* reverse: 250 lost */
+	snaps[1]->flow[1].c[NB_C_MEAS_RX_PACKETS] = 750;
+	struct nb_metrics m;
+	nb_metrics_clear(&m);
+	nb_metrics_exact_loss(&nb_engine_stream, &p, snaps[1], snaps[3], &m);
+	cr_expect_float_eq(m.v[NB_COL_LOST], 250, 0);
+	cr_expect_float_eq(m.v[NB_COL_LOSS_PCT], 12.5, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_FWD_LOST], 0, 0);
+	cr_expect_float_eq(m.v[NB_COL_FWD_LOSS_PCT], 0, 0);
+	cr_expect_float_eq(m.v[NB_COL_REV_LOST], 250, 0);
+	cr_expect_float_eq(m.v[NB_COL_REV_LOSS_PCT], 25, 1e-9);
+}
