@@ -132,16 +132,17 @@ static void gp_terminal(const struct nb_compare *c, FILE *f)
 	size_t longest = 0;
 	for (size_t i = 0; i < c->nrows; i++)
 		longest = strlen(c->rows[i].case_id) > longest ? strlen(c->rows[i].case_id) : longest;
-	double bm = 3.0 + (double)(longest + 12) * 0.2;
+	double bm = 3.0 + (double)(longest + 12) * 0.2, lm = (double)(longest + 12) * 0.45;
 	bm = bm < 5.0 ? 5.0 : bm > 20.0 ? 20.0 : bm;
+	lm = lm < 12.0 ? 12.0 : lm > 40.0 ? 40.0 : lm;
 	fprintf(f, "# nbrun compare chart: run `gnuplot compare.gp` in this folder.\n"
 		   "reset\nset encoding utf8\n"
 		   "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		   "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,12\" "
 		   "background rgb \"white\"\n"
 		   "} else {\n    set terminal png size %d,%d noenhanced background rgb \"white\"\n}\n"
-		   "set output \"compare.png\"\nset bmargin %.1f\n", w, 600 + (int)(bm * 12), w,
-		600 + (int)(bm * 12), bm);
+		   "set output \"compare.png\"\nset bmargin %.1f\nset lmargin %.1f\n", w,
+		600 + (int)(bm * 12), w, 600 + (int)(bm * 12), bm, lm);
 	const char *m = common_metric(c);
 	fprintf(f, "set title \"");
 	nb_chart_gp_str(f, m ? m : "Headline metric of each case");
@@ -163,7 +164,7 @@ static void gp_preamble(const struct nb_compare *c, FILE *f)
 		   "set key top right horizontal box lc rgb \"#d0d0d0\" opaque samplen 2 width 1\n"
 		   "set style fill solid 0.85 border rgb \"#505050\"\n"
 		   "set yrange [%.6g:%.6g]\nset format y \"%%.2f\"\n"
-		   "set xrange [-0.6:%zu.6]\nset lmargin 12\n", y.lo, y.hi, c->nrows ? c->nrows - 1 : 0);
+		   "set xrange [-0.6:%zu.6]\n", y.lo, y.hi, c->nrows ? c->nrows - 1 : 0);
 	double t = c->threshold;
 	fprintf(f, "set object 1 rectangle from graph 0, first %.6g to graph 1, first %.6g "
 		   "fillcolor rgb \"#fdf1d8\" fillstyle solid 1.0 noborder behind\n"
@@ -187,8 +188,9 @@ static void gp_plot(const struct nb_compare *c, FILE *f)
 			   "with boxxyerror lc rgb \"%s\" title \"", dx, k, dx - half, dx + half, k,
 			bar_colors[(s - 1) % NCOLORS]);
 		nb_chart_gp_str(f, c->sides[s].name);
-		fprintf(f, "\", \\\n     '' using ($0%+.4f):%zu:%zu:%zu with yerrorbars pt -1 "
-			   "lc rgb \"#202020\" lw 1.3 notitle", dx, k, k + 1, k + 2);
+		fprintf(f, "\", \\\n     '' using ($0%+.4f):%zu:(0):($%zu-$%zu) with vectors heads "
+			   "size screen 0.006,90 lc rgb \"#202020\" lw 1.3 notitle", dx, k + 1, k + 2,
+			k + 1);
 		fprintf(f, ", \\\n     '' using ($0%+.4f):%zu:%zu:%zu with labels font \",10\" "
 			   "tc rgb variable notitle", dx, k + 3, k + 4, k + 5);
 	}
