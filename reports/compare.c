@@ -231,7 +231,7 @@ static bool build_cell(struct nb_compare *c, const struct nb_cmp_row *row, size_
 		return true;
 	cell->param_diff = strdup(buf);
 	cell->params_expected = expected == n;
-	if (!cell->params_expected) {
+	if (!cell->params_expected && cell->verdict != NB_CMP_NODATA) {
 		cell->verdict = NB_CMP_DIFFERENT;
 		cell->reason = "parameters differ";
 	}

@@ -87,7 +87,7 @@ static bool cell_problems(struct nb_compare *c, const struct nb_cmp_row *row, si
 	size_t before = c->nproblems;
 	if (!failed(c, s, row->case_id, &cell->s))
 		return false;
-	if (c->nproblems == before && cell->verdict == NB_CMP_DIFFERENT)
+	if (c->nproblems == before && cell->param_diff && !cell->params_expected)
 		return add(c, NB_CMP_P_PARAMS, s, row->case_id, "%.200s", cell->param_diff);
 	return true;
 }

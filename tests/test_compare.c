@@ -113,6 +113,7 @@ Test(compare, identical_folders_exit_0_unchanged_where_the_noise_allows)
 			 "inconclusive (CV 4.9 %: changes smaller than 12.1 % cannot be detected with "
 			 "n = 5/5) |"), "%s", r.out);
 	cr_assert(strstr(r.err, "inconclusive: " P4 " (same): rx_bps 0.0 %"), "%s", r.err);
+	cr_assert(strstr(r.out, "5 comparisons were judged, each at 95 %"), "multiple comparisons");
 	cr_assert_null(strstr(r.out, "different conditions"));
 	outcome_free(&r);
 }
@@ -397,6 +398,27 @@ Test(compare, neutral_names_give_one_sentence_per_side_and_metric)
 		  "%s", r.out);
 	cr_assert(strstr(r.out, "**B slower** (whole 95 % CI beyond -5 %)"), "%s", r.out);
 	cr_assert_null(strstr(r.out, "regression"), "%s", r.out);
+	outcome_free(&r);
+}
+
+Test(compare, neutral_without_names_uses_the_folder_labels)
+{
+	const char *names[] = { "base", "vendor-b" };
+	struct nb_compare_opts o = { .neutral = true };
+	struct outcome r;
+	run_opts(names, 2, &o, &r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "# nbrun compare: base vs vendor-b\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "vendor-b is 12.0 % faster than base (95 % CI 11.4–12.6 %)"), "%s",
+		  r.out);
+	outcome_free(&r);
+	/* a failed case still fails a vendor comparison: it would not be a fair one */
+	const char *failed[] = { "base", "failed" };
+	o = (struct nb_compare_opts){ .names = "A,B" };
+	run_opts(failed, 2, &o, &r);
+	cr_assert_eq(r.rc, NB_CMP_EXIT_FAILED, "%s", r.err);
+	cr_assert(strstr(r.out, "B and A cannot be compared on rx_bps: all 5 runs failed in new"), "%s",
+		  r.out);
 	outcome_free(&r);
 }
 
