@@ -44,16 +44,6 @@ compare() {
 	RC=$?
 }
 
-# wait_rows FILE N: until FILE has N data rows (20 s at most)
-wait_rows() {
-	i=0
-	while [ $i -lt 200 ]; do
-		[ -f "$1" ] && [ "$(($(wc -l <"$1") - 1))" -ge "$2" ] && return 0
-		sleep 0.1; i=$((i + 1))
-	done
-	return 1
-}
-
 echo "1..9"
 if run base; then ok "a baseline batch (2 cases x 3 runs)"; else nok "baseline batch" "$TMP/base.err"; fi
 
