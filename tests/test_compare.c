@@ -446,7 +446,7 @@ struct bad_input {
 Test(compare, bad_input_exits_2_naming_the_file_and_line)
 {
 	static const struct bad_input cases[] = {
-		{ "corrupt", "compare/corrupt/runs.csv:5: wrong field count (20 of 63 fields)" },
+		{ "corrupt", "compare/corrupt/runs.csv:5: wrong field count (20 of 97 fields)" },
 		{ "badvalue", "compare/badvalue/runs.csv:4: value '4.98e8x' is not a number" },
 		{ "notresult", "compare/notresult: not an nbrun results folder (no readable runs.csv)" },
 		{ "absent", "compare/absent: No such file or directory" },
