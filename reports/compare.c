@@ -1,4 +1,4 @@
-/* nbrun — compare: loading the folders strictly, matching cases, environment diff. */
+/* nbrun — compare: loading the folders strictly, matching cases, building the rows. */
 #include "compare.h"
 
 #include <errno.h>
@@ -150,15 +150,43 @@ static double run_value(const struct nb_run *run, const char *metric, int col)
 	return col >= 0 ? run->m.v[col] : NAN;
 }
 
-static void case_stats(const struct nb_results *res, const char *case_id, const char *metric,
-		       int col, struct nb_stats *st)
+static int cmp_double(const void *x, const void *y)
 {
-	nb_stats_init(st);
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The case's repetitions (kind run) in one folder: the counted values, sorted, and the
+ * failed ones with the first error. */
+static bool collect(const struct nb_results *res, const char *case_id, const char *metric, int col,
+		    struct nb_cmp_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	nb_stats_init(&s->st);
+	s->median = NAN;
+	s->v = malloc((res->nruns + 1) * sizeof(*s->v));
+	if (!s->v)
+		return false;
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *run = &res->runs[i];
-		if (nb_run_counts(run) && strcmp(run->case_id, case_id) == 0)
-			nb_stats_add(st, run_value(run, metric, col));
+		if (strcmp(run->case_id, case_id) != 0 || strcmp(run->kind, "trial") == 0)
+			continue;
+		s->runs++;
+		if (!nb_run_counts(run)) {
+			s->failed++;
+			s->error = s->error ? s->error : *run->error ? run->error : NULL;
+			continue;
+		}
+		double x = run_value(run, metric, col);
+		if (isfinite(x)) {
+			s->v[s->st.n] = x;
+			nb_stats_add(&s->st, x);
+		}
 	}
+	qsort(s->v, s->st.n, sizeof(*s->v), cmp_double);
+	if (s->st.n)
+		s->median = nb_stats_percentile(s->v, s->st.n, 50.0);
+	return true;
 }
 
 /* The headline metric of a case: what its first counted run (in any folder) names. */
@@ -174,30 +202,69 @@ static const char *headline(const struct nb_compare *c, const char *case_id)
 	return "";
 }
 
+/* Latency, and the rate of a closed-loop (request/response) engine: their repetitions are
+ * often bimodal, so the rank test decides. */
+static bool rank_metric(const struct nb_plan_case *pc, int col)
+{
+	if (col >= 0 && strcmp(nb_cols[col].unit, "us") == 0)
+		return true;
+	uint64_t rate = isfinite(pc->rate) && pc->rate > 0 ? (uint64_t)pc->rate : 0;
+	return col == NB_COL_TRANS_PER_S && nb_engine_closed_loop(pc->eng, rate);
+}
+
+static bool build_cell(struct nb_compare *c, const struct nb_cmp_row *row, size_t s)
+{
+	struct nb_cmp_cell *cell = &row->cells[s - 1];
+	const struct nb_results *res = &c->sides[s].res;
+	cell->present = nb_results_case(res, row->case_id) != (size_t)-1;
+	nb_stats_init(&cell->s.st);
+	cell->change = NAN;
+	if (!cell->present)
+		return true;
+	if (!collect(res, row->case_id, row->metric, row->col, &cell->s))
+		return false;
+	nb_cmp_judge(cell, &row->base, row->col, row->rank, c->threshold);
+	char buf[1024];
+	size_t expected = 0, n = nb_cmp_param_diff(&c->sides[0].res.plan_t, &res->plan_t, row->case_id,
+						   c->expect, c->nexpect, &expected, buf, sizeof(buf));
+	if (n == 0)
+		return true;
+	cell->param_diff = strdup(buf);
+	cell->params_expected = expected == n;
+	if (!cell->params_expected && cell->verdict != NB_CMP_NODATA) {
+		cell->verdict = NB_CMP_DIFFERENT;
+		cell->reason = "parameters differ";
+	}
+	return cell->param_diff != NULL;
+}
+
 static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct nb_plan_case *pc)
 {
 	row->case_id = pc->case_id;
 	row->test = pc->test;
 	row->metric = c->metric ? c->metric : headline(c, pc->case_id);
 	row->col = nb_col_find(row->metric);
+	row->rank = rank_metric(pc, row->col);
 	row->cells = calloc(c->nsides - 1, sizeof(*row->cells));
-	if (!row->cells)
+	if (!row->cells || !collect(&c->sides[0].res, row->case_id, row->metric, row->col, &row->base))
 		return false;
-	case_stats(&c->sides[0].res, row->case_id, row->metric, row->col, &row->base);
-	for (size_t s = 1; s < c->nsides; s++) {
-		struct nb_cmp_cell *cell = &row->cells[s - 1];
-		const struct nb_results *res = &c->sides[s].res;
-		cell->present = nb_results_case(res, row->case_id) != (size_t)-1;
-		nb_stats_init(&cell->st);
-		cell->change = NAN;
-		if (!cell->present)
-			continue;
-		case_stats(res, row->case_id, row->metric, row->col, &cell->st);
-		nb_cmp_judge(cell, &row->base, row->col, c->threshold);
-		c->count[cell->verdict]++;
-		c->sides[s].count[cell->verdict]++;
-	}
+	for (size_t s = 1; s < c->nsides; s++)
+		if (!build_cell(c, row, s))
+			return false;
 	return true;
+}
+
+static void count_verdicts(struct nb_compare *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct nb_cmp_cell *cell = &c->rows[i].cells[s - 1];
+			if (!cell->present)
+				continue;
+			c->count[cell->verdict]++;
+			c->sides[s].count[cell->verdict]++;
+			c->judged += cell->verdict <= NB_CMP_INCONCLUSIVE && cell->test != NB_CMP_TEST_NONE;
+		}
 }
 
 static bool push_id(const char ***v, size_t *n, const char *id)
@@ -231,61 +298,6 @@ static bool match_cases(struct nb_compare *c)
 	return true;
 }
 
-/* ---- environment ---- */
-
-struct env_ctx {
-	struct nb_cmp_side *side;
-	const char *end;
-	bool nomem;
-};
-
-static const char *fact_text(const struct nb_fact *f, char *buf, size_t len)
-{
-	if (!f)
-		snprintf(buf, len, "absent");
-	else if (!f->ok)
-		snprintf(buf, len, "unknown (%.200s)", f->value);
-	else
-		snprintf(buf, len, "%s", f->value);
-	return buf;
-}
-
-static void put_diff(void *ctx, const struct nb_fact *b, const struct nb_fact *n)
-{
-	struct env_ctx *e = ctx;
-	const struct nb_fact *any = b ? b : n;
-	char line[700], vb[260], vn[260];
-	snprintf(line, sizeof(line), "%s %s.%s: %s → %s", e->end, any->group, any->key,
-		 fact_text(b, vb, sizeof(vb)), fact_text(n, vn, sizeof(vn)));
-	char **v = realloc(e->side->env_diff, (e->side->n_env_diff + 1) * sizeof(*v));
-	char *dup = v ? strdup(line) : NULL;
-	if (v)
-		e->side->env_diff = v;
-	if (!dup) {
-		e->nomem = true;
-		return;
-	}
-	v[e->side->n_env_diff++] = dup;
-}
-
-static bool diff_env(struct nb_compare *c)
-{
-	const struct nb_results *base = &c->sides[0].res;
-	for (size_t s = 1; s < c->nsides; s++) {
-		struct nb_cmp_side *side = &c->sides[s];
-		if (!base->have_env || !side->res.have_env)
-			continue;
-		struct env_ctx lc = { side, "local", false }, pc = { side, "peer", false };
-		nb_facts_diff(&base->local, &side->res.local, put_diff, &lc);
-		if (base->peer.n || side->res.peer.n)
-			nb_facts_diff(&base->peer, &side->res.peer, put_diff, &pc);
-		if (lc.nomem || pc.nomem)
-			return false;
-		c->n_env_diff += side->n_env_diff;
-	}
-	return true;
-}
-
 static bool build_rows(struct nb_compare *c)
 {
 	const struct nb_results *base = &c->sides[0].res;
@@ -293,11 +305,47 @@ static bool build_rows(struct nb_compare *c)
 	if (!c->rows)
 		return false;
 	for (size_t i = 0; i < base->ncases; i++) {
+		c->nrows++;
 		if (!build_row(c, &c->rows[i], &base->cases[i]))
 			return false;
-		c->nrows++;
+	}
+	count_verdicts(c);
+	return true;
+}
+
+/* --names A,B: one name per folder, in order. */
+static bool apply_names(struct nb_compare *c, const char *names, struct nb_error *err)
+{
+	for (size_t i = 0; i < c->nsides; i++)
+		snprintf(c->sides[i].name, sizeof(c->sides[i].name), "%s", c->sides[i].label);
+	if (!names)
+		return true;
+	size_t count = 1;
+	for (const char *p = names; *p; p++)
+		count += *p == ',';
+	if (count != c->nsides)
+		return nb_error_set(err, "--names '%s': %zu name%s for %zu folders", names, count,
+				    count == 1 ? "" : "s", c->nsides);
+	const char *p = names;
+	for (size_t i = 0; i < c->nsides; i++) {
+		size_t n = strcspn(p, ",");
+		if (n == 0 || n >= sizeof(c->sides[i].name))
+			return nb_error_set(err, "--names '%s': each name 1 to 63 characters", names);
+		snprintf(c->sides[i].name, sizeof(c->sides[i].name), "%.*s", (int)n, p);
+		p += n + (p[n] == ',');
 	}
 	return true;
+}
+
+static void copy_opts(struct nb_compare *c, const struct nb_compare_opts *o)
+{
+	c->threshold = o->threshold;
+	c->metric = o->metric;
+	c->neutral = o->neutral || o->names;
+	c->allow_missing = o->allow_missing;
+	c->fail_on_inconclusive = o->fail_on_inconclusive;
+	c->expect = o->expect;
+	c->nexpect = o->nexpect;
 }
 
 bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, struct nb_error *err)
@@ -308,8 +356,7 @@ bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, str
 	if (o->metric && nb_col_find(o->metric) < 0)
 		return nb_error_set(err, "--metric '%s': not a metric column (e.g. rx_bps, trans_per_s, "
 				    "lat_p99_us, loss_pct)", o->metric);
-	c->threshold = o->threshold;
-	c->metric = o->metric;
+	copy_opts(c, o);
 	c->sides = calloc(o->npaths, sizeof(*c->sides));
 	if (!c->sides)
 		return nb_error_set(err, "out of memory");
@@ -321,7 +368,12 @@ bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, str
 		}
 	}
 	make_labels(c);
-	if (!match_cases(c) || !diff_env(c) || !build_rows(c)) {
+	if (!apply_names(c, o->names, err)) {
+		nb_compare_free(c);
+		return false;
+	}
+	if (!match_cases(c) || !nb_cmp_diff_sides(c) || !build_rows(c) || !nb_cmp_warnings(c) ||
+	    !nb_cmp_find_problems(c)) {
 		nb_compare_free(c);
 		return nb_error_set(err, "out of memory");
 	}
@@ -330,18 +382,23 @@ bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, str
 
 void nb_compare_free(struct nb_compare *c)
 {
-	for (size_t i = 0; i < c->nrows; i++)
+	for (size_t i = 0; i < c->nrows; i++) {
+		free(c->rows[i].base.v);
+		for (size_t s = 1; c->rows[i].cells && s < c->nsides; s++) {
+			free(c->rows[i].cells[s - 1].s.v);
+			free(c->rows[i].cells[s - 1].param_diff);
+		}
 		free(c->rows[i].cells);
+	}
 	free(c->rows);
 	for (size_t s = 0; s < c->nsides; s++) {
 		struct nb_cmp_side *side = &c->sides[s];
 		nb_results_free(&side->res);
 		free(side->only_here);
 		free(side->missing);
-		for (size_t k = 0; k < side->n_env_diff; k++)
-			free(side->env_diff[k]);
-		free(side->env_diff);
+		free(side->diff);
 	}
 	free(c->sides);
+	free(c->problems);
 	memset(c, 0, sizeof(*c));
 }

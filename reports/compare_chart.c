@@ -1,71 +1,115 @@
-/* nbrun — compare: grouped bar chart of each case relative to base (base = 100 %),
- * one bar per folder, error bars = stddev, the threshold drawn as a band around 100 %.
- * compare.dat and compare.gp are always written; gnuplot (posix_spawnp, no shell)
- * renders compare.png and compare.svg when it is on PATH. */
+/* nbrun — compare: each case's change as a ratio to base (1.00 = base), one bar per NEW
+ * folder drawn from 1.00 to the estimate, its 95 % CI as an error bar, every bar labelled
+ * with its change, the threshold as a band around 1.00, and the axis zoomed to the data (a
+ * 0-300 % axis would flatten a 6 % difference). Each case's label says which way is better.
+ * compare.dat and compare.gp are always written; gnuplot (posix_spawnp, no shell) renders
+ * compare.png and compare.svg when it is on PATH. */
 #include "compare_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "chart.h"
 
-extern char **environ;
-
 static const char *const bar_colors[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
 };
 #define NCOLORS (sizeof(bar_colors) / sizeof(bar_colors[0]))
 
-static void rel(FILE *f, const struct nb_stats *st, double base)
+/* The y range: every estimate, CI and the threshold band, plus a margin for the labels. */
+struct yrange {
+	double lo, hi, pad;
+};
+
+static void widen(struct yrange *y, double v)
 {
-	if (st->n == 0 || !(base != 0.0) || !isfinite(base)) {
-		fprintf(f, " NaN NaN");
-		return;
+	if (isfinite(v)) {
+		y->lo = fmin(y->lo, v);
+		y->hi = fmax(y->hi, v);
 	}
-	double sd = nb_stats_stddev(st);
-	fprintf(f, " %.6g %.6g", st->mean / fabs(base) * 100.0,
-		isfinite(sd) ? sd / fabs(base) * 100.0 : 0.0);
 }
 
-/* The change printed over a NEW bar that got a verdict, in the verdict's colour. */
-static void verdict_label(FILE *f, const struct nb_cmp_cell *cell)
+static struct yrange y_range(const struct nb_compare *c)
 {
-	bool bad = cell->verdict == NB_CMP_REGRESSION, good = cell->verdict == NB_CMP_IMPROVEMENT;
-	if (!cell->present || !(bad || good || cell->verdict == NB_CMP_CHANGED) ||
-	    !isfinite(cell->change)) {
-		fprintf(f, " \"\" 0");
-		return;
-	}
-	fprintf(f, " \"%+.0f%%\" %d", cell->change * 100.0,
-		bad ? 0xc62828 : good ? 0x2e7d32 : 0x555555);
+	struct yrange y = { 1.0 - c->threshold, 1.0 + c->threshold, 0.0 };
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct nb_cmp_cell *cell = &c->rows[i].cells[s - 1];
+			widen(&y, 1.0 + cell->change);
+			widen(&y, 1.0 + cell->ch_lo);
+			widen(&y, 1.0 + cell->ch_hi);
+		}
+	y.pad = fmax((y.hi - y.lo) * 0.12, 0.01);
+	y.lo -= y.pad;
+	y.hi += y.pad;
+	return y;
 }
 
-/* Columns: case, base %, base sd %, then per NEW folder: %, sd %, label, label colour. */
+static unsigned verdict_colour(const struct nb_cmp_cell *cell)
+{
+	switch (cell->verdict) {
+	case NB_CMP_REGRESSION: return 0xc62828;
+	case NB_CMP_IMPROVEMENT: return 0x2e7d32;
+	case NB_CMP_UNCHANGED: return 0x303030;
+	default: return 0x777777;
+	}
+}
+
+static void dat_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, " %.6g", v);
+	else
+		fprintf(f, " NaN");
+}
+
+/* One NEW cell: ratio, CI low, CI high, label y, "label", colour. */
+static void dat_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_cell *cell,
+		     const struct yrange *y)
+{
+	double r = 1.0 + cell->change, lo = 1.0 + cell->ch_lo, hi = 1.0 + cell->ch_hi;
+	char text[64];
+	nb_cmp_fmt_change(row, cell, text, sizeof(text));
+	if (!isfinite(r))
+		snprintf(text, sizeof(text), "%s", cell->present ? nb_cmp_verdict_name(cell->verdict)
+								: "absent");
+	double top = isfinite(hi) ? hi : r, bottom = isfinite(lo) ? lo : r;
+	double ly = !isfinite(r) ? 1.0 : r >= 1.0 ? top + y->pad * 0.3 : bottom - y->pad * 0.3;
+	dat_num(f, r);
+	dat_num(f, lo);
+	dat_num(f, hi);
+	fprintf(f, " %.6g \"", ly);
+	nb_chart_gp_str(f, text);
+	fprintf(f, "\" %u", verdict_colour(cell));
+}
+
+static const char *arrow(int col)
+{
+	enum nb_better b = col >= 0 ? nb_cols[col].better : NB_BETTER_NONE;
+	return b == NB_BETTER_HIGHER ? " (↑ better)" : b == NB_BETTER_LOWER ? " (↓ better)" : "";
+}
+
+/* Columns: case (with its better direction), then per NEW folder: ratio lo hi label_y label
+ * colour. */
 static void write_dat(const struct nb_compare *c, FILE *f)
 {
-	fprintf(f, "# nbrun compare: mean relative to base (%%) and stddev (%%) per folder\n# case base sd");
+	struct yrange y = y_range(c);
+	fprintf(f, "# nbrun compare: ratio to base and its 95 %% CI per NEW folder\n# case");
 	for (size_t s = 1; s < c->nsides; s++)
-		fprintf(f, " \"%s\" sd label colour", c->sides[s].label);
+		fprintf(f, " \"%s\" lo hi label_y label colour", c->sides[s].name);
 	fprintf(f, "\n");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct nb_cmp_row *row = &c->rows[i];
 		fprintf(f, "\"");
 		nb_chart_gp_str(f, row->case_id);
+		nb_chart_gp_str(f, arrow(row->col));
 		fprintf(f, "\"");
-		rel(f, &row->base, row->base.mean);
-		for (size_t s = 1; s < c->nsides; s++) {
-			const struct nb_cmp_cell *cell = &row->cells[s - 1];
-			struct nb_stats none = { 0 };
-			rel(f, cell->present ? &cell->st : &none, row->base.mean);
-			verdict_label(f, cell);
-		}
+		for (size_t s = 1; s < c->nsides; s++)
+			dat_cell(f, row, &row->cells[s - 1], &y);
 		fprintf(f, "\n");
 	}
 }
@@ -88,65 +132,67 @@ static void gp_terminal(const struct nb_compare *c, FILE *f)
 	size_t longest = 0;
 	for (size_t i = 0; i < c->nrows; i++)
 		longest = strlen(c->rows[i].case_id) > longest ? strlen(c->rows[i].case_id) : longest;
-	double bm = 3.0 + (double)longest * 0.2;
-	bm = bm < 5.0 ? 5.0 : bm > 18.0 ? 18.0 : bm;
+	double bm = 3.0 + (double)(longest + 12) * 0.2, lm = (double)(longest + 12) * 0.45;
+	bm = bm < 5.0 ? 5.0 : bm > 20.0 ? 20.0 : bm;
+	lm = lm < 12.0 ? 12.0 : lm > 40.0 ? 40.0 : lm;
 	fprintf(f, "# nbrun compare chart: run `gnuplot compare.gp` in this folder.\n"
 		   "reset\nset encoding utf8\n"
 		   "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		   "    set terminal pngcairo size %d,%d noenhanced font \"DejaVu Sans,12\" "
 		   "background rgb \"white\"\n"
 		   "} else {\n    set terminal png size %d,%d noenhanced background rgb \"white\"\n}\n"
-		   "set output \"compare.png\"\nset bmargin %.1f\n", w, 600 + (int)(bm * 12), w,
-		600 + (int)(bm * 12), bm);
+		   "set output \"compare.png\"\nset bmargin %.1f\nset lmargin %.1f\n", w,
+		600 + (int)(bm * 12), w, 600 + (int)(bm * 12), bm, lm);
 	const char *m = common_metric(c);
 	fprintf(f, "set title \"");
 	nb_chart_gp_str(f, m ? m : "Headline metric of each case");
-	fprintf(f, " relative to base (base = 100 %%)\" font \",17\"\n");
+	fprintf(f, ": ratio to ");
+	nb_chart_gp_str(f, c->sides[0].name);
+	fprintf(f, " (1.00 = no change), 95 %% CI\" font \",16\"\n");
 }
 
 static void gp_preamble(const struct nb_compare *c, FILE *f)
 {
+	struct yrange y = y_range(c);
 	gp_terminal(c, f);
-	fprintf(f, "set ylabel \"%% of the base mean (error bars: stddev)\"\n"
-		   "set border 3 lw 1.2 lc rgb \"#404040\"\n"
+	fprintf(f, "set ylabel \"ratio to ");
+	nb_chart_gp_str(f, c->sides[0].name);
+	fprintf(f, "\"\nset border 3 lw 1.2 lc rgb \"#404040\"\n"
 		   "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
 		   "set xtics rotate by 30 right font \",10\"\n"
 		   "set grid ytics lt 1 lw 1 lc rgb \"#e6e6e6\"\n"
 		   "set key top right horizontal box lc rgb \"#d0d0d0\" opaque samplen 2 width 1\n"
-		   "set style data histograms\n"
-		   "set style histogram errorbars gap 1.5 lw 1.2\n"
 		   "set style fill solid 0.85 border rgb \"#505050\"\n"
-		   "set boxwidth 0.9\nset yrange [0:*]\nset offsets 0, 0, graph 0.12, 0\n"
-		   "set xrange [-0.6:%zu.6]\nset lmargin 12\n", c->nrows ? c->nrows - 1 : 0);
-	double t = c->threshold * 100.0;
+		   "set yrange [%.6g:%.6g]\nset format y \"%%.2f\"\n"
+		   "set xrange [-0.6:%zu.6]\n", y.lo, y.hi, c->nrows ? c->nrows - 1 : 0);
+	double t = c->threshold;
 	fprintf(f, "set object 1 rectangle from graph 0, first %.6g to graph 1, first %.6g "
 		   "fillcolor rgb \"#fdf1d8\" fillstyle solid 1.0 noborder behind\n"
-		   "set arrow 1 from graph 0, first 100 to graph 1, first 100 nohead "
+		   "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead "
 		   "lc rgb \"#707070\" dt 2 lw 1.2 front\n"
 		   "set label 1 \"±%.4g %% threshold\" at graph 0.005, first %.6g left "
 		   "font \",10\" textcolor rgb \"#8a6d3b\" front\n",
-		100.0 - t, 100.0 + t, t, 100.0 + t + 1.5);
+		1.0 - t, 1.0 + t, t * 100.0, 1.0 + t);
 }
 
-/* Bar j of N in a cluster (gap g) sits at x + (j - (N - 1) / 2) / (N + g). */
+/* Bar s of N sits at x + dx, dx = (s - 1 - (N - 1) / 2) * width. */
 static void gp_plot(const struct nb_compare *c, FILE *f)
 {
-	size_t nbars = c->nsides;
-	const char *label = c->sides[0].label;
-	fprintf(f, "plot 'compare.dat' using 2:3:xtic(1) title \"");
-	nb_chart_gp_str(f, label);
-	fprintf(f, "%s\" lc rgb \"#a8a8a8\"", strcmp(label, "base") ? " (base)" : "");
+	size_t nnew = c->nsides - 1;
+	double width = 0.8 / (double)nnew, half = width * 0.42;
+	fprintf(f, "plot 'compare.dat' using 0:(NaN):xtic(1) notitle");
 	for (size_t s = 1; s < c->nsides; s++) {
-		size_t k = 4 * (s - 1) + 4;
-		fprintf(f, ", \\\n     '' using %zu:%zu title \"", k, k + 1);
-		nb_chart_gp_str(f, c->sides[s].label);
-		fprintf(f, "\" lc rgb \"%s\"", bar_colors[(s - 1) % NCOLORS]);
-	}
-	for (size_t s = 1; s < c->nsides; s++) {
-		size_t k = 4 * (s - 1) + 4;
-		double dx = ((double)s - (double)(nbars - 1) / 2.0) / ((double)nbars + 1.5);
-		fprintf(f, ", \\\n     '' using ($0%+.4f):($%zu+$%zu):%zu:%zu with labels offset 0,0.8 "
-			   "font \",10\" tc rgb variable notitle", dx, k, k + 1, k + 2, k + 3);
+		size_t k = 6 * (s - 1) + 2;
+		double dx = ((double)(s - 1) - (double)(nnew - 1) / 2.0) * width;
+		fprintf(f, ", \\\n     '' using ($0%+.4f):(($%zu+1)/2):($0%+.4f):($0%+.4f):(1):%zu "
+			   "with boxxyerror lc rgb \"%s\" title \"", dx, k, dx - half, dx + half, k,
+			bar_colors[(s - 1) % NCOLORS]);
+		nb_chart_gp_str(f, c->sides[s].name);
+		fprintf(f, "\", \\\n     '' using ($0%+.4f):%zu:(0):($%zu-$%zu) with vectors heads "
+			   "size screen 0.006,90 lc rgb \"#202020\" lw 1.3 notitle", dx, k + 1, k + 2,
+			k + 1);
+		fprintf(f, ", \\\n     '' using ($0%+.4f):%zu:%zu:%zu with labels font \",10\" "
+			   "tc rgb variable notitle", dx, k + 3, k + 4, k + 5);
 	}
 	fprintf(f, "\nset terminal svg size 1280,760 dynamic noenhanced font \"DejaVu Sans,12\" "
 		   "background rgb \"white\"\nset output \"compare.svg\"\nreplot\nunset output\n");
@@ -190,4 +236,12 @@ bool nb_compare_chart(const struct nb_compare *c, const char *dir, bool *rendere
 	remove(log);
 	*rendered = nb_chart_gnuplot_run(dir, "compare.gp", log, err) && access(png, F_OK) == 0;
 	return true;
+}
+
+void nb_compare_chart_dir(const char *out, char *dir, size_t len)
+{
+	const char *slash = strrchr(out, '/'), *name = slash ? slash + 1 : out;
+	const char *dot = strrchr(name, '.');
+	size_t stem = dot && dot != name ? (size_t)(dot - out) : strlen(out);
+	snprintf(dir, len, "%.*s-charts", (int)stem, out);
 }

@@ -6,11 +6,43 @@
 
 #include "compare.h"
 
-/** "9.30 ± 0.30 Gbit/s (n=3)", "—" when n = 0. */
-void nb_cmp_fmt_stats(const struct nb_stats *st, const char *unit, char *buf, size_t len);
-/** "+3.1 %", "-20.0 %", "—", "+∞ (base 0)". */
-void nb_cmp_fmt_change(double change, char *buf, size_t len);
+/* ---- building (compare_diff.c, compare_gate.c, compare_warn.c) ---- */
+
+/** Fill each NEW side's environment, config and version differences from BASE. */
+bool nb_cmp_diff_sides(struct nb_compare *c);
+/** Collect what fails the gate into c->problems. */
+bool nb_cmp_find_problems(struct nb_compare *c);
+/** Fill each sample's warnings: the folder's per-case pitfalls and its runs' flags. */
+bool nb_cmp_warnings(struct nb_compare *c);
+
+/* ---- wording (compare_text.c), shared by every writer ---- */
+
+/** "9.30 ± 0.30 Gbit/s", "median 46.0 µs" for a rank row, "—" when n = 0. */
+void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, char *buf,
+		       size_t len);
+/** The change with its CI: "-6.8 % (95 % CI -7.6 to -6.0 %)", or the change alone. */
+void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
+			  size_t len);
+/** The verdict as the report says it: gate mode "regression"; neutral "B slower". */
+void nb_cmp_fmt_verdict(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
+			const struct nb_cmp_cell *cell, char *buf, size_t len);
+/** Neutral mode: "B is 6.8 % slower than A (95 % CI 6.0–7.6 %)". */
+void nb_cmp_sentence(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
+		     const struct nb_cmp_cell *cell, char *buf, size_t len);
+/** One line per NEW side and metric for neutral mode (several cases of one metric). */
+void nb_cmp_metric_sentence(const struct nb_compare *c, size_t side, const char *metric,
+			    char *buf, size_t len);
+/** The verdict counts: nb_cmp_summary_line in gate mode; "2 different beyond ±5 %, 3 the same
+ *  within ±5 %" in neutral mode. */
+void nb_cmp_fmt_counts(const struct nb_compare *c, const size_t count[NB_CMP_NVERDICTS], char *buf,
+		       size_t len);
+/** "local iface.mtu: 9001 → 1500". */
+void nb_cmp_fmt_diff(const struct nb_cmp_diff *d, char *buf, size_t len);
 /** The unit of a row's metric column ("" unknown). */
 const char *nb_cmp_row_unit(const struct nb_cmp_row *row);
+/** "higher", "lower" or "none": the better direction of a row's metric. */
+const char *nb_cmp_better_name(int col);
+/** What the exit code means, one short phrase. */
+const char *nb_cmp_exit_meaning(int rc);
 
 #endif

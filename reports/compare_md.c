@@ -31,24 +31,130 @@ static size_t counted_runs(const struct nb_results *res)
 	return n;
 }
 
-static void conditions(const struct nb_compare *c, FILE *f)
+static void title(const struct nb_compare *c, FILE *f)
 {
-	if (c->n_env_diff == 0)
+	char line[320];
+	fprintf(f, "# nbrun compare");
+	for (size_t s = 0; c->neutral && s < c->nsides; s++) {
+		fprintf(f, "%s", s == 0 ? ": " : " vs ");
+		md_cell(f, c->sides[s].name);
+	}
+	nb_cmp_fmt_counts(c, c->count, line, sizeof(line));
+	fprintf(f, "\n\n%s\n\n", line);
+	int rc = nb_compare_exit(c);
+	if (c->neutral)
+		fprintf(f, "Neutral comparison: no side is the baseline of a gate (exit %d: %s).\n\n",
+			rc, nb_cmp_exit_meaning(rc));
+	else
+		fprintf(f, "**Gate: %s** (exit %d: %s).\n\n", rc ? "fail" : "pass", rc,
+			nb_cmp_exit_meaning(rc));
+}
+
+static void problems(const struct nb_compare *c, FILE *f)
+{
+	if (c->nproblems == 0)
 		return;
-	fprintf(f, "> **Warning: results were taken under different conditions:** ");
+	fprintf(f, "## Problems\n\nThese fail the gate%s:\n\n",
+		c->allow_missing ? " (interrupted, failed and missing ones are allowed by "
+				   "`--allow-missing` and only listed)" : "");
+	for (size_t i = 0; i < c->nproblems; i++) {
+		const struct nb_cmp_problem *p = &c->problems[i];
+		fprintf(f, "- **%s**: ", nb_cmp_problem_name(p->kind));
+		if (p->case_id) {
+			md_code(f, p->case_id);
+			fprintf(f, " in ");
+		}
+		md_code(f, c->sides[p->side].name);
+		fprintf(f, ": ");
+		md_cell(f, p->text);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+}
+
+/* The differences of every NEW side, expected or not, as "; "-separated text. */
+static void diff_list(const struct nb_compare *c, FILE *f, bool expected)
+{
 	const char *sep = "";
 	for (size_t s = 1; s < c->nsides; s++)
-		for (size_t k = 0; k < c->sides[s].n_env_diff; k++) {
+		for (size_t k = 0; k < c->sides[s].ndiff; k++) {
+			char line[600];
+			if (c->sides[s].diff[k].expected != expected)
+				continue;
+			nb_cmp_fmt_diff(&c->sides[s].diff[k], line, sizeof(line));
 			fprintf(f, "%s", sep);
 			if (c->nsides > 2) {
-				md_cell(f, c->sides[s].label);
+				md_cell(f, c->sides[s].name);
 				fprintf(f, ": ");
 			}
-			md_cell(f, c->sides[s].env_diff[k]);
+			md_cell(f, line);
 			sep = "; ";
 		}
-	fprintf(f, ". A difference in the environment is often the real cause of a change "
-		   "(see [Environment differences](#environment-differences)).\n\n");
+}
+
+static void conditions(const struct nb_compare *c, FILE *f)
+{
+	size_t expected = 0;
+	for (size_t s = 1; s < c->nsides; s++)
+		for (size_t k = 0; k < c->sides[s].ndiff; k++)
+			expected += c->sides[s].diff[k].expected;
+	if (c->n_env_diff) {
+		fprintf(f, "> **Warning: results were taken under different conditions:** ");
+		diff_list(c, f, false);
+		fprintf(f, ". A difference in the environment is often the real cause of a change "
+			   "(see [Differences](#differences)).\n\n");
+	}
+	if (expected) {
+		fprintf(f, "Expected differences (declared with `--expect-diff`, context rather than "
+			   "a warning): ");
+		diff_list(c, f, true);
+		fprintf(f, ".\n\n");
+	}
+}
+
+/* Each case of one metric as a sub-item, when the metric has several. */
+static void case_sentences(const struct nb_compare *c, FILE *f, size_t s, const char *metric)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		n += strcmp(c->rows[i].metric, metric) == 0 && c->rows[i].cells[s - 1].present;
+	for (size_t i = 0; n > 1 && i < c->nrows; i++) {
+		const struct nb_cmp_row *row = &c->rows[i];
+		if (strcmp(row->metric, metric) != 0 || !row->cells[s - 1].present)
+			continue;
+		char line[600];
+		nb_cmp_sentence(c, s, row, &row->cells[s - 1], line, sizeof(line));
+		fprintf(f, "  - ");
+		md_code(f, row->case_id);
+		fprintf(f, ": ");
+		md_cell(f, line);
+		fprintf(f, ".\n");
+	}
+}
+
+/* Neutral mode: one sentence per NEW side and metric ("B is 6.8 % slower than A (95 % CI
+ * 6.0–7.6 %)"), the cases under it when there are several. */
+static void summary(const struct nb_compare *c, FILE *f)
+{
+	if (!c->neutral)
+		return;
+	fprintf(f, "## Summary\n\n");
+	for (size_t s = 1; s < c->nsides; s++)
+		for (size_t i = 0; i < c->nrows; i++) {
+			const char *m = c->rows[i].metric;
+			size_t k = 0;
+			while (k < i && strcmp(c->rows[k].metric, m) != 0)
+				k++;
+			if (k < i || !*m)
+				continue;
+			char line[600];
+			nb_cmp_metric_sentence(c, s, m, line, sizeof(line));
+			fprintf(f, "- **%s**: ", m);
+			md_cell(f, line);
+			fprintf(f, ".\n");
+			case_sentences(c, f, s, m);
+		}
+	fprintf(f, "\n");
 }
 
 static void method(const struct nb_compare *c, FILE *f)
@@ -58,37 +164,51 @@ static void method(const struct nb_compare *c, FILE *f)
 		md_code(f, c->metric);
 	else
 		fprintf(f, "each case's headline metric");
-	fprintf(f, " · threshold %.4g %% · significance: Welch's t-test at 95 %% on the repetitions "
-		   "(`welch`); when one side has a single run, whether it falls outside the other "
-		   "side's 95 %% prediction interval (`overlap`); with one run on each side there is no "
-		   "spread, so the threshold alone decides (`n=1`).\n\n", c->threshold * 100.0);
+	fprintf(f, " · threshold ±%.4g %% · each change comes with the 95 %% confidence interval "
+		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
+		   "spread when one side has a single run (`one-run`), and for latency and "
+		   "request/response rates, whose repetitions are often bimodal, the Hodges-Lehmann "
+		   "median shift with its Mann-Whitney CI (`mann-whitney`). %s needs the whole CI "
+		   "beyond the threshold, *%s* the whole CI inside it; anything else is "
+		   "*inconclusive*.", c->threshold * 100.0,
+		c->neutral ? "A difference" : "A regression or improvement",
+		c->neutral ? "the same" : "unchanged");
+	if (c->judged > 1)
+		fprintf(f, " %zu comparisons were judged, each at 95 %%: with no real change at all, "
+			   "about 1 in 40 CIs still lies wholly on one side of zero by chance (about "
+			   "%.1f here), fewer beyond the threshold; re-run a lone flagged case before "
+			   "acting on it.", c->judged, (double)c->judged / 40.0);
+	fprintf(f, "\n\n");
 }
 
 static void folders(const struct nb_compare *c, FILE *f)
 {
-	fprintf(f, "| | folder | config | started | cases | counted runs | result |\n"
-		   "|---|---|---|---|---:|---:|---|\n");
+	fprintf(f, "| | folder | config | started | complete | cases | counted runs | result |\n"
+		   "|---|---|---|---|---|---:|---:|---|\n");
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct nb_cmp_side *side = &c->sides[s];
 		const struct nb_meta *m = &side->res.meta;
-		char line[256] = "";
+		char line[320] = "";
 		if (s > 0)
-			nb_cmp_summary_line(side->count, line, sizeof(line));
-		fprintf(f, "| %s | ", s == 0 ? "**base**" : "new");
+			nb_cmp_fmt_counts(c, side->count, line, sizeof(line));
+		fprintf(f, "| ");
+		md_cell(f, c->neutral ? side->name : s == 0 ? "**base**" : "new");
+		fprintf(f, " | ");
 		md_code(f, side->res.dir);
 		fprintf(f, " | ");
 		md_cell(f, m->config_name ? m->config_name : "—");
 		fprintf(f, " | ");
 		md_cell(f, m->started ? m->started : "—");
-		fprintf(f, " | %zu | %zu | %s |\n", side->res.ncases, counted_runs(&side->res),
-			s == 0 ? "baseline" : line);
+		fprintf(f, " | %s | %zu | %zu | %s |\n",
+			!m->complete_known ? "unknown" : m->complete ? "yes" : "**no**",
+			side->res.ncases, counted_runs(&side->res), s == 0 ? "baseline" : line);
 	}
 	fprintf(f, "\n");
 }
 
 static void regressions(const struct nb_compare *c, FILE *f)
 {
-	if (c->count[NB_CMP_REGRESSION] == 0)
+	if (c->neutral || c->count[NB_CMP_REGRESSION] == 0)
 		return;
 	fprintf(f, "## Regressions\n\n");
 	for (size_t i = 0; i < c->nrows; i++)
@@ -97,84 +217,113 @@ static void regressions(const struct nb_compare *c, FILE *f)
 			const struct nb_cmp_cell *cell = &row->cells[s - 1];
 			if (!cell->present || cell->verdict != NB_CMP_REGRESSION)
 				continue;
-			char ch[48], b[96], n[96];
-			nb_cmp_fmt_change(cell->change, ch, sizeof(ch));
-			nb_cmp_fmt_stats(&row->base, nb_cmp_row_unit(row), b, sizeof(b));
-			nb_cmp_fmt_stats(&cell->st, nb_cmp_row_unit(row), n, sizeof(n));
+			char ch[128], b[96], n[96];
+			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
+			nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
+			nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
 			fprintf(f, "- ");
 			md_code(f, row->case_id);
 			if (c->nsides > 2)
-				fprintf(f, " in %s", c->sides[s].label);
-			fprintf(f, ": %s %s, %s → %s (%s)\n", row->metric, ch, b, n, cell->reason);
+				fprintf(f, " in %s", c->sides[s].name);
+			fprintf(f, ": %s %s, %s → %s (%s)\n", row->metric, ch, b, n,
+				nb_cmp_test_name(cell->test));
 		}
 	fprintf(f, "\n");
 }
 
-static void verdict_cell(FILE *f, const struct nb_cmp_cell *cell, bool with_test)
-{
-	const char *name = nb_cmp_verdict_name(cell->verdict);
-	if (cell->verdict == NB_CMP_REGRESSION || cell->verdict == NB_CMP_IMPROVEMENT)
-		fprintf(f, "**%s**", name);
-	else
-		fprintf(f, "%s", name);
-	if (cell->verdict == NB_CMP_UNCHANGED || cell->verdict == NB_CMP_NODATA ||
-	    (with_test && cell->test != NB_CMP_TEST_NONE))
-		fprintf(f, " (%s%s%s)", cell->reason,
-			cell->verdict == NB_CMP_UNCHANGED && with_test ? ", " : "",
-			cell->verdict == NB_CMP_UNCHANGED && with_test ? nb_cmp_test_name(cell->test) : "");
-}
-
 static void test_cell(FILE *f, const struct nb_cmp_cell *cell)
 {
-	if (cell->test == NB_CMP_TEST_WELCH)
+	if (cell->test == NB_CMP_TEST_RANK)
+		fprintf(f, "mann-whitney U=%.1f, p=%.3g%s", cell->mw.u, cell->mw.p,
+			cell->mw.exact ? " (exact)" : "");
+	else if (cell->test == NB_CMP_TEST_WELCH)
 		fprintf(f, "welch t=%.2f, df=%.1f", cell->welch.t, cell->welch.df);
 	else
 		fprintf(f, "%s", nb_cmp_test_name(cell->test));
 }
 
-static void one_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_cell *cell,
+static void verdict_cell(const struct nb_compare *c, FILE *f, size_t s,
+			 const struct nb_cmp_row *row, const struct nb_cmp_cell *cell)
+{
+	char v[96], why[400];
+	nb_cmp_fmt_verdict(c, s, row, cell, v, sizeof(v));
+	nb_cmp_fmt_reason(c, row, cell, why, sizeof(why));
+	bool bold = cell->present && cell->verdict >= NB_CMP_REGRESSION &&
+		    cell->verdict <= NB_CMP_CHANGED;
+	fprintf(f, bold ? "**%s** (" : "%s (", v);
+	md_cell(f, why);
+	fprintf(f, ")");
+}
+
+static void one_cell(const struct nb_compare *c, FILE *f, size_t s, const struct nb_cmp_row *row,
 		     bool single)
 {
-	char n[96], ch[48];
-	if (!cell->present) {
-		fprintf(f, " not in this folder | | %s", single ? " | |" : "|");
-		return;
-	}
-	nb_cmp_fmt_stats(&cell->st, nb_cmp_row_unit(row), n, sizeof(n));
-	nb_cmp_fmt_change(cell->change, ch, sizeof(ch));
-	fprintf(f, " %s | %s | ", n, ch);
+	const struct nb_cmp_cell *cell = &row->cells[s - 1];
+	char n[96], ch[128];
+	nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+	nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
+	fprintf(f, " %s | %s | ", cell->present ? n : "not in this folder", ch);
 	if (single) {
 		test_cell(f, cell);
 		fprintf(f, " | ");
 	}
-	verdict_cell(f, cell, !single);
+	verdict_cell(c, f, s, row, cell);
 	fprintf(f, " |");
+}
+
+/* "5/5" and "base: unstable; new: cpu-bound": one n and one warning cell per row. */
+static void n_and_warnings(const struct nb_compare *c, FILE *f, const struct nb_cmp_row *row)
+{
+	fprintf(f, " %zu", row->base.st.n);
+	for (size_t s = 1; s < c->nsides; s++)
+		fprintf(f, "/%zu", row->cells[s - 1].s.st.n);
+	fprintf(f, " | ");
+	const char *sep = "";
+	for (size_t s = 0; s < c->nsides; s++) {
+		const char *w = s == 0 ? row->base.warn : row->cells[s - 1].s.warn;
+		if (!*w)
+			continue;
+		fprintf(f, "%s⚠ ", sep);
+		md_cell(f, c->sides[s].name);
+		fprintf(f, ": ");
+		md_cell(f, w);
+		sep = "; ";
+	}
+	fprintf(f, " |\n");
+}
+
+static void table_head(const struct nb_compare *c, FILE *f, bool single)
+{
+	fprintf(f, "## Results\n\n| case | metric | ");
+	md_cell(f, single && !c->neutral ? "base" : c->sides[0].name);
+	fprintf(f, " |");
+	for (size_t s = 1; s < c->nsides; s++) {
+		fprintf(f, " ");
+		md_cell(f, single && !c->neutral ? "new" : c->sides[s].name);
+		fprintf(f, " | change (95 %% CI) |%s verdict |", single ? " decided by |" : "");
+	}
+	fprintf(f, " n | warnings |\n|---|---|---:|");
+	for (size_t s = 1; s < c->nsides; s++)
+		fprintf(f, "---:|---:|%s---|", single ? "---|" : "");
+	fprintf(f, "---:|---|\n");
 }
 
 static void table(const struct nb_compare *c, FILE *f)
 {
 	bool single = c->nsides == 2;
-	fprintf(f, "## Results\n\n| case | metric | base |");
-	for (size_t s = 1; s < c->nsides; s++) {
-		fprintf(f, " %s | change |%s verdict |", single ? "new" : c->sides[s].label,
-			single ? " test |" : "");
-	}
-	fprintf(f, "\n|---|---|---:|");
-	for (size_t s = 1; s < c->nsides; s++)
-		fprintf(f, "---:|---:|%s---|", single ? "---|" : "");
-	fprintf(f, "\n");
+	table_head(c, f, single);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct nb_cmp_row *row = &c->rows[i];
 		char b[96];
-		nb_cmp_fmt_stats(&row->base, nb_cmp_row_unit(row), b, sizeof(b));
+		nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
 		fprintf(f, "| ");
 		md_code(f, row->case_id);
 		fprintf(f, " | ");
 		md_cell(f, *row->metric ? row->metric : "—");
-		fprintf(f, " | %s |", b);
+		fprintf(f, " (%s is better) | %s |", nb_cmp_better_name(row->col), b);
 		for (size_t s = 1; s < c->nsides; s++)
-			one_cell(f, row, &row->cells[s - 1], single);
-		fprintf(f, "\n");
+			one_cell(c, f, s, row, single);
+		n_and_warnings(c, f, row);
 	}
 	fprintf(f, "\n");
 }
@@ -203,56 +352,84 @@ static void unmatched(const struct nb_compare *c, FILE *f)
 	fprintf(f, "## Unmatched cases\n\nThese cases are in one folder only and were not compared:\n\n");
 	for (size_t s = 1; s < c->nsides; s++) {
 		const struct nb_cmp_side *side = &c->sides[s];
-		id_list(f, "only in base, missing from", side->label, side->missing, side->n_missing);
-		id_list(f, "only in", side->label, side->only_here, side->n_only_here);
+		id_list(f, "only in base, missing from", side->name, side->missing, side->n_missing);
+		id_list(f, "only in", side->name, side->only_here, side->n_only_here);
 	}
 	fprintf(f, "\n");
 }
 
-static void env_section(const struct nb_compare *c, FILE *f)
+static void param_diffs(const struct nb_compare *c, FILE *f, size_t s)
 {
-	bool unknown = false;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct nb_cmp_cell *cell = &c->rows[i].cells[s - 1];
+		if (!cell->param_diff)
+			continue;
+		fprintf(f, "- case ");
+		md_code(f, c->rows[i].case_id);
+		fprintf(f, ": ");
+		md_cell(f, cell->param_diff);
+		fprintf(f, "%s\n", cell->params_expected ? " (expected)" : " — **not compared**");
+	}
+}
+
+static bool side_differs(const struct nb_compare *c, size_t s)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].cells[s - 1].param_diff)
+			return true;
+	return c->sides[s].ndiff > 0;
+}
+
+static void differences(const struct nb_compare *c, FILE *f)
+{
+	bool any = false;
 	for (size_t s = 0; s < c->nsides; s++)
-		unknown |= !c->sides[s].res.have_env;
-	if (c->n_env_diff == 0 && !unknown)
+		any |= !c->sides[s].res.have_env || (s > 0 && side_differs(c, s));
+	if (!any)
 		return;
-	fprintf(f, "## Environment differences\n\n");
+	fprintf(f, "## Differences\n\nEnvironment (env.json), config and nbrun version (meta.json), "
+		   "and each case's parameters (plan.csv):\n\n");
 	for (size_t s = 0; s < c->nsides; s++)
 		if (!c->sides[s].res.have_env) {
-			md_code(f, c->sides[s].label);
+			md_code(f, c->sides[s].name);
 			fprintf(f, " has no readable env.json: its conditions cannot be compared.\n\n");
 		}
 	for (size_t s = 1; s < c->nsides; s++) {
 		const struct nb_cmp_side *side = &c->sides[s];
-		if (side->n_env_diff == 0)
+		if (!side_differs(c, s))
 			continue;
-		fprintf(f, "Base → ");
-		md_code(f, side->label);
+		md_cell(f, c->sides[0].name);
+		fprintf(f, " → ");
+		md_code(f, side->name);
 		fprintf(f, ":\n\n");
-		for (size_t k = 0; k < side->n_env_diff; k++) {
+		for (size_t k = 0; k < side->ndiff; k++) {
+			char line[600];
+			nb_cmp_fmt_diff(&side->diff[k], line, sizeof(line));
 			fprintf(f, "- ");
-			md_cell(f, side->env_diff[k]);
-			fprintf(f, "\n");
+			md_cell(f, line);
+			fprintf(f, "%s\n", side->diff[k].expected ? " (expected)" : "");
 		}
+		param_diffs(c, f, s);
 		fprintf(f, "\n");
 	}
 }
 
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png)
 {
-	char line[256];
-	nb_cmp_summary_line(c->count, line, sizeof(line));
-	fprintf(f, "# nbrun compare\n\n%s\n\n", line);
+	title(c, f);
+	problems(c, f);
 	conditions(c, f);
+	summary(c, f);
 	method(c, f);
 	folders(c, f);
 	regressions(c, f);
 	table(c, f);
 	if (chart_png)
-		fprintf(f, "![Each case relative to base](%s)\n\nEach case's mean relative to base "
-			   "(base = 100 %%); error bars are one standard deviation, the band is the "
-			   "±%.4g %% threshold.\n\n", chart_png, c->threshold * 100.0);
+		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
+			   "to %s (1.00 = no change) with its 95 %% CI; the band is the ±%.4g %% "
+			   "threshold, and each case's label says which direction is better.\n\n",
+			chart_png, c->sides[0].name, c->threshold * 100.0);
 	unmatched(c, f);
-	env_section(c, f);
+	differences(c, f);
 	return !ferror(f);
 }

@@ -1,50 +1,44 @@
-/* nbrun — compare: the command (build, write, chart, exit code). */
+/* nbrun — compare: the command (build, write, chart, what stderr says, exit code). */
 #include "compare_int.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* The chart goes into compare-charts/ beside the --out file. */
-static void chart_dir(const char *out, char *dir, size_t len)
+static void chart(const struct nb_compare *c, const char *dir, bool *rendered, FILE *diag)
 {
-	const char *slash = strrchr(out, '/');
-	if (!slash)
-		snprintf(dir, len, "compare-charts");
-	else
-		snprintf(dir, len, "%.*s/compare-charts", (int)(slash - out), out);
-}
-
-static void chart(const struct nb_compare *c, const char *out, bool *rendered, FILE *diag)
-{
-	char dir[4200];
 	struct nb_error err = { "" };
-	chart_dir(out, dir, sizeof(dir));
 	if (!nb_compare_chart(c, dir, rendered, &err) || *err.msg)
 		fprintf(diag, "nbrun: compare: chart: %s\n", err.msg);
 }
 
-static bool write_format(const struct nb_compare *c, const char *format, FILE *f, bool chart_png,
-			 struct nb_error *err)
+static bool write_format(const struct nb_compare *c, const char *format, FILE *f,
+			 const char *chart_png, struct nb_error *err)
 {
 	if (strcmp(format, "csv") == 0)
 		return nb_compare_write_csv(c, f) || nb_error_set(err, "write error");
 	if (strcmp(format, "json") == 0)
 		return nb_compare_write_json(c, f, err);
-	return nb_compare_write_md(c, f, chart_png ? "compare-charts/compare.png" : NULL) ||
-	       nb_error_set(err, "write error");
+	return nb_compare_write_md(c, f, chart_png) || nb_error_set(err, "write error");
 }
 
+/* With --out, the chart goes into OUT-charts/ beside it ("vendor.md" → "vendor-charts/"), so
+ * two comparisons written to one folder never share their charts. */
 static bool emit(const struct nb_compare *c, const struct nb_compare_opts *o, FILE *out, FILE *diag,
 		 struct nb_error *err)
 {
 	const char *format = o->format ? o->format : "md";
 	bool rendered = false;
-	if (o->out)
-		chart(c, o->out, &rendered, diag);
+	char dir[4200], png[4300] = "";
+	if (o->out) {
+		nb_compare_chart_dir(o->out, dir, sizeof(dir));
+		chart(c, dir, &rendered, diag);
+		const char *slash = strrchr(dir, '/');
+		snprintf(png, sizeof(png), "%s/compare.png", slash ? slash + 1 : dir);
+	}
 	FILE *f = o->out ? fopen(o->out, "w") : out;
 	if (!f)
 		return nb_error_errno(err, errno, "cannot write %s", o->out);
-	bool ok = write_format(c, format, f, rendered, err);
+	bool ok = write_format(c, format, f, rendered ? png : NULL, err);
 	if (o->out && fclose(f) != 0 && ok)
 		return nb_error_errno(err, errno, "cannot write %s", o->out);
 	if (!o->out)
@@ -52,29 +46,74 @@ static bool emit(const struct nb_compare *c, const struct nb_compare_opts *o, FI
 	return ok;
 }
 
-static void tell(const struct nb_compare *c, FILE *diag)
+static void tell_problems(const struct nb_compare *c, FILE *diag)
 {
+	for (size_t i = 0; i < c->nproblems; i++) {
+		const struct nb_cmp_problem *p = &c->problems[i];
+		if (p->case_id)
+			fprintf(diag, "nbrun: compare: %s: %s (%s): %s\n", nb_cmp_problem_name(p->kind),
+				p->case_id, c->sides[p->side].name, p->text);
+		else
+			fprintf(diag, "nbrun: compare: %s: %s: %s\n", nb_cmp_problem_name(p->kind),
+				c->sides[p->side].name, p->text);
+	}
 	for (size_t s = 1; s < c->nsides; s++)
-		if (c->sides[s].n_env_diff) {
+		for (size_t k = 0; k < c->sides[s].ndiff; k++) {
+			if (c->sides[s].diff[k].expected)
+				continue;
+			char line[600];
+			nb_cmp_fmt_diff(&c->sides[s].diff[k], line, sizeof(line));
 			fprintf(diag, "nbrun: compare: warning: results were taken under different "
-				"conditions (%zu environment difference%s, e.g. %s)\n", c->n_env_diff,
-				c->n_env_diff == 1 ? "" : "s", c->sides[s].env_diff[0]);
-			break;
+				"conditions (%zu difference%s, e.g. %s)\n", c->n_env_diff,
+				c->n_env_diff == 1 ? "" : "s", line);
+			return;
 		}
+}
+
+/* Each regression (gate mode) and each inconclusive verdict, one line each. */
+static void tell_cells(const struct nb_compare *c, FILE *diag)
+{
 	for (size_t i = 0; i < c->nrows; i++)
 		for (size_t s = 1; s < c->nsides; s++) {
 			const struct nb_cmp_row *row = &c->rows[i];
 			const struct nb_cmp_cell *cell = &row->cells[s - 1];
-			if (!cell->present || cell->verdict != NB_CMP_REGRESSION)
+			bool bad = cell->verdict == NB_CMP_REGRESSION && !c->neutral;
+			if (!cell->present || !(bad || cell->verdict == NB_CMP_INCONCLUSIVE))
 				continue;
-			char ch[48];
-			nb_cmp_fmt_change(cell->change, ch, sizeof(ch));
-			fprintf(diag, "nbrun: compare: regression: %s (%s): %s %s\n", row->case_id,
-				c->sides[s].label, row->metric, ch);
+			char ch[160], why[400];
+			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
+			nb_cmp_fmt_reason(c, row, cell, why, sizeof(why));
+			fprintf(diag, "nbrun: compare: %s: %s (%s): %s %s%s%s\n",
+				nb_cmp_verdict_name(cell->verdict), row->case_id, c->sides[s].name,
+				row->metric, ch, bad ? "" : " — ", bad ? "" : why);
 		}
-	char line[256];
-	nb_cmp_summary_line(c->count, line, sizeof(line));
-	fprintf(diag, "compare: %s\n", line);
+}
+
+static void tell(const struct nb_compare *c, int rc, FILE *diag)
+{
+	tell_problems(c, diag);
+	tell_cells(c, diag);
+	char line[320];
+	nb_cmp_fmt_counts(c, c->count, line, sizeof(line));
+	fprintf(diag, "compare: %s; exit %d (%s)\n", line, rc, nb_cmp_exit_meaning(rc));
+}
+
+/* Whether an --expect-diff key matched a difference (a fact, or a parameter of a case). */
+static bool expect_used(const struct nb_compare *c, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t s = 1; s < c->nsides; s++)
+		for (size_t k = 0; k < c->sides[s].ndiff; k++)
+			if (nb_cmp_expected(&key, 1, c->sides[s].diff[k].where, c->sides[s].diff[k].key))
+				return true;
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++) {
+			const char *d = c->rows[i].cells[s - 1].param_diff;
+			for (const char *p = d; p && (p = strstr(p, key)); p += n)
+				if ((p == d || (p >= d + 2 && p[-2] == ',')) && p[n] == ' ')
+					return true;
+		}
+	return false;
 }
 
 int nb_compare_run(const struct nb_compare_opts *o, FILE *out, FILE *diag)
@@ -90,8 +129,12 @@ int nb_compare_run(const struct nb_compare_opts *o, FILE *out, FILE *diag)
 		nb_compare_free(&c);
 		return NB_CMP_EXIT_INPUT;
 	}
-	tell(&c, diag);
-	int rc = c.count[NB_CMP_REGRESSION] ? NB_CMP_EXIT_REGRESSION : NB_CMP_EXIT_OK;
+	int rc = nb_compare_exit(&c);
+	tell(&c, rc, diag);
+	for (size_t i = 0; i < c.nexpect; i++)
+		if (!expect_used(&c, c.expect[i]))
+			fprintf(diag, "nbrun: compare: note: --expect-diff %s: no such difference\n",
+				c.expect[i]);
 	nb_compare_free(&c);
 	return rc;
 }

@@ -60,6 +60,9 @@ struct nb_pitfalls {
 	size_t n, cap;
 };
 
+/* CV across repetitions above which a case is flagged unstable, unless told otherwise. */
+#define NB_PITFALLS_CV_DEFAULT 0.05
+
 /** Run every check; peer may be NULL (facts of the agent unknown). cv_threshold e.g. 0.05. */
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,

@@ -13,7 +13,7 @@
 static const char *const header[] = {
 	"case_id", "test", "engine", "protocol", "size", "request", "response", "streams",
 	"direction", "rate", "wait", "duration_s", "warmup_s", "omit_s", "interval_s", "repetitions",
-	"sweep",
+	"sweep", "window", "mss", "nodelay", "congestion", "tos", "gso", "batch", "timeout_ms", "cpus",
 };
 #define NCOLS (sizeof(header) / sizeof(header[0]))
 
@@ -45,6 +45,15 @@ static void write_row(struct nb_csv *c, const struct nb_plan_case *p)
 	nb_csv_printf(c, "%g", p->interval_s);
 	nb_csv_str(c, p->repetitions);
 	nb_csv_str(c, p->sweep);
+	count(c, p->window);
+	count(c, p->mss);
+	nb_csv_str(c, p->nodelay);
+	nb_csv_str(c, p->congestion);
+	count(c, p->tos);
+	nb_csv_str(c, p->gso);
+	count(c, p->batch);
+	count(c, p->timeout_ms);
+	nb_csv_str(c, p->cpus);
 	nb_csv_end(c);
 }
 
@@ -112,6 +121,8 @@ static void read_row(const struct nb_csv_table *t, size_t r, struct nb_plan_case
 	S(case_id); S(test); S(engine); S(protocol); S(direction); S(wait); S(repetitions); S(sweep);
 	N(size); N(request); N(response); N(streams); N(rate);
 	N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
+	N(window); N(mss); N(tos); N(batch); N(timeout_ms);
+	S(nodelay); S(congestion); S(gso); S(cpus);
 #undef S
 #undef N
 	c->eng = nb_engine_find(c->engine);
@@ -145,6 +156,8 @@ size_t nb_plan_csv_case_for_run(struct nb_results *res, const struct nb_run *run
 		.wait = "", .repetitions = "", .sweep = "",
 		.size = NAN, .request = NAN, .response = NAN, .streams = NAN, .rate = NAN,
 		.duration_s = NAN, .warmup_s = NAN, .omit_s = NAN, .interval_s = NAN,
+		.window = NAN, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN,
+		.nodelay = "", .congestion = "", .gso = "", .cpus = "",
 		.rep_min = 1, .rep_max = 1, .ci_target = 0.02,
 		.swept = strcmp(run->kind, "trial") == 0,
 	};

@@ -11,9 +11,6 @@
 #include "results.h"
 #include "summary.h"
 
-/* CV across repetitions above this is flagged as unstable (issue: default 5 %). */
-#define NB_REPORT_CV_THRESHOLD 0.05
-
 static bool check_pitfalls(const struct nb_results *res, const struct nb_summary *s,
 			   struct nb_pitfalls *pf)
 {
@@ -23,7 +20,7 @@ static bool check_pitfalls(const struct nb_results *res, const struct nb_summary
 	if (ok) {
 		nb_summary_pitfall_cases(s, cases, variants);
 		ok = nb_pitfalls_check(&res->local, res->peer.n ? &res->peer : NULL, cases, s->n,
-				       NB_REPORT_CV_THRESHOLD, pf);
+				       NB_PITFALLS_CV_DEFAULT, pf);
 	}
 	free(cases);
 	free(variants);

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "nb_config.h"
 
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
 	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
-	OPT_VERSION, OPT_JSON,
+	OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF, OPT_ALLOW_MISSING,
+	OPT_FAIL_INCONCLUSIVE,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +32,11 @@ static const struct option long_opts[] = {
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "names", required_argument, NULL, OPT_NAMES },
+	{ "neutral", no_argument, NULL, OPT_NEUTRAL },
+	{ "expect-diff", required_argument, NULL, OPT_EXPECT_DIFF },
+	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
+	{ "fail-on-inconclusive", no_argument, NULL, OPT_FAIL_INCONCLUSIVE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -54,7 +61,8 @@ void nb_cli_usage(FILE *out)
 		"       nbrun validate CONFIG.yaml          check a config, print the case count\n"
 		"       nbrun report DIR                    rebuild report, summary and charts\n"
 		"       nbrun compare BASE NEW [NEW...] [--threshold 5%%] [--metric NAME]\n"
-		"                     [--out FILE.md] [--format md|csv|json]\n"
+		"                     [--out FILE.md] [--format md|csv|json] [--allow-missing]\n"
+		"                     [--fail-on-inconclusive] [--expect-diff KEY] [--names A,B] [--neutral]\n"
 		"       nbrun env [--peer HOST[:PORT]] [--json FILE]  environment facts of both ends\n"
 		"\n"
 		"options:\n"
@@ -93,22 +101,6 @@ static bool parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 		return false;
 	*lo = (uint16_t)a;
 	*hi = (uint16_t)b;
-	return true;
-}
-
-static bool parse_percent(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
-		return false;
-	if (*end == '%') {
-		v /= 100.0;
-		end++;
-	}
-	if (*end)
-		return false;
-	*out = v;
 	return true;
 }
 
@@ -178,10 +170,7 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
 			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
 		return true;
-	case OPT_THRESHOLD:
-		if (!parse_percent(arg, &cli->threshold))
-			return nb_error_set(err, "--threshold '%s': expected a percentage, e.g. 5%%", arg);
-		return true;
+	case OPT_THRESHOLD: return nb_cmp_parse_threshold(arg, &cli->threshold, err);
 	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_FORMAT:
 		if (strcmp(arg, "md") && strcmp(arg, "csv") && strcmp(arg, "json"))
@@ -189,6 +178,11 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 		cli->format = arg;
 		return true;
 	case OPT_JSON: cli->json = arg; return true;
+	case OPT_NAMES: cli->names = arg; return true;
+	case OPT_NEUTRAL: cli->neutral = true; return true;
+	case OPT_EXPECT_DIFF: return push(cli->expect, &cli->nexpect, arg, "--expect-diff", err);
+	case OPT_ALLOW_MISSING: cli->allow_missing = true; return true;
+	case OPT_FAIL_INCONCLUSIVE: cli->fail_on_inconclusive = true; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case 'h': cli->cmd = NB_CMD_HELP; return true;

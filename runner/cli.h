@@ -42,6 +42,10 @@ struct nb_cli {
 	double threshold;                    /* fraction, 0.05 = 5 % */
 	const char *metric;
 	const char *format;                  /* md, csv, json */
+	const char *names;                   /* --names A,B (neutral wording) */
+	bool neutral, allow_missing, fail_on_inconclusive;
+	const char *expect[NB_CLI_MAX_LIST]; /* --expect-diff KEY */
+	size_t nexpect;
 	/* the command line as typed, for the report */
 	char cmdline[1024];
 };

@@ -86,22 +86,30 @@ static const struct plan_case_test {
 	{ { .case_id = "t/udp/s1400/p1/forward/r10G", .test = "t", .engine = "stream",
 	    .protocol = "udp", .direction = "forward", .wait = "", .repetitions = "3", .sweep = "",
 	    .size = 1400, .request = NAN, .response = NAN, .streams = 1, .rate = 10e9,
-	    .duration_s = 10, .warmup_s = 0.5, .omit_s = 1, .interval_s = 0.25 },
+	    .duration_s = 10, .warmup_s = 0.5, .omit_s = 1, .interval_s = 0.25,
+	    .window = 0, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN, .nodelay = "",
+	    .congestion = "", .gso = "", .cpus = "" },
 	  { .autorep = false, .rep_min = 3, .rep_max = 3, .ci_target = 0.02, .swept = false } },
 	{ { .case_id = "r/tcp/q32r128/f16", .test = "r", .engine = "rr", .protocol = "tcp",
 	    .direction = "", .wait = "busy-poll", .repetitions = "auto:4..12:5%", .sweep = "",
 	    .size = NAN, .request = 32, .response = 128, .streams = 16, .rate = 0,
-	    .duration_s = 2.5, .warmup_s = 0, .omit_s = 0, .interval_s = 1 },
+	    .duration_s = 2.5, .warmup_s = 0, .omit_s = 0, .interval_s = 1,
+	    .window = 262144, .mss = 536, .tos = 16, .batch = NAN, .timeout_ms = 1000, .nodelay = "on",
+	    .congestion = "bbr", .gso = "", .cpus = "0,2" },
 	  { .autorep = true, .rep_min = 4, .rep_max = 12, .ci_target = 0.05, .swept = false } },
 	{ { .case_id = "odd,\"id\"\nline", .test = "t,2", .engine = "latency", .protocol = "udp",
 	    .direction = "", .wait = "spin", .repetitions = "auto", .sweep = "search",
 	    .size = 32, .request = NAN, .response = NAN, .streams = 2, .rate = 0,
-	    .duration_s = 0.001, .warmup_s = 0.2, .omit_s = 0, .interval_s = 0.5 },
+	    .duration_s = 0.001, .warmup_s = 0.2, .omit_s = 0, .interval_s = 0.5,
+	    .window = 0, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN, .nodelay = "",
+	    .congestion = "", .gso = "", .cpus = "" },
 	  { .autorep = true, .rep_min = 3, .rep_max = 30, .ci_target = 0.02, .swept = true } },
 	{ { .case_id = "p/udp/s64/p4/bidir/sweep", .test = "p", .engine = "pps", .protocol = "udp",
 	    .direction = "bidir", .wait = "", .repetitions = "1", .sweep = "sweep",
 	    .size = 64, .request = NAN, .response = NAN, .streams = 4, .rate = 10000,
-	    .duration_s = 1, .warmup_s = 1, .omit_s = 0, .interval_s = 1 },
+	    .duration_s = 1, .warmup_s = 1, .omit_s = 0, .interval_s = 1,
+	    .window = 0, .mss = NAN, .tos = NAN, .batch = 64, .timeout_ms = NAN, .nodelay = "",
+	    .congestion = "", .gso = "on", .cpus = "1" },
 	  { .autorep = false, .rep_min = 1, .rep_max = 1, .ci_target = 0.02, .swept = true } },
 };
 #define NPLAN (sizeof(plan_cases) / sizeof(plan_cases[0]))
@@ -131,6 +139,8 @@ Test(files, plan_csv_rows_round_trip)
 		S(sweep);
 		N(size); N(request); N(response); N(streams); N(rate);
 		N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
+		N(window); N(mss); N(tos); N(batch); N(timeout_ms);
+		S(nodelay); S(congestion); S(gso); S(cpus);
 #undef S
 #undef N
 		cr_expect_eq(r->autorep, d->autorep, "row %zu autorep", i);
@@ -150,13 +160,16 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
-			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep\n"
+			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus\n"
 			 "t/udp/s1400/p1/forward/r10G,t,stream,udp,1400,,,1,forward,10000000000,,10,"
-			 "0.5,1,0.25,3,\n"
-			 "r/tcp/q32r128/f16,r,rr,tcp,,32,128,16,,0,busy-poll,2.5,0,0,1,auto:4..12:5%,\n"
+			 "0.5,1,0.25,3,,0,,,,,,,,\n"
+			 "r/tcp/q32r128/f16,r,rr,tcp,,32,128,16,,0,busy-poll,2.5,0,0,1,auto:4..12:5%,,"
+			 "262144,536,on,bbr,16,,,1000,\"0,2\"\n"
 			 "\"odd,\"\"id\"\"\nline\",\"t,2\",latency,udp,32,,,2,,0,spin,0.001,0.2,0,0.5,"
-			 "auto,search\n"
-			 "p/udp/s64/p4/bidir/sweep,p,pps,udp,64,,,4,bidir,10000,,1,1,0,1,1,sweep\n");
+			 "auto,search,0,,,,,,,,\n"
+			 "p/udp/s64/p4/bidir/sweep,p,pps,udp,64,,,4,bidir,10000,,1,1,0,1,1,sweep,0,,,,,"
+			 "on,64,,1\n");
 	free(text);
 	/* %g: six significant digits, as plan.csv always had */
 	struct nb_plan_case row = plan_cases[0].row;
@@ -166,7 +179,7 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 	cr_assert(nb_plan_csv_write(dir, &row, 1, &err), "%s", err.msg);
 	text = nbt_slurp(path_in(NB_PLAN_CSV_FILE), NULL);
 	cr_assert_not_null(text);
-	cr_expect_not_null(strstr(text, ",10000000000,,1.23457,0.5,1e-07,0.25,3,\n"), "%s", text);
+	cr_expect_not_null(strstr(text, ",10000000000,,1.23457,0.5,1e-07,0.25,3,,0,"), "%s", text);
 	free(text);
 }
 

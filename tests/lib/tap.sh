@@ -17,6 +17,16 @@ check() {
 	if "$@" >/dev/null 2>&1; then ok "$_d"; else nok "$_d" "$_f"; fi
 }
 
+# wait_rows FILE N: until FILE (a CSV with a header) has N data rows (20 s at most).
+wait_rows() {
+	_i=0
+	while [ $_i -lt 200 ]; do
+		[ -f "$1" ] && [ "$(($(wc -l <"$1") - 1))" -ge "$2" ] && return 0
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
+
 # Print the TAP plan "1..0 # SKIP" and exit unless we are root with ip(8) (and the extra tools).
 need_root_netns() {
 	if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root for network namespaces"; exit 0; fi

@@ -32,16 +32,6 @@ serve() {
 	done
 }
 
-# wait_rows FILE N: until FILE has N data rows (10 s at most)
-wait_rows() {
-	i=0
-	while [ $i -lt 100 ]; do
-		[ -f "$1" ] && [ "$(($(wc -l <"$1") - 1))" -ge "$2" ] && return 0
-		sleep 0.1; i=$((i + 1))
-	done
-	return 1
-}
-
 cat >"$TMP/three.yaml" <<'YAML'
 name: three
 defaults: {duration: 2s, warmup: 200ms, interval: 500ms, repetitions: 1}

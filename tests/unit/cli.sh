@@ -103,7 +103,9 @@ option '--threshold' needs an argument|compare a b --threshold
 --data-ports '7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7600
 --max-duration '0': expected seconds, 1..604800|serve --max-duration 0
 --idle-timeout '86401': expected seconds, 1..86400|serve --idle-timeout 86401
---threshold 'x': expected a percentage, e.g. 5%|compare a b --threshold x
+--threshold 'x': expected a percentage from 0% to 100%, e.g. 5%|compare a b --threshold x
+--threshold '10': a bare number is ambiguous; write it as a percentage, e.g. 10%|compare a b --threshold 10
+--threshold '150%': above 100 % no change can be a regression (expected 0% to 100%)|compare a b --threshold 150%
 --format 'xml': expected md, csv or json|compare a b --format xml
 EOF
 
@@ -116,7 +118,8 @@ verdict "--help: exit 0, the usage on stdout"
 missing=
 for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
 	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
-	--idle-timeout --threshold --metric --format --json -q --quiet -v --verbose --version \
+	--idle-timeout --threshold --metric --format --json --allow-missing --fail-on-inconclusive \
+	--expect-diff --names --neutral -q --quiet -v --verbose --version \
 	-h --help; do
 	grep -q -e "$word\b" "$TMP/help" || missing="$missing $word"
 done
@@ -183,7 +186,7 @@ nb compare "$F/base" "$F/same"
 verdict "compare with no regression: exit 0, Markdown on stdout"
 nb compare "$F/base" "$F/drop"
 [ "$RC" -eq 1 ] &&
-	has "$TMP/err" "nbrun: compare: regression: tcp-stream/tcp/s128K/p1/forward (drop): rx_bps -20.0 %"
+	has "$TMP/err" "nbrun: compare: regression: tcp-stream/tcp/s128K/p1/forward (drop): rx_bps -20.0 % (95 % CI -20.5 to -19.5 %)"
 verdict "compare with a regression: exit 1, the case named on stderr"
 nb compare "$F/base" "$F/drop" --format json --threshold 50%
 [ "$RC" -eq 0 ] && starts "$TMP/out" "{"
@@ -197,8 +200,8 @@ said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compa
 'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
 nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
 [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
-	[ -s "$TMP/compare-charts/compare.dat" ]
-verdict "compare --out FILE: exit 1, the report in FILE, chart data beside it, nothing on stdout"
+	[ -s "$TMP/cmp-charts/compare.dat" ]
+verdict "compare --out FILE: exit 1, the report in FILE, chart data in FILE-charts/, nothing on stdout"
 nb compare "$F/base" "$TMP/none"
 said "compare with a missing folder: exit 2" 2 "nbrun: compare: $TMP/none: No such file or directory"
 
