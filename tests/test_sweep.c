@@ -1,7 +1,8 @@
 /* The loss-threshold search and plain sweeps, driven by simulated loss functions: a drop-tail
  * bottleneck (step), a graded device (NDR below PDR), noise near the knee (seeded PRNG), a
- * non-monotonic device, short trials that pass where full ones fail, a host-bound sender,
- * interruption and broken trials. Every search is also checked against the invariants: the
+ * non-monotonic device, short trials that pass where full ones fail, a sender that falls
+ * short once (a hiccup, retried) or always (host-bound), a host that holds back a sender the
+ * calibration burst showed capable, interruption and broken trials. Every search is also checked against the invariants: the
  * threshold passed every trial at it, lies below the lowest failing rate, and the bracket is
  * within precision when the status says found. */
 #include <criterion/criterion.h>
@@ -28,6 +29,11 @@ struct sim {
 	uint32_t stop_at;       /* this call returns false (0 = never) */
 	uint32_t broken_from;   /* calls from this one on fail to run (0 = never) */
 	uint64_t full_ns;       /* what counts as a full-length trial */
+	uint32_t hiccup[8];     /* these calls (1-based) stall: the sender sends 95 % of offered */
+	uint32_t busy_from;     /* from this call on the sender reaches at most busy_max (0 = never) */
+	uint64_t busy_max;
+	uint64_t line;          /* what an unpaced burst sends (0 = 10G) */
+	struct nb_trial_host on_short; /* what a sender that fell short says held it back */
 	uint32_t calls;
 	uint64_t rates[128];    /* offered rate of every call, in order */
 };
@@ -56,6 +62,26 @@ static double sim_loss(struct sim *s, double r, bool full)
 	return 0.0;
 }
 
+static bool stalls(const struct sim *s)
+{
+	for (size_t i = 0; i < sizeof(s->hiccup) / sizeof(s->hiccup[0]); i++)
+		if (s->hiccup[i] == s->calls)
+			return true;
+	return false;
+}
+
+/* What the simulated sender sends when asked for r (0: unpaced, as fast as it can). */
+static double sim_sent(const struct sim *s, double r)
+{
+	if (r == 0)
+		r = s->line ? (double)s->line : 1e10;
+	if (s->host_max && r > (double)s->host_max)
+		r = (double)s->host_max;
+	if (s->busy_from && s->calls >= s->busy_from && r > (double)s->busy_max)
+		r = (double)s->busy_max;
+	return stalls(s) ? r * 0.95 : r;
+}
+
 static bool sim_run(void *ctx, struct nb_trial *t)
 {
 	struct sim *s = ctx;
@@ -66,8 +92,9 @@ static bool sim_run(void *ctx, struct nb_trial *t)
 		return false;
 	t->ok = !(s->broken_from && s->calls >= s->broken_from);
 	double r = (double)t->offered;
-	t->sent_rate = s->host_max && r > (double)s->host_max ? (double)s->host_max : r;
-	t->valid = t->sent_rate >= r * 0.99;
+	t->sent_rate = sim_sent(s, r);
+	t->valid = t->sent_rate >= r * (1 - NB_SWEEP_SHORTFALL);
+	t->host = t->valid ? (struct nb_trial_host){ 30, 40, 0, 0 } : s->on_short;
 	t->loss_ratio = sim_loss(s, t->sent_rate, t->duration_ns >= s->full_ns);
 	t->recv_rate = s->blind ? NAN : t->sent_rate * (1 - t->loss_ratio);
 	t->jitter_us = 1;
@@ -412,6 +439,160 @@ Test(sweep, host_limit_above_the_knee_does_not_hide_it)
 	nb_sweep_outcome_free(&o);
 }
 
+/* ---- a sender that falls short: retries, lower bounds, what may be claimed ----------------- */
+
+static struct nb_sweep retry_cfg(uint32_t retries)
+{
+	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.001, 0.01);
+	cfg.retries = retries;
+	return cfg;
+}
+
+/* The trials at rate (visited once, so their attempts count 0, 1, ...): how many, and
+ * whether each fell short. */
+static uint32_t attempts_at(const struct nb_sweep_outcome *o, uint64_t rate, bool *short_, uint32_t max)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < o->ntrials; i++) {
+		if (o->trials[i].offered != rate)
+			continue;
+		if (n < max)
+			short_[n] = !o->trials[i].valid;
+		cr_assert_eq(o->trials[i].attempt, n, "attempts number up");
+		n++;
+	}
+	return n;
+}
+
+/* One hiccup (the 40M probe stalls twice: calls 3 and 4) is retried away and the search lands
+ * on the knee; the same sender that cannot go above 300M in any attempt is the limit. */
+Test(sweep, transient_shortfall_is_retried_persistent_one_is_the_limit)
+{
+	struct nb_sweep cfg = retry_cfg(2);
+	struct sim transient = { .knee = 500 * M, .hiccup = { 3, 4 } };
+	struct nb_sweep_outcome a;
+	run(&cfg, &transient, &a);
+	check_invariants(&cfg, &a);
+	bool sh[8];
+	cr_assert_eq(attempts_at(&a, 40 * M, sh, 8), 3, "40M: the first run and two retries");
+	cr_assert(sh[0] && sh[1] && !sh[2]);
+	cr_assert_eq(a.retries, 2);
+	cr_assert_eq(a.unreached, 0);
+	cr_assert_eq(a.host_bound_above, 0, "no host-bound claim");
+	cr_assert_eq(a.goal[0].status, NB_SWEEP_FOUND, "%s", nb_sweep_status_name(a.goal[0].status));
+	cr_assert_geq((double)a.goal[0].threshold, 500.0 * M / 1.01 - 1);
+	cr_assert_leq(a.goal[0].threshold, 500 * M);
+
+	struct sim persistent = { .knee = 500 * M, .host_max = 300 * M,
+				  .on_short = { 99.5, 60, 0, 700 } };
+	struct nb_sweep_outcome b;
+	run(&cfg, &persistent, &b);
+	check_invariants(&cfg, &b);
+	cr_assert_eq(attempts_at(&b, 320 * M, sh, 8), 3, "320M: every attempt fell short");
+	cr_assert(sh[0] && sh[1] && sh[2]);
+	/* The short trials at 320M sent 300M without loss: the search went on from there. */
+	cr_assert_gt(b.unreached, 300 * M);
+	cr_assert_leq((double)b.unreached, 300.0 * M * 1.01 / 0.99, "within precision of the limit");
+	cr_assert_eq(b.host_bound_above, b.unreached, "nothing ever sent that much");
+	cr_assert_eq(b.goal[0].status, NB_SWEEP_HOST_BOUND, "%s", nb_sweep_status_name(b.goal[0].status));
+	cr_assert_geq((double)b.goal[0].threshold, 300.0 * M * 0.99);
+	cr_assert_lt(b.goal[0].threshold, b.unreached);
+	cr_assert_eq(b.limits, NB_SWEEP_LIMIT_CPU, "the sending thread used 99.5 %% of a core");
+	cr_assert_float_eq(b.short_host.forgiven_ms, 3 * 700.0, 1e-9, "the three attempts' debt");
+	nb_sweep_outcome_free(&a);
+	nb_sweep_outcome_free(&b);
+}
+
+Test(sweep, without_retries_one_hiccup_caps_the_search)
+{
+	struct nb_sweep cfg = retry_cfg(0);
+	struct sim sim = { .knee = 500 * M, .hiccup = { 3 } };
+	struct nb_sweep_outcome o;
+	run(&cfg, &sim, &o);
+	check_invariants(&cfg, &o);
+	cr_assert_eq(o.unreached, 40 * M);
+	cr_assert_lt(o.goal[0].threshold, 40 * M, "what retries are for");
+	nb_sweep_outcome_free(&o);
+}
+
+/* A rate every attempt missed, but that the calibration burst (or any trial) sent, caps the
+ * search without a host-bound claim: the host held back a sender that can do more. */
+Test(sweep, a_shortfall_something_disproves_is_no_host_bound_claim)
+{
+	struct nb_sweep cfg = retry_cfg(2);
+	struct nb_sweep_opts opts = { .calibrate_ns = 250000000 };
+	/* Calls: 1 the calibration (10G), 2.. trials; from call 6 (after 10, 20, 40, 80M) the host
+	 * lets the sender reach only 100M. */
+	struct sim sim = { .knee = 500 * M, .busy_from = 6, .busy_max = 100 * M,
+			   .on_short = { 35, 100, 0, 60 } };
+	struct nb_sweep_outcome o;
+	sim.full_ns = cfg.trial_ns;
+	cr_assert(nb_sweep_execute(&cfg, &opts, sim_run, &sim, &o));
+	check_invariants(&cfg, &o);
+	cr_assert_eq(sim.rates[0], 0, "the calibration burst comes first, unpaced");
+	cr_assert(o.calibration.ok && o.calibration.calibration);
+	cr_assert_eq(o.calibration.duration_ns, 250000000);
+	cr_assert_float_eq(o.sender_max, 1e10, 1);
+	cr_assert_eq(sim.calls, o.ntrials + 1, "the calibration is not a trial");
+	cr_assert_gt(o.unreached, 100 * M);
+	cr_assert_leq((double)o.unreached, 100.0 * M * 1.01 / 0.99);
+	cr_assert_eq(o.host_bound_above, 0, "the calibration sent 10G: no host-bound claim");
+	cr_assert_eq(o.goal[0].status, NB_SWEEP_SENDER_SHORT, "%s", nb_sweep_status_name(o.goal[0].status));
+	cr_assert_eq(o.limits, NB_SWEEP_LIMIT_LATE, "CPU to spare, debt forgiven: descheduled");
+	nb_sweep_outcome_free(&o);
+
+	struct sim alone = sim;
+	alone.calls = 0;
+	alone.busy_from = 5;
+	run(&cfg, &alone, &o);
+	cr_assert_gt(o.unreached, 100 * M);
+	cr_assert_eq(o.host_bound_above, o.unreached, "without the burst nothing sent that much");
+	cr_assert_eq(o.goal[0].status, NB_SWEEP_HOST_BOUND);
+	nb_sweep_outcome_free(&o);
+}
+
+/* A trial that fell short with loss within the goal shows the rate it sent passes: the search
+ * goes on from there instead of bisecting below it. */
+Test(sweep, a_short_trial_that_passes_is_a_lower_bound_at_the_rate_sent)
+{
+	struct nb_sweep cfg = retry_cfg(0);
+	struct sim sim = { .knee = 500 * M, .hiccup = { 6 } }; /* the 320M probe sends 304M */
+	struct nb_sweep_outcome o;
+	run(&cfg, &sim, &o);
+	check_invariants(&cfg, &o);
+	const struct nb_trial *t = &o.trials[5];
+	cr_assert_eq(t->offered, 320 * M);
+	cr_assert_not(t->valid);
+	cr_assert_eq(t->pass_mask, 0, "no verdict at the offered rate");
+	cr_assert_eq(t->bound_mask, 1, "a lower bound at the rate sent");
+	for (size_t i = 6; i < o.ntrials; i++)
+		cr_assert_geq(o.trials[i].offered, 304 * M, "trial %zu went below the lower bound", i);
+	cr_assert_geq(o.goal[0].threshold, 304 * M);
+	cr_assert_lt(o.goal[0].threshold, 320 * M);
+	nb_sweep_outcome_free(&o);
+}
+
+/* What held the sender back, from the attempts that fell short. */
+Test(sweep, the_limit_says_what_held_the_sender_back)
+{
+	static const struct { struct nb_trial_host h; uint32_t want; } cases[] = {
+		{ { 99, 60, 0, 500 }, NB_SWEEP_LIMIT_CPU },
+		{ { 40, 60, 12, 30 }, NB_SWEEP_LIMIT_SEND_ERRORS | NB_SWEEP_LIMIT_LATE },
+		{ { 95, 99, 7, 900 }, NB_SWEEP_LIMIT_CPU | NB_SWEEP_LIMIT_SEND_ERRORS },
+		{ { 20, 100, 0, 60 }, NB_SWEEP_LIMIT_LATE },
+		{ { NAN, NAN, NAN, NAN }, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_sweep cfg = retry_cfg(1);
+		struct sim sim = { .knee = 500 * M, .host_max = 100 * M, .on_short = cases[i].h };
+		struct nb_sweep_outcome o;
+		run(&cfg, &sim, &o);
+		cr_assert_gt(o.unreached, 100 * M, "case %zu", i);
+		cr_assert_eq(o.limits, cases[i].want, "case %zu: limits %u", i, o.limits);
+		nb_sweep_outcome_free(&o);
+	}
+}
+
 /* ---- stopping early ----------------------------------------------------------------------- */
 
 Test(sweep, interruption_keeps_the_bracket)
@@ -520,11 +701,43 @@ Test(sweep, plain_sweep_keeps_loss_per_rate_and_stops_when_told)
 	nb_sweep_outcome_free(&o);
 }
 
+/* Plain sweeps keep the rules: a step that fell short is retried; once a step is the
+ * generator's limit, the steps above it run once. */
+Test(sweep, plain_sweep_retries_a_step_that_fell_short)
+{
+	struct nb_sweep cfg = { .enabled = true, .from = 100 * M, .to = 400 * M, .step = 100 * M,
+				.trial_ns = S, .retries = 2 };
+	struct sim sim = { .knee = 250 * M, .hiccup = { 2 } };
+	struct nb_sweep_outcome o;
+	run(&cfg, &sim, &o);
+	static const uint64_t want[] = { 100 * M, 200 * M, 200 * M, 300 * M, 400 * M };
+	cr_assert_eq(o.ntrials, 5);
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(o.trials[i].offered, want[i], "trial %zu", i);
+	cr_assert_eq(o.trials[2].attempt, 1);
+	cr_assert(o.trials[2].valid);
+	cr_assert_eq(o.retries, 1);
+	cr_assert_eq(o.unreached, 0);
+	cr_assert_eq(o.host_bound_above, 0);
+	nb_sweep_outcome_free(&o);
+
+	struct sim slow = { .knee = 250 * M, .host_max = 150 * M };
+	run(&cfg, &slow, &o);
+	static const uint64_t want_slow[] = { 100 * M, 200 * M, 200 * M, 200 * M, 300 * M, 400 * M };
+	cr_assert_eq(o.ntrials, 6);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(o.trials[i].offered, want_slow[i], "trial %zu", i);
+	cr_assert_eq(o.unreached, 200 * M);
+	cr_assert_eq(o.host_bound_above, 200 * M);
+	nb_sweep_outcome_free(&o);
+}
+
 Test(sweep, status_names)
 {
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_FOUND), "found");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_BELOW_FROM), "below-from");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_AT_OR_ABOVE_TO), "at-or-above-to");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_HOST_BOUND), "host-bound");
+	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_SENDER_SHORT), "sender-short");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_INCOMPLETE), "incomplete");
 }
