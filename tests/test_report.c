@@ -438,3 +438,33 @@ Test(report, searches_from_sweeps_json_get_one_sentence_per_goal, .init = setup,
 	cr_assert_not_null(strstr(md, "could not offer more than 410 Mbit/s (host-bound)"));
 	free(md);
 }
+
+/* A search capped where every attempt fell short, although a trial had sent more, claims no
+ * limit of the sender; its retries and what held the sender back are told. */
+Test(report, a_sender_short_search_claims_no_host_bound, .init = setup, .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	const char *meta = "{\"nbrun_version\": \"0.1.0\", \"config_name\": \"basic\"}";
+	cr_assert(nbt_write(path, meta, strlen(meta)));
+	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
+	const char *sweeps =
+		"{\"sweeps\": ["
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0.001, \"threshold\": 79400000,"
+		" \"lowest_fail\": null, \"status\": \"sender-short\", \"host_bound_above\": null,"
+		" \"unreached\": 80000000, \"sender_max\": 155800000, \"retries\": 3,"
+		" \"limit\": \"the pacer forgave 150 ms of sending per flow with CPU to spare\","
+		" \"complete\": true}]}";
+	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
+	struct nb_report_info info;
+	build(&info);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	cr_assert_not_null(strstr(md, "**79.4 Mbit/s**"), "%s", md);
+	cr_assert_not_null(strstr(md, "3 of them retries of a trial whose sender fell short"));
+	cr_assert_not_null(strstr(md, "Every attempt at 80.0 Mbit/s fell short, though the sender had "
+				      "sent 156 Mbit/s in this search"), "%s", md);
+	cr_assert_not_null(strstr(md, "no limit of the sender is claimed — the pacer forgave 150 ms"));
+	cr_assert_null(strstr(md, "host-bound"), "nothing here shows the generator's limit");
+	free(md);
+}

@@ -31,7 +31,9 @@
  *    tried again. Whether that is the generator's limit is decided at the end, from every
  *    trial and the calibration burst (an unpaced send at the start, which measures what the
  *    sender can offer): host-bound only when none of them sent that much; otherwise the host
- *    held a sender back that can do more (sender-short), and no limit is claimed.
+ *    held a sender back that can do more (sender-short), and no limit is claimed. A rate the
+ *    sender reached once and then missed in every attempt means it cannot hold a rate at
+ *    all: the search stops there (incomplete) rather than walk down after it.
  *  - The number of trials is bounded; stopping early leaves the bracket.
  */
 #include "sweep.h"
@@ -57,6 +59,7 @@ struct search {
 	uint64_t guessed_from[NB_LOSS_MAX]; /* failing rate whose received rate was used as a guess */
 	uint64_t guess[NB_LOSS_MAX];    /* the last guess made (0 = none pending) */
 	bool refine[NB_LOSS_MAX];       /* the guess passed: try just above it next */
+	uint64_t capped_at[NB_LOSS_MAX]; /* unreached rate above which just-above-lo was tried */
 };
 
 /* What the next trial of a goal is. */
@@ -122,6 +125,15 @@ static uint64_t lowest_unreached(const struct search *st)
 			r = t->offered;
 	}
 	return r;
+}
+
+/* A trial at rate reached it. */
+static bool reached(const struct search *st, uint64_t rate)
+{
+	for (size_t i = 0; i < st->out->ntrials; i++)
+		if (st->out->trials[i].offered == rate && usable(&st->out->trials[i]))
+			return true;
+	return false;
 }
 
 /* Some trial, or the calibration burst, sent at least rate (within the shortfall margin). */
@@ -204,6 +216,13 @@ static uint64_t guess_below(struct search *st, uint32_t g, uint64_t fail, uint64
 	return (uint64_t)cand;
 }
 
+/* lo raised by the precision, when that lies strictly inside (lo, upper); else 0. */
+static uint64_t just_above(uint64_t lo, uint64_t upper, double precision)
+{
+	uint64_t cand = (uint64_t)floor((double)lo * (1.0 + precision));
+	return cand > lo && cand < upper ? cand : 0;
+}
+
 static struct step finish_goal(struct search *st, uint32_t g, enum nb_sweep_status status)
 {
 	st->done[g] = true;
@@ -245,6 +264,10 @@ static struct step next_step(struct search *st, uint32_t g)
 	st->out->goal[g].bracket_lo = lo;
 	st->out->goal[g].bracket_hi = upper == NONE ? 0 : upper;
 	st->out->goal[g].lowest_fail = fail == NONE ? 0 : fail;
+	if (inv != NONE && reached(st, inv)) { /* a rate it sent once it now misses every time */
+		st->out->unsteady = inv;
+		return finish_goal(st, g, NB_SWEEP_INCOMPLETE);
+	}
 	if (st->guess[g] && lo == st->guess[g])
 		st->refine[g] = true;
 	st->guess[g] = 0;
@@ -259,11 +282,17 @@ static struct step next_step(struct search *st, uint32_t g)
 	uint64_t cand = 0;
 	if (st->refine[g]) {
 		st->refine[g] = false;
-		cand = (uint64_t)floor((double)lo * (1.0 + p));
-		cand = cand > lo && cand < upper ? cand : 0;
+		cand = just_above(lo, upper, p);
 	}
 	if (!cand && upper == fail)
 		cand = guess_below(st, g, fail, (uint64_t)((double)lo * (1.0 + p)));
+	/* Capped where the sender fell short, lo is most likely the rate it did send (a lower
+	 * bound): just above it, once per cap, closes the bracket in one trial when that is its
+	 * limit. */
+	if (!cand && upper != fail && st->capped_at[g] != upper) {
+		st->capped_at[g] = upper;
+		cand = just_above(lo, upper, p);
+	}
 	return (struct step){ cand ? cand : mid, st->final[g] };
 }
 
@@ -406,9 +435,11 @@ static void short_host(struct nb_sweep_outcome *out, uint64_t rate)
 		h.forgiven_ms = nan_sum(h.forgiven_ms, t->host.forgiven_ms);
 	}
 	out->short_host = h;
-	bool cpu = h.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT;
-	out->limits = (cpu ? NB_SWEEP_LIMIT_CPU : 0u) | (h.snd_errs > 0 ? NB_SWEEP_LIMIT_SEND_ERRORS : 0u) |
-		      (!cpu && h.forgiven_ms > 0 ? NB_SWEEP_LIMIT_LATE : 0u);
+	/* A sender busy on its CPU or waiting for room after a refused send falls behind and has
+	 * debt forgiven too; only without either was it simply not running. */
+	bool cpu = h.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT, errs = h.snd_errs > 0;
+	out->limits = (cpu ? NB_SWEEP_LIMIT_CPU : 0u) | (errs ? NB_SWEEP_LIMIT_SEND_ERRORS : 0u) |
+		      (!cpu && !errs && h.forgiven_ms > 0 ? NB_SWEEP_LIMIT_LATE : 0u);
 }
 
 /* Host-bound is a claim about the generator: only where no trial, nor the calibration burst,

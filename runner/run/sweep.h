@@ -65,7 +65,8 @@ enum nb_sweep_status {
 enum nb_sweep_limit {
 	NB_SWEEP_LIMIT_CPU = 1,         /* its threads used >= NB_SWEEP_CPU_BOUND_PCT of a core */
 	NB_SWEEP_LIMIT_SEND_ERRORS = 2, /* the kernel refused sends (local queue, qdisc) */
-	NB_SWEEP_LIMIT_LATE = 4,        /* the pacer forgave debt with CPU to spare: descheduled */
+	NB_SWEEP_LIMIT_LATE = 4,        /* the pacer forgave debt with CPU to spare and no refused
+					 * send: the sender was descheduled */
 };
 
 /** The answer for one loss goal. */
@@ -92,6 +93,8 @@ struct nb_sweep_outcome {
 	uint64_t host_bound_above;      /* unreached, when no trial nor the calibration sent that
 					 * much: the generator's limit (0 = none claimed) */
 	double sender_max;              /* most any trial or the calibration sent (0 = none ran) */
+	uint64_t unsteady;              /* a rate the sender reached once, then missed in every
+					 * attempt: the search stopped there (0 = none) */
 	uint32_t limits;                /* enum nb_sweep_limit bits, from the attempts at unreached */
 	struct nb_trial_host short_host; /* those attempts: worst CPU, summed errors and debt */
 	bool interrupted;               /* the callback returned false */
