@@ -60,7 +60,7 @@ bool nbt_sim_run(void *ctx, struct nb_trial *t)
 	double r = (double)t->offered;
 	t->sent_rate = sim_sent(s, r);
 	t->valid = t->sent_rate >= r * (1 - NB_SWEEP_SHORTFALL);
-	t->host = t->valid ? (struct nb_trial_host){ 30, 40, 0, 0 } : s->on_short;
+	t->host = t->valid ? (struct nb_trial_host){ .cpu_pct = 30, .host_cpu_pct = 40 } : s->on_short;
 	t->loss_ratio = sim_loss(s, t->sent_rate, t->duration_ns >= s->full_ns);
 	t->recv_rate = s->blind ? NAN : t->sent_rate * (1 - t->loss_ratio);
 	t->jitter_us = 1;

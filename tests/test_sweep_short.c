@@ -12,6 +12,12 @@
 #include "sweep_run.h"
 #include "sweep_sim.h"
 
+/* What a sender that fell short says held it back: its busiest thread's CPU, the host's busy
+ * share, refused sends, and pacer debt forgiven (ms per flow). */
+#define HELD(cpu, busy, errs, late)                                                             \
+	{ .cpu_pct = (cpu), .host_cpu_pct = (busy), .steal_pct = NAN, .snd_errs = (errs),        \
+	  .forgiven_ms = (late) }
+
 /* ---- host-bound senders ------------------------------------------------------------------- */
 
 Test(sweep, invalid_trials_are_neither_pass_nor_fail)
@@ -72,7 +78,8 @@ static struct nb_sweep retry_cfg(uint32_t retries)
 
 /* The trials at rate (visited once, so their attempts count 0, 1, ...): how many, and
  * whether each fell short. */
-static uint32_t attempts_at(const struct nb_sweep_outcome *o, uint64_t rate, bool *short_, uint32_t max)
+static uint32_t attempts_at(const struct nb_sweep_outcome *o, uint64_t rate, bool *short_,
+			    uint32_t max)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < o->ntrials; i++) {
@@ -106,7 +113,7 @@ Test(sweep, transient_shortfall_is_retried_persistent_one_is_the_limit)
 	cr_assert_leq(a.goal[0].threshold, 500 * M);
 
 	struct nbt_sim persistent = { .knee = 500 * M, .host_max = 300 * M,
-				  .on_short = { 99.5, 60, 0, 700 } };
+				  .on_short = HELD(99.5, 60, 0, 700) };
 	struct nb_sweep_outcome b;
 	nbt_sim_search(&cfg, &persistent, &b);
 	nbt_check_invariants(&cfg, &b);
@@ -146,7 +153,7 @@ Test(sweep, a_shortfall_something_disproves_is_no_host_bound_claim)
 	/* Calls: 1 the calibration (10G), 2.. trials; from call 6 (after 10, 20, 40, 80M) the host
 	 * lets the sender reach only 100M. */
 	struct nbt_sim sim = { .knee = 500 * M, .busy_from = 6, .busy_max = 100 * M,
-			   .on_short = { 35, 100, 0, 60 } };
+			   .on_short = HELD(35, 100, 0, 60) };
 	struct nb_sweep_outcome o;
 	sim.full_ns = cfg.trial_ns;
 	cr_assert(nb_sweep_execute(&cfg, &opts, nbt_sim_run, &sim, &o));
@@ -159,7 +166,8 @@ Test(sweep, a_shortfall_something_disproves_is_no_host_bound_claim)
 	cr_assert_gt(o.unreached, 100 * M);
 	cr_assert_leq((double)o.unreached, 100.0 * M * 1.01 / 0.99);
 	cr_assert_eq(o.host_bound_above, 0, "the calibration sent 10G: no host-bound claim");
-	cr_assert_eq(o.goal[0].status, NB_SWEEP_SENDER_SHORT, "%s", nb_sweep_status_name(o.goal[0].status));
+	cr_assert_eq(o.goal[0].status, NB_SWEEP_SENDER_SHORT, "%s",
+		     nb_sweep_status_name(o.goal[0].status));
 	cr_assert_eq(o.limits, NB_SWEEP_LIMIT_LATE, "CPU to spare, debt forgiven: descheduled");
 	nb_sweep_outcome_free(&o);
 
@@ -180,7 +188,7 @@ Test(sweep, a_sender_that_cannot_hold_a_rate_stops_the_search)
 	struct nb_sweep cfg = retry_cfg(2);
 	/* 10..320M pass (calls 1-6), 640M fails (7); from call 8 the host lets it send 100M. */
 	struct nbt_sim sim = { .knee = 500 * M, .busy_from = 8, .busy_max = 100 * M,
-			   .on_short = { 30, 100, 0, 400 } };
+			   .on_short = HELD(30, 100, 0, 400) };
 	struct nb_sweep_outcome o;
 	nbt_sim_search(&cfg, &sim, &o);
 	nbt_check_invariants(&cfg, &o);
@@ -219,11 +227,11 @@ Test(sweep, a_short_trial_that_passes_is_a_lower_bound_at_the_rate_sent)
 Test(sweep, the_limit_says_what_held_the_sender_back)
 {
 	static const struct { struct nb_trial_host h; uint32_t want; } cases[] = {
-		{ { 99, 60, 0, 500 }, NB_SWEEP_LIMIT_CPU },
-		{ { 40, 60, 12, 30 }, NB_SWEEP_LIMIT_SEND_ERRORS },
-		{ { 95, 99, 7, 900 }, NB_SWEEP_LIMIT_CPU | NB_SWEEP_LIMIT_SEND_ERRORS },
-		{ { 20, 100, 0, 60 }, NB_SWEEP_LIMIT_LATE },
-		{ { NAN, NAN, NAN, NAN }, 0 },
+		{ HELD(99, 60, 0, 500), NB_SWEEP_LIMIT_CPU },
+		{ HELD(40, 60, 12, 30), NB_SWEEP_LIMIT_SEND_ERRORS },
+		{ HELD(95, 99, 7, 900), NB_SWEEP_LIMIT_CPU | NB_SWEEP_LIMIT_SEND_ERRORS },
+		{ HELD(20, 100, 0, 60), NB_SWEEP_LIMIT_LATE },
+		{ HELD(NAN, NAN, NAN, NAN), 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct nb_sweep cfg = retry_cfg(1);
@@ -249,8 +257,8 @@ static struct nb_case stream_case(const struct nb_sweep *cfg)
 	return c;
 }
 
-static void sentence_of(const struct nb_sweep *cfg, struct nbt_sim *sim, const struct nb_sweep_opts *opts,
-			char *buf, size_t len)
+static void sentence_of(const struct nb_sweep *cfg, struct nbt_sim *sim,
+			const struct nb_sweep_opts *opts, char *buf, size_t len)
 {
 	struct nb_case c = stream_case(cfg);
 	struct nb_sweep_outcome o;
@@ -266,25 +274,27 @@ Test(sweep, sentences_say_what_held_the_sender_back)
 {
 	char buf[NB_SWEEP_SENTENCE_MAX];
 	struct nb_sweep cfg = retry_cfg(2);
-	struct nbt_sim cpu = { .knee = 500 * M, .host_max = 300 * M, .on_short = { 99.5, 60, 0, 700 } };
+	struct nbt_sim cpu = { .knee = 500 * M, .host_max = 300 * M, .on_short = HELD(99.5, 60, 0, 700) };
 	sentence_of(&cfg, &cpu, NULL, buf, sizeof(buf));
 	cr_assert_not_null(strstr(buf, "host-bound above 30"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "no trial sent as much"), "%s", buf);
-	cr_assert_not_null(strstr(buf, "used 100 % of a core (CPU-bound: spread the rate over more "
-				       "streams"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "a sending thread used 100 % of a core (CPU-bound: spread the "
+				       "rate over more streams"), "%s", buf);
 
-	struct nbt_sim errs = { .knee = 500 * M, .host_max = 300 * M, .on_short = { 40, 50, 812, 30 } };
+	struct nbt_sim errs = { .knee = 500 * M, .host_max = 300 * M, .on_short = HELD(40, 50, 812, 30) };
 	sentence_of(&cfg, &errs, NULL, buf, sizeof(buf));
 	cr_assert_not_null(strstr(buf, "the kernel refused 2436 sends (ENOBUFS"), "%s", buf);
 
 	struct nb_sweep_opts opts = { .calibrate_ns = 250000000 };
 	struct nbt_sim busy = { .knee = 500 * M, .busy_from = 6, .busy_max = 100 * M,
-			    .on_short = { 35, 100, 0, 60 } };
+			    .on_short = HELD(35, 100, 0, 60) };
+	busy.on_short.steal_pct = 12;
 	sentence_of(&cfg, &busy, &opts, buf, sizeof(buf));
 	cr_assert_null(strstr(buf, "host-bound"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "though the calibration burst sent 10 Gbit/s, so no limit of "
 				       "the sender is claimed"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "the pacer forgave"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "host CPU 100 % busy, 12 % stolen by the hypervisor"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "chrt -f 20"), "%s", buf);
 
 	struct nbt_sim hiccup = { .knee = 500 * M, .hiccup = { 3, 4 } };
@@ -299,7 +309,7 @@ Test(sweep, plain_sentence_names_the_generator_limit_only_when_nothing_sent_more
 	char buf[NB_SWEEP_SENTENCE_MAX];
 	struct nb_sweep cfg = { .enabled = true, .from = 100 * M, .to = 400 * M, .step = 100 * M,
 				.trial_ns = S, .retries = 2 };
-	struct nbt_sim slow = { .knee = 250 * M, .host_max = 150 * M, .on_short = { 99, 99, 0, 500 } };
+	struct nbt_sim slow = { .knee = 250 * M, .host_max = 150 * M, .on_short = HELD(99, 99, 0, 500) };
 	sentence_of(&cfg, &slow, NULL, buf, sizeof(buf));
 	cr_assert_not_null(strstr(buf, "sweep of 4 rates"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "2 retries"), "%s", buf);

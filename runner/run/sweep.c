@@ -424,13 +424,14 @@ static double nan_sum(double a, double b)
 /* What held the sender back in the attempts at rate, all of which fell short. */
 static void short_host(struct nb_sweep_outcome *out, uint64_t rate)
 {
-	struct nb_trial_host h = { NAN, NAN, NAN, NAN };
+	struct nb_trial_host h = { NAN, NAN, NAN, NAN, NAN };
 	for (size_t i = 0; i < out->ntrials; i++) {
 		const struct nb_trial *t = &out->trials[i];
 		if (t->offered != rate || !short_of(t))
 			continue;
 		h.cpu_pct = fmax(h.cpu_pct, t->host.cpu_pct);
 		h.host_cpu_pct = fmax(h.host_cpu_pct, t->host.host_cpu_pct);
+		h.steal_pct = fmax(h.steal_pct, t->host.steal_pct);
 		h.snd_errs = nan_sum(h.snd_errs, t->host.snd_errs);
 		h.forgiven_ms = nan_sum(h.forgiven_ms, t->host.forgiven_ms);
 	}

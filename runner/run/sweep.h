@@ -18,12 +18,14 @@
 #define NB_SWEEP_SHORT_NS 1000000000ull   /* coarse trials last min(this, trial) */
 #define NB_SWEEP_CALIBRATE_NS 250000000ull /* the unpaced calibration burst of a search */
 #define NB_SWEEP_SHORTFALL 0.01           /* a sender more than 1 % below the offered rate fell short */
-#define NB_SWEEP_CPU_BOUND_PCT 90.0       /* a sending thread this busy (% of a core) is CPU-bound */
+#define NB_SWEEP_CPU_BOUND_PCT 90.0       /* a sending thread this busy (% of a core) that fell
+					   * short is CPU-bound (a paced one spins only when early) */
 
 /** What the sending end did in a trial, to say what held it back (NAN = not known). */
 struct nb_trial_host {
-	double cpu_pct;         /* the sending threads' CPU time, % of one core per flow */
+	double cpu_pct;         /* the busiest sending thread's CPU time, % of one core */
 	double host_cpu_pct;    /* the sending host's CPU busy share, % */
+	double steal_pct;       /* the sending host's CPU time stolen by the hypervisor, % */
 	double snd_errs;        /* sends the kernel refused (ENOBUFS / EAGAIN) */
 	double forgiven_ms;     /* sending time per flow the pacer forgave (it ran > 10 ms late) */
 };

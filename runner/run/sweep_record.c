@@ -53,7 +53,7 @@ static void limit_text(const struct nb_sweep_outcome *o, char *buf, size_t len)
 	size_t at = 0;
 	buf[0] = '\0';
 	if (o->limits & NB_SWEEP_LIMIT_CPU)
-		add(buf, len, &at, "the sending threads used %.0f %% of a core (CPU-bound: spread the "
+		add(buf, len, &at, "a sending thread used %.0f %% of a core (CPU-bound: spread the "
 		    "rate over more streams, or pin them to idle CPUs with cpus:)", h->cpu_pct);
 	if (o->limits & NB_SWEEP_LIMIT_SEND_ERRORS)
 		add(buf, len, &at, "%sthe kernel refused %.0f sends (ENOBUFS: the send buffer or the "
@@ -64,6 +64,8 @@ static void limit_text(const struct nb_sweep_outcome *o, char *buf, size_t len)
 		    "(the sender was descheduled", at ? "; " : "", h->forgiven_ms);
 		if (isfinite(h->host_cpu_pct))
 			add(buf, len, &at, ", host CPU %.0f %% busy", h->host_cpu_pct);
+		if (h->steal_pct >= 1)
+			add(buf, len, &at, ", %.0f %% stolen by the hypervisor", h->steal_pct);
 		add(buf, len, &at, "; run on a quieter host, give nbrun CPUs of its own or real-time "
 		    "priority (chrt -f 20), or raise retries:)");
 	}

@@ -61,20 +61,22 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
 }
 
-/* The sending end's CPU per flow thread and host busy share (the busier end under bidir). */
-static void sender_cpu(const struct nb_params *p, const struct nb_metrics *m, struct nb_trial_host *h)
+/* The busiest sending thread (either end), and the sending hosts' busy and stolen shares. */
+static void sender_cpu(const struct nb_params *p, const struct nb_metrics *m,
+		       struct nb_trial_host *h)
 {
 	uint32_t n = nb_params_nflows(p), local = 0;
 	for (uint32_t f = 0; f < n; f++)
 		local += nb_params_client_sends(p, f);
-	h->cpu_pct = h->host_cpu_pct = NAN;
+	h->cpu_pct = fmax(m->v[NB_COL_CPU_LOCAL_TX_THREAD_PCT], m->v[NB_COL_CPU_PEER_TX_THREAD_PCT]);
+	h->host_cpu_pct = h->steal_pct = NAN;
 	if (local) {
-		h->cpu_pct = m->v[NB_COL_CPU_LOCAL_PCT] / (p->direction == NB_DIR_BIDIR ? n : local);
 		h->host_cpu_pct = m->v[NB_COL_HOST_CPU_LOCAL_PCT];
+		h->steal_pct = m->v[NB_COL_HOST_STEAL_LOCAL_PCT];
 	}
 	if (local < n) {
-		h->cpu_pct = fmax(h->cpu_pct, m->v[NB_COL_CPU_PEER_PCT] / (p->direction == NB_DIR_BIDIR ? n : n - local));
 		h->host_cpu_pct = fmax(h->host_cpu_pct, m->v[NB_COL_HOST_CPU_PEER_PCT]);
+		h->steal_pct = fmax(h->steal_pct, m->v[NB_COL_HOST_STEAL_PEER_PCT]);
 	}
 }
 
