@@ -28,10 +28,11 @@ static double sim_loss(struct nbt_sim *s, double r, bool full)
 	return 0.0;
 }
 
-static bool stalls(const struct nbt_sim *s)
+/* The current call is listed in calls[8]. */
+static bool listed(const uint32_t *calls, uint32_t call)
 {
-	for (size_t i = 0; i < sizeof(s->hiccup) / sizeof(s->hiccup[0]); i++)
-		if (s->hiccup[i] == s->calls)
+	for (size_t i = 0; i < 8; i++)
+		if (calls[i] == call)
 			return true;
 	return false;
 }
@@ -45,7 +46,7 @@ static double sim_sent(const struct nbt_sim *s, double r)
 		r = (double)s->host_max;
 	if (s->busy_from && s->calls >= s->busy_from && r > (double)s->busy_max)
 		r = (double)s->busy_max;
-	return stalls(s) ? r * 0.95 : r;
+	return listed(s->hiccup, s->calls) ? r * 0.95 : r;
 }
 
 bool nbt_sim_run(void *ctx, struct nb_trial *t)
@@ -59,9 +60,12 @@ bool nbt_sim_run(void *ctx, struct nb_trial *t)
 	t->ok = !(s->broken_from && s->calls >= s->broken_from);
 	double r = (double)t->offered;
 	t->sent_rate = sim_sent(s, r);
-	t->valid = t->sent_rate >= r * (1 - NB_SWEEP_SHORTFALL);
+	bool caught_up = listed(s->catch_up, s->calls);
+	t->valid = t->sent_rate >= r * (1 - NB_SWEEP_SHORTFALL) && !caught_up;
 	t->host = t->valid ? (struct nb_trial_host){ .cpu_pct = 30, .host_cpu_pct = 40 } : s->on_short;
 	t->loss_ratio = sim_loss(s, t->sent_rate, t->duration_ns >= s->full_ns);
+	if (caught_up)
+		t->loss_ratio = fmax(t->loss_ratio, 0.005);
 	t->recv_rate = s->blind ? NAN : t->sent_rate * (1 - t->loss_ratio);
 	t->jitter_us = 1;
 	return true;

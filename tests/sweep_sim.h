@@ -26,6 +26,8 @@ struct nbt_sim {
 	uint32_t broken_from;   /* calls from this one on fail to run (0 = never) */
 	uint64_t full_ns;       /* what counts as a full-length trial */
 	uint32_t hiccup[8];     /* these calls (1-based) stall: the sender sends 95 % of offered */
+	uint32_t catch_up[8];   /* these calls stall and catch up: the rate is sent, its pacer
+				 * forgave debt (invalid), and the burst loses 0.5 % */
 	uint32_t busy_from;     /* from this call on the sender reaches at most busy_max (0 = never) */
 	uint64_t busy_max;
 	uint64_t line;          /* what an unpaced burst sends (0 = 10G) */

@@ -202,6 +202,25 @@ Test(sweep, a_sender_that_cannot_hold_a_rate_stops_the_search)
 	nb_sweep_outcome_free(&o);
 }
 
+/* A sender that stalled and caught up sent the rate, in a burst the path dropped: no failure
+ * at that rate, the trial is run again. */
+Test(sweep, a_stall_that_was_caught_up_is_retried_not_a_failure)
+{
+	struct nb_sweep cfg = retry_cfg(2);
+	struct nbt_sim sim = { .knee = 500 * M, .catch_up = { 4 } }; /* the 80M probe */
+	struct nb_sweep_outcome o;
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
+	cr_assert_eq(o.trials[3].offered, 80 * M);
+	cr_assert_not(o.trials[3].valid);
+	cr_assert_eq(o.trials[3].pass_mask | o.trials[3].bound_mask, 0, "lost 0.5 %%: no evidence");
+	cr_assert_eq(o.trials[4].offered, 80 * M, "retried at its rate");
+	cr_assert_eq(o.trials[4].attempt, 1);
+	cr_assert_eq(o.goal[0].status, NB_SWEEP_FOUND);
+	cr_assert_geq((double)o.goal[0].threshold, 500.0 * M / 1.01 - 1);
+	nb_sweep_outcome_free(&o);
+}
+
 /* A trial that fell short with loss within the goal shows the rate it sent passes: the search
  * goes on from there instead of bisecting below it. */
 Test(sweep, a_short_trial_that_passes_is_a_lower_bound_at_the_rate_sent)

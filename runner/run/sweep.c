@@ -20,8 +20,9 @@
  *    final phase: full-length trials, and the candidate must pass `confirm`
  *    full-length re-runs. A failed confirmation makes the candidate a failing
  *    rate and the search goes on below it, still with full trials.
- *  - A trial whose sender fell short of the offered rate tested the sender, not the path: it
- *    is neither pass nor fail at the offered rate. Its loss was counted against what was
+ *  - A trial whose sender fell short of the offered rate, or stalled (the pacer forgave
+ *    debt, then caught up in a burst), tested the sender, not the path: it is neither pass
+ *    nor fail at the offered rate. Its loss was counted against what was
  *    sent, though, so a short trial that passes a goal shows that the rate it did send passes
  *    it: a lower bound, used as one. A short trial that lost more shows nothing (after a
  *    stall the pacer pays its debt at twice the rate, a burst the path may drop).
@@ -149,14 +150,15 @@ static bool sent_at_least(const struct nb_sweep_outcome *out, uint64_t rate)
 }
 
 /* The rate trial t shows to pass goal g: its offered rate (a valid pass), the rate it sent
- * (it fell short with loss within the goal; not below `from`), or 0. */
+ * (it fell short with loss within the goal; not below `from`, not above what was offered),
+ * or 0. */
 static uint64_t pass_rate(const struct search *st, const struct nb_trial *t, uint32_t g)
 {
 	if (usable(t))
 		return t->pass_mask & (1u << g) ? t->offered : 0;
 	if (!short_of(t) || !(t->bound_mask & (1u << g)) || !(t->sent_rate >= (double)st->s->from))
 		return 0;
-	return t->sent_rate < (double)t->offered ? (uint64_t)t->sent_rate : 0;
+	return (uint64_t)fmin(t->sent_rate, (double)t->offered); /* a stalled one may send more */
 }
 
 static bool rate_failed(const struct search *st, uint64_t rate, uint32_t g)

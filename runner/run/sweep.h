@@ -42,7 +42,8 @@ struct nb_trial {
 	double recv_rate;       /* received rate, same unit and scope as offered */
 	double loss_ratio;      /* lost / actually sent (0.001 = 0.1 %) */
 	double jitter_us;
-	bool valid;             /* false: the sender fell short of offered (NB_SWEEP_SHORTFALL) */
+	bool valid;             /* false: the sender fell short of offered (NB_SWEEP_SHORTFALL) or
+				 * stalled (its pacer forgave debt): it did not keep its schedule */
 	bool ok;                /* the trial ran (false: it failed and measured nothing) */
 	struct nb_trial_host host;
 	/* filled by the search: */

@@ -106,7 +106,10 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 	t->recv_rate = (pps ? m->v[NB_COL_RX_PPS] : m->v[NB_COL_RX_BPS]) / flows;
 	t->loss_ratio = isfinite(m->v[NB_COL_LOSS_PCT]) ? m->v[NB_COL_LOSS_PCT] / 100.0 : 0.0;
 	t->jitter_us = m->v[NB_COL_JITTER_US];
-	t->valid = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL);
+	/* Kept its schedule: sent the rate, and never stalled long enough for the pacer to forgive
+	 * debt (after a stall it catches up at twice the rate, a burst the path may drop). */
+	t->valid = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL) &&
+		   !(m->v[NB_COL_PACE_FORGIVEN] > 0);
 	fill_host(x, m, t);
 	if (isfinite(m->v[NB_COL_MAX_BURST]) && m->v[NB_COL_MAX_BURST] > x->max_burst)
 		x->max_burst = m->v[NB_COL_MAX_BURST];
@@ -137,7 +140,8 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, con
 	if (t->confirm && s->search)
 		append_flag(out, n, "final");
 	if (t->ok && !t->valid)
-		append_flag(out, n, "short");
+		append_flag(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
+					    ? "short" : "stalled");
 	if (t->attempt) {
 		char f[32];
 		snprintf(f, sizeof(f), "retry=%u/%u", t->attempt, s->retries);
@@ -191,7 +195,9 @@ static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char
 	buf[0] = '\0';
 	if (!t->ok || t->valid)
 		return;
-	size_t len = (size_t)snprintf(buf, n, " (fell short");
+	bool stalled = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL);
+	size_t len = (size_t)snprintf(buf, n, " (%s", stalled ? "the sender stalled and caught up"
+								  : "fell short");
 	if (t->attempt < s->retries)
 		len += (size_t)snprintf(buf + len, n - len, ": retry %u of %u follows", t->attempt + 1,
 					 s->retries);
