@@ -17,19 +17,12 @@ set -u
 
 NBRUN=${NBRUN:-build/nbrun}
 SRCDIR=${NB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-LAB="$SRCDIR/scripts/netns-lab"
-export NBLAB_PREFIX=nblab-h$$
-NS_C=$NBLAB_PREFIX-client
-NS_S=$NBLAB_PREFIX-server
-SERVER=10.203.2.2
 RATE=100000000                  # the bottleneck, bit/s
 SIZE=1400
 PAYLOAD=$((RATE * SIZE / (SIZE + 42)))
 STOP_S=0.06                     # each stop of the client
 EVERY_S=3                       # one stop this often
 BOUND_S=180                     # no stop after this long, whatever happens
-TMP=$(mktemp -d /tmp/nbhic-$$.XXXXXX)
-SERVE_PID=
 CLIENT_PID=
 PAUSER_PID=
 N=0
@@ -40,60 +33,34 @@ cleanup() {
 		kill -CONT "$CLIENT_PID" 2>/dev/null
 		kill "$CLIENT_PID" 2>/dev/null && wait "$CLIENT_PID" 2>/dev/null
 	fi
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	"$LAB" down >/dev/null 2>&1
-	rm -rf "$TMP"
+	lab_cleanup
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 FAILED=0
-. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$SRCDIR/tests/lib/tap.sh"
+. "$SRCDIR/tests/lib/lab.sh"
 need_root_netns tc awk
-RT=
-chrt -f 20 true 2>/dev/null && RT="chrt -f 20"
+lab_init h
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 echo "1..7"
 
 # pause PID: stop PID for STOP_S every EVERY_S until it exits or BOUND_S pass; counts the stops
 # in $TMP/stops. Resumes PID before leaving, even when told to stop.
 pause() {
-	trap 'kill -CONT "$1" 2>/dev/null; exit 0' TERM
-	n=0 end=$(($(date +%s) + BOUND_S))
-	while sleep $EVERY_S && [ "$(date +%s)" -lt $end ] && kill -STOP "$1" 2>/dev/null; do
+	victim=$1 n=0 end=$(($(date +%s) + BOUND_S))
+	trap 'kill -CONT "$victim" 2>/dev/null; exit 0' TERM
+	while sleep $EVERY_S && [ "$(date +%s)" -lt $end ] && kill -STOP "$victim" 2>/dev/null; do
 		sleep $STOP_S
-		kill -CONT "$1" 2>/dev/null
+		kill -CONT "$victim" 2>/dev/null
 		n=$((n + 1))
 		echo $n >"$TMP/stops"
 	done
 }
 
-# ---- the lab and the agent ---------------------------------------------------------------
-check "netns-lab up --rate $RATE builds the lab" "$TMP/lab.log" \
-	sh -c "'$LAB' up --rate $RATE >'$TMP/lab.log' 2>&1"
-ip netns exec "$NS_S" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 >"$TMP/serve.log" 2>&1 &
-SERVE_PID=$!
-
-# ---- the search, stopped every EVERY_S -------------------------------------------------------
-cat >"$TMP/search.yaml" <<EOF
-name: hiccup-search
-defaults:
-  warmup: 500ms
-  repetitions: 1
-tests:
-  - name: search
-    engine: stream
-    protocol: udp
-    size: $SIZE
-    sweep:
-      rate:
-        from: 10M
-        to: 1G
-        loss: 0.1%
-        precision: 1%
-      trial: 1s
-      confirm: 1
-EOF
-sleep 0.3
+# ---- the lab, the agent, and the search stopped every EVERY_S ---------------------------------
+lab_up $RATE
+search_yaml "$TMP/search.yaml" hiccup-search $SIZE 0.1%
 echo 0 >"$TMP/stops"
 ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
 	>"$TMP/search.log" 2>&1 &
@@ -109,23 +76,21 @@ STOPS=$(cat "$TMP/stops")
 check "the search runs to the end while the client is stopped ($STOPS stops)" "$TMP/search.log" \
 	test $RC = 0 -a -f "$TMP/search/sweeps.json" -a "$STOPS" -ge 3
 
-field() { awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' \
-	"$TMP/search/sweeps.json"; }
-STATUS=$(field status)
-THR=$(field threshold)
-echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS, $(field retries) retries"
-grep -v '^warning' "$TMP/search.log" | grep 'fell short\|search:' | sed 's/^/# /'
+STATUS=$(sweeps_field status "$TMP/search")
+THR=$(sweeps_field threshold "$TMP/search")
+echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS," \
+	"$(sweeps_field retries "$TMP/search") retries"
+grep -v '^warning' "$TMP/search.log" | grep 'fell short\|stalled\|search:' | sed 's/^/# /'
 check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
 	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
 check "no host-bound claim (status $STATUS)" "$TMP/search.log" \
-	sh -c "test '$STATUS' = found && test '$(field host_bound_above)' = null &&
+	sh -c "test '$STATUS' = found && test '$(sweeps_field host_bound_above "$TMP/search")' = null &&
 		! grep -q 'host-bound' '$TMP/search.log' '$TMP/search/report.md'"
 
 # runs.csv: every attempt is a row; a trial that fell short is status invalid.
-col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i; exit }' "$2"; }
 RUNS=$TMP/search/runs.csv
-C_OFF=$(col offered_rate "$RUNS") C_STATUS=$(col status "$RUNS") C_FLAGS=$(col flags "$RUNS")
-C_FORGIVEN=$(col pace_forgiven "$RUNS")
+C_OFF=$(csv_col offered_rate "$RUNS") C_STATUS=$(csv_col status "$RUNS")
+C_FLAGS=$(csv_col flags "$RUNS") C_FORGIVEN=$(csv_col pace_forgiven "$RUNS")
 SHORT=$(awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "invalid"' "$RUNS" | wc -l)
 if [ "$SHORT" -eq 0 ]; then
 	skip "a trial that fell short is retried at its rate" "no stop fell into a measured second"
@@ -142,9 +107,5 @@ else
 fi
 
 # ---- down removes exactly what up made --------------------------------------------------------
-kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-SERVE_PID=
-"$LAB" down >"$TMP/down.log" 2>&1
-check "netns-lab down removes the lab's namespaces" "$TMP/down.log" \
-	sh -c "! ip netns list | grep -q '^$NBLAB_PREFIX-'"
+lab_down
 exit $FAILED
