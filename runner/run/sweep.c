@@ -22,10 +22,10 @@
  *    rate and the search goes on below it, still with full trials.
  *  - A trial whose sender fell short of the offered rate, or stalled (the pacer forgave
  *    debt, then caught up in a burst), tested the sender, not the path: it is neither pass
- *    nor fail at the offered rate. Its loss was counted against what was
- *    sent, though, so a short trial that passes a goal shows that the rate it did send passes
- *    it: a lower bound, used as one. A short trial that lost more shows nothing (after a
- *    stall the pacer pays its debt at twice the rate, a burst the path may drop).
+ *    nor fail at the offered rate. Its loss was counted against what was sent, though, so a
+ *    short trial that passes a goal shows that the rate it did send passes it: a lower
+ *    bound, used as one. A short trial that lost more shows nothing (after a stall the
+ *    pacer pays its debt at twice the rate, a burst the path may drop).
  *  - One hiccup of a shared host (the sender descheduled for tens of milliseconds) makes a
  *    trial fall short, so a trial that fell short is retried at the same rate (`retries`).
  *    Only when every attempt falls short is the rate unreached: no rate at or above it is
@@ -110,7 +110,8 @@ static uint64_t lowest_fail(const struct search *st, uint32_t g)
 	return r;
 }
 
-/* The sender fell short of the offered rate: a trial of the sender, not of the path. */
+/* The sender did not keep its schedule (fell short, or stalled): a trial of the sender, not
+ * of the path. */
 static bool short_of(const struct nb_trial *t)
 {
 	return t->ok && !t->valid;
@@ -456,7 +457,8 @@ static void conclude(struct search *st)
 	for (size_t i = 0; i < out->ntrials; i++)
 		if (out->trials[i].ok)
 			out->sender_max = fmax(out->sender_max, out->trials[i].sent_rate);
-	out->host_bound_above = out->unreached && !sent_at_least(out, out->unreached) ? out->unreached : 0;
+	bool claim = out->unreached && !sent_at_least(out, out->unreached);
+	out->host_bound_above = claim ? out->unreached : 0;
 	for (uint32_t g = 0; g < out->ngoals; g++)
 		if (out->goal[g].status == NB_SWEEP_HOST_BOUND &&
 		    (!out->goal[g].bracket_hi || sent_at_least(out, out->goal[g].bracket_hi)))
