@@ -74,6 +74,7 @@ enum nb_counter {
 	NB_C_RETRANS,           /* TCP_INFO tcpi_total_retrans (sender) */
 	NB_C_MEAS_TX_PACKETS,   /* UDP: datagrams sent tagged NB_PHASE_MEASURE */
 	NB_C_MEAS_RX_PACKETS,   /* UDP: distinct NB_PHASE_MEASURE datagrams received */
+	NB_C_PACE_FORGIVEN,     /* pacer: send times forgiven (the sender ran > 10 ms late) */
 	NB_C_COUNT
 };
 

@@ -34,6 +34,8 @@ static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
 {
 	uint64_t late = now - p->next_ns;
 	if (late > NB_PACE_MAX_DEBT_NS) {
+		if (p->interval_ns)
+			p->forgiven += (late - NB_PACE_MAX_DEBT_NS) / p->interval_ns;
 		p->next_ns = now - NB_PACE_MAX_DEBT_NS;
 		late = NB_PACE_MAX_DEBT_NS;
 	}

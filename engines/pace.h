@@ -8,8 +8,10 @@
  * comes late finds several packets due; at most `burst` leave back to back and
  * the rest of the debt is paid at twice the target rate, so a stall never
  * turns into a line-rate burst and the long-run rate still meets the target.
- * Debt older than NB_PACE_MAX_DEBT_NS is forgiven (the sender was host-bound,
- * and the achieved rate says so). The largest burst actually sent is reported.
+ * Debt older than NB_PACE_MAX_DEBT_NS is forgiven (the sender was late: busy,
+ * descheduled or pushed back, and the achieved rate says so); the send times
+ * forgiven are counted, so a short run can say it was the sender that fell
+ * behind. The largest burst actually sent is reported.
  */
 #ifndef NB_PACE_H
 #define NB_PACE_H
@@ -25,6 +27,7 @@ struct nb_pacer {
 	uint64_t gate_ns;       /* while paying debt: no release before this time */
 	uint32_t burst;         /* most packets released at once */
 	uint32_t max_run;       /* most packets released at once so far (the largest burst) */
+	uint64_t forgiven;      /* send times dropped from the schedule as forgiven debt, so far */
 	uint64_t frac_num, frac_den, frac_acc; /* exact rate: interval = den/num ns with remainder */
 };
 

@@ -79,6 +79,7 @@ int nb_udptx_step(struct nb_udptx *t)
 		return send_failed(t);
 	nb_pacer_sent(&t->pacer, (uint32_t)sent);
 	nb_gauge_set(f, NB_G_MAX_BURST, t->pacer.max_run);
+	atomic_store_explicit(&f->c[NB_C_PACE_FORGIVEN], t->pacer.forgiven, memory_order_relaxed);
 	if (sent == 0 && nb_sock_wait(f->fd, true, f) < 0) /* refused: wait for room */
 		return send_failed(t);
 	return 1;

@@ -44,6 +44,7 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_TARGET_RATE, "target_rate", "", "Target rate (engine unit)", NO),
 	COL(NB_COL_ACHIEVED_RATE, "achieved_rate", "", "Achieved send rate (engine unit)", NO),
 	COL(NB_COL_MAX_BURST, "max_burst", "pkt", "Largest pacer burst", NO),
+	COL(NB_COL_PACE_FORGIVEN, "pace_forgiven", "pkt", "Send times the pacer forgave (sender late)", NO),
 	COL(NB_COL_CPU_LOCAL_PCT, "cpu_local_pct", "%", "Engine CPU, client (% of one core)", LO),
 	COL(NB_COL_CPU_PEER_PCT, "cpu_peer_pct", "%", "Engine CPU, agent (% of one core)", LO),
 	COL(NB_COL_HOST_CPU_LOCAL_PCT, "host_cpu_local_pct", "%", "Host CPU busy, client", LO),

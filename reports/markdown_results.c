@@ -333,10 +333,37 @@ static const char *rate_unit(const struct nb_plan_case *p)
 	return p->eng && p->eng->traits.rate_unit ? p->eng->traits.rate_unit : "bit/s";
 }
 
+/* Where every attempt fell short: a limit of the generator (host-bound) only when nothing
+ * ever sent as much; else no limit is claimed. Then what held the sender back. */
+static void sweep_short(FILE *f, const struct nb_sweep_result *sw, const char *u)
+{
+	char a[64], b[64];
+	bool short_ = sw->status && (strcmp(sw->status, "sender-short") == 0 ||
+				     strcmp(sw->status, "incomplete") == 0);
+	if (short_ && isfinite(sw->unreached) && !isfinite(sw->host_bound_above)) {
+		nb_fmt_value(sw->unreached, u, a, sizeof(a));
+		fprintf(f, " Every attempt at %s fell short, though the sender had sent", a);
+		if (isfinite(sw->sender_max)) {
+			nb_fmt_value(sw->sender_max, u, b, sizeof(b));
+			fprintf(f, " %s", b);
+		}
+		fputs(" in this search, so the threshold is a lower bound and no limit of the sender "
+		      "is claimed", f);
+	} else if (isfinite(sw->host_bound_above)) {
+		nb_fmt_value(sw->host_bound_above, u, a, sizeof(a));
+		fprintf(f, " The sender could not offer more than %s (host-bound): every attempt above "
+			   "it fell short and no trial sent as much", a);
+	} else {
+		return;
+	}
+	if (sw->limit)
+		fprintf(f, " — %s", sw->limit);
+	fputs(".", f);
+}
+
 /* What the search's status adds to its threshold, in words. */
 static void sweep_status(FILE *f, const struct nb_sweep_result *sw, const char *u)
 {
-	char h[64];
 	if (!sw->status)
 		return;
 	if (strcmp(sw->status, "at-or-above-to") == 0)
@@ -344,11 +371,7 @@ static void sweep_status(FILE *f, const struct nb_sweep_result *sw, const char *
 		      "above it.", f);
 	else if (strcmp(sw->status, "below-from") == 0)
 		fputs(" Loss exceeded the goal even at the sweep's `from`.", f);
-	if (isfinite(sw->host_bound_above)) {
-		nb_fmt_value(sw->host_bound_above, u, h, sizeof(h));
-		fprintf(f, " The sender could not offer more than %s (host-bound): trials above it were "
-			   "invalid, neither pass nor fail.", h);
-	}
+	sweep_short(f, sw, u);
 }
 
 /* One sentence per loss goal (NDR, PDR ...) of a searched case. */
@@ -369,15 +392,38 @@ static void sweep_sentence(FILE *f, const struct nb_results *res, const struct n
 				nb_fmt_value(sw.lowest_fail, u, b, sizeof(b));
 				fprintf(f, " (lowest failing rate %s)", b);
 			}
-			fprintf(f, "; %zu trials.", c->n_trials);
+			fprintf(f, "; %zu trials", c->n_trials);
+			if (sw.retries > 0)
+				fprintf(f, ", %.0f of them retries of a trial whose sender fell short",
+					sw.retries);
+			fputs(".", f);
 		}
 		sweep_status(f, &sw, u);
 		if (sw.complete_known && !sw.complete)
-			fprintf(f, " **The search was interrupted**: the bracket above is where it stopped.");
+			fprintf(f, " **The search %s** before it finished.",
+				sw.interrupted ? "was interrupted" : sw.trial_limit ? "used every trial "
+				"it was allowed" : "stopped");
 		fputs("\n\n", f);
 	}
 	if (g == 0)
 		fprintf(f, "No threshold was recorded for this case (a plain sweep).\n\n");
+}
+
+/* The trial's notes (runs.csv flags), ", " between them. */
+static void notes_cell(FILE *f, const char *flags)
+{
+	char buf[512];
+	size_t n = 0;
+	for (const char *p = flags ? flags : ""; *p && n + 3 < sizeof(buf); p++) {
+		if (*p == ';')
+			buf[n++] = ',', buf[n++] = ' ';
+		else
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	fputc(' ', f);
+	nb_md_cell(f, buf);
+	fputs(" |", f);
 }
 
 static void rate_cell(FILE *f, double v, const char *unit)
@@ -396,7 +442,8 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 	nb_md_code(f, c->pc->case_id);
 	fputs("\n\n", f);
 	sweep_sentence(f, res, c);
-	fputs("| Trial | Offered | Sent | Received | Loss | Status |\n|--:|--:|--:|--:|--:|---|\n", f);
+	fputs("| Trial | Offered | Sent | Received | Loss | Status | Notes |\n"
+	      "|--:|--:|--:|--:|--:|---|---|\n", f);
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
 		if (r->case_idx != ci)
@@ -411,7 +458,9 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 			fputs(" — |", f);
 		fputc(' ', f);
 		nb_md_cell(f, r->status);
-		fputs(" |\n", f);
+		fputs(" |", f);
+		notes_cell(f, r->flags);
+		fputs("\n", f);
 	}
 	fputs("\n", f);
 }

@@ -18,13 +18,19 @@ static json_t *real_or_null(double v)
 
 static json_t *common(const struct nb_sweep_result *e)
 {
-	return json_pack("{s:s, s:I, s:b, s:s, s:I, s:I, s:f, s:f, s:o, s:f, s:b, s:b}",
-			 "case_id", e->case_id, "rep", (json_int_t)e->rep, "search", e->search,
-			 "unit", e->unit, "flows", (json_int_t)e->flows, "trials", (json_int_t)e->trials,
-			 "elapsed_s", e->elapsed_s, "trial_s", e->trial_s,
-			 "host_bound_above", real_or_null(e->host_bound_above),
-			 "max_burst", isfinite(e->max_burst) ? e->max_burst : 0,
-			 "interrupted", e->interrupted, "trial_limit", e->trial_limit);
+	return json_pack("{s:s, s:I, s:b, s:s, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, "
+			      "s:f, s:b, s:b}",
+			      "case_id", e->case_id, "rep", (json_int_t)e->rep, "search", e->search,
+			      "unit", e->unit, "flows", (json_int_t)e->flows, "trials", (json_int_t)e->trials,
+			      "retries", (json_int_t)(isfinite(e->retries) ? e->retries : 0),
+			      "elapsed_s", e->elapsed_s, "trial_s", e->trial_s,
+			      "host_bound_above", real_or_null(e->host_bound_above),
+			      "unreached", real_or_null(e->unreached),
+			      "sender_max", real_or_null(e->sender_max),
+			      "calibration_rate", real_or_null(e->calibration_rate),
+			      "limit", e->limit ? json_string(e->limit) : json_null(),
+			      "max_burst", isfinite(e->max_burst) ? e->max_burst : 0,
+			      "interrupted", e->interrupted, "trial_limit", e->trial_limit);
 }
 
 static json_t *goal_entry(const struct nb_sweep_result *e)
@@ -141,7 +147,9 @@ static void read_entry(json_t *o, struct nb_sweep_result *out)
 		.search = json_is_true(json_object_get(o, "search")), .unit = jstr(o, "unit"),
 		.flows = ju32(o, "flows"), .trials = jnum(o, "trials"), .elapsed_s = jnum(o, "elapsed_s"),
 		.trial_s = jnum(o, "trial_s"), .host_bound_above = jnum(o, "host_bound_above"),
-		.max_burst = jnum(o, "max_burst"),
+		.max_burst = jnum(o, "max_burst"), .unreached = jnum(o, "unreached"),
+		.sender_max = jnum(o, "sender_max"), .calibration_rate = jnum(o, "calibration_rate"),
+		.retries = jnum(o, "retries"), .limit = jstr(o, "limit"),
 		.interrupted = json_is_true(json_object_get(o, "interrupted")),
 		.trial_limit = json_is_true(json_object_get(o, "trial_limit")),
 		.complete_known = json_is_boolean(c), .complete = json_is_true(c),

@@ -26,8 +26,14 @@ struct nb_sweep_result {
 	double trials;           /* trials of the whole sweep */
 	double elapsed_s;        /* wall time of the whole sweep */
 	double trial_s;          /* sum of the trials' measured durations */
-	double host_bound_above; /* the sender could not offer more than this (NAN: not seen) */
+	double host_bound_above; /* every attempt above this fell short and nothing ever sent as
+				  * much: the generator's limit (NAN: none claimed) */
 	double max_burst;        /* largest pacer burst of any trial, packets */
+	double unreached;        /* lowest rate where every attempt fell short (NAN: none) */
+	double sender_max;       /* most any trial or the calibration burst sent */
+	double calibration_rate; /* what the unpaced calibration burst sent (NAN: none ran) */
+	double retries;          /* trials that were retries of one whose sender fell short */
+	const char *limit;       /* what held the sender back at `unreached`, what to do (or NULL) */
 	bool interrupted, trial_limit;
 	bool complete_known, complete;
 	const char *sentence;    /* the result for people */

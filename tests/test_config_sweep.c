@@ -54,7 +54,7 @@ Test(config, sweeps_parse_each_mode)
 			    "  - name: c\n    engine: pps\n    sweep: {rate: {from: 10k, to: 1M, "
 			    "factor: 2}, trial: 3s}\n"
 			    "  - name: d\n    engine: stream\n    protocol: udp\n    sweep: {rate: {from: "
-			    "10M, to: 1G, loss: [0%, 0.5%]}, confirm: 3}\n",
+			    "10M, to: 1G, loss: [0%, 0.5%]}, confirm: 3, retries: 0}\n",
 			    NULL, 0, &cfg, &err), "%s", err.msg);
 	const struct nb_sweep *a = &cfg.tests[0].sweep, *b = &cfg.tests[1].sweep,
 			      *c = &cfg.tests[2].sweep, *d = &cfg.tests[3].sweep;
@@ -70,6 +70,9 @@ Test(config, sweeps_parse_each_mode)
 	cr_assert_eq(d->nloss, 2);
 	cr_assert_float_eq(d->loss[1], 0.005, 1e-12);
 	cr_assert_eq(d->confirm, 3);
+	cr_assert_eq(d->retries, 0);
+	cr_assert_eq(a->retries, 2, "a trial that fell short is re-run twice by default");
+	cr_assert_eq(c->retries, 2);
 	nb_config_free(&cfg);
 }
 
@@ -97,6 +100,11 @@ Test(config, sweep_validation_table)
 		{ "{rate: {from: 10kpps, to: 1G, loss: 1%}}", "5:26", "'10kpps' is a packet rate" },
 		{ "{rate: {steps: [2M, 1M]}}", "5:32", "steps must ascend" },
 		{ "{trial: 2s}", "5:12", "the sweep has no rate" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, retries: 11}", "5:58",
+		  "11 is out of range (expected an integer from 0 to 10" },
+		{ "{rate: {steps: [1M, 2M]}, retries: many}", "5:47", "'many' is not an integer" },
+		{ "{rate: {steps: [1M, 2M]}, retires: 1}", "5:38",
+		  "unknown key 'retires' in sweep (did you mean 'retries'?)" },
 		{ "[1M, 2M]", "5:12", "expected a mapping such as {rate:" },
 	};
 	assert_errs(head, t, sizeof(t) / sizeof(t[0]));

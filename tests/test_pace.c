@@ -149,3 +149,27 @@ Test(pace, the_largest_release_is_remembered)
 	cr_assert_eq(nb_pacer_due(&p, T0 + 6 * MS, 64, &wait), 1);
 	cr_assert_eq(p.max_run, 6);
 }
+
+/* Forgiven debt is counted in send times: 30 ms late at 1000/s forgives the 20 beyond 10 ms;
+ * exactly 10 ms late forgives nothing; an unpaced sender never owes anything. */
+Test(pace, forgiven_send_times_are_counted)
+{
+	static const struct { uint64_t rate, late_ms, want; } cases[] = {
+		{ 1000, 30, 20 }, { 1000, 10, 0 }, { 1000, 11, 1 }, { 4000, 60, 200 }, { 0, 60, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_pacer p;
+		uint64_t wait;
+		nb_pacer_init(&p, cases[i].rate, 64, T0);
+		uint32_t n = nb_pacer_due(&p, T0 + cases[i].late_ms * MS, 64, &wait);
+		nb_pacer_sent(&p, n);
+		cr_expect_eq(p.forgiven, cases[i].want, "case %zu: %llu forgiven", i,
+			     (unsigned long long)p.forgiven);
+	}
+	struct nb_pacer p;
+	uint64_t wait;
+	nb_pacer_init(&p, 1000, 64, T0);
+	nb_pacer_sent(&p, nb_pacer_due(&p, T0 + 30 * MS, 64, &wait)); /* 11 sent: next at 31 ms */
+	nb_pacer_sent(&p, nb_pacer_due(&p, T0 + 80 * MS, 64, &wait)); /* 49 ms late: 39 forgiven */
+	cr_expect_eq(p.forgiven, 20 + 39, "a second stall adds to the count");
+}

@@ -413,13 +413,23 @@ Test(csv_read, writer_and_reader_round_trip_hostile_text)
 
 /* The run loop writes searches to sweeps.json (one entry per loss goal); the report reads it
  * when meta.json has none, and says each goal's threshold and what its status means. */
-Test(report, searches_from_sweeps_json_get_one_sentence_per_goal, .init = setup, .fini = teardown)
+/* The fixture's report when sweeps.json says sweeps (and meta.json says none); caller frees. */
+static char *report_with_sweeps(const char *sweeps)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	const char *meta = "{\"nbrun_version\": \"0.1.0\", \"config_name\": \"basic\"}";
 	cr_assert(nbt_write(path, meta, strlen(meta)));
 	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
+	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
+	struct nb_report_info info;
+	build(&info);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	return nbt_slurp(path, NULL);
+}
+
+Test(report, searches_from_sweeps_json_get_one_sentence_per_goal, .init = setup, .fini = teardown)
+{
 	const char *sweeps =
 		"{\"sweeps\": ["
 		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0, \"threshold\": 250000000,"
@@ -427,14 +437,31 @@ Test(report, searches_from_sweeps_json_get_one_sentence_per_goal, .init = setup,
 		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0.005, \"threshold\": 400000000,"
 		" \"lowest_fail\": null, \"status\": \"at-or-above-to\", \"host_bound_above\": 410000000,"
 		" \"complete\": true}]}";
-	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
-	struct nb_report_info info;
-	build(&info);
-	snprintf(path, sizeof(path), "%s/report.md", dir);
-	char *md = nbt_slurp(path, NULL);
+	char *md = report_with_sweeps(sweeps);
 	cr_assert_not_null(strstr(md, "loss ≤ 0 % in every trial: **250 Mbit/s** (lowest failing rate 260 Mbit/s)"), "%s", md);
 	cr_assert_not_null(strstr(md, "loss ≤ 0.5 % in every trial: **400 Mbit/s**"));
 	cr_assert_not_null(strstr(md, "the threshold is at or above it"));
 	cr_assert_not_null(strstr(md, "could not offer more than 410 Mbit/s (host-bound)"));
+	free(md);
+}
+
+/* A search capped where every attempt fell short, although a trial had sent more, claims no
+ * limit of the sender; its retries and what held the sender back are told. */
+Test(report, a_sender_short_search_claims_no_host_bound, .init = setup, .fini = teardown)
+{
+	const char *sweeps =
+		"{\"sweeps\": ["
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"loss\": 0.001, \"threshold\": 79400000,"
+		" \"lowest_fail\": null, \"status\": \"sender-short\", \"host_bound_above\": null,"
+		" \"unreached\": 80000000, \"sender_max\": 155800000, \"retries\": 3,"
+		" \"limit\": \"the pacer forgave 150 ms of sending per flow with CPU to spare\","
+		" \"complete\": true}]}";
+	char *md = report_with_sweeps(sweeps);
+	cr_assert_not_null(strstr(md, "**79.4 Mbit/s**"), "%s", md);
+	cr_assert_not_null(strstr(md, "3 of them retries of a trial whose sender fell short"));
+	cr_assert_not_null(strstr(md, "Every attempt at 80.0 Mbit/s fell short, though the sender had "
+				      "sent 156 Mbit/s in this search"), "%s", md);
+	cr_assert_not_null(strstr(md, "no limit of the sender is claimed — the pacer forgave 150 ms"));
+	cr_assert_null(strstr(md, "host-bound"), "nothing here shows the generator's limit");
 	free(md);
 }

@@ -393,17 +393,22 @@ static const double plain_rates[] = { 1e7, 2e7, 4e7 };
 static const struct nb_sweep_result sweep_entries[] = {
 	{ .case_id = "p", .rep = 0, .search = false, .unit = "bit/s", .flows = 1, .trials = 3,
 	  .elapsed_s = 3.615527877, .trial_s = 1.5, .host_bound_above = NAN, .max_burst = 2,
+	  .unreached = NAN, .sender_max = 4e7, .calibration_rate = NAN, .retries = 0,
 	  .complete_known = true, .complete = true, .sentence = "p: sweep of 3 rates",
 	  .loss_target = NAN, .threshold = NAN, .lowest_fail = NAN, .bracket_lo = NAN,
 	  .bracket_hi = NAN, .achieved_rate = NAN, .rates = plain_rates, .nrates = 3 },
 	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
 	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
+	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
+	  .limit = "a sending thread used 99 % of a core",
 	  .interrupted = false, .trial_limit = true, .complete_known = true, .complete = true,
 	  .sentence = "s: highest rate with loss ≤ 0 %: 150 kpps", .loss_target = 0,
 	  .status = "host-bound", .threshold = 150000, .lowest_fail = NAN, .bracket_lo = 150000,
 	  .bracket_hi = 175000, .goal_trials = 9, .achieved_rate = 149996.405001 },
 	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
 	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
+	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
+	  .limit = "a sending thread used 99 % of a core",
 	  .interrupted = true, .trial_limit = true, .complete_known = true, .complete = false,
 	  .sentence = "s: search incomplete", .loss_target = 0.001, .status = "incomplete",
 	  .threshold = NAN, .lowest_fail = 190000, .bracket_lo = NAN, .bracket_hi = 190000,
@@ -420,6 +425,11 @@ static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_
 	E(goal_trials);
 	N(trials); N(elapsed_s); N(trial_s); N(host_bound_above); N(max_burst); N(loss_target);
 	N(threshold); N(lowest_fail); N(bracket_lo); N(bracket_hi); N(achieved_rate);
+	N(unreached); N(sender_max); N(calibration_rate); N(retries);
+	if (w->limit)
+		S(limit);
+	else
+		cr_expect_null(r->limit);
 	if (w->status)
 		S(status);
 	else
@@ -462,12 +472,13 @@ Test(files, sweeps_json_entry_keys_and_rates)
 	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, &je);
 	cr_assert_not_null(doc, "%s", je.text);
 	static const char *const plain[] = {
-		"case_id", "rep", "search", "unit", "flows", "trials", "elapsed_s", "trial_s",
-		"host_bound_above", "max_burst", "interrupted", "trial_limit", "complete", "rates",
-		"sentence", NULL };
+		"case_id", "rep", "search", "unit", "flows", "trials", "retries", "elapsed_s", "trial_s",
+		"host_bound_above", "unreached", "sender_max", "calibration_rate", "limit", "max_burst",
+		"interrupted", "trial_limit", "complete", "rates", "sentence", NULL };
 	static const char *const goal[] = {
-		"case_id", "rep", "search", "unit", "flows", "trials", "elapsed_s", "trial_s",
-		"host_bound_above", "max_burst", "interrupted", "trial_limit", "loss", "status",
+		"case_id", "rep", "search", "unit", "flows", "trials", "retries", "elapsed_s", "trial_s",
+		"host_bound_above", "unreached", "sender_max", "calibration_rate", "limit", "max_burst",
+		"interrupted", "trial_limit", "loss", "status",
 		"complete", "threshold", "lowest_fail", "bracket_lo", "bracket_hi", "goal_trials",
 		"target_rate", "achieved_rate", "sentence", NULL };
 	const char *const *want[] = { plain, goal };

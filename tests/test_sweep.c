@@ -1,135 +1,15 @@
 /* The loss-threshold search and plain sweeps, driven by simulated loss functions: a drop-tail
  * bottleneck (step), a graded device (NDR below PDR), noise near the knee (seeded PRNG), a
- * non-monotonic device, short trials that pass where full ones fail, a host-bound sender,
- * interruption and broken trials. Every search is also checked against the invariants: the
- * threshold passed every trial at it, lies below the lowest failing rate, and the bracket is
- * within precision when the status says found. */
+ * non-monotonic device, short trials that pass where full ones fail, interruption and broken
+ * trials. Every search is also checked against the invariants: the threshold passed every
+ * trial at it, lies below the lowest failing rate, and the bracket is within precision when
+ * the status says found. A sender that falls short is test_sweep_short.c. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sweep.h"
-
-#define M 1000000ull
-#define G 1000000000ull
-#define S 1000000000ull
-
-/* A simulated device under test and its traffic generator. */
-struct sim {
-	uint64_t knee;          /* drop-tail capacity: loss = (r - knee) / r above it */
-	uint64_t ndr_knee;      /* graded: 0.2 % loss between ndr_knee and knee (0 = none) */
-	uint64_t win_lo, win_hi;/* non-monotonic: 5 % loss inside [win_lo, win_hi] */
-	uint64_t long_knee;     /* full-length trials above this lose 1 % (0 = none) */
-	uint64_t host_max;      /* offered above this: the sender falls short (0 = none) */
-	double noise;           /* relative half-width of a random zone around knee */
-	uint64_t rng;           /* xorshift64 state (the seed) */
-	bool blind;             /* recv_rate NAN: no hint for the guess */
-	uint32_t stop_at;       /* this call returns false (0 = never) */
-	uint32_t broken_from;   /* calls from this one on fail to run (0 = never) */
-	uint64_t full_ns;       /* what counts as a full-length trial */
-	uint32_t calls;
-	uint64_t rates[128];    /* offered rate of every call, in order */
-};
-
-static double uniform(struct sim *s)
-{
-	s->rng ^= s->rng << 13;
-	s->rng ^= s->rng >> 7;
-	s->rng ^= s->rng << 17;
-	return (double)(s->rng >> 11) / 9007199254740992.0;
-}
-
-static double sim_loss(struct sim *s, double r, bool full)
-{
-	double k = (double)s->knee;
-	if (s->noise > 0 && r > k * (1 - s->noise) && r < k * (1 + s->noise))
-		return uniform(s) < (r - k * (1 - s->noise)) / (2 * s->noise * k) ? 0.02 : 0.0;
-	if (s->knee && r > k)
-		return (r - k) / r;
-	if (s->win_hi && r >= (double)s->win_lo && r <= (double)s->win_hi)
-		return 0.05;
-	if (s->long_knee && full && r > (double)s->long_knee)
-		return 0.01;
-	if (s->ndr_knee && r > (double)s->ndr_knee)
-		return 0.002;
-	return 0.0;
-}
-
-static bool sim_run(void *ctx, struct nb_trial *t)
-{
-	struct sim *s = ctx;
-	if (s->calls < 128)
-		s->rates[s->calls] = t->offered;
-	s->calls++;
-	if (s->stop_at && s->calls == s->stop_at)
-		return false;
-	t->ok = !(s->broken_from && s->calls >= s->broken_from);
-	double r = (double)t->offered;
-	t->sent_rate = s->host_max && r > (double)s->host_max ? (double)s->host_max : r;
-	t->valid = t->sent_rate >= r * 0.99;
-	t->loss_ratio = sim_loss(s, t->sent_rate, t->duration_ns >= s->full_ns);
-	t->recv_rate = s->blind ? NAN : t->sent_rate * (1 - t->loss_ratio);
-	t->jitter_us = 1;
-	return true;
-}
-
-static struct nb_sweep search_cfg(uint64_t from, uint64_t to, double loss, double precision)
-{
-	struct nb_sweep s = { .enabled = true, .search = true, .from = from, .to = to,
-			      .loss = { loss }, .nloss = 1, .precision = precision,
-			      .trial_ns = 5 * S, .confirm = 2 };
-	return s;
-}
-
-static void run(const struct nb_sweep *cfg, struct sim *sim, struct nb_sweep_outcome *out)
-{
-	sim->full_ns = cfg->trial_ns;
-	cr_assert(nb_sweep_execute(cfg, NULL, sim_run, sim, out));
-}
-
-/* Loss of goal g at a rate over all trials: whether any trial failed / passed it. */
-static void rate_record(const struct nb_sweep_outcome *o, uint64_t rate, uint32_t g, bool *failed,
-			bool *passed)
-{
-	*failed = *passed = false;
-	for (size_t i = 0; i < o->ntrials; i++) {
-		const struct nb_trial *t = &o->trials[i];
-		if (t->offered != rate || !t->ok || !t->valid)
-			continue;
-		if (t->pass_mask & (1u << g))
-			*passed = true;
-		else
-			*failed = true;
-	}
-}
-
-/* What every search result must satisfy, whatever the device did. */
-static void check_invariants(const struct nb_sweep *cfg, const struct nb_sweep_outcome *o)
-{
-	cr_assert_leq(o->ntrials, NB_SWEEP_MAX_TRIALS);
-	for (size_t i = 0; i < o->ntrials; i++) {
-		cr_assert_geq(o->trials[i].offered, cfg->from, "trial %zu below from", i);
-		cr_assert_leq(o->trials[i].offered, cfg->to, "trial %zu above to", i);
-	}
-	for (uint32_t g = 0; g < o->ngoals; g++) {
-		const struct nb_sweep_goal *goal = &o->goal[g];
-		bool failed, passed;
-		if (goal->threshold) {
-			rate_record(o, goal->threshold, g, &failed, &passed);
-			cr_assert(passed && !failed, "goal %u: threshold %llu failed a trial", g,
-				  (unsigned long long)goal->threshold);
-		}
-		if (goal->threshold && goal->lowest_fail)
-			cr_assert_lt(goal->threshold, goal->lowest_fail);
-		if (goal->status == NB_SWEEP_FOUND)
-			cr_assert_leq((double)(goal->lowest_fail - goal->threshold),
-				      cfg->precision * (double)goal->threshold + 1e-9,
-				      "goal %u: bracket %llu..%llu wider than precision", g,
-				      (unsigned long long)goal->threshold,
-				      (unsigned long long)goal->lowest_fail);
-	}
-}
+#include "sweep_sim.h"
 
 /* ---- a drop-tail bottleneck: converges within precision ----------------------------------- */
 
@@ -155,11 +35,11 @@ Test(sweep, step_loss_converges_below_the_knee_within_precision)
 {
 	for (size_t i = 0; i < sizeof(step_cases) / sizeof(step_cases[0]); i++) {
 		const struct step_case *k = &step_cases[i];
-		struct nb_sweep cfg = search_cfg(k->from, k->to, 0.0, k->precision);
-		struct sim sim = { .knee = k->knee, .blind = k->blind };
+		struct nb_sweep cfg = nbt_search_cfg(k->from, k->to, 0.0, k->precision);
+		struct nbt_sim sim = { .knee = k->knee, .blind = k->blind };
 		struct nb_sweep_outcome o;
-		run(&cfg, &sim, &o);
-		check_invariants(&cfg, &o);
+		nbt_sim_search(&cfg, &sim, &o);
+		nbt_check_invariants(&cfg, &o);
 		const struct nb_sweep_goal *g = &o.goal[0];
 		cr_assert_eq(g->status, NB_SWEEP_FOUND, "case %zu: %s", i, nb_sweep_status_name(g->status));
 		cr_assert_leq(g->threshold, k->knee, "case %zu", i);
@@ -172,11 +52,11 @@ Test(sweep, step_loss_converges_below_the_knee_within_precision)
 
 Test(sweep, received_rate_guess_saves_trials_on_a_bottleneck)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim guided = { .knee = 500 * M }, blind = { .knee = 500 * M, .blind = true };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim guided = { .knee = 500 * M }, blind = { .knee = 500 * M, .blind = true };
 	struct nb_sweep_outcome a, b;
-	run(&cfg, &guided, &a);
-	run(&cfg, &blind, &b);
+	nbt_sim_search(&cfg, &guided, &a);
+	nbt_sim_search(&cfg, &blind, &b);
 	/* 10..640 (7) + guess + just above it + 2 confirmations. */
 	cr_assert_eq(a.ntrials, 11);
 	cr_assert_lt(a.ntrials, b.ntrials);
@@ -189,10 +69,10 @@ Test(sweep, precision_bounds_the_final_bracket)
 {
 	static const double precisions[] = { 0.001, 0.005, 0.01, 0.03, 0.1 };
 	for (size_t i = 0; i < sizeof(precisions) / sizeof(precisions[0]); i++) {
-		struct nb_sweep cfg = search_cfg(1 * M, 1 * G, 0.001, precisions[i]);
-		struct sim sim = { .knee = 321987654, .blind = true };
+		struct nb_sweep cfg = nbt_search_cfg(1 * M, 1 * G, 0.001, precisions[i]);
+		struct nbt_sim sim = { .knee = 321987654, .blind = true };
 		struct nb_sweep_outcome o;
-		run(&cfg, &sim, &o);
+		nbt_sim_search(&cfg, &sim, &o);
 		const struct nb_sweep_goal *g = &o.goal[0];
 		cr_assert_eq(g->status, NB_SWEEP_FOUND);
 		double width = (double)(g->lowest_fail - g->threshold) / (double)g->threshold;
@@ -205,11 +85,11 @@ Test(sweep, precision_bounds_the_final_bracket)
 
 Test(sweep, loss_even_at_from_reports_no_threshold)
 {
-	struct nb_sweep cfg = search_cfg(100 * M, 1 * G, 0.001, 0.01);
-	struct sim sim = { .knee = 50 * M };
+	struct nb_sweep cfg = nbt_search_cfg(100 * M, 1 * G, 0.001, 0.01);
+	struct nbt_sim sim = { .knee = 50 * M };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	cr_assert_eq(o.goal[0].status, NB_SWEEP_BELOW_FROM);
 	cr_assert_eq(o.goal[0].threshold, 0);
 	cr_assert_eq(o.goal[0].lowest_fail, 100 * M);
@@ -219,11 +99,11 @@ Test(sweep, loss_even_at_from_reports_no_threshold)
 
 Test(sweep, no_loss_even_at_to_reports_to_as_a_lower_bound)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 5 * G };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim sim = { .knee = 5 * G };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	cr_assert_eq(o.goal[0].status, NB_SWEEP_AT_OR_ABOVE_TO);
 	cr_assert_eq(o.goal[0].threshold, 1 * G);
 	cr_assert_eq(o.goal[0].lowest_fail, 0);
@@ -241,10 +121,10 @@ Test(sweep, no_loss_even_at_to_reports_to_as_a_lower_bound)
 
 Test(sweep, short_trials_first_full_trials_confirm)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 500 * M };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim sim = { .knee = 500 * M };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
+	nbt_sim_search(&cfg, &sim, &o);
 	cr_assert_eq(o.trials[0].duration_ns, NB_SWEEP_SHORT_NS);
 	cr_assert_eq(o.trials[0].confirm, false);
 	uint32_t full_at = 0;
@@ -259,11 +139,11 @@ Test(sweep, short_trials_first_full_trials_confirm)
 Test(sweep, failed_confirmation_continues_below)
 {
 	/* Short trials pass up to 400M; full-length trials lose 1 % above 300M. */
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.001, 0.01);
-	struct sim sim = { .knee = 400 * M, .long_knee = 300 * M, .blind = true };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.001, 0.01);
+	struct nbt_sim sim = { .knee = 400 * M, .long_knee = 300 * M, .blind = true };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	bool confirm_failed = false;
 	for (size_t i = 0; i < o.ntrials; i++)
 		confirm_failed |= o.trials[i].confirm && o.trials[i].offered > 300 * M &&
@@ -281,11 +161,11 @@ Test(sweep, noisy_loss_near_the_knee_never_reports_a_failed_rate)
 {
 	static const uint64_t seeds[] = { 1, 2, 3, 42, 4242, 123456789, 987654321, 55555 };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-		struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-		struct sim sim = { .knee = 400 * M, .noise = 0.03, .rng = seeds[i] };
+		struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+		struct nbt_sim sim = { .knee = 400 * M, .noise = 0.03, .rng = seeds[i] };
 		struct nb_sweep_outcome o;
-		run(&cfg, &sim, &o);
-		check_invariants(&cfg, &o);
+		nbt_sim_search(&cfg, &sim, &o);
+		nbt_check_invariants(&cfg, &o);
 		const struct nb_sweep_goal *g = &o.goal[0];
 		cr_assert_eq(g->status, NB_SWEEP_FOUND, "seed %llu: %s", (unsigned long long)seeds[i],
 			     nb_sweep_status_name(g->status));
@@ -300,11 +180,11 @@ Test(sweep, noisy_loss_near_the_knee_never_reports_a_failed_rate)
 Test(sweep, non_monotonic_loss_stays_below_the_first_failing_rate)
 {
 	/* Loss inside 150M..170M, none between 170M and the 600M knee. */
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.001, 0.01);
-	struct sim sim = { .knee = 600 * M, .win_lo = 150 * M, .win_hi = 170 * M };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.001, 0.01);
+	struct nbt_sim sim = { .knee = 600 * M, .win_lo = 150 * M, .win_hi = 170 * M };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	cr_assert_eq(o.goal[0].status, NB_SWEEP_FOUND);
 	cr_assert_lt(o.goal[0].threshold, 150 * M);
 	cr_assert_geq((double)o.goal[0].threshold, 150.0 * M / 1.01 - 1);
@@ -313,17 +193,17 @@ Test(sweep, non_monotonic_loss_stays_below_the_first_failing_rate)
 
 /* ---- several goals in one pass ------------------------------------------------------------ */
 
-static uint32_t calls_for(const double *loss, uint32_t n, const struct sim *proto,
+static uint32_t calls_for(const double *loss, uint32_t n, const struct nbt_sim *proto,
 			  struct nb_sweep_outcome *keep)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, loss[0], 0.01);
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, loss[0], 0.01);
 	for (uint32_t i = 0; i < n; i++)
 		cfg.loss[i] = loss[i];
 	cfg.nloss = n;
-	struct sim sim = *proto;
+	struct nbt_sim sim = *proto;
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	cr_assert_eq(sim.calls, o.ntrials);
 	if (keep)
 		*keep = o;
@@ -335,7 +215,7 @@ static uint32_t calls_for(const double *loss, uint32_t n, const struct sim *prot
 Test(sweep, two_goals_in_one_pass_reuse_trials)
 {
 	/* 0.2 % loss from 200M, drop-tail from 400M: NDR ~200M, PDR (0.5 %) ~400M. */
-	const struct sim dev = { .knee = 400 * M, .ndr_knee = 200 * M };
+	const struct nbt_sim dev = { .knee = 400 * M, .ndr_knee = 200 * M };
 	const double both[] = { 0.0, 0.005 }, ndr[] = { 0.0 }, pdr[] = { 0.005 };
 	struct nb_sweep_outcome o;
 	uint32_t together = calls_for(both, 2, &dev, &o);
@@ -353,7 +233,7 @@ Test(sweep, two_goals_in_one_pass_reuse_trials)
 
 Test(sweep, second_goal_on_a_sharp_knee_needs_no_trial_of_its_own)
 {
-	const struct sim dev = { .knee = 500 * M };
+	const struct nbt_sim dev = { .knee = 500 * M };
 	const double both[] = { 0.0, 0.005 }, ndr[] = { 0.0 };
 	struct nb_sweep_outcome o;
 	uint32_t together = calls_for(both, 2, &dev, &o);
@@ -363,64 +243,15 @@ Test(sweep, second_goal_on_a_sharp_knee_needs_no_trial_of_its_own)
 	nb_sweep_outcome_free(&o);
 }
 
-/* ---- host-bound senders ------------------------------------------------------------------- */
-
-Test(sweep, invalid_trials_are_neither_pass_nor_fail)
-{
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 500 * M, .host_max = 300 * M };
-	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
-	const struct nb_sweep_goal *g = &o.goal[0];
-	cr_assert_eq(g->status, NB_SWEEP_HOST_BOUND, "%s", nb_sweep_status_name(g->status));
-	cr_assert_eq(g->lowest_fail, 0, "an invalid trial is no failure");
-	cr_assert_neq(o.host_bound_above, 0);
-	cr_assert_gt(o.host_bound_above, 300 * M);
-	cr_assert_leq(g->threshold, 300 * M * 100 / 99);
-	cr_assert_geq((double)g->threshold * 1.01, (double)o.host_bound_above);
-	for (size_t i = 0; i < o.ntrials; i++) {
-		if (!o.trials[i].valid)
-			cr_assert_eq(o.trials[i].pass_mask, 0);
-		cr_assert_leq(o.trials[i].offered, 640 * M, "nothing above the first invalid rate");
-	}
-	nb_sweep_outcome_free(&o);
-}
-
-Test(sweep, host_bound_at_from_has_no_threshold)
-{
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 500 * M, .host_max = 5 * M };
-	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	cr_assert_eq(o.goal[0].status, NB_SWEEP_HOST_BOUND);
-	cr_assert_eq(o.goal[0].threshold, 0);
-	cr_assert_eq(o.host_bound_above, 10 * M);
-	cr_assert_eq(o.ntrials, 1);
-	nb_sweep_outcome_free(&o);
-}
-
-Test(sweep, host_limit_above_the_knee_does_not_hide_it)
-{
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 500 * M, .host_max = 600 * M };
-	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
-	cr_assert_eq(o.goal[0].status, NB_SWEEP_FOUND);
-	cr_assert_geq((double)o.goal[0].threshold, 500.0 * M / 1.01 - 1);
-	nb_sweep_outcome_free(&o);
-}
-
 /* ---- stopping early ----------------------------------------------------------------------- */
 
 Test(sweep, interruption_keeps_the_bracket)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 300 * M, .blind = true, .stop_at = 9 };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim sim = { .knee = 300 * M, .blind = true, .stop_at = 9 };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
-	check_invariants(&cfg, &o);
+	nbt_sim_search(&cfg, &sim, &o);
+	nbt_check_invariants(&cfg, &o);
 	cr_assert(o.interrupted);
 	cr_assert_eq(o.ntrials, 8, "the interrupted trial is not kept");
 	const struct nb_sweep_goal *g = &o.goal[0];
@@ -430,21 +261,21 @@ Test(sweep, interruption_keeps_the_bracket)
 	cr_assert_gt(g->bracket_hi, 300 * M);
 	cr_assert_lt(g->bracket_lo, g->bracket_hi);
 	bool failed, passed;
-	rate_record(&o, g->bracket_lo, 0, &failed, &passed);
+	nbt_rate_record(&o, g->bracket_lo, 0, &failed, &passed);
 	cr_assert(passed && !failed);
-	rate_record(&o, g->bracket_hi, 0, &failed, &passed);
+	nbt_rate_record(&o, g->bracket_hi, 0, &failed, &passed);
 	cr_assert(failed);
 	nb_sweep_outcome_free(&o);
 }
 
 Test(sweep, trial_budget_is_bounded)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.0001);
-	struct sim sim = { .knee = 300 * M, .blind = true };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.0001);
+	struct nbt_sim sim = { .knee = 300 * M, .blind = true };
 	struct nb_sweep_opts opts = { .max_trials = 6 };
 	struct nb_sweep_outcome o;
 	sim.full_ns = cfg.trial_ns;
-	cr_assert(nb_sweep_execute(&cfg, &opts, sim_run, &sim, &o));
+	cr_assert(nb_sweep_execute(&cfg, &opts, nbt_sim_run, &sim, &o));
 	cr_assert(o.trial_limit);
 	cr_assert_eq(o.ntrials, 6);
 	cr_assert_eq(sim.calls, 6);
@@ -454,10 +285,10 @@ Test(sweep, trial_budget_is_bounded)
 
 Test(sweep, trials_that_do_not_run_stop_the_search)
 {
-	struct nb_sweep cfg = search_cfg(10 * M, 1 * G, 0.0, 0.01);
-	struct sim sim = { .knee = 300 * M, .broken_from = 3 };
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim sim = { .knee = 300 * M, .broken_from = 3 };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
+	nbt_sim_search(&cfg, &sim, &o);
 	cr_assert_eq(o.broken, 3);
 	cr_assert_eq(o.ntrials, 5);
 	cr_assert_eq(o.goal[0].status, NB_SWEEP_INCOMPLETE);
@@ -490,9 +321,9 @@ Test(sweep, plain_sweep_runs_each_rate_once_in_order)
 		const struct plain_case *k = &plain_cases[i];
 		struct nb_sweep cfg = k->s;
 		cfg.trial_ns = 2 * S;
-		struct sim sim = { .knee = 250 * M };
+		struct nbt_sim sim = { .knee = 250 * M };
 		struct nb_sweep_outcome o;
-		run(&cfg, &sim, &o);
+		nbt_sim_search(&cfg, &sim, &o);
 		cr_assert_eq(o.search, false);
 		cr_assert_eq(o.ngoals, 0);
 		cr_assert_eq(sim.calls, k->n, "case %zu", i);
@@ -509,9 +340,9 @@ Test(sweep, plain_sweep_keeps_loss_per_rate_and_stops_when_told)
 {
 	struct nb_sweep cfg = { .enabled = true, .from = 100 * M, .to = 500 * M, .step = 100 * M,
 				.trial_ns = S };
-	struct sim sim = { .knee = 250 * M, .stop_at = 5 };
+	struct nbt_sim sim = { .knee = 250 * M, .stop_at = 5 };
 	struct nb_sweep_outcome o;
-	run(&cfg, &sim, &o);
+	nbt_sim_search(&cfg, &sim, &o);
 	cr_assert(o.interrupted);
 	cr_assert_eq(o.ntrials, 4);
 	cr_assert_float_eq(o.trials[1].loss_ratio, 0.0, 1e-12);
@@ -526,5 +357,6 @@ Test(sweep, status_names)
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_BELOW_FROM), "below-from");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_AT_OR_ABOVE_TO), "at-or-above-to");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_HOST_BOUND), "host-bound");
+	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_SENDER_SHORT), "sender-short");
 	cr_assert_str_eq(nb_sweep_status_name(NB_SWEEP_INCOMPLETE), "incomplete");
 }

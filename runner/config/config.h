@@ -16,6 +16,7 @@
 
 #define NB_AXIS_MAX 32
 #define NB_LOSS_MAX 4
+#define NB_SWEEP_RETRIES 2   /* default re-runs of a sweep trial whose sender fell short */
 
 enum nb_order { NB_ORDER_SEQUENTIAL, NB_ORDER_INTERLEAVED, NB_ORDER_RANDOM };
 
@@ -41,6 +42,7 @@ struct nb_sweep {
 	double precision;                 /* search: stop when (hi - lo) / lo <= precision */
 	uint64_t trial_ns;                /* measured time of each trial */
 	uint32_t confirm;                 /* re-runs of the found rate; all must pass */
+	uint32_t retries;                 /* re-runs of a trial whose sender fell short of its rate */
 };
 
 /** Run timing shared by every case of a test. */

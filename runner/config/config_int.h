@@ -97,7 +97,7 @@ size_t nb_cfg_nitems(const struct nb_ynode *v);
 /* config_sweep.c */
 /** `repetitions:` an integer, `auto`, or {auto: true, min, max, ci}. */
 bool nb_cfg_apply_reps(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
-/** `sweep:` {rate: {from, to, steps|step|factor|loss, precision}, trial, confirm}. */
+/** `sweep:` {rate: {from, to, steps|step|factor|loss, precision}, trial, confirm, retries}. */
 bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
 /** The checks that involve several keys of a resolved test (protocol x size, omit < duration ...). */
 bool nb_cfg_check_test(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t);

@@ -11,6 +11,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REPS 1000
 #define MAX_SWEEP_POINTS 1000
+#define MAX_RETRIES 10
 
 /* --- repetitions ------------------------------------------------------------------------ */
 
@@ -219,9 +220,9 @@ static bool sweep_rate(struct nb_cfg_ctx *c, const struct nb_ynode *rv, struct n
 
 bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
-	static const char *const keys[] = { "rate", "trial", "confirm" };
+	static const char *const keys[] = { "rate", "trial", "confirm", "retries" };
 	struct nb_sweep s = { .enabled = true, .precision = 0.01, .confirm = 1,
-			      .trial_ns = t->timing.duration_ns };
+			      .retries = NB_SWEEP_RETRIES, .trial_ns = t->timing.duration_ns };
 	const struct nb_ynode *x;
 	uint64_t n;
 	if (v->kind != NB_Y_MAP)
@@ -244,6 +245,9 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 	if (x && !nb_cfg_uint(c, x, 1, 100, &n))
 		return false;
 	s.confirm = x ? (uint32_t)n : s.confirm;
+	if ((x = nb_ymap_get(v, "retries")) && !nb_cfg_uint(c, x, 0, MAX_RETRIES, &n))
+		return false;
+	s.retries = x ? (uint32_t)n : s.retries;
 	t->sweep = s;
 	return true;
 }

@@ -87,6 +87,7 @@ static void directional_flow(const struct nb_params *p, const struct nb_span *s,
 	acc[NB_COL_REORDER] += cdiff(r0, r1, f, NB_C_REORDER);
 	acc[NB_COL_RCVBUF_DROPS] += cdiff(r0, r1, f, NB_C_RCVBUF_DROPS);
 	acc[NB_COL_SND_ERRS] += cdiff(s0, s1, f, NB_C_SND_ERRS);
+	acc[NB_COL_PACE_FORGIVEN] += cdiff(s0, s1, f, NB_C_PACE_FORGIVEN);
 	acc[NB_COL_RETRANS] += cdiff(s0, s1, f, NB_C_RETRANS);
 	acc[NB_COL_CWND] += (double)s1->flow[f].g[NB_G_CWND];
 	acc[NB_COL_SRTT_US] += (double)s1->flow[f].g[NB_G_SRTT_US];
@@ -118,6 +119,7 @@ static void directional(const struct nb_engine *e, const struct nb_params *p,
 		m->v[NB_COL_REORDER] = acc[NB_COL_REORDER];
 		m->v[NB_COL_JITTER_US] = n ? jitter / n : NAN;
 		m->v[NB_COL_MAX_BURST] = acc[NB_COL_MAX_BURST];
+		m->v[NB_COL_PACE_FORGIVEN] = p->rate ? acc[NB_COL_PACE_FORGIVEN] : NAN;
 	} else {
 		m->v[NB_COL_RETRANS] = acc[NB_COL_RETRANS];
 		m->v[NB_COL_CWND] = acc[NB_COL_CWND];

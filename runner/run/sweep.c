@@ -20,9 +20,21 @@
  *    final phase: full-length trials, and the candidate must pass `confirm`
  *    full-length re-runs. A failed confirmation makes the candidate a failing
  *    rate and the search goes on below it, still with full trials.
- *  - A trial whose sender could not reach the offered rate is invalid: it is
- *    neither pass nor fail (loss was counted against what was sent), but no
- *    rate at or above it is tried again — the generator is the limit there.
+ *  - A trial whose sender fell short of the offered rate, or stalled (the pacer forgave
+ *    debt, then caught up in a burst), tested the sender, not the path: it is neither pass
+ *    nor fail at the offered rate. Its loss was counted against what was sent, though, so a
+ *    short trial that passes a goal shows that the rate it did send passes it: a lower
+ *    bound, used as one. A short trial that lost more shows nothing (after a stall the
+ *    pacer pays its debt at twice the rate, a burst the path may drop).
+ *  - One hiccup of a shared host (the sender descheduled for tens of milliseconds) makes a
+ *    trial fall short, so a trial that fell short is retried at the same rate (`retries`).
+ *    Only when every attempt falls short is the rate unreached: no rate at or above it is
+ *    tried again. Whether that is the generator's limit is decided at the end, from every
+ *    trial and the calibration burst (an unpaced send at the start, which measures what the
+ *    sender can offer): host-bound only when none of them sent that much; otherwise the host
+ *    held a sender back that can do more (sender-short), and no limit is claimed. A rate the
+ *    sender reached once and then missed in every attempt means it cannot hold a rate at
+ *    all: the search stops there (incomplete) rather than walk down after it.
  *  - The number of trials is bounded; stopping early leaves the bracket.
  */
 #include "sweep.h"
@@ -48,6 +60,7 @@ struct search {
 	uint64_t guessed_from[NB_LOSS_MAX]; /* failing rate whose received rate was used as a guess */
 	uint64_t guess[NB_LOSS_MAX];    /* the last guess made (0 = none pending) */
 	bool refine[NB_LOSS_MAX];       /* the guess passed: try just above it next */
+	uint64_t capped_at[NB_LOSS_MAX]; /* unreached rate above which just-above-lo was tried */
 };
 
 /* What the next trial of a goal is. */
@@ -70,6 +83,7 @@ const char *nb_sweep_status_name(enum nb_sweep_status st)
 	case NB_SWEEP_BELOW_FROM: return "below-from";
 	case NB_SWEEP_AT_OR_ABOVE_TO: return "at-or-above-to";
 	case NB_SWEEP_HOST_BOUND: return "host-bound";
+	case NB_SWEEP_SENDER_SHORT: return "sender-short";
 	case NB_SWEEP_INCOMPLETE: return "incomplete";
 	}
 	return "?";
@@ -96,15 +110,56 @@ static uint64_t lowest_fail(const struct search *st, uint32_t g)
 	return r;
 }
 
-static uint64_t lowest_invalid(const struct search *st)
+/* The sender did not keep its schedule (fell short, or stalled): a trial of the sender, not
+ * of the path. */
+static bool short_of(const struct nb_trial *t)
+{
+	return t->ok && !t->valid;
+}
+
+/* The lowest rate where every attempt of a visit fell short (t the last of them). */
+static uint64_t lowest_unreached(const struct search *st)
 {
 	uint64_t r = NONE;
 	for (size_t i = 0; i < st->out->ntrials; i++) {
 		const struct nb_trial *t = &st->out->trials[i];
-		if (t->ok && !t->valid && t->offered < r)
+		if (short_of(t) && t->attempt >= st->s->retries && t->offered < r)
 			r = t->offered;
 	}
 	return r;
+}
+
+/* A trial at rate reached it. */
+static bool reached(const struct search *st, uint64_t rate)
+{
+	for (size_t i = 0; i < st->out->ntrials; i++)
+		if (st->out->trials[i].offered == rate && usable(&st->out->trials[i]))
+			return true;
+	return false;
+}
+
+/* Some trial, or the calibration burst, sent at least rate (within the shortfall margin). */
+static bool sent_at_least(const struct nb_sweep_outcome *out, uint64_t rate)
+{
+	double want = (double)rate * (1.0 - NB_SWEEP_SHORTFALL);
+	if (out->calibration.ok && out->calibration.sent_rate >= want)
+		return true;
+	for (size_t i = 0; i < out->ntrials; i++)
+		if (out->trials[i].ok && out->trials[i].sent_rate >= want)
+			return true;
+	return false;
+}
+
+/* The rate trial t shows to pass goal g: its offered rate (a valid pass), the rate it sent
+ * (it fell short with loss within the goal; not below `from`, not above what was offered),
+ * or 0. */
+static uint64_t pass_rate(const struct search *st, const struct nb_trial *t, uint32_t g)
+{
+	if (usable(t))
+		return t->pass_mask & (1u << g) ? t->offered : 0;
+	if (!short_of(t) || !(t->bound_mask & (1u << g)) || !(t->sent_rate >= (double)st->s->from))
+		return 0;
+	return (uint64_t)fmin(t->sent_rate, (double)t->offered); /* a stalled one may send more */
 }
 
 static bool rate_failed(const struct search *st, uint64_t rate, uint32_t g)
@@ -115,15 +170,14 @@ static bool rate_failed(const struct search *st, uint64_t rate, uint32_t g)
 	return false;
 }
 
-/* Highest rate below `below` with a passing trial and no failing one (0 = none). */
+/* Highest rate below `below` that a trial passed (or bounds from below) and none failed. */
 static uint64_t highest_pass(const struct search *st, uint32_t g, uint64_t below)
 {
 	uint64_t best = 0;
 	for (size_t i = 0; i < st->out->ntrials; i++) {
-		const struct nb_trial *t = &st->out->trials[i];
-		if (usable(t) && !fails(t, g) && t->offered < below && t->offered > best &&
-		    !rate_failed(st, t->offered, g))
-			best = t->offered;
+		uint64_t r = pass_rate(st, &st->out->trials[i], g);
+		if (r && r < below && r > best && !rate_failed(st, r, g))
+			best = r;
 	}
 	return best;
 }
@@ -134,10 +188,10 @@ static bool confirmed(const struct search *st, uint64_t rate, uint32_t g)
 	uint32_t pass = 0, full = 0;
 	for (size_t i = 0; i < st->out->ntrials; i++) {
 		const struct nb_trial *t = &st->out->trials[i];
-		if (t->offered != rate || !usable(t))
+		if (pass_rate(st, t, g) != rate)
 			continue;
 		pass++;
-		full += t->duration_ns >= st->s->trial_ns;
+		full += usable(t) && t->duration_ns >= st->s->trial_ns;
 	}
 	return full >= st->s->confirm && pass >= st->s->confirm + 1;
 }
@@ -163,6 +217,13 @@ static uint64_t guess_below(struct search *st, uint32_t g, uint64_t fail, uint64
 	st->guessed_from[g] = fail;
 	st->guess[g] = (uint64_t)cand;
 	return (uint64_t)cand;
+}
+
+/* lo raised by the precision, when that lies strictly inside (lo, upper); else 0. */
+static uint64_t just_above(uint64_t lo, uint64_t upper, double precision)
+{
+	uint64_t cand = (uint64_t)floor((double)lo * (1.0 + precision));
+	return cand > lo && cand < upper ? cand : 0;
 }
 
 static struct step finish_goal(struct search *st, uint32_t g, enum nb_sweep_status status)
@@ -200,12 +261,16 @@ static struct step nothing_passed(struct search *st, uint32_t g, uint64_t fail, 
 static struct step next_step(struct search *st, uint32_t g)
 {
 	const struct nb_sweep *s = st->s;
-	uint64_t fail = lowest_fail(st, g), inv = lowest_invalid(st);
+	uint64_t fail = lowest_fail(st, g), inv = lowest_unreached(st);
 	uint64_t upper = fail < inv ? fail : inv;
 	uint64_t lo = highest_pass(st, g, upper);
 	st->out->goal[g].bracket_lo = lo;
 	st->out->goal[g].bracket_hi = upper == NONE ? 0 : upper;
 	st->out->goal[g].lowest_fail = fail == NONE ? 0 : fail;
+	if (inv != NONE && reached(st, inv)) { /* a rate it sent once it now misses every time */
+		st->out->unsteady = inv;
+		return finish_goal(st, g, NB_SWEEP_INCOMPLETE);
+	}
 	if (st->guess[g] && lo == st->guess[g])
 		st->refine[g] = true;
 	st->guess[g] = 0;
@@ -220,23 +285,29 @@ static struct step next_step(struct search *st, uint32_t g)
 	uint64_t cand = 0;
 	if (st->refine[g]) {
 		st->refine[g] = false;
-		cand = (uint64_t)floor((double)lo * (1.0 + p));
-		cand = cand > lo && cand < upper ? cand : 0;
+		cand = just_above(lo, upper, p);
 	}
 	if (!cand && upper == fail)
 		cand = guess_below(st, g, fail, (uint64_t)((double)lo * (1.0 + p)));
+	/* Capped where the sender fell short, lo is most likely the rate it did send (a lower
+	 * bound): just above it, once per cap, closes the bracket in one trial when that is its
+	 * limit. */
+	if (!cand && upper != fail && st->capped_at[g] != upper) {
+		st->capped_at[g] = upper;
+		cand = just_above(lo, upper, p);
+	}
 	return (struct step){ cand ? cand : mid, st->final[g] };
 }
 
 /* ---- running trials ------------------------------------------------------------------ */
 
-/* Run one trial; false when the search must stop. */
-static bool run_trial(struct search *st, uint32_t g, struct step step)
+/* Run one trial (the attempt-th at its rate); false when the search must stop. */
+static bool run_trial(struct search *st, uint32_t g, struct step step, uint32_t attempt)
 {
 	struct nb_sweep_outcome *out = st->out;
 	struct nb_trial *t = &out->trials[out->ntrials];
 	uint64_t full = st->s->trial_ns;
-	*t = (struct nb_trial){ .offered = step.rate, .confirm = step.full,
+	*t = (struct nb_trial){ .offered = step.rate, .confirm = step.full, .attempt = attempt,
 				.duration_ns = step.full || st->short_ns > full ? full : st->short_ns };
 	if (!st->run(st->ctx, t)) {
 		out->interrupted = true;
@@ -245,14 +316,33 @@ static bool run_trial(struct search *st, uint32_t g, struct step step)
 	out->ntrials++;
 	out->goal[g].trials++;
 	out->trial_ns += t->duration_ns;
-	for (uint32_t k = 0; k < out->ngoals && usable(t); k++)
-		if (t->loss_ratio <= out->goal[k].loss)
+	out->retries += attempt > 0;
+	for (uint32_t k = 0; k < out->ngoals && t->ok; k++) {
+		if (!(t->loss_ratio <= out->goal[k].loss))
+			continue;
+		if (t->valid)
 			t->pass_mask |= 1u << k;
-	if (!t->ok)
-		out->broken++;
-	else if (!t->valid && (!out->host_bound_above || t->offered < out->host_bound_above))
-		out->host_bound_above = t->offered;
+		else
+			t->bound_mask |= 1u << k;
+	}
+	out->broken += !t->ok;
 	return out->broken < MAX_BROKEN;
+}
+
+/* Run step, and again while its sender falls short, up to `retries` more times; false when
+ * the search must stop. */
+static bool attempt(struct search *st, uint32_t g, struct step step, uint32_t retries)
+{
+	for (uint32_t a = 0;; a++) {
+		if (st->out->ntrials >= st->max_trials) {
+			st->out->trial_limit = true;
+			return false;
+		}
+		if (!run_trial(st, g, step, a))
+			return false;
+		if (!short_of(&st->out->trials[st->out->ntrials - 1]) || a >= retries)
+			return true;
+	}
 }
 
 /* The first goal not yet done, with its next step; false when every goal is done. */
@@ -274,14 +364,9 @@ static void search(struct search *st)
 {
 	uint32_t g;
 	struct step step;
-	while (pick(st, &g, &step)) {
-		if (st->out->ntrials >= st->max_trials) {
-			st->out->trial_limit = true;
+	while (pick(st, &g, &step))
+		if (!attempt(st, g, step, st->s->retries))
 			break;
-		}
-		if (!run_trial(st, g, step))
-			break;
-	}
 	/* Stopped early: a goal the last trial settled is done; the others keep their bracket. */
 	for (uint32_t k = 0; k < st->out->ngoals; k++) {
 		if (st->done[k] || next_step(st, k).rate == 0)
@@ -314,6 +399,8 @@ size_t nb_sweep_plain_rates(const struct nb_sweep *s, uint64_t *rates, size_t ma
 	return n + 1;
 }
 
+/* Each rate once, retried while its sender falls short, unless a lower rate is already the
+ * generator's limit (every attempt there fell short and nothing ever sent that much). */
 static void plain(struct search *st)
 {
 	size_t n = nb_sweep_plain_rates(st->s, NULL, 0);
@@ -321,10 +408,76 @@ static void plain(struct search *st)
 	if (!rates)
 		return;
 	nb_sweep_plain_rates(st->s, rates, n);
-	for (size_t i = 0; i < n && i < st->max_trials; i++)
-		if (!run_trial(st, 0, (struct step){ rates[i], true }))
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = lowest_unreached(st);
+		bool beyond = u != NONE && rates[i] >= u && !sent_at_least(st->out, u);
+		if (!attempt(st, 0, (struct step){ rates[i], true }, beyond ? 0 : st->s->retries))
 			break;
+	}
 	free(rates);
+}
+
+/* ---- the end: was it the generator? ---------------------------------------------------- */
+
+static double nan_sum(double a, double b)
+{
+	return isnan(a) ? b : isnan(b) ? a : a + b;
+}
+
+/* What held the sender back in the attempts at rate, all of which fell short. */
+static void short_host(struct nb_sweep_outcome *out, uint64_t rate)
+{
+	struct nb_trial_host h = { NAN, NAN, NAN, NAN, NAN };
+	for (size_t i = 0; i < out->ntrials; i++) {
+		const struct nb_trial *t = &out->trials[i];
+		if (t->offered != rate || !short_of(t))
+			continue;
+		h.cpu_pct = fmax(h.cpu_pct, t->host.cpu_pct);
+		h.host_cpu_pct = fmax(h.host_cpu_pct, t->host.host_cpu_pct);
+		h.steal_pct = fmax(h.steal_pct, t->host.steal_pct);
+		h.snd_errs = nan_sum(h.snd_errs, t->host.snd_errs);
+		h.forgiven_ms = nan_sum(h.forgiven_ms, t->host.forgiven_ms);
+	}
+	out->short_host = h;
+	/* A sender busy on its CPU or waiting for room after a refused send falls behind and has
+	 * debt forgiven too; only without either was it simply not running. */
+	bool cpu = h.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT, errs = h.snd_errs > 0;
+	out->limits = (cpu ? NB_SWEEP_LIMIT_CPU : 0u) | (errs ? NB_SWEEP_LIMIT_SEND_ERRORS : 0u) |
+		      (!cpu && !errs && h.forgiven_ms > 0 ? NB_SWEEP_LIMIT_LATE : 0u);
+}
+
+/* Host-bound is a claim about the generator: only where no trial, nor the calibration burst,
+ * ever sent as much. A goal capped by a rate something did reach ends sender-short. */
+static void conclude(struct search *st)
+{
+	struct nb_sweep_outcome *out = st->out;
+	uint64_t u = lowest_unreached(st);
+	out->unreached = u == NONE ? 0 : u;
+	out->sender_max = out->calibration.ok ? fmax(0, out->calibration.sent_rate) : 0;
+	for (size_t i = 0; i < out->ntrials; i++)
+		if (out->trials[i].ok)
+			out->sender_max = fmax(out->sender_max, out->trials[i].sent_rate);
+	bool claim = out->unreached && !sent_at_least(out, out->unreached);
+	out->host_bound_above = claim ? out->unreached : 0;
+	for (uint32_t g = 0; g < out->ngoals; g++)
+		if (out->goal[g].status == NB_SWEEP_HOST_BOUND &&
+		    (!out->goal[g].bracket_hi || sent_at_least(out, out->goal[g].bracket_hi)))
+			out->goal[g].status = NB_SWEEP_SENDER_SHORT;
+	if (out->unreached)
+		short_host(out, out->unreached);
+}
+
+/* The unpaced burst that measures what the sender can offer; false when told to stop. */
+static bool calibrate(struct search *st, uint64_t ns)
+{
+	struct nb_trial *t = &st->out->calibration;
+	*t = (struct nb_trial){ .calibration = true, .duration_ns = ns };
+	if (!st->run(st->ctx, t)) {
+		st->out->interrupted = true;
+		return false;
+	}
+	st->out->broken += !t->ok;
+	return true;
 }
 
 bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
@@ -337,7 +490,7 @@ bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
 			     .short_ns = o && o->short_ns ? o->short_ns : NB_SWEEP_SHORT_NS };
 	out->search = s->search;
 	if (!s->search)
-		st.max_trials = (uint32_t)nb_sweep_plain_rates(s, NULL, 0);
+		st.max_trials = (uint32_t)(nb_sweep_plain_rates(s, NULL, 0) * (s->retries + 1));
 	out->trials = calloc(st.max_trials + 1, sizeof(*out->trials));
 	if (!out->trials)
 		return false;
@@ -345,10 +498,11 @@ bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
 	for (uint32_t g = 0; g < out->ngoals; g++)
 		out->goal[g] = (struct nb_sweep_goal){ .loss = s->loss[g], .status = NB_SWEEP_INCOMPLETE };
 	uint64_t t0 = now_ns();
-	if (s->search)
-		search(&st);
-	else
+	if (!s->search)
 		plain(&st);
+	else if (!(o && o->calibrate_ns) || calibrate(&st, o->calibrate_ns))
+		search(&st);
+	conclude(&st);
 	out->elapsed_ns = now_ns() - t0;
 	return true;
 }

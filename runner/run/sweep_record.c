@@ -1,6 +1,7 @@
 /* nbrun — a sweep's result for people (one sentence per loss goal) and for the report (the
  * entries of sweeps.json, which reports/sweeps_json.c writes). See sweep_run.h. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,83 @@ static const char *fmt_rate(const struct nb_case *c, double v, char *buf, size_t
 static const char *stop_reason(const struct nb_sweep_outcome *o)
 {
 	return o->interrupted ? "interrupted" : o->trial_limit ? "trial limit reached"
-					       : o->broken ? "trials failed to run" : "stopped";
+		: o->broken ? "trials failed to run"
+		: o->unsteady ? "the sender missed a rate it had reached before" : "stopped";
+}
+
+/* Append to buf at *at (snprintf-style, never past len). */
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	if (*at >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/* What held the sender back where every attempt fell short, and what to do about it. */
+static void limit_text(const struct nb_sweep_outcome *o, char *buf, size_t len)
+{
+	const struct nb_trial_host *h = &o->short_host;
+	size_t at = 0;
+	buf[0] = '\0';
+	if (o->limits & NB_SWEEP_LIMIT_CPU)
+		add(buf, len, &at, "a sending thread used %.0f %% of a core (CPU-bound: spread the "
+		    "rate over more streams, or pin them to idle CPUs with cpus:)", h->cpu_pct);
+	if (o->limits & NB_SWEEP_LIMIT_SEND_ERRORS)
+		add(buf, len, &at, "%sthe kernel refused %.0f sends (ENOBUFS: the send buffer or the "
+		    "interface queue was full; raise window: or the interface's txqueuelen)",
+		    at ? "; " : "", h->snd_errs);
+	if (o->limits & NB_SWEEP_LIMIT_LATE) {
+		add(buf, len, &at, "%sthe pacer forgave %.0f ms of sending per flow with CPU to spare "
+		    "(the sender was descheduled", at ? "; " : "", h->forgiven_ms);
+		if (isfinite(h->host_cpu_pct))
+			add(buf, len, &at, ", host CPU %.0f %% busy", h->host_cpu_pct);
+		if (h->steal_pct >= 1)
+			add(buf, len, &at, ", %.0f %% stolen by the hypervisor", h->steal_pct);
+		add(buf, len, &at, "; run on a quieter host, give nbrun CPUs of its own or real-time "
+		    "priority (chrt -f 20), or raise retries:)");
+	}
+	if (!at)
+		add(buf, len, &at, "nothing recorded says why (no CPU, send-error or pacer figure "
+		    "stands out)");
+}
+
+/* "the calibration burst" or "a trial": where the sender showed it can send sender_max. */
+static const char *shown_by(const struct nb_sweep_outcome *o)
+{
+	return o->calibration.ok && o->calibration.sent_rate >= o->sender_max ? "the calibration burst"
+									       : "a trial";
+}
+
+/* The clause for a rate where every attempt fell short: host-bound, or no claim when a trial
+ * or the calibration burst sent as much; either way what held the sender back. */
+static void short_clause(const struct nb_case *c, const struct nb_sweep_outcome *o, uint64_t rate,
+			 char *buf, size_t len, size_t *at)
+{
+	char a[32], b[32], why[512];
+	limit_text(o, why, sizeof(why));
+	fmt_rate(c, (double)rate, a, sizeof(a));
+	if (o->host_bound_above && rate <= o->host_bound_above)
+		add(buf, len, at, "host-bound above %s: every attempt there fell short and no trial "
+		    "sent as much; %s", a, why);
+	else
+		add(buf, len, at, "every attempt at %s fell short, though %s sent %s, so no limit of "
+		    "the sender is claimed; what held it back: %s", a, shown_by(o),
+		    fmt_rate(c, o->sender_max, b, sizeof(b)), why);
+}
+
+/* " (14 trials, 2 retries, 41 s)" after what came before in the parenthesis. */
+static void trailer(const struct nb_sweep_outcome *o, char *buf, size_t len, size_t *at)
+{
+	add(buf, len, at, "%zu trial%s", o->ntrials, o->ntrials == 1 ? "" : "s");
+	if (o->retries)
+		add(buf, len, at, ", %u retr%s", o->retries, o->retries == 1 ? "y" : "ies");
+	add(buf, len, at, ", %.0f s)", (double)o->elapsed_ns / 1e9);
 }
 
 static void plain_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o, char *buf,
@@ -41,45 +118,59 @@ static void plain_sentence(const struct nb_case *c, const struct nb_sweep_outcom
 		hi = fmax(hi, o->trials[i].loss_ratio * 100.0);
 	}
 	char a[32], b[32];
+	size_t at = 0;
 	const struct nb_trial *first = o->ntrials ? &o->trials[0] : NULL;
 	const struct nb_trial *last = o->ntrials ? &o->trials[o->ntrials - 1] : NULL;
-	snprintf(buf, len, "%s: sweep of %zu rates, %s to %s: loss %.3g %% to %.3g %% (%.0f s)%s", c->id,
-		 o->ntrials, fmt_rate(c, first ? (double)first->offered : NAN, a, sizeof(a)),
-		 fmt_rate(c, last ? (double)last->offered : NAN, b, sizeof(b)), isfinite(lo) ? lo : NAN,
-		 isfinite(hi) ? hi : NAN, (double)o->elapsed_ns / 1e9,
-		 o->interrupted ? " — interrupted" : "");
+	add(buf, len, &at, "%s: sweep of %zu rates, %s to %s: loss %.3g %% to %.3g %% (", c->id,
+	    o->ntrials - o->retries, fmt_rate(c, first ? (double)first->offered : NAN, a, sizeof(a)),
+	    fmt_rate(c, last ? (double)last->offered : NAN, b, sizeof(b)), isfinite(lo) ? lo : NAN,
+	    isfinite(hi) ? hi : NAN);
+	trailer(o, buf, len, &at);
+	if (o->unreached) {
+		add(buf, len, &at, "; ");
+		short_clause(c, o, o->unreached, buf, len, &at);
+	}
+	if (o->interrupted)
+		add(buf, len, &at, " — interrupted");
 }
 
-/* The middle of the sentence for a goal that did not end in a plain "found". */
+/* The middle of the sentence for a goal that did not end in a plain "found"; the trailer's
+ * parenthesis opens at its end. */
 static void other_status(const struct nb_case *c, const struct nb_sweep_outcome *o,
 			 const struct nb_sweep_goal *g, const char *loss, char *buf, size_t len)
 {
 	char a[32], b[32];
+	size_t at = 0;
 	const struct nb_sweep *s = &c->sweep;
 	switch (g->status) {
 	case NB_SWEEP_BELOW_FROM:
-		snprintf(buf, len, "loss above %s even at %s (from): no rate meets it", loss,
-			 fmt_rate(c, (double)s->from, a, sizeof(a)));
+		add(buf, len, &at, "loss above %s even at %s (from): no rate meets it (", loss,
+		    fmt_rate(c, (double)s->from, a, sizeof(a)));
 		break;
 	case NB_SWEEP_AT_OR_ABOVE_TO:
-		snprintf(buf, len, "no loss above %s up to %s (to): the threshold is at or above it", loss,
-			 fmt_rate(c, (double)s->to, a, sizeof(a)));
+		add(buf, len, &at, "no loss above %s up to %s (to): the threshold is at or above it (",
+		    loss, fmt_rate(c, (double)s->to, a, sizeof(a)));
 		break;
 	case NB_SWEEP_HOST_BOUND:
+	case NB_SWEEP_SENDER_SHORT:
 		if (g->threshold)
-			snprintf(buf, len, "highest rate with loss ≤ %s: at least %s (host-bound above %s: "
-				 "the sender could not go faster)", loss,
-				 fmt_rate(c, (double)g->threshold, a, sizeof(a)),
-				 fmt_rate(c, (double)o->host_bound_above, b, sizeof(b)));
+			add(buf, len, &at, "highest rate with loss ≤ %s: at least %s — ", loss,
+			    fmt_rate(c, (double)g->threshold, a, sizeof(a)));
 		else
-			snprintf(buf, len, "the sender could not reach even %s (host-bound): no threshold "
-				 "for loss ≤ %s", fmt_rate(c, (double)s->from, a, sizeof(a)), loss);
+			add(buf, len, &at, "no threshold for loss ≤ %s — ", loss);
+		short_clause(c, o, g->bracket_hi, buf, len, &at);
+		add(buf, len, &at, " (");
 		break;
 	default:
-		snprintf(buf, len, "search for loss ≤ %s incomplete (%s): the threshold lies between %s "
-			 "and %s", loss, stop_reason(o),
-			 g->bracket_lo ? fmt_rate(c, (double)g->bracket_lo, a, sizeof(a)) : "from",
-			 g->bracket_hi ? fmt_rate(c, (double)g->bracket_hi, b, sizeof(b)) : "to");
+		add(buf, len, &at, "search for loss ≤ %s incomplete (%s): the threshold lies between %s "
+		    "and %s", loss, stop_reason(o),
+		    g->bracket_lo ? fmt_rate(c, (double)g->bracket_lo, a, sizeof(a)) : "from",
+		    g->bracket_hi ? fmt_rate(c, (double)g->bracket_hi, b, sizeof(b)) : "to");
+		if (o->unreached && g->bracket_hi == o->unreached) {
+			add(buf, len, &at, "; ");
+			short_clause(c, o, o->unreached, buf, len, &at);
+		}
+		add(buf, len, &at, " (");
 		break;
 	}
 }
@@ -92,7 +183,8 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 		return;
 	}
 	const struct nb_sweep_goal *goal = &o->goal[g];
-	char loss[32], mid[384], a[32], b[32];
+	char loss[32], mid[NB_SWEEP_SENTENCE_MAX], a[32], b[32];
+	size_t at = 0;
 	snprintf(loss, sizeof(loss), "%g %%", goal->loss * 100.0);
 	if (goal->status == NB_SWEEP_FOUND)
 		snprintf(mid, sizeof(mid), "highest rate with loss ≤ %s: %s (lowest failing %s, ", loss,
@@ -100,9 +192,10 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 			 fmt_rate(c, (double)goal->lowest_fail, b, sizeof(b)));
 	else
 		other_status(c, o, goal, loss, mid, sizeof(mid));
-	snprintf(buf, len, "%s: %s%s%zu trial%s, %.0f s)%s", c->id, mid,
-		 goal->status == NB_SWEEP_FOUND ? "" : " (", o->ntrials, o->ntrials == 1 ? "" : "s",
-		 (double)o->elapsed_ns / 1e9, nb_params_nflows(&c->params) > 1 ? " [rates per flow]" : "");
+	add(buf, len, &at, "%s: %s", c->id, mid);
+	trailer(o, buf, len, &at);
+	if (nb_params_nflows(&c->params) > 1)
+		add(buf, len, &at, " [rates per flow]");
 }
 
 /* ---- sweeps.json ----------------------------------------------------------------------- */
@@ -132,7 +225,9 @@ static struct nb_sweep_result common(const struct nb_case *c, uint32_t rep,
 		.flows = nb_params_nflows(&c->params), .trials = (double)o->ntrials,
 		.elapsed_s = (double)o->elapsed_ns / 1e9, .trial_s = (double)o->trial_ns / 1e9,
 		.host_bound_above = rate_or_nan(o->host_bound_above), .max_burst = max_burst,
-		.interrupted = o->interrupted, .trial_limit = o->trial_limit,
+		.unreached = rate_or_nan(o->unreached), .sender_max = o->sender_max > 0 ? o->sender_max : NAN,
+		.calibration_rate = o->calibration.ok ? o->calibration.sent_rate : NAN,
+		.retries = (double)o->retries, .interrupted = o->interrupted, .trial_limit = o->trial_limit,
 		.complete_known = true, .complete = !o->interrupted,
 	};
 }
@@ -156,7 +251,8 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 {
 	uint32_t n = o->search ? o->ngoals : 1;
 	struct nb_sweep_result e[NB_LOSS_MAX];
-	char sentence[NB_LOSS_MAX][768];
+	char sentence[NB_LOSS_MAX][NB_SWEEP_SENTENCE_MAX], limit[512];
+	limit_text(o, limit, sizeof(limit));
 	double *rates = calloc(o->ntrials + 1, sizeof(*rates));
 	if (!rates)
 		return nb_error_set(err, "%s: out of memory", NB_SWEEPS_JSON_FILE);
@@ -166,6 +262,7 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 		e[g] = common(c, rep, o, max_burst);
 		nb_sweep_sentence(c, o, o->search ? g : UINT32_MAX, sentence[g], sizeof(sentence[g]));
 		e[g].sentence = sentence[g];
+		e[g].limit = o->unreached ? limit : NULL;
 		if (o->search)
 			goal_entry(o, g, &e[g]);
 		e[g].rates = rates;

@@ -15,7 +15,6 @@
 #include "runs_csv.h"
 
 #define UDP_DRAIN_NS 500000000ull  /* in-flight datagrams arrive before the last count */
-#define VALID_TOLERANCE 0.01       /* a sender more than 1 % short of the offered rate is host-bound */
 
 /* One swept case being run: what the trial callback and the interval sink need. */
 struct trial_ctx {
@@ -36,7 +35,13 @@ static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, co
 			       hist);
 }
 
-/* The case's setup with the trial's rate and length; warm-up, interval and omit from the case. */
+static void no_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+{
+	(void)ctx, (void)k, (void)span, (void)hist;
+}
+
+/* The case's setup with the trial's rate and length; warm-up, interval and omit from the case
+ * (the calibration burst: unpaced, no warm-up, one interval). */
 static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 {
 	const struct nb_case *c = x->c;
@@ -47,12 +52,46 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	su->params = c->params;
 	su->params.rate = t->offered;
 	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
-	su->warmup_ns = c->timing.warmup_ns;
-	su->omit_ns = c->timing.omit_ns < t->duration_ns ? c->timing.omit_ns : 0;
+	su->warmup_ns = t->calibration ? 0 : c->timing.warmup_ns;
+	su->omit_ns = c->timing.omit_ns < t->duration_ns && !t->calibration ? c->timing.omit_ns : 0;
 	su->duration_ns = t->duration_ns;
-	su->interval_ns = c->timing.interval_ns < t->duration_ns ? c->timing.interval_ns : t->duration_ns;
+	su->interval_ns = c->timing.interval_ns < t->duration_ns && !t->calibration
+				  ? c->timing.interval_ns : t->duration_ns;
 	bool udp_dir = c->params.proto == NB_PROTO_UDP && c->engine->traits.directional;
 	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
+}
+
+/* The busiest sending thread (either end), and the sending hosts' busy and stolen shares. */
+static void sender_cpu(const struct nb_params *p, const struct nb_metrics *m,
+		       struct nb_trial_host *h)
+{
+	uint32_t n = nb_params_nflows(p), local = 0;
+	for (uint32_t f = 0; f < n; f++)
+		local += nb_params_client_sends(p, f);
+	h->cpu_pct = fmax(m->v[NB_COL_CPU_LOCAL_TX_THREAD_PCT], m->v[NB_COL_CPU_PEER_TX_THREAD_PCT]);
+	h->host_cpu_pct = h->steal_pct = NAN;
+	if (local) {
+		h->host_cpu_pct = m->v[NB_COL_HOST_CPU_LOCAL_PCT];
+		h->steal_pct = m->v[NB_COL_HOST_STEAL_LOCAL_PCT];
+	}
+	if (local < n) {
+		h->host_cpu_pct = fmax(h->host_cpu_pct, m->v[NB_COL_HOST_CPU_PEER_PCT]);
+		h->steal_pct = fmax(h->steal_pct, m->v[NB_COL_HOST_STEAL_PEER_PCT]);
+	}
+}
+
+/* What held the sender back: CPU, refused sends, and the sending time per flow the pacer
+ * forgave (its forgiven send times at the offered packet rate). */
+static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb_trial *t)
+{
+	const struct nb_params *p = &x->c->params;
+	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
+	double flows = (double)nb_params_nflows(p);
+	double per_flow_pps = pps ? (double)t->offered : (double)t->offered / (8.0 * p->size);
+	sender_cpu(p, m, &t->host);
+	t->host.snd_errs = m->v[NB_COL_SND_ERRS];
+	t->host.forgiven_ms = per_flow_pps > 0 ? m->v[NB_COL_PACE_FORGIVEN] / flows / per_flow_pps * 1e3
+					       : NAN;
 }
 
 /* What the search needs from the run's metrics: rates per flow, loss against what was sent. */
@@ -61,12 +100,17 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 	const struct nb_params *p = &x->c->params;
 	double flows = (double)nb_params_nflows(p);
 	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
-	double target = m->v[NB_COL_TARGET_RATE], achieved = m->v[NB_COL_ACHIEVED_RATE];
-	t->sent_rate = achieved / flows;
+	double sent = isfinite(m->v[NB_COL_ACHIEVED_RATE]) ? m->v[NB_COL_ACHIEVED_RATE]
+							   : m->v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS];
+	t->sent_rate = sent / flows;
 	t->recv_rate = (pps ? m->v[NB_COL_RX_PPS] : m->v[NB_COL_RX_BPS]) / flows;
 	t->loss_ratio = isfinite(m->v[NB_COL_LOSS_PCT]) ? m->v[NB_COL_LOSS_PCT] / 100.0 : 0.0;
 	t->jitter_us = m->v[NB_COL_JITTER_US];
-	t->valid = isfinite(achieved) && isfinite(target) && achieved >= target * (1.0 - VALID_TOLERANCE);
+	/* Kept its schedule: sent the rate, and never stalled long enough for the pacer to forgive
+	 * debt (after a stall it catches up at twice the rate, a burst the path may drop). */
+	t->valid = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL) &&
+		   !(m->v[NB_COL_PACE_FORGIVEN] > 0);
+	fill_host(x, m, t);
 	if (isfinite(m->v[NB_COL_MAX_BURST]) && m->v[NB_COL_MAX_BURST] > x->max_burst)
 		x->max_burst = m->v[NB_COL_MAX_BURST];
 }
@@ -77,22 +121,36 @@ static void append_flag(char *out, size_t n, const char *flag)
 	snprintf(out + len, n - len, "%s%s", len ? ";" : "", flag);
 }
 
-/* Notes on a trial: its verdict per loss goal, final-phase length, host limits. */
+/* Notes on a trial: its verdict per loss goal (a short one: the goals the rate it sent
+ * passes, a lower bound), final-phase length, retries, what held the sender back. */
 static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, const struct nb_metrics *m,
-			bool final, char *out, size_t n)
+			char *out, size_t n)
 {
 	const struct nb_sweep *s = &x->c->sweep;
 	out[0] = '\0';
-	for (uint32_t g = 0; t->ok && t->valid && g < s->nloss; g++) {
+	for (uint32_t g = 0; t->ok && g < s->nloss; g++) {
 		char f[48];
-		snprintf(f, sizeof(f), "%s<=%g%%", t->loss_ratio <= s->loss[g] ? "pass" : "fail",
-			 s->loss[g] * 100.0);
-		append_flag(out, n, f);
+		bool pass = t->loss_ratio <= s->loss[g];
+		if (t->valid || pass)
+			snprintf(f, sizeof(f), "%s<=%g%%", !t->valid ? "lower-bound" : pass ? "pass" : "fail",
+				 s->loss[g] * 100.0);
+		if (t->valid || pass)
+			append_flag(out, n, f);
 	}
-	if (final && s->search)
+	if (t->confirm && s->search)
 		append_flag(out, n, "final");
 	if (t->ok && !t->valid)
-		append_flag(out, n, "host-bound");
+		append_flag(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
+					    ? "short" : "stalled");
+	if (t->attempt) {
+		char f[32];
+		snprintf(f, sizeof(f), "retry=%u/%u", t->attempt, s->retries);
+		append_flag(out, n, f);
+	}
+	if (t->ok && t->host.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT)
+		append_flag(out, n, "cpu-bound");
+	if (m->v[NB_COL_PACE_FORGIVEN] > 0)
+		append_flag(out, n, "pace-forgiven");
 	if (m->v[NB_COL_RCVBUF_DROPS] > 0)
 		append_flag(out, n, "rcvbuf-drops");
 	if (m->v[NB_COL_SND_ERRS] > 0)
@@ -103,8 +161,8 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 			const struct nb_test_result *res)
 {
 	const struct nb_case *c = x->c;
-	char flags[160];
-	trial_flags(x, t, &res->m, t->confirm, flags, sizeof(flags));
+	char flags[256];
+	trial_flags(x, t, &res->m, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
@@ -130,10 +188,36 @@ static void say(const struct nb_sweep_env *env, const char *text)
 		fprintf(stderr, "%s\n", text);
 }
 
+/* " (fell short: retry 1 of 2; the rate sent passes loss <= 0.1 %)" or "". */
+static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char *buf, size_t n)
+{
+	const struct nb_sweep *s = &x->c->sweep;
+	buf[0] = '\0';
+	if (!t->ok || t->valid)
+		return;
+	bool stalled = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL);
+	size_t len = (size_t)snprintf(buf, n, " (%s", stalled ? "the sender stalled and caught up"
+								  : "fell short");
+	if (t->attempt < s->retries)
+		len += (size_t)snprintf(buf + len, n - len, ": retry %u of %u follows", t->attempt + 1,
+					 s->retries);
+	else if (s->retries)
+		len += (size_t)snprintf(buf + len, n - len, " in every attempt");
+	for (uint32_t g = s->nloss; g-- > 0 && len < n;)
+		if (t->loss_ratio <= s->loss[g]) {
+			len += (size_t)snprintf(buf + len, n - len, "; a lower bound: the rate sent passes "
+						"loss <= %g %%", s->loss[g] * 100.0);
+			break;
+		}
+	if (len < n)
+		snprintf(buf + len, n - len, ")");
+}
+
 static void progress(const struct trial_ctx *x, const struct nb_trial *t, const char *error)
 {
 	const char *unit = x->c->engine->traits.rate_unit;
-	char line[NB_TEXT_MAX + 512];
+	char line[NB_TEXT_MAX + 512], note[192];
+	short_note(x, t, note, sizeof(note));
 	if (!t->ok)
 		snprintf(line, sizeof(line), "  %s trial %u at %.6g %s: FAILED: %s", x->c->id, x->n,
 			 (double)t->offered, unit, error);
@@ -141,8 +225,33 @@ static void progress(const struct trial_ctx *x, const struct nb_trial *t, const 
 		snprintf(line, sizeof(line), "  %s trial %u: offered %.6g %s for %.3g s, sent %.6g, "
 			 "received %.6g, loss %.4g %%%s", x->c->id, x->n, (double)t->offered, unit,
 			 (double)t->duration_ns / 1e9, t->sent_rate, t->recv_rate, t->loss_ratio * 100.0,
-			 t->valid ? "" : " (invalid: the sender fell short)");
+			 note);
 	say(x->env, line);
+}
+
+/* The unpaced burst before a search: what the sender can offer on this path. No row. */
+static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
+{
+	x->run_id = 0;
+	build_setup(x, t);
+	struct nb_test_sink sink = { .ctx = x, .interval = no_interval };
+	struct nb_test_result res;
+	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
+	x->lost = o == NB_OUT_PEER_LOST;
+	t->ok = o == NB_OUT_OK;
+	if (t->ok)
+		fill_trial(x, &res.m, t);
+	char line[NB_TEXT_MAX + 256];
+	if (t->ok)
+		snprintf(line, sizeof(line), "  %s calibration: unpaced for %.3g s, the sender offered "
+			 "%.6g %s", x->c->id, (double)t->duration_ns / 1e9, t->sent_rate,
+			 x->c->engine->traits.rate_unit);
+	else
+		snprintf(line, sizeof(line), "  %s calibration burst FAILED: %s", x->c->id,
+			 x->lost ? x->err->msg : res.error);
+	say(x->env, line);
+	nb_test_result_free(&res);
+	return !x->lost;
 }
 
 /* The search's callback: one trial through the agent. */
@@ -151,6 +260,8 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	struct trial_ctx *x = ctx;
 	if (x->env->interrupt && atomic_load(x->env->interrupt))
 		return false;
+	if (t->calibration)
+		return run_calibration(x, t);
 	x->run_id = ++*x->env->run_id;
 	x->n++;
 	build_setup(x, t);
@@ -177,7 +288,8 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 {
 	struct trial_ctx x = { .env = env, .c = c, .rep = rep, .err = err };
 	struct nb_sweep_outcome o;
-	if (!nb_sweep_execute(&c->sweep, NULL, run_trial, &x, &o)) {
+	struct nb_sweep_opts opts = { .calibrate_ns = c->sweep.search ? NB_SWEEP_CALIBRATE_NS : 0 };
+	if (!nb_sweep_execute(&c->sweep, &opts, run_trial, &x, &o)) {
 		nb_error_set(err, "%s: out of memory for the sweep", c->id);
 		return NB_OUT_CASE_FAILED;
 	}
@@ -185,7 +297,7 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 	if (!nb_sweep_record_append(env->dir, c, rep, &o, x.max_burst, &jerr))
 		fprintf(stderr, "nbrun: %s\n", jerr.msg);
 	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
-		char line[768];
+		char line[NB_SWEEP_SENTENCE_MAX];
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
 		say(env, line);
 	}

@@ -14,6 +14,8 @@
 #include "progress.h"
 #include "sweep.h"
 
+#define NB_SWEEP_SENTENCE_MAX 1024 /* room for a sweep's sentence (nb_sweep_sentence) */
+
 /** What a swept case borrows from the run loop's batch. */
 struct nb_sweep_env {
 	struct nb_client *client;
@@ -37,8 +39,9 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
 			    const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err);
 /** The sentence stating goal g's result ("id: highest rate with loss ≤ 0.1 %: 187.4 Mbit/s
- *  (lowest failing 189.2 Mbit/s, 14 trials, 41 s)"), or a plain sweep's summary when g is
- *  out of range. */
+ *  (lowest failing 189.2 Mbit/s, 14 trials, 2 retries, 41 s)"; where every attempt fell short,
+ *  what held the sender back and what to do), or a plain sweep's summary when g is out of
+ *  range. */
 void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o, uint32_t g,
 		       char *buf, size_t len);
 

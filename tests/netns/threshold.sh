@@ -13,69 +13,30 @@ set -u
 
 NBRUN=${NBRUN:-build/nbrun}
 SRCDIR=${NB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-LAB="$SRCDIR/scripts/netns-lab"
-export NBLAB_PREFIX=nblab-t$$
-NS_C=$NBLAB_PREFIX-client
-NS_S=$NBLAB_PREFIX-server
-SERVER=10.203.2.2
 RATE=100000000                  # the bottleneck, bit/s
 SIZE=1400
 PAYLOAD=$((RATE * SIZE / (SIZE + 42)))
-TMP=$(mktemp -d /tmp/nbthr-$$.XXXXXX)
-SERVE_PID=
 N=0
 
-cleanup() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-	"$LAB" down >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
 FAILED=0
-. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$SRCDIR/tests/lib/tap.sh"
+. "$SRCDIR/tests/lib/lab.sh"
 need_root_netns tc awk
-RT=
-chrt -f 20 true 2>/dev/null && RT="chrt -f 20"
+lab_init t
+trap lab_cleanup EXIT
+trap 'exit 1' INT TERM
 echo "1..9"
 
-# ---- the lab and the agent ---------------------------------------------------------------
-check "netns-lab up --rate $RATE builds the lab" "$TMP/lab.log" \
-	sh -c "'$LAB' up --rate $RATE >'$TMP/lab.log' 2>&1"
-ip netns exec "$NS_S" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 >"$TMP/serve.log" 2>&1 &
-SERVE_PID=$!
-
-# ---- the search ----------------------------------------------------------------------------
-cat >"$TMP/search.yaml" <<EOF
-name: threshold-search
-defaults:
-  warmup: 500ms
-  repetitions: 1
-tests:
-  - name: search
-    engine: stream
-    protocol: udp
-    size: $SIZE
-    sweep:
-      rate:
-        from: 10M
-        to: 1G
-        loss: [0%, 0.1%]
-        precision: 1%
-      trial: 1s
-      confirm: 1
-EOF
-sleep 0.3
+# ---- the lab, the agent and the search -----------------------------------------------------
+lab_up $RATE
+search_yaml "$TMP/search.yaml" threshold-search $SIZE "[0%, 0.1%]"
 ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
 	>"$TMP/search.log" 2>&1
 check "the search runs to the end" "$TMP/search.log" test $? = 0 -a -f "$TMP/search/sweeps.json"
 
 # The first goal (loss 0 %) of sweeps.json: its status and threshold.
-field() { awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' \
-	"$TMP/search/sweeps.json"; }
-STATUS=$(field status)
-THR=$(field threshold)
+STATUS=$(sweeps_field status "$TMP/search")
+THR=$(sweeps_field threshold "$TMP/search")
 echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS"
 grep -v '^warning' "$TMP/search.log" | grep 'highest rate\|search' | sed 's/^/# /'
 check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
@@ -83,13 +44,12 @@ check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
 	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
 
 # runs.csv columns by name; every trial is a row of kind trial with its offered rate.
-col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i; exit }' "$2"; }
 RUNS=$TMP/search/runs.csv
-C_KIND=$(col kind "$RUNS") C_OFF=$(col offered_rate "$RUNS") C_LOSS=$(col loss_pct "$RUNS")
-C_STATUS=$(col status "$RUNS")
+C_KIND=$(csv_col kind "$RUNS") C_OFF=$(csv_col offered_rate "$RUNS") C_LOSS=$(csv_col loss_pct "$RUNS")
+C_STATUS=$(csv_col status "$RUNS")
 check "the threshold passed every trial at it (never a failed rate)" "$RUNS" \
 	awk -F, -v t="$THR" -v k="$C_KIND" -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" '
-		NR > 1 && $k == "trial" && $o + 0 == t + 0 { n++; if ($s != "ok" || $l + 0 > 0) bad++ }
+		NR > 1 && $k == "trial" && $o + 0 == t + 0 && $s == "ok" { n++; if ($l + 0 > 0) bad++ }
 		END { exit !(n >= 2 && bad == 0) }' "$RUNS"
 check "every trial has intervals.csv rows" "$TMP/search/intervals.csv" \
 	awk -F, 'FNR == 1 { f++; next } f == 1 && $7 == "trial" { want[$1] = 1 } f == 2 { have[$1] = 1 }
@@ -121,18 +81,15 @@ RUNS=$TMP/sweep/runs.csv
 awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" \
 	'NR > 1 { printf "# offered %.1f %% of the payload rate: loss %s %% (%s)\n", 100 * $o / p, $l, $s }' \
 	"$RUNS" 2>/dev/null
+# A step whose sender fell short is retried (a row each attempt): each step's valid row counts.
 check "the sweep shows ~0 % loss below the payload rate (80, 90, 95 %)" "$TMP/sweep.log" \
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
-		NR > 1 && $o < p { n++; if ($s != "ok" || $l + 0 > 0.1) bad++ } END { exit !(n == 3 && !bad) }' "$RUNS"
+		NR > 1 && $o < p && $s == "ok" { n++; if ($l + 0 > 0.1) bad++ } END { exit !(n == 3 && !bad) }' "$RUNS"
 check "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" \
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
-		NR > 1 && $o > p { n++; if ($s != "ok" || $l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
+		NR > 1 && $o > p && $s == "ok" { n++; if ($l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
 		END { exit !(n == 3 && !bad) }' "$RUNS"
 
 # ---- down removes exactly what up made --------------------------------------------------------
-kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
-SERVE_PID=
-"$LAB" down >"$TMP/down.log" 2>&1
-check "netns-lab down removes the lab's namespaces" "$TMP/down.log" \
-	sh -c "! ip netns list | grep -q '^$NBLAB_PREFIX-'"
+lab_down
 exit $FAILED

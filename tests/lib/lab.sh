@@ -1,0 +1,78 @@
+# Shared by the netns tests that search a loss threshold in the lab of scripts/netns-lab
+# (sourced after tap.sh, POSIX sh): the lab and its agent, a search config, and reading the
+# results. lab_init LETTER names a lab of its own (nblab-LETTER<pid>) and a scratch folder;
+# lab_cleanup (the caller's EXIT trap calls it) stops the agent and removes both.
+
+lab_init() {
+	LAB="$SRCDIR/scripts/netns-lab"
+	export NBLAB_PREFIX=nblab-$1$$
+	NS_C=$NBLAB_PREFIX-client
+	NS_S=$NBLAB_PREFIX-server
+	SERVER=10.203.2.2
+	TMP=$(mktemp -d "/tmp/nblab-$1-$$.XXXXXX")
+	SERVE_PID=
+	RT=
+	chrt -f 20 true 2>/dev/null && RT="chrt -f 20"
+}
+
+lab_cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	"$LAB" down >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+
+# lab_up RATE: a TAP check that the lab comes up with a tbf of RATE bit/s, then `nbrun serve` in
+# the server namespace (SCHED_FIFO when it can, so a busy host does not make it fall behind).
+lab_up() {
+	check "netns-lab up --rate $1 builds the lab" "$TMP/lab.log" \
+		sh -c "'$LAB' up --rate $1 >'$TMP/lab.log' 2>&1"
+	ip netns exec "$NS_S" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 \
+		>"$TMP/serve.log" 2>&1 &
+	SERVE_PID=$!
+	sleep 0.3
+}
+
+# lab_down: stop the agent; a TAP check that `netns-lab down` removes exactly what up made.
+lab_down() {
+	kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	SERVE_PID=
+	"$LAB" down >"$TMP/down.log" 2>&1
+	check "netns-lab down removes the lab's namespaces" "$TMP/down.log" \
+		sh -c "! ip netns list | grep -q '^$NBLAB_PREFIX-'"
+}
+
+# search_yaml FILE NAME SIZE LOSS: a UDP stream test NAME of SIZE-byte datagrams searching
+# 10M..1G for the highest rate with loss LOSS (a percentage or a YAML list of them), 1 %
+# precision, 1 s trials, one confirmation, 500 ms warm-up.
+search_yaml() {
+	cat >"$1" <<EOF
+name: $2
+defaults:
+  warmup: 500ms
+  repetitions: 1
+tests:
+  - name: search
+    engine: stream
+    protocol: udp
+    size: $3
+    sweep:
+      rate:
+        from: 10M
+        to: 1G
+        loss: $4
+        precision: 1%
+      trial: 1s
+      confirm: 1
+EOF
+}
+
+# sweeps_field KEY DIR: the first value of KEY in DIR/sweeps.json (the first loss goal).
+sweeps_field() {
+	awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' \
+		"$2/sweeps.json"
+}
+
+# csv_col NAME FILE: the column number of NAME in the header of FILE.
+csv_col() {
+	awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i; exit }' "$2"
+}
