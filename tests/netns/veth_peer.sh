@@ -47,7 +47,14 @@ rev=$(field tcp/tcp/s64K/p2/reverse rx_bps)
 gt "$fwd" 0 && ok "TCP forward measured $fwd bit/s" || nok "TCP forward rx_bps = $fwd" "$TMP/out/runs.csv"
 gt "$rev" 0 && ok "TCP reverse measured $rev bit/s" || nok "TCP reverse rx_bps = $rev" "$TMP/out/runs.csv"
 ach=$(field udp/udp/s1400/p1/forward/r50M achieved_rate)
-gt "$ach" 45000000 && ok "UDP at 50M achieved $ach bit/s" || nok "UDP achieved $ach" "$TMP/out/runs.csv"
+# A busy host may hold the sender back; then the report must say so (rate-short), never hide it.
+if gt "$ach" 48500000; then
+	ok "UDP at 50M achieved $ach bit/s"
+elif grep -q 'rate-short.*udp/udp/s1400/p1/forward/r50M\|udp/udp/s1400/p1/forward/r50M.*rate-short' "$TMP/out/report.md"; then
+	ok "UDP at 50M achieved $ach bit/s, and the report says the sender fell short"
+else
+	nok "UDP achieved $ach of 50M with no rate-short in the report" "$TMP/out/report.md"
+fi
 loss=$(field udp/udp/s1400/p1/forward/r50M loss_pct)
 [ "$loss" = 0 ] && ok "UDP at 50M over veth lost nothing" || nok "UDP loss $loss %" "$TMP/out/runs.csv"
 python3 - "$TMP/out" <<'PY' && ok "intervals rows per stream and summed; env.json has both ends on the veth" || nok "rows/env" "$TMP/out/intervals.csv"
