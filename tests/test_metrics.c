@@ -139,3 +139,24 @@ Test(metrics, bidir_exact_loss_is_per_direction)
 	cr_expect_float_eq(m.v[NB_COL_REV_LOST], 250, 0);
 	cr_expect_float_eq(m.v[NB_COL_REV_LOSS_PCT], 25, 1e-9);
 }
+
+/* 2001 latency samples: p99.9 is resolvable (2001 · 0.001 ≥ 1), p99.99 is not (it would be the
+ * maximum printed as a percentile), so the row leaves it empty (issue 12). */
+Test(metrics, a_percentile_the_samples_cannot_resolve_is_left_empty)
+{
+	struct nb_params p = { .engine = "latency", .proto = NB_PROTO_UDP, .size = 64, .streams = 1,
+			       .tos = -1 };
+	struct nb_span s = span(&p);
+	struct nb_hist *h = nb_hist_create();
+	cr_assert_not_null(h);
+	for (int i = 1; i <= 2001; i++)
+		nb_hist_record(h, (uint64_t)i * 1000);
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_latency, &p, &s, -1, h, &m);
+	nb_hist_destroy(h);
+	cr_expect(isfinite(m.v[NB_COL_LAT_P999_US]));
+	cr_expect(m.v[NB_COL_LAT_P999_US] > 1900 && m.v[NB_COL_LAT_P999_US] < 2001.5);
+	cr_expect(isnan(m.v[NB_COL_LAT_P9999_US]));
+	cr_expect_float_eq(m.v[NB_COL_LAT_MAX_US], 2001, 1.0);
+	cr_expect(m.v[NB_COL_LAT_P50_US] > 990 && m.v[NB_COL_LAT_P50_US] < 1012);
+}

@@ -3,6 +3,8 @@
 #include <math.h>
 
 #include "params.h"
+#include "stats.h"
+#include "summary.h"
 
 enum nb_col nb_metrics_headline(const struct nb_engine *e)
 {
@@ -143,11 +145,15 @@ static void latency_cols(const struct nb_hist *h, struct nb_metrics *m)
 	m->v[NB_COL_LAT_MEAN_US] = s.mean_ns / 1000.0;
 	m->v[NB_COL_LAT_STDDEV_US] = s.stddev_ns / 1000.0;
 	m->v[NB_COL_LAT_MIN_US] = (double)s.min_ns / 1000.0;
-	m->v[NB_COL_LAT_P50_US] = (double)s.p50_ns / 1000.0;
-	m->v[NB_COL_LAT_P90_US] = (double)s.p90_ns / 1000.0;
-	m->v[NB_COL_LAT_P99_US] = (double)s.p99_ns / 1000.0;
-	m->v[NB_COL_LAT_P999_US] = (double)s.p999_ns / 1000.0;
-	m->v[NB_COL_LAT_P9999_US] = (double)s.p9999_ns / 1000.0;
+	/* A percentile the sample count cannot resolve (p99.99 of 2001 samples is the maximum) is
+	 * left empty, as the summary leaves it out. */
+	const uint64_t q[NB_LAT_NQ] = { s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns, s.p9999_ns };
+	const int col[NB_LAT_NQ] = { NB_COL_LAT_P50_US, NB_COL_LAT_P90_US, NB_COL_LAT_P99_US,
+				     NB_COL_LAT_P999_US, NB_COL_LAT_P9999_US };
+	for (int i = 0; i < NB_LAT_NQ; i++)
+		m->v[col[i]] = nb_stats_quantile_supported(nb_lat_quantiles[i], (double)s.count)
+				       ? (double)q[i] / 1000.0
+				       : NAN;
 	m->v[NB_COL_LAT_MAX_US] = (double)s.max_ns / 1000.0;
 }
 
