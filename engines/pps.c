@@ -145,7 +145,7 @@ static bool tx_init(struct pps_tx *t, struct nb_flow *f)
 		t->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	t->tx.msg = t->msg;
-	if (!nb_udptx_start(&t->tx, p->rate, pacer_burst(p, per_call))) {
+	if (!nb_udptx_start(&t->tx, p->rate, 1, pacer_burst(p, per_call))) {
 		tx_free(t);
 		return false;
 	}

@@ -7,7 +7,8 @@
  * of udpflow.c (shared with pps), UDP_BATCH datagrams per call: every datagram
  * carries the udpseq header, one header per message in front of a payload all
  * messages share; the sender is paced by the token bucket in pace.c when a rate
- * is set (bit/s, turned into datagrams/s); the receiver counts loss, reordering,
+ * is set (bit/s: rate / (8 · size) datagrams/s, kept as that fraction, never rounded to
+ * whole datagrams per second); the receiver counts loss, reordering,
  * duplicates and jitter, and its own socket-buffer drops apart from network loss.
  */
 #include <errno.h>
@@ -160,9 +161,8 @@ static int udp_send(struct nb_flow *f)
 	batch_init(b, payload, p->size - NB_DGRAM_HDR);
 	struct nb_udptx t = { .f = f, .msg = b->msg, .hdr = b->hdr[0], .stride = NB_DGRAM_HDR,
 			      .per_call = UDP_BATCH };
-	/* The rate is in bit/s: packets per second, rounded up. */
-	uint64_t pps = p->rate ? (p->rate + 8ull * p->size - 1) / (8ull * p->size) : 0;
-	int rc = nb_udptx_start(&t, pps, pacer_burst(p)) ? 1 : -1;
+	/* The rate is in bit/s: rate / (8 · size) datagrams per second, paced as that fraction. */
+	int rc = nb_udptx_start(&t, p->rate, 8ull * p->size, pacer_burst(p)) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t);
 	free(payload);

@@ -53,9 +53,9 @@ struct nb_udptx {
 	int (*send)(struct nb_udptx *t, uint32_t n);
 };
 
-/** Ask for send errors, wake-ups without timer slack, and pace at pps datagrams/s (0 = unpaced)
- *  with bursts of at most burst; false with f->err set. */
-bool nb_udptx_start(struct nb_udptx *t, uint64_t pps, uint32_t burst);
+/** Ask for send errors, wake-ups without timer slack, and pace at num / den datagrams/s (num 0 =
+ *  unpaced) with bursts of at most burst; false with f->err set. */
+bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint32_t burst);
 /** One batch: wait for the pacer, stamp, send and count; after a refusal wait for room.
  *  Returns 1 to go on, 0 when the flow is done, -1 on failure (f->err set). */
 int nb_udptx_step(struct nb_udptx *t);
