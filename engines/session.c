@@ -87,10 +87,12 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 		f->listen_fd = -1;
 		f->stop = &s->stop;
 		f->quiesce = &s->quiesce;
-		f->phase = &s->phase;
+		f->epoch = &s->epoch;
+		f->lag = 1;
 		if (e->records_latency && side == NB_SIDE_CLIENT) {
 			f->hist = nb_hist_create();
-			if (!f->hist) {
+			f->win_hist = e->due_window ? nb_hist_create() : NULL;
+			if (!f->hist || (e->due_window && !f->win_hist)) {
 				nb_session_destroy(s);
 				nb_error_set(err, "out of memory");
 				return NULL;
@@ -112,6 +114,7 @@ void nb_session_destroy(struct nb_session *s)
 		if (s->flows[i].fd >= 0)
 			close(s->flows[i].fd);
 		nb_hist_destroy(s->flows[i].hist);
+		nb_hist_destroy(s->flows[i].win_hist);
 	}
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);

@@ -1,6 +1,6 @@
 /* nbrun — the harness's session, shared by its two files: session.c sets up the data
- * connections (listen, accept, connect, hellos), session_run.c runs them (threads, readings,
- * the stop). Internal to those two files. */
+ * connections (listen, accept, connect, hellos), session_run.c runs them (threads, ticks,
+ * readings, the drain, the stop). Internal to those two files. */
 #ifndef NB_SESSION_INT_H
 #define NB_SESSION_INT_H
 
@@ -24,7 +24,7 @@ struct nb_session {
 	socklen_t local_len;
 	atomic_bool stop;
 	atomic_bool quiesce;
-	atomic_int phase;
+	_Atomic uint32_t epoch;        /* the epoch this end is in (engine.h) */
 	bool started;
 	struct nb_flow *flows;
 	pthread_t *threads;

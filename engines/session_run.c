@@ -1,5 +1,5 @@
-/* nbrun — the data-plane harness, running: one thread per flow, the readings of every flow's
- * counters, and the stop (see session.h). */
+/* nbrun — the data-plane harness, running: one thread per flow, the ticks that open epochs
+ * and read every flow's counters, the drain and the stop (see session.h, engine.h). */
 #include "session.h"
 #include "session_int.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "epoch.h"
 #include "sock.h"
 
 struct flow_start {
@@ -42,7 +43,6 @@ static void *flow_main(void *arg)
 
 bool nb_session_start(struct nb_session *s, struct nb_error *err)
 {
-	atomic_store(&s->phase, NB_PHASE_WARMUP);
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct flow_start *fs = malloc(sizeof(*fs));
 		if (!fs)
@@ -62,9 +62,28 @@ bool nb_session_start(struct nb_session *s, struct nb_error *err)
 	return true;
 }
 
-void nb_session_set_phase(struct nb_session *s, enum nb_phase ph)
+void nb_session_set_lag(struct nb_session *s, uint32_t lag)
 {
-	atomic_store(&s->phase, (int)ph);
+	lag = lag < 1 ? 1 : lag > NB_EPOCH_LAG_MAX ? NB_EPOCH_LAG_MAX : lag;
+	for (uint32_t i = 0; i < s->nflows; i++)
+		s->flows[i].lag = lag;
+}
+
+void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end_ns)
+{
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		s->flows[i].win_start_ns = start_ns;
+		s->flows[i].win_end_ns = end_ns;
+	}
+}
+
+void nb_session_tick(struct nb_session *s, uint32_t epoch)
+{
+	atomic_store(&s->epoch, epoch); /* seq_cst, before each flow's busy count is read */
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		nb_epoch_quiet(&s->flows[i]);
+		nb_epoch_settle(&s->flows[i], epoch);
+	}
 }
 
 /* busy excludes steal: time the hypervisor gave another guest is not this host's work, and a
@@ -104,6 +123,8 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 		nb_hist_init(out->hist);
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct nb_flow *f = &s->flows[i];
+		if (s->e->kernel_counters && f->fd >= 0)
+			s->e->kernel_counters(f);
 		for (int c = 0; c < NB_C_COUNT; c++)
 			out->flow[i].c[c] = atomic_load_explicit(&f->c[c], memory_order_relaxed);
 		for (int g = 0; g < NB_G_COUNT; g++)
@@ -117,9 +138,26 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
 }
 
+void nb_session_window_hist(struct nb_session *s, struct nb_hist *out)
+{
+	nb_hist_init(out);
+	for (uint32_t i = 0; i < s->nflows; i++)
+		if (s->flows[i].win_hist)
+			nb_hist_merge(out, s->flows[i].win_hist);
+}
+
 void nb_session_quiesce(struct nb_session *s)
 {
 	atomic_store(&s->quiesce, true);
+}
+
+void nb_session_drain(struct nb_session *s, uint64_t drain_ns)
+{
+	nb_session_quiesce(s);
+	struct timespec ts = { .tv_sec = (time_t)(drain_ns / 1000000000ull),
+			       .tv_nsec = (long)(drain_ns % 1000000000ull) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 bool nb_session_stop(struct nb_session *s, struct nb_error *err)

@@ -24,7 +24,7 @@ struct nbt_pair {
 struct nb_params nbt_params(const char *name, enum nb_proto proto);
 /** Validate p, listen on 127.0.0.1, connect and accept; nothing started yet. */
 void nbt_pair_open(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p);
-/** nbt_pair_open, then start the server, then the client, in the measure phase. */
+/** nbt_pair_open, then start the server, then the client, both in epoch 1. */
 void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p);
 /** Quiesce and stop the client, then the server; fills the final snapshots; asserts no flow failed. */
 void nbt_pair_stop(struct nbt_pair *pr, struct nb_snapshot *cli, struct nb_snapshot *srv);
@@ -38,7 +38,7 @@ struct nbt_solo {
 	struct nb_params p;
 	struct nb_flow f;
 	atomic_bool stop, quiesce;
-	atomic_int phase;
+	_Atomic uint32_t epoch;
 	pthread_t th;
 	int rc;
 };
