@@ -114,13 +114,12 @@ static uint64_t flow_cpu_ns(struct nb_session *s, uint32_t i)
 	return atomic_load(&s->flows[i].cpu_ns);
 }
 
-void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
+/* Every flow's counters (and the kernel's, through the engine) in one tight pass, stamped with
+ * the middle of it: what the rates divide by is the time the counts were read, not the time
+ * the reading began (with many flows, reading their CPU clocks and histograms takes longer). */
+static void read_counters(struct nb_session *s, struct nb_snapshot *out)
 {
-	out->t_ns = nb_now_ns();
-	out->nflows = s->nflows;
-	out->engine_cpu_ns = 0;
-	if (out->hist)
-		nb_hist_init(out->hist);
+	uint64_t t0 = nb_now_ns();
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct nb_flow *f = &s->flows[i];
 		if (s->e->kernel_counters && f->fd >= 0)
@@ -130,10 +129,23 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 		for (int g = 0; g < NB_G_COUNT; g++)
 			out->flow[i].g[g] = atomic_load_explicit(&f->g[g], memory_order_relaxed);
 		out->flow[i].sends = f->sends;
+	}
+	uint64_t t1 = nb_now_ns();
+	out->t_ns = t0 + (t1 - t0) / 2;
+}
+
+void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
+{
+	out->nflows = s->nflows;
+	read_counters(s, out);
+	out->engine_cpu_ns = 0;
+	if (out->hist)
+		nb_hist_init(out->hist);
+	for (uint32_t i = 0; i < s->nflows; i++) {
 		out->flow[i].cpu_ns = i < s->nthreads ? flow_cpu_ns(s, i) : 0;
 		out->engine_cpu_ns += out->flow[i].cpu_ns;
-		if (out->hist && f->hist)
-			nb_hist_merge(out->hist, f->hist);
+		if (out->hist && s->flows[i].hist)
+			nb_hist_merge(out->hist, s->flows[i].hist);
 	}
 	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
 }
