@@ -111,7 +111,19 @@ static void *solo_run(void *arg)
 
 void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p, int fd)
 {
+	nbt_solo_start_window(s, e, p, fd, 0, 0);
+}
+
+void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p,
+			   int fd, uint64_t start_ns, uint64_t end_ns)
+{
 	memset(s, 0, sizeof(*s));
+	s->f.win_start_ns = start_ns;
+	s->f.win_end_ns = end_ns;
+	if (end_ns) {
+		s->f.win_hist = nb_hist_create();
+		cr_assert_not_null(s->f.win_hist);
+	}
 	s->p = *p;
 	s->f.p = &s->p;
 	s->f.side = NB_SIDE_CLIENT;

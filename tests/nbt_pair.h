@@ -45,6 +45,10 @@ struct nbt_solo {
 
 /** Start e's client_flow on fd (a socket connected to the test's server). */
 void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p, int fd);
+/** nbt_solo_start with the run's window by due time [start_ns, end_ns) and its histogram
+ *  (f.win_hist, the caller destroys it). */
+void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p,
+			   int fd, uint64_t start_ns, uint64_t end_ns);
 /** Quiesce, wait timeout_ms + 100 ms, stop and join the flow; returns its return code (f.err says why when -1). The fd is closed. */
 int nbt_solo_stop(struct nbt_solo *s);
 /** A socket of the given type bound to 127.0.0.1 on an ephemeral port; *port gets it. */
