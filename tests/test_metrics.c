@@ -163,3 +163,20 @@ Test(metrics, a_percentile_the_samples_cannot_resolve_is_left_empty)
 	cr_expect_float_eq(m.v[NB_COL_LAT_MAX_US], 2001, 1.0);
 	cr_expect(m.v[NB_COL_LAT_P50_US] > 990 && m.v[NB_COL_LAT_P50_US] < 1012);
 }
+
+/* Issue 12 item 1: a span of no time has no rate; it is never written as a rate of 0. */
+Test(metrics, a_span_of_no_time_gives_no_rate_not_zero)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	struct nb_span s = span(&p);
+	for (int i = 0; i < 4; i++)
+		snaps[i]->t_ns = S_NS;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "rx_bps %g", m.v[NB_COL_RX_BPS]);
+	cr_expect(isnan(m.v[NB_COL_TX_BPS]), "tx_bps %g", m.v[NB_COL_TX_BPS]);
+	cr_expect(isnan(m.v[NB_COL_RX_PPS]));
+	p.proto = NB_PROTO_TCP;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "TCP rx_bps %g", m.v[NB_COL_RX_BPS]);
+}
