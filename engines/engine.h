@@ -28,8 +28,19 @@ enum nb_dir { NB_DIR_FORWARD, NB_DIR_REVERSE, NB_DIR_BIDIR };
 /** How a requester waits for its answer: blocking syscalls, a user-space spin on a
  *  non-blocking socket, or kernel busy polling (SO_BUSY_POLL). */
 enum nb_wait { NB_WAIT_BLOCK, NB_WAIT_SPIN, NB_WAIT_BUSY_POLL };
-/** The run's phase, tagged into UDP datagrams so the receiver counts measured traffic exactly. */
-enum nb_phase { NB_PHASE_WARMUP = 0, NB_PHASE_MEASURE = 1, NB_PHASE_DRAIN = 2 };
+/* Epochs: the intervals of a run, on each end's own clock. The harness opens epoch k + 1 at
+ * the end's tick k (nb_session_tick): epoch 0 is the warm-up, epoch k the interval that ends at
+ * tick k. A UDP sender tags every datagram with the epoch it is sent in and counts what it
+ * sent per epoch; a receiver counts the distinct datagrams it got per epoch (NB_EPOCH_SLOTS
+ * epochs at a time). A send or a receive batch is counted between nb_flow_enter and
+ * nb_flow_leave, and a tick waits out one that read the old epoch, then settles: the sender's
+ * tick k adds epoch k to NB_C_TX_SETTLED, the receiver's adds epoch k - lag to NB_C_RX_SETTLED
+ * (what was sent before the sender's tick is still on its way: lag ticks cover the drain, see
+ * epoch.h). So a row's tx and rx count the same datagrams and lost = tx - rx holds in every
+ * row. What arrives after its epoch settled, or too late to be told from a duplicate, counts
+ * NB_C_LATE. */
+#define NB_EPOCH_SLOTS 64u
+#define NB_EPOCH_LAG_MAX (NB_EPOCH_SLOTS - 8u) /* a receiver settles epoch e at tick e + lag */
 enum nb_side { NB_SIDE_CLIENT, NB_SIDE_SERVER };
 
 /** Fully resolved parameters of one case: what both sides' engines need, nothing more. */
@@ -62,18 +73,21 @@ enum nb_counter {
 	NB_C_TX_PACKETS,        /* datagrams / messages sent */
 	NB_C_RX_BYTES,          /* payload bytes received */
 	NB_C_RX_PACKETS,        /* datagrams / messages received */
-	NB_C_LOST,              /* UDP receiver: sequence numbers never seen (net of late arrivals) */
+	NB_C_LOST,              /* UDP receiver: sequence numbers not seen (yet), live gap count */
 	NB_C_DUP,               /* UDP receiver: sequence numbers seen twice */
 	NB_C_REORDER,           /* UDP receiver: arrived after a higher sequence number */
 	NB_C_SND_ERRS,          /* ENOBUFS / EAGAIN on send: local back-pressure, not network loss */
-	NB_C_RCVBUF_DROPS,      /* UDP receiver: dropped by our own full socket buffer (SO_MEMINFO) */
+	NB_C_RCVBUF_DROPS,      /* UDP receiver: dropped by our own full socket buffer (SO_MEMINFO, harness) */
 	NB_C_TRANSACTIONS,      /* rr/crr/latency: completed round trips */
 	NB_C_TIMEOUTS,          /* rr/latency over UDP: requests whose reply never came */
 	NB_C_CONNECTS,          /* crr: connections opened */
 	NB_C_CONNECT_NS,        /* crr: total time spent in connect() */
-	NB_C_RETRANS,           /* TCP_INFO tcpi_total_retrans (sender) */
-	NB_C_MEAS_TX_PACKETS,   /* UDP: datagrams sent tagged NB_PHASE_MEASURE */
-	NB_C_MEAS_RX_PACKETS,   /* UDP: distinct NB_PHASE_MEASURE datagrams received */
+	NB_C_RETRANS,           /* TCP_INFO tcpi_total_retrans (sender, harness) */
+	NB_C_TX_SETTLED,        /* UDP sender: datagrams of the settled epochs (harness) */
+	NB_C_RX_SETTLED,        /* UDP receiver: distinct datagrams of the settled epochs (harness) */
+	NB_C_LATE,              /* UDP receiver: after their epoch settled, or too old to tell a dup */
+	NB_C_WIN_SENT,          /* latency: messages due in the run's window, sent */
+	NB_C_WIN_ANSWERED,      /* latency: of those, answered (within timeout_ms over UDP) */
 	NB_C_PACE_FORGIVEN,     /* pacer: send times forgiven (the sender ran > 10 ms late) */
 	NB_C_COUNT
 };
@@ -99,10 +113,17 @@ struct nb_flow {
 	socklen_t peer_len;
 	const atomic_bool *stop;        /* set by the harness: leave the loop promptly */
 	const atomic_bool *quiesce;     /* senders stop sending; receivers count until stop */
-	const atomic_int *phase;        /* enum nb_phase, set by the runner */
+	const _Atomic uint32_t *epoch;  /* the epoch this end is in (see above) */
+	_Atomic uint32_t busy;          /* odd while a send or a receive batch is being counted */
+	_Atomic uint64_t ep_count[NB_EPOCH_SLOTS];  /* datagrams sent, or received, in epoch ep_tag[i] */
+	_Atomic uint32_t ep_tag[NB_EPOCH_SLOTS];
+	uint32_t unsettled;             /* harness: the lowest epoch not yet settled */
+	uint32_t lag;                   /* receiver: epoch e settles at tick e + lag (1 .. LAG_MAX) */
+	uint64_t win_start_ns, win_end_ns; /* the run's window by due time (latency); 0, 0 = none */
 	_Atomic uint64_t c[NB_C_COUNT];
 	_Atomic uint64_t g[NB_G_COUNT];
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
+	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
 	struct nb_error err;            /* why the flow failed */
 };
@@ -118,6 +139,26 @@ static inline void nb_count(struct nb_flow *f, enum nb_counter c, uint64_t n)
 static inline void nb_gauge_set(struct nb_flow *f, enum nb_gauge g, uint64_t v)
 {
 	atomic_store_explicit(&f->g[g], v, memory_order_relaxed);
+}
+
+/** Store a counter the harness owns from a wrapping 32-bit kernel reading (single writer). */
+static inline void nb_count_wrapped32(struct nb_flow *f, enum nb_counter c, uint32_t v)
+{
+	uint64_t old = atomic_load_explicit(&f->c[c], memory_order_relaxed);
+	atomic_store_explicit(&f->c[c], old + (uint32_t)(v - (uint32_t)old), memory_order_relaxed);
+}
+
+/** Begin counting a send or a receive batch; returns the epoch to tag or count it in. */
+static inline uint32_t nb_flow_enter(struct nb_flow *f)
+{
+	atomic_fetch_add(&f->busy, 1); /* seq_cst: ordered before the epoch is read */
+	return atomic_load(f->epoch);
+}
+
+/** The batch of nb_flow_enter is counted. */
+static inline void nb_flow_leave(struct nb_flow *f)
+{
+	atomic_fetch_add_explicit(&f->busy, 1, memory_order_release);
 }
 
 /** True once the harness asked the flow to stop. */
@@ -194,12 +235,23 @@ struct nb_engine {
 	 *  any flow thread starts, e.g. a receiver's SO_RCVBUF, so that the first datagrams of a
 	 *  peer that starts sending earlier never meet a default-sized buffer. */
 	bool (*prepare_socket)(int fd, const struct nb_params *p, bool sends, struct nb_error *err);
+	/** Optional: read the flow socket's kernel counters (TCP_INFO, the UDP drop counter) into
+	 *  the counters the harness owns; called by the harness at every reading, so each is exact
+	 *  at its tick. The flow's own thread never writes those counters. */
+	void (*kernel_counters)(struct nb_flow *f);
+	/** Optional (NULL = none): how long receivers need after the senders stop for the last
+	 *  epoch's datagrams or answers to arrive (UDP: in flight; latency: timeout_ms). */
+	uint64_t (*drain_ns)(const struct nb_params *p);
+	/** true: the client's flows count the run's window by due time (NB_C_WIN_*, win_hist). */
+	bool due_window;
 };
 
 /** Find an engine by name; NULL if none. */
 const struct nb_engine *nb_engine_find(const char *name);
 /** The NULL-terminated list of all engines, in registry order. */
 const struct nb_engine *const *nb_engine_list(void);
+/** How long e's receivers drain after its senders stop (its drain_ns op; 0 without one). */
+uint64_t nb_engine_drain_ns(const struct nb_engine *e, const struct nb_params *p);
 /** Whether e runs over proto; false for e NULL (an unknown engine). */
 bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
 /** Whether key is one of e's own config keys (traits.keys); false for e NULL. */

@@ -110,11 +110,29 @@ static void count_io(struct nb_flow *f, bool tx, size_t bytes, uint64_t msgs)
 	nb_count(f, tx ? NB_C_TX_PACKETS : NB_C_RX_PACKETS, msgs);
 }
 
-static void answered(struct nb_flow *f, uint64_t rtt_ns)
+/* Whether a message due (ping-pong: sent) at due_ns belongs to the run's window. */
+static bool in_window(const struct nb_flow *f, uint64_t due_ns)
+{
+	return due_ns >= f->win_start_ns && due_ns < f->win_end_ns;
+}
+
+/* A message of the window went out: the window counts it until it is answered. */
+static void window_sent(struct nb_flow *f, uint64_t due_ns)
+{
+	if (in_window(f, due_ns))
+		nb_count(f, NB_C_WIN_SENT, 1);
+}
+
+static void answered(struct nb_flow *f, uint64_t due_ns, uint64_t rtt_ns)
 {
 	if (f->hist)
 		nb_hist_record(f->hist, rtt_ns);
 	nb_count(f, NB_C_TRANSACTIONS, 1);
+	if (!in_window(f, due_ns))
+		return;
+	if (f->win_hist)
+		nb_hist_record(f->win_hist, rtt_ns);
+	nb_count(f, NB_C_WIN_ANSWERED, 1);
 }
 
 /* ---- ping-pong ---- */
@@ -153,6 +171,7 @@ static int pp_client(struct nb_flow *f, unsigned char *out, unsigned char *in)
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "latency send");
 		count_io(f, true, f->p->size, 1);
+		window_sent(f, t0);
 		r = pp_reply(f, in, seq, t0 + timeout_ns(f->p));
 		if (r == NB_IO_TIMEOUT) {
 			nb_count(f, NB_C_TIMEOUTS, 1);
@@ -160,7 +179,7 @@ static int pp_client(struct nb_flow *f, unsigned char *out, unsigned char *in)
 		}
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "latency reply");
-		answered(f, nb_now_ns() - t0);
+		answered(f, t0, nb_now_ns() - t0);
 	}
 	return 0;
 }
@@ -239,7 +258,7 @@ static void ul_reply(struct ul *u, const unsigned char *b, size_t len, uint64_t 
 	} else {
 		u->got++;
 	}
-	answered(u->f, now >= sched ? now - sched : 0);
+	answered(u->f, sched, now >= sched ? now - sched : 0);
 }
 
 /* Start the next message if it is due; false when it is not yet. */
@@ -277,6 +296,7 @@ static enum nb_io ul_send_due(struct ul *u, uint64_t now)
 		u->out_off += (size_t)n;
 		if (u->out_off == u->size) {
 			u->out_busy = false;
+			window_sent(u->f, sched_of(u, u->next));
 			u->next++;
 			sent++;
 			count_io(u->f, true, u->size, 1);
@@ -328,6 +348,18 @@ static enum nb_io ul_recv_ready(struct ul *u)
 	}
 }
 
+static bool ul_outstanding(const struct ul *u)
+{
+	return u->udp ? u->oldest < u->next : u->got < u->next;
+}
+
+/* Whether messages still go out: until the senders are told to stop, and after that the ones
+ * due inside the window, however late (a stalled sender must not drop them from the window). */
+static bool ul_sending(const struct ul *u)
+{
+	return !nb_flow_quiet(u->f) || sched_of(u, u->next) < u->f->win_end_ns;
+}
+
 /* Sleep (ppoll) for wait_ns or until a reply comes; returns how late the timer woke us. */
 static enum nb_io ul_sleep(struct ul *u, uint64_t wait_ns, uint64_t *late_ns)
 {
@@ -358,7 +390,7 @@ static enum nb_io ul_wait(struct ul *u, uint64_t now)
 		return NB_IO_OK;
 	}
 	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull, early = 0;
-	if (!nb_flow_quiet(u->f) && !u->want_write && sched_of(u, u->next) < until) {
+	if (ul_sending(u) && !u->want_write && sched_of(u, u->next) < until) {
 		until = sched_of(u, u->next);
 		early = u->oversleep_ns * 2;
 	}
@@ -377,16 +409,11 @@ static enum nb_io ul_wait(struct ul *u, uint64_t now)
 	return NB_IO_OK;
 }
 
-static bool ul_outstanding(const struct ul *u)
-{
-	return u->udp ? u->oldest < u->next : u->got < u->next;
-}
-
 /* One pass: send what is due, read what came, expire what is late, then wait. */
 static enum nb_io ul_step(struct ul *u)
 {
 	enum nb_io r = NB_IO_OK;
-	if (!nb_flow_quiet(u->f))
+	if (ul_sending(u))
 		r = ul_send_due(u, nb_now_ns());
 	if (r == NB_IO_OK)
 		r = ul_recv_ready(u);
@@ -395,7 +422,7 @@ static enum nb_io ul_step(struct ul *u)
 	uint64_t now = nb_now_ns();
 	if (u->udp)
 		ul_expire(u, now);
-	if (nb_flow_quiet(u->f) && !ul_outstanding(u))
+	if (!ul_sending(u) && !ul_outstanding(u))
 		return NB_IO_STOP;
 	return ul_wait(u, now);
 }
@@ -498,6 +525,13 @@ static bool latency_prepare(int fd, const struct nb_params *p, bool sends, struc
 	return true;
 }
 
+/* The run's window counts every message due in it, answered or not: the answers to the last
+ * ones (a server that stalled across the end) have timeout_ms to come back. */
+static uint64_t latency_drain_ns(const struct nb_params *p)
+{
+	return timeout_ns(p);
+}
+
 /* The config keys that mean something to latency beyond the common ones. */
 static const char *const latency_keys[] = { "size", "rate", "wait", "timeout", NULL };
 
@@ -525,4 +559,7 @@ const struct nb_engine nb_engine_latency = {
 	.client_flow = latency_client_flow,   /* rate 0: ping-pong; rate > 0: fixed schedule */
 	.server_flow = latency_server_flow,   /* echoes every byte */
 	.prepare_socket = latency_prepare,    /* under load over UDP: large receive buffers */
+	.kernel_counters = NULL,              /* counts what it sends and what comes back */
+	.drain_ns = latency_drain_ns,         /* timeout_ms: the window's last answers */
+	.due_window = true,                   /* the window's messages by due time (NB_C_WIN_*) */
 };

@@ -12,14 +12,14 @@
  * burst at high rates. */
 #define SPIN_NS 50000ull
 
-void nb_pacer_init(struct nb_pacer *p, uint64_t per_second, uint32_t burst, uint64_t now_ns)
+void nb_pacer_init(struct nb_pacer *p, uint64_t num, uint64_t den, uint32_t burst, uint64_t now_ns)
 {
 	*p = (struct nb_pacer){ .next_ns = now_ns, .burst = burst ? burst : 1 };
-	if (per_second == 0)
+	if (num == 0)
 		return;
-	p->frac_num = per_second;
-	p->frac_den = 1000000000ull;
-	p->interval_ns = p->frac_den / per_second;
+	p->frac_num = num;
+	p->frac_den = 1000000000ull * (den ? den : 1);
+	p->interval_ns = p->frac_den / num;
 }
 
 static void sleep_until(uint64_t t_ns)
@@ -87,8 +87,8 @@ void nb_pacer_sent(struct nb_pacer *p, uint32_t n)
 {
 	if (p->frac_num == 0)
 		return;
-	/* Advance by n exact intervals: 1e9 / rate, carrying the remainder so the
-	 * long-run rate is exact even when 1e9 is not a multiple of the rate. */
+	/* Advance by n exact intervals: 1e9 · den / num, carrying the remainder so the
+	 * long-run rate is exact even when the interval is not a whole number of ns. */
 	for (uint32_t i = 0; i < n; i++) {
 		p->frac_acc += p->frac_den % p->frac_num;
 		uint64_t step = p->interval_ns + p->frac_acc / p->frac_num;

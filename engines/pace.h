@@ -21,6 +21,9 @@
 
 #define NB_PACE_MAX_DEBT_NS 10000000ull /* 10 ms */
 
+/* The rate is a fraction, num / den packets per second: a bit rate paces datagrams of size bytes
+ * as num = bits/s, den = 8 * size, with no rounding to whole packets per second (50 kbit/s of
+ * 1400 B datagrams is 4.46 datagrams/s, not 5). */
 struct nb_pacer {
 	uint64_t interval_ns;   /* whole ns between packets at the target rate (0 = unpaced) */
 	uint64_t next_ns;       /* scheduled send time of the next packet */
@@ -28,11 +31,12 @@ struct nb_pacer {
 	uint32_t burst;         /* most packets released at once */
 	uint32_t max_run;       /* most packets released at once so far (the largest burst) */
 	uint64_t forgiven;      /* send times dropped from the schedule as forgiven debt, so far */
-	uint64_t frac_num, frac_den, frac_acc; /* exact rate: interval = den/num ns with remainder */
+	uint64_t frac_num, frac_den, frac_acc; /* exact: interval = frac_den / frac_num ns, remainder carried */
 };
 
-/** Start a pacer for `per_second` packets per second (0 = unpaced), first send at now_ns. */
-void nb_pacer_init(struct nb_pacer *p, uint64_t per_second, uint32_t burst, uint64_t now_ns);
+/** Start a pacer for num / den packets per second (num 0 = unpaced; den ≥ 1, den ≤ 2^24 so that
+ *  1e9 · den fits), first send at now_ns. */
+void nb_pacer_init(struct nb_pacer *p, uint64_t num, uint64_t den, uint32_t burst, uint64_t now_ns);
 /** The rule alone, at time now_ns (no clock, no sleep): how many packets may leave now (≤ max,
  *  max ≥ 1; max when unpaced), or 0 and in *wait_ns how long until one may. Moves the schedule
  *  past forgiven debt and sets the gate; the caller then reports what it sent (nb_pacer_sent). */

@@ -145,7 +145,7 @@ static bool tx_init(struct pps_tx *t, struct nb_flow *f)
 		t->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	t->tx.msg = t->msg;
-	if (!nb_udptx_start(&t->tx, p->rate, pacer_burst(p, per_call))) {
+	if (!nb_udptx_start(&t->tx, p->rate, 1, pacer_burst(p, per_call))) {
 		tx_free(t);
 		return false;
 	}
@@ -246,6 +246,13 @@ static int pps_flow(struct nb_flow *f)
 	return f->sends ? pps_send(f) : pps_recv(f);
 }
 
+/* The last epoch's datagrams still in flight when the senders stop. */
+static uint64_t pps_drain_ns(const struct nb_params *p)
+{
+	(void)p;
+	return NB_UDP_DRAIN_NS;
+}
+
 /* The config keys that mean something to pps beyond the common ones. */
 static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "sweep", NULL };
 
@@ -274,4 +281,7 @@ const struct nb_engine nb_engine_pps = {
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
 	.prepare_socket = nb_sock_prepare_udp, /* receivers: a 4 MiB buffer before data flows */
+	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
+	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
+	.due_window = false,            /* counts by epoch, not by due time */
 };

@@ -34,6 +34,11 @@ const struct nb_engine *nb_engine_find(const char *name)
 	return NULL;
 }
 
+uint64_t nb_engine_drain_ns(const struct nb_engine *e, const struct nb_params *p)
+{
+	return e && e->drain_ns ? e->drain_ns(p) : 0;
+}
+
 bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto)
 {
 	return e && (e->traits.protocols & (1u << proto));

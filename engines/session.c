@@ -1,5 +1,6 @@
 /* nbrun — the data-plane harness (see session.h). */
 #include "session.h"
+#include "session_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,25 +19,6 @@
 #define HELLO_MAGIC 0x4e424831u /* "NBH1" */
 #define HELLO_LEN 16
 #define UDP_HELLO_RETRY_MS 100
-
-struct nb_session {
-	const struct nb_engine *e;
-	struct nb_params p;
-	enum nb_side side;
-	uint32_t nflows;
-	uint32_t nthreads;             /* flow threads started (joined by stop) */
-	int listen_fd;                 /* server: TCP listener or UDP base socket */
-	struct sockaddr_storage local; /* server: bound address */
-	socklen_t local_len;
-	atomic_bool stop;
-	atomic_bool quiesce;
-	atomic_int phase;
-	bool started;
-	struct nb_flow *flows;
-	pthread_t *threads;
-	clockid_t *clocks;
-	atomic_bool *done;
-};
 
 /* ---- hello: {magic u32, flow u32, cookie u64}, big-endian ---- */
 
@@ -105,10 +87,12 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 		f->listen_fd = -1;
 		f->stop = &s->stop;
 		f->quiesce = &s->quiesce;
-		f->phase = &s->phase;
+		f->epoch = &s->epoch;
+		f->lag = 1;
 		if (e->records_latency && side == NB_SIDE_CLIENT) {
 			f->hist = nb_hist_create();
-			if (!f->hist) {
+			f->win_hist = e->due_window ? nb_hist_create() : NULL;
+			if (!f->hist || (e->due_window && !f->win_hist)) {
 				nb_session_destroy(s);
 				nb_error_set(err, "out of memory");
 				return NULL;
@@ -130,6 +114,7 @@ void nb_session_destroy(struct nb_session *s)
 		if (s->flows[i].fd >= 0)
 			close(s->flows[i].fd);
 		nb_hist_destroy(s->flows[i].hist);
+		nb_hist_destroy(s->flows[i].win_hist);
 	}
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
@@ -389,162 +374,4 @@ struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb
 		}
 	}
 	return s;
-}
-
-/* ---- running ---- */
-
-struct flow_start {
-	struct nb_session *s;
-	uint32_t i;
-};
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void *flow_main(void *arg)
-{
-	struct nb_session *s = ((struct flow_start *)arg)->s;
-	uint32_t i = ((struct flow_start *)arg)->i;
-	free(arg);
-	struct nb_flow *f = &s->flows[i];
-	if (nb_sock_pin_flow(&s->p, i, &f->err)) {
-		int (*body)(struct nb_flow *) = s->side == NB_SIDE_CLIENT ? s->e->client_flow
-									  : s->e->server_flow;
-		if (body(f) != 0 && !f->err.msg[0])
-			nb_error_set(&f->err, "flow %u failed", i);
-	}
-	atomic_store(&f->cpu_ns, thread_cpu_ns());
-	atomic_store(&s->done[i], true);
-	return NULL;
-}
-
-bool nb_session_start(struct nb_session *s, struct nb_error *err)
-{
-	atomic_store(&s->phase, NB_PHASE_WARMUP);
-	for (uint32_t i = 0; i < s->nflows; i++) {
-		struct flow_start *fs = malloc(sizeof(*fs));
-		if (!fs)
-			return nb_error_set(err, "out of memory");
-		*fs = (struct flow_start){ .s = s, .i = i };
-		int rc = pthread_create(&s->threads[i], NULL, flow_main, fs);
-		if (rc != 0) {
-			free(fs);
-			nb_session_stop(s, NULL);
-			return nb_error_errno(err, rc, "pthread_create for flow %u", i);
-		}
-		s->nthreads = i + 1;
-		if (pthread_getcpuclockid(s->threads[i], &s->clocks[i]) != 0)
-			s->clocks[i] = (clockid_t)-1;
-	}
-	s->started = true;
-	return true;
-}
-
-void nb_session_set_phase(struct nb_session *s, enum nb_phase ph)
-{
-	atomic_store(&s->phase, (int)ph);
-}
-
-/* busy excludes steal: time the hypervisor gave another guest is not this host's work, and a
- * report must say it apart (a VM at 60 % busy and 30 % steal is short of CPU, not busy). */
-static void host_ticks(uint64_t *busy, uint64_t *steal, uint64_t *total)
-{
-	*busy = *steal = *total = 0;
-	FILE *f = fopen("/proc/stat", "r");
-	if (!f)
-		return;
-	unsigned long long v[10] = { 0 };
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			*total += v[i];
-		*steal = v[7];
-		*busy = *total - v[3] - v[4] - v[7]; /* minus idle, iowait and steal */
-	}
-	fclose(f);
-}
-
-static uint64_t flow_cpu_ns(struct nb_session *s, uint32_t i)
-{
-	struct timespec ts;
-	if (!atomic_load(&s->done[i]) && s->clocks[i] != (clockid_t)-1 &&
-	    clock_gettime(s->clocks[i], &ts) == 0)
-		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	return atomic_load(&s->flows[i].cpu_ns);
-}
-
-void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
-{
-	out->t_ns = nb_now_ns();
-	out->nflows = s->nflows;
-	out->engine_cpu_ns = 0;
-	if (out->hist)
-		nb_hist_init(out->hist);
-	for (uint32_t i = 0; i < s->nflows; i++) {
-		struct nb_flow *f = &s->flows[i];
-		for (int c = 0; c < NB_C_COUNT; c++)
-			out->flow[i].c[c] = atomic_load_explicit(&f->c[c], memory_order_relaxed);
-		for (int g = 0; g < NB_G_COUNT; g++)
-			out->flow[i].g[g] = atomic_load_explicit(&f->g[g], memory_order_relaxed);
-		out->flow[i].sends = f->sends;
-		out->flow[i].cpu_ns = i < s->nthreads ? flow_cpu_ns(s, i) : 0;
-		out->engine_cpu_ns += out->flow[i].cpu_ns;
-		if (out->hist && f->hist)
-			nb_hist_merge(out->hist, f->hist);
-	}
-	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
-}
-
-void nb_session_quiesce(struct nb_session *s)
-{
-	atomic_store(&s->quiesce, true);
-}
-
-bool nb_session_stop(struct nb_session *s, struct nb_error *err)
-{
-	atomic_store(&s->quiesce, true);
-	atomic_store(&s->stop, true);
-	/* Wake threads blocked in send/recv/accept. */
-	for (uint32_t i = 0; i < s->nflows; i++)
-		if (s->flows[i].fd >= 0)
-			shutdown(s->flows[i].fd, SHUT_RDWR);
-	if (s->listen_fd >= 0 && s->e->per_connection)
-		shutdown(s->listen_fd, SHUT_RDWR);
-	bool ok = true;
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		int rc = pthread_join(s->threads[i], NULL);
-		if (rc != 0 && ok) {
-			nb_error_errno(err, rc, "pthread_join flow %u", i);
-			ok = false;
-		}
-		if (ok && s->flows[i].err.msg[0]) {
-			nb_error_set(err, "%s", s->flows[i].err.msg);
-			ok = false;
-		}
-	}
-	s->started = false;
-	s->nthreads = 0;
-	return ok;
-}
-
-struct nb_snapshot *nb_snapshot_create(bool with_hist)
-{
-	struct nb_snapshot *s = calloc(1, sizeof(*s));
-	if (s && with_hist && !(s->hist = nb_hist_create())) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-void nb_snapshot_destroy(struct nb_snapshot *s)
-{
-	if (!s)
-		return;
-	nb_hist_destroy(s->hist);
-	free(s);
 }

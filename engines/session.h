@@ -58,12 +58,26 @@ struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb
 				      int timeout_ms, struct nb_error *err);
 /** Start one thread per flow. */
 bool nb_session_start(struct nb_session *s, struct nb_error *err);
-/** Tell the flows which phase the run is in (warm-up, measure, drain). */
-void nb_session_set_phase(struct nb_session *s, enum nb_phase ph);
-/** Read every flow's cumulative counters now. */
+/** Before nb_session_start: receivers settle epoch e at their tick e + lag (clamped to
+ *  1 .. NB_EPOCH_LAG_MAX; 1 without this call). Both ends of a run use the same lag. */
+void nb_session_set_lag(struct nb_session *s, uint32_t lag);
+/** Client, before nb_session_start: the run's window [start_ns, end_ns) on CLOCK_MONOTONIC, for
+ *  engines that count it by due time (due_window). */
+void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end_ns);
+/** Open `epoch` at this end's tick (epoch k + 1 at tick k): senders tag what they send next with
+ *  it; once no flow is still counting a batch of an older epoch, the senders' epochs below it
+ *  and the receivers' below epoch - lag are settled (engine.h, epoch.h), so a reading right
+ *  after is exact. */
+void nb_session_tick(struct nb_session *s, uint32_t epoch);
+/** Read every flow's cumulative counters now (and, through the engine, the kernel's). */
 void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out);
+/** The window's RTT histogram of all flows (due_window engines) into out. */
+void nb_session_window_hist(struct nb_session *s, struct nb_hist *out);
 /** Ask the senders to stop sending (receivers keep counting until nb_session_stop). */
 void nb_session_quiesce(struct nb_session *s);
+/** The end of a run, once both ends closed their last tick: senders stop, receivers count on for
+ *  drain_ns (the ticks after it settle what arrived). */
+void nb_session_drain(struct nb_session *s, uint64_t drain_ns);
 /** Stop every flow and join its thread; returns false with the first flow error, if any. */
 bool nb_session_stop(struct nb_session *s, struct nb_error *err);
 /** Close every socket and free; NULL is a no-op. */

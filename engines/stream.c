@@ -1,13 +1,15 @@
 /* nbrun — the stream engine: TCP and UDP bulk throughput (iperf3 -c / -u / -P / -R / --bidir).
  *
  * Each flow runs on its own thread on each side; f->sends says whether this
- * side sends on it. TCP: the receiver's byte count is the goodput; the sender
- * reads TCP_INFO (retransmits, cwnd, srtt, segments) every 100 ms and, with a
- * rate, leaves pacing to the kernel (SO_MAX_PACING_RATE). UDP: the batched path
+ * side sends on it. TCP: the threads only move data; every count is the kernel's
+ * (TCP_INFO, read by the harness at each tick: bytes sent and received, segments,
+ * retransmits, cwnd, srtt), and with a rate the sender leaves pacing to the kernel
+ * (SO_MAX_PACING_RATE). UDP: the batched path
  * of udpflow.c (shared with pps), UDP_BATCH datagrams per call: every datagram
  * carries the udpseq header, one header per message in front of a payload all
  * messages share; the sender is paced by the token bucket in pace.c when a rate
- * is set (bit/s, turned into datagrams/s); the receiver counts loss, reordering,
+ * is set (bit/s: rate / (8 · size) datagrams/s, kept as that fraction, never rounded to
+ * whole datagrams per second); the receiver counts loss, reordering,
  * duplicates and jitter, and its own socket-buffer drops apart from network loss.
  */
 #include <errno.h>
@@ -23,7 +25,6 @@
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
-#define INFO_EVERY_NS 100000000ull
 /* Back-to-back packets the pacer may release at once: 50 us worth at the target rate, at least
  * 2 (a late wake-up's debt beyond that is paid at twice the rate, see pace.h). */
 #define PACER_BURST_NS 50000ull
@@ -41,25 +42,32 @@ static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 	return true;
 }
 
-static void store_counter(struct nb_flow *f, enum nb_counter c, uint64_t v)
+/* TCP: the kernel's counts of the flow's socket, read by the harness at each tick, so every
+ * number is exact at its tick (the flow's thread reads nothing and counts nothing). The sender's
+ * bytes are what its TCP sent, retransmissions included (tcpi_bytes_sent), not what the
+ * application handed to the socket: with many streams that runs megabytes ahead of the wire.
+ * The receiver's bytes are what its TCP received in order (tcpi_bytes_received), not what the
+ * application read: data waiting in the receive queue at a tick arrived before it. */
+static void stream_kernel_counters(struct nb_flow *f)
 {
-	atomic_store_explicit(&f->c[c], v, memory_order_relaxed);
-}
-
-static void read_tcp_info(struct nb_flow *f)
-{
+	if (f->p->proto == NB_PROTO_UDP) {
+		nb_udpflow_kernel_counters(f);
+		return;
+	}
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
 	memset(&ti, 0, sizeof(ti));
 	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
 		return;
 	if (f->sends) {
-		store_counter(f, NB_C_RETRANS, ti.tcpi_total_retrans);
-		store_counter(f, NB_C_TX_PACKETS, ti.tcpi_segs_out);
+		atomic_store_explicit(&f->c[NB_C_TX_BYTES], ti.tcpi_bytes_sent, memory_order_relaxed);
+		nb_count_wrapped32(f, NB_C_TX_PACKETS, ti.tcpi_segs_out);
+		nb_count_wrapped32(f, NB_C_RETRANS, ti.tcpi_total_retrans);
 		nb_gauge_set(f, NB_G_CWND, ti.tcpi_snd_cwnd);
 		nb_gauge_set(f, NB_G_SRTT_US, ti.tcpi_rtt);
 	} else {
-		store_counter(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
+		atomic_store_explicit(&f->c[NB_C_RX_BYTES], ti.tcpi_bytes_received, memory_order_relaxed);
+		nb_count_wrapped32(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
 	}
 }
 
@@ -74,21 +82,13 @@ static int tcp_send(struct nb_flow *f)
 	char *buf = calloc(1, p->size);
 	if (!buf)
 		return nb_error_set(&f->err, "out of memory"), -1;
-	uint64_t next_info = 0;
 	int rc = 0;
 	while (!nb_flow_quiet(f)) {
 		if (!nb_sock_send_all(f, buf, p->size)) {
 			rc = f->err.msg[0] ? -1 : 0;
 			break;
 		}
-		nb_count(f, NB_C_TX_BYTES, p->size);
-		uint64_t now = nb_now_ns();
-		if (now >= next_info) {
-			read_tcp_info(f);
-			next_info = now + INFO_EVERY_NS;
-		}
 	}
-	read_tcp_info(f);
 	free(buf);
 	return rc;
 }
@@ -98,26 +98,17 @@ static int tcp_recv(struct nb_flow *f)
 	char *buf = malloc(TCP_RECV_BUF);
 	if (!buf)
 		return nb_error_set(&f->err, "out of memory"), -1;
-	uint64_t next_info = 0;
 	int rc = 0;
 	while (!nb_flow_stopping(f)) {
 		ssize_t n = recv(f->fd, buf, TCP_RECV_BUF, 0);
-		if (n > 0) {
-			nb_count(f, NB_C_RX_BYTES, (uint64_t)n);
-		} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 			if (!nb_flow_stopping(f) && n < 0) {
 				nb_error_errno(&f->err, errno, "flow %u: recv", f->index);
 				rc = -1;
 			}
 			break;
 		}
-		uint64_t now = nb_now_ns();
-		if (now >= next_info) {
-			read_tcp_info(f);
-			next_info = now + INFO_EVERY_NS;
-		}
 	}
-	read_tcp_info(f);
 	free(buf);
 	return rc;
 }
@@ -160,9 +151,8 @@ static int udp_send(struct nb_flow *f)
 	batch_init(b, payload, p->size - NB_DGRAM_HDR);
 	struct nb_udptx t = { .f = f, .msg = b->msg, .hdr = b->hdr[0], .stride = NB_DGRAM_HDR,
 			      .per_call = UDP_BATCH };
-	/* The rate is in bit/s: packets per second, rounded up. */
-	uint64_t pps = p->rate ? (p->rate + 8ull * p->size - 1) / (8ull * p->size) : 0;
-	int rc = nb_udptx_start(&t, pps, pacer_burst(p)) ? 1 : -1;
+	/* The rate is in bit/s: rate / (8 · size) datagrams per second, paced as that fraction. */
+	int rc = nb_udptx_start(&t, p->rate, 8ull * p->size, pacer_burst(p)) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t);
 	free(payload);
@@ -186,6 +176,13 @@ static int stream_flow(struct nb_flow *f)
 	if (f->p->proto == NB_PROTO_TCP)
 		return f->sends ? tcp_send(f) : tcp_recv(f);
 	return f->sends ? udp_send(f) : udp_recv(f);
+}
+
+/* UDP: the last epoch's datagrams still in flight when the senders stop; TCP counts the
+ * receiver's own window and needs none. */
+static uint64_t stream_drain_ns(const struct nb_params *p)
+{
+	return p->proto == NB_PROTO_UDP ? NB_UDP_DRAIN_NS : 0;
 }
 
 /* The config keys that mean something to stream beyond the common ones. */
@@ -215,4 +212,7 @@ const struct nb_engine nb_engine_stream = {
 	.client_flow = stream_flow,
 	.server_flow = stream_flow,
 	.prepare_socket = nb_sock_prepare_udp, /* UDP receivers: a 4 MiB buffer before data flows */
+	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
+	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
+	.due_window = false,                   /* counts by epoch, not by due time */
 };

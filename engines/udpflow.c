@@ -5,35 +5,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 
+#include "epoch.h"
 #include "sock.h"
 
 /* ---- sender ---- */
 
-bool nb_udptx_start(struct nb_udptx *t, uint64_t pps, uint32_t burst)
+bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint32_t burst)
 {
 	prctl(PR_SET_TIMERSLACK, 1UL); /* wake-ups on time: late ones become bursts */
 	if (!nb_sock_udp_send_errors(t->f->fd, &t->f->err))
 		return false;
-	nb_pacer_init(&t->pacer, pps, burst, nb_now_ns());
+	nb_pacer_init(&t->pacer, num, den, burst, nb_now_ns());
 	return true;
 }
 
-/* Stamp n datagrams with consecutive sequence numbers, one send time and the phase. */
-static enum nb_phase stamp(struct nb_udptx *t, uint32_t n)
+/* Stamp n datagrams with consecutive sequence numbers, each its own send time, and the epoch. */
+static void stamp(struct nb_udptx *t, uint32_t n, uint32_t epoch)
 {
-	enum nb_phase ph = (enum nb_phase)atomic_load_explicit(t->f->phase, memory_order_relaxed);
-	uint64_t now = nb_now_ns();
 	for (uint32_t i = 0; i < n; i++)
-		nb_dgram_put(t->hdr + i * t->stride, t->seq + i, now, ph);
-	return ph;
+		nb_dgram_put(t->hdr + i * t->stride, t->seq + i, nb_now_ns(), epoch);
 }
 
-/* Send up to n datagrams; returns how many the kernel took, or -1 on a hard error (errno). */
-static int send_batch(struct nb_udptx *t, uint32_t n)
+/* Send the n datagrams stamped with epoch; returns how many the kernel took, or -1 on a hard
+ * error (errno). */
+static int send_stamped(struct nb_udptx *t, uint32_t n, uint32_t epoch)
 {
 	struct nb_flow *f = t->f;
-	enum nb_phase ph = stamp(t, n);
 	int sent = t->send ? t->send(t, n) : sendmmsg(f->fd, t->msg, n, MSG_DONTWAIT);
 	if (sent < 0) {
 		int e = errno;
@@ -53,8 +52,20 @@ static int send_batch(struct nb_udptx *t, uint32_t n)
 	t->seq += (uint64_t)sent;
 	nb_count(f, NB_C_TX_PACKETS, (uint64_t)sent);
 	nb_count(f, NB_C_TX_BYTES, (uint64_t)sent * f->p->size);
-	if (ph == NB_PHASE_MEASURE)
-		nb_count(f, NB_C_MEAS_TX_PACKETS, (uint64_t)sent);
+	nb_epoch_sent(f, epoch, (uint64_t)sent);
+	return sent;
+}
+
+/* Stamp, send and count up to n datagrams inside one epoch (see epoch.h): a tick reading the
+ * counters never sees a datagram tagged with its new epoch, nor misses one of the old. */
+static int send_batch(struct nb_udptx *t, uint32_t n)
+{
+	uint32_t epoch = nb_flow_enter(t->f);
+	stamp(t, n, epoch);
+	int sent = send_stamped(t, n, epoch);
+	int e = errno;
+	nb_flow_leave(t->f);
+	errno = e;
 	return sent;
 }
 
@@ -101,12 +112,13 @@ void nb_udprx_free(struct nb_udprx *r)
 bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t buflen,
 		   size_t ctllen)
 {
+	ctllen += CMSG_SPACE(sizeof(struct timespec)); /* SCM_TIMESTAMPNS of every datagram */
 	*r = (struct nb_udprx){ .f = f, .nmsg = nmsg, .buflen = buflen, .ctllen = ctllen };
 	r->buf = malloc(nmsg * buflen);
-	r->ctl = ctllen ? calloc(nmsg, ctllen) : NULL;
+	r->ctl = calloc(nmsg, ctllen);
 	r->msg = calloc(nmsg, sizeof(*r->msg));
 	r->iov = calloc(nmsg, sizeof(*r->iov));
-	if (!r->buf || (ctllen && !r->ctl) || !r->msg || !r->iov) {
+	if (!r->buf || !r->ctl || !r->msg || !r->iov) {
 		nb_udprx_free(r);
 		return nb_error_set(&f->err, "flow %u: out of memory", f->index);
 	}
@@ -114,35 +126,54 @@ bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t 
 		r->iov[i] = (struct iovec){ r->buf + i * buflen, buflen };
 		r->msg[i].msg_hdr.msg_iov = &r->iov[i];
 		r->msg[i].msg_hdr.msg_iovlen = 1;
-		r->msg[i].msg_hdr.msg_control = ctllen ? r->ctl + i * ctllen : NULL;
+		r->msg[i].msg_hdr.msg_control = r->ctl + i * ctllen;
 	}
 	nb_seqrx_init(&r->seq);
-	if (!nb_sock_set_rcvtimeo(f->fd, NB_UDPRX_SLICE_MS)) {
+	int one = 1;
+	if (!nb_sock_set_rcvtimeo(f->fd, NB_UDPRX_SLICE_MS) ||
+	    setsockopt(f->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {
 		nb_udprx_free(r);
-		return nb_error_errno(&f->err, errno, "flow %u: SO_RCVTIMEO", f->index);
+		return nb_error_errno(&f->err, errno, "flow %u: SO_RCVTIMEO / SO_TIMESTAMPNS", f->index);
 	}
 	return true;
 }
 
-/* The socket's drop counter is cumulative (32 bits, wrapping): count the difference. */
-static void read_drops(struct nb_udprx *r)
+uint64_t nb_udprx_stamp(const struct msghdr *h, int64_t real_to_mono_ns, uint64_t fallback_ns)
 {
-	uint32_t now;
-	if (!nb_sock_rcv_drops(r->f->fd, &now))
-		return;
-	nb_count(r->f, NB_C_RCVBUF_DROPS, (uint32_t)(now - r->drops));
-	r->drops = now;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		struct timespec ts;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		int64_t real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		return (uint64_t)(real - real_to_mono_ns);
+	}
+	return fallback_ns;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: the kernel stamps received datagrams on the former. */
+static int64_t real_to_mono(uint64_t mono_ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)mono_ns;
+}
+
+/* Account the n datagrams of one recvmmsg inside one epoch (see epoch.h), each at the time the
+ * kernel received it (not one time for the whole call: that would make jitter measure batching). */
 static void account(struct nb_udprx *r, int n)
 {
 	uint64_t now = nb_now_ns();
+	int64_t off = real_to_mono(now);
+	r->seq.cur = nb_flow_enter(r->f);
 	for (int i = 0; i < n; i++) {
+		uint64_t at = nb_udprx_stamp(&r->msg[i].msg_hdr, off, now);
 		if (r->account)
-			r->account(r, (uint32_t)i, now);
+			r->account(r, (uint32_t)i, at);
 		else
-			nb_seqrx_account(&r->seq, r->f, r->iov[i].iov_base, r->msg[i].msg_len, now);
+			nb_seqrx_account(&r->seq, r->f, r->iov[i].iov_base, r->msg[i].msg_len, at);
 	}
+	nb_flow_leave(r->f);
 }
 
 int nb_udprx_run(struct nb_udprx *r)
@@ -161,10 +192,15 @@ int nb_udprx_run(struct nb_udprx *r)
 			}
 			break;
 		}
-		account(r, n);
-		if (++r->calls % NB_UDPRX_DROPS_EVERY == 0 || n <= 0)
-			read_drops(r);
+		if (n > 0)
+			account(r, n);
 	}
-	read_drops(r);
 	return rc;
+}
+
+void nb_udpflow_kernel_counters(struct nb_flow *f)
+{
+	uint32_t drops;
+	if (!f->sends && nb_sock_rcv_drops(f->fd, &drops))
+		nb_count_wrapped32(f, NB_C_RCVBUF_DROPS, drops);
 }

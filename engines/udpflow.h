@@ -1,28 +1,31 @@
 /* nbrun — the batched UDP data path of a test flow, shared by the stream and pps engines.
  *
  * Sender (nb_udptx): each call stamps up to per_call datagrams with consecutive
- * sequence numbers, one send time and the run's phase (the udpseq header), and
- * hands them to the kernel in one sendmmsg. The engine lays the datagrams out
- * (stream: one header per message and a shared payload; pps: datagrams back to
- * back) and may replace the send call (pps: one UDP_SEGMENT buffer). What the
- * kernel refuses (ENOBUFS, EAGAIN, or the first datagram a partial sendmmsg
- * stopped at) counts once in NB_C_SND_ERRS and keeps its sequence numbers for
- * the next call: back-pressure is never shown as loss.
+ * sequence numbers, each datagram's own send time and the epoch it is sent in
+ * (the udpseq header), and hands them to the kernel in one sendmmsg; stamping,
+ * sending and counting run inside one epoch (epoch.h). The engine lays the
+ * datagrams out (stream: one header per message and a shared payload; pps:
+ * datagrams back to back) and may replace the send call (pps: one UDP_SEGMENT
+ * buffer). What the kernel refuses (ENOBUFS, EAGAIN, or the first datagram a
+ * partial sendmmsg stopped at) counts once in NB_C_SND_ERRS and keeps its
+ * sequence numbers for the next call: back-pressure is never shown as loss.
  *
  * Receiver (nb_udprx): recvmmsg with MSG_WAITFORONE (sleep until one datagram is
  * there, then take whatever else is queued), SO_RCVTIMEO so the stop flag is
- * seen within NB_UDPRX_SLICE_MS, the udpseq accounting of every datagram, and
- * the socket's drop counter (SO_MEMINFO) for datagrams our own full receive
- * buffer dropped: NB_C_RCVBUF_DROPS, a receiver-CPU limit, not network loss.
+ * seen within NB_UDPRX_SLICE_MS, and the udpseq accounting of every datagram at
+ * the time the kernel received it (SO_TIMESTAMPNS: one recvmmsg returns datagrams
+ * that arrived over tens of microseconds, and one time for all of them would make
+ * RFC 3550 jitter measure the batching).
  *
- * Drops are counted as wrapping deltas of the socket's 32-bit counter from zero,
- * that is since the harness made the socket for this flow. Not since the flow's
- * thread started: the peer's sender may start first, and what our buffer drops
- * before the receiver runs is counted lost by the sequence accounting (gaps from
- * sequence 0), so a baseline taken then would break "lost = buffer drops" on a
- * path with no wire. Nothing else can be in the counter: the socket is new, and
- * the only datagram it takes before the test, the hello answer, meets an empty
- * queue, which a UDP socket always admits.
+ * Drops of our own full receive buffer (NB_C_RCVBUF_DROPS, a receiver-CPU limit,
+ * not network loss) are the socket's SO_MEMINFO counter, read by the harness at
+ * every tick (nb_udpflow_kernel_counters), so a row's drops cover its own interval.
+ * The counter counts from zero, that is since the harness made the socket for this
+ * flow. Not since the flow's thread started: the peer's sender may start first, and
+ * what our buffer drops before the receiver runs is counted lost by the sequence
+ * accounting (gaps from sequence 0). Nothing else can be in the counter: the socket
+ * is new, and the only datagram it takes before the test, the hello answer, meets an
+ * empty queue, which a UDP socket always admits.
  */
 #ifndef NB_UDPFLOW_H
 #define NB_UDPFLOW_H
@@ -37,7 +40,7 @@
 #include "udpseq.h"
 
 #define NB_UDPRX_SLICE_MS 100u  /* a blocked receive re-checks the stop flag this often */
-#define NB_UDPRX_DROPS_EVERY 64u /* read the socket's drop counter every this many recvmmsg calls */
+#define NB_UDP_DRAIN_NS 500000000ull /* the senders stopped: receivers count what is in flight */
 
 /** The sending half of a UDP test flow. The engine fills f, msg, hdr, stride and per_call
  *  (and send, optionally) before nb_udptx_start. */
@@ -53,15 +56,15 @@ struct nb_udptx {
 	int (*send)(struct nb_udptx *t, uint32_t n);
 };
 
-/** Ask for send errors, wake-ups without timer slack, and pace at pps datagrams/s (0 = unpaced)
- *  with bursts of at most burst; false with f->err set. */
-bool nb_udptx_start(struct nb_udptx *t, uint64_t pps, uint32_t burst);
+/** Ask for send errors, wake-ups without timer slack, and pace at num / den datagrams/s (num 0 =
+ *  unpaced) with bursts of at most burst; false with f->err set. */
+bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint32_t burst);
 /** One batch: wait for the pacer, stamp, send and count; after a refusal wait for room.
  *  Returns 1 to go on, 0 when the flow is done, -1 on failure (f->err set). */
 int nb_udptx_step(struct nb_udptx *t);
 
-/** The receiving half of a UDP test flow: nmsg buffers of buflen bytes (ctllen bytes of control
- *  data each), the sequence accounting and the drop counter. */
+/** The receiving half of a UDP test flow: nmsg buffers of buflen bytes (ctllen bytes of the
+ *  engine's control data each, plus room for the receive time), the sequence accounting. */
 struct nb_udprx {
 	struct nb_flow *f;
 	uint32_t nmsg;
@@ -71,20 +74,24 @@ struct nb_udprx {
 	unsigned char *ctl;
 	struct mmsghdr *msg;
 	struct iovec *iov;
-	uint32_t drops;         /* the socket's drop counter when last read */
-	uint32_t calls;         /* recvmmsg calls so far */
 	struct nb_seqrx seq;
 	/** Optional: account message i another way (pps: GRO buffers hold several datagrams);
 	 *  NULL = one datagram per message. */
 	void (*account)(struct nb_udprx *r, uint32_t i, uint64_t now_ns);
 };
 
-/** Allocate the buffers and set the receive timeout; false with f->err set (nothing to free). */
+/** Allocate the buffers, set the receive timeout and ask for receive times; false with f->err
+ *  set (nothing to free). */
 bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t buflen,
 		   size_t ctllen);
 /** Receive and account until the flow stops; 0, or -1 with f->err set. */
 int nb_udprx_run(struct nb_udprx *r);
 /** Free the buffers. */
 void nb_udprx_free(struct nb_udprx *r);
+/** The kernel's receive time of a datagram (its SCM_TIMESTAMPNS, CLOCK_REALTIME, minus
+ *  real_to_mono_ns = REALTIME - MONOTONIC), on CLOCK_MONOTONIC; fallback_ns without one. */
+uint64_t nb_udprx_stamp(const struct msghdr *h, int64_t real_to_mono_ns, uint64_t fallback_ns);
+/** engine.kernel_counters of the UDP engines: a receiver's SO_MEMINFO drop counter. */
+void nb_udpflow_kernel_counters(struct nb_flow *f);
 
 #endif

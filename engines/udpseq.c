@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "epoch.h"
+
 static void put_be64(unsigned char *b, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--, v >>= 8)
@@ -17,16 +19,23 @@ static uint64_t get_be64(const unsigned char *b)
 	return v;
 }
 
-void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, enum nb_phase phase)
+static void put_be32(unsigned char *b, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--, v >>= 8)
+		b[i] = (unsigned char)v;
+}
+
+static uint32_t get_be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, uint32_t epoch)
 {
 	put_be64(buf, seq);
 	put_be64(buf + 8, send_ns);
-	buf[16] = (unsigned char)(NB_DGRAM_MAGIC >> 24);
-	buf[17] = (unsigned char)(NB_DGRAM_MAGIC >> 16);
-	buf[18] = (unsigned char)(NB_DGRAM_MAGIC >> 8);
-	buf[19] = (unsigned char)NB_DGRAM_MAGIC;
-	buf[20] = (unsigned char)phase;
-	buf[21] = buf[22] = buf[23] = 0;
+	put_be32(buf + 16, NB_DGRAM_MAGIC);
+	put_be32(buf + 20, epoch);
 }
 
 void nb_seqrx_init(struct nb_seqrx *r)
@@ -70,13 +79,9 @@ static void jitter(struct nb_seqrx *r, struct nb_flow *f, uint64_t send_ns, uint
 bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char *buf, size_t len,
 		      uint64_t recv_ns)
 {
-	if (len < NB_DGRAM_HDR)
-		return false;
-	uint32_t magic = (uint32_t)buf[16] << 24 | (uint32_t)buf[17] << 16 | (uint32_t)buf[18] << 8 | buf[19];
-	if (magic != NB_DGRAM_MAGIC || buf[20] > NB_PHASE_DRAIN)
+	if (len < NB_DGRAM_HDR || get_be32(buf + 16) != NB_DGRAM_MAGIC)
 		return false;
 	uint64_t seq = get_be64(buf);
-	bool measured = buf[20] == NB_PHASE_MEASURE;
 	nb_count(f, NB_C_RX_PACKETS, 1);
 	nb_count(f, NB_C_RX_BYTES, len);
 	if (seq >= r->next) {
@@ -84,9 +89,9 @@ bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char
 		advance(r, seq);
 		bit_test_set(r, seq);
 	} else if (r->next - seq > NB_SEQ_WINDOW) {
-		/* Too old to tell a duplicate from a late arrival: call it late. */
-		nb_count(f, NB_C_REORDER, 1);
-		nb_count(f, NB_C_LOST, (uint64_t)-1);
+		/* Too old to tell a duplicate from a late arrival: late, and nothing else. */
+		nb_count(f, NB_C_LATE, 1);
+		return true;
 	} else if (bit_test_set(r, seq)) {
 		nb_count(f, NB_C_DUP, 1);
 		return true;
@@ -94,8 +99,7 @@ bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char
 		nb_count(f, NB_C_REORDER, 1);
 		nb_count(f, NB_C_LOST, (uint64_t)-1);
 	}
-	if (measured)
-		nb_count(f, NB_C_MEAS_RX_PACKETS, 1);
+	nb_epoch_count(f, get_be32(buf + 20), r->cur);
 	jitter(r, f, get_be64(buf + 8), recv_ns);
 	return true;
 }

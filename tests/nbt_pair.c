@@ -66,8 +66,8 @@ void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct
 	nbt_pair_open(pr, e, p);
 	cr_assert(nb_session_start(pr->srv, &err), "%s", err.msg);
 	cr_assert(nb_session_start(pr->cli, &err), "%s", err.msg);
-	nb_session_set_phase(pr->srv, NB_PHASE_MEASURE);
-	nb_session_set_phase(pr->cli, NB_PHASE_MEASURE);
+	nb_session_tick(pr->srv, 1);
+	nb_session_tick(pr->cli, 1);
 }
 
 void nbt_pair_stop(struct nbt_pair *pr, struct nb_snapshot *cli, struct nb_snapshot *srv)
@@ -111,7 +111,19 @@ static void *solo_run(void *arg)
 
 void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p, int fd)
 {
+	nbt_solo_start_window(s, e, p, fd, 0, 0);
+}
+
+void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p,
+			   int fd, uint64_t start_ns, uint64_t end_ns)
+{
 	memset(s, 0, sizeof(*s));
+	s->f.win_start_ns = start_ns;
+	s->f.win_end_ns = end_ns;
+	if (end_ns) {
+		s->f.win_hist = nb_hist_create();
+		cr_assert_not_null(s->f.win_hist);
+	}
 	s->p = *p;
 	s->f.p = &s->p;
 	s->f.side = NB_SIDE_CLIENT;
@@ -120,7 +132,7 @@ void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct 
 	s->f.listen_fd = -1;
 	s->f.stop = &s->stop;
 	s->f.quiesce = &s->quiesce;
-	s->f.phase = &s->phase;
+	s->f.epoch = &s->epoch;
 	s->f.hist = nb_hist_create();
 	cr_assert_not_null(s->f.hist);
 	struct nb_error err = { "" };

@@ -24,7 +24,7 @@ struct nbt_pair {
 struct nb_params nbt_params(const char *name, enum nb_proto proto);
 /** Validate p, listen on 127.0.0.1, connect and accept; nothing started yet. */
 void nbt_pair_open(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p);
-/** nbt_pair_open, then start the server, then the client, in the measure phase. */
+/** nbt_pair_open, then start the server, then the client, both in epoch 1. */
 void nbt_pair_start(struct nbt_pair *pr, const struct nb_engine *e, const struct nb_params *p);
 /** Quiesce and stop the client, then the server; fills the final snapshots; asserts no flow failed. */
 void nbt_pair_stop(struct nbt_pair *pr, struct nb_snapshot *cli, struct nb_snapshot *srv);
@@ -38,13 +38,17 @@ struct nbt_solo {
 	struct nb_params p;
 	struct nb_flow f;
 	atomic_bool stop, quiesce;
-	atomic_int phase;
+	_Atomic uint32_t epoch;
 	pthread_t th;
 	int rc;
 };
 
 /** Start e's client_flow on fd (a socket connected to the test's server). */
 void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p, int fd);
+/** nbt_solo_start with the run's window by due time [start_ns, end_ns) and its histogram
+ *  (f.win_hist, the caller destroys it). */
+void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p,
+			   int fd, uint64_t start_ns, uint64_t end_ns);
 /** Quiesce, wait timeout_ms + 100 ms, stop and join the flow; returns its return code (f.err says why when -1). The fd is closed. */
 int nbt_solo_stop(struct nbt_solo *s);
 /** A socket of the given type bound to 127.0.0.1 on an ephemeral port; *port gets it. */

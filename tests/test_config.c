@@ -287,6 +287,15 @@ Test(config, out_of_range_values_are_rejected_table)
 		{ "duration: 0s", "4:15", "duration must be positive" },
 		{ "duration: 5s\n    omit: 5s", "5:11", "omit 5s is not shorter than duration 5s" },
 		{ "duration: 2s\n    interval: 3s", "5:15", "interval 3s is longer than duration 2s" },
+		/* issue 12: this config ran as status ok, value 0 (no interval was ever measured) */
+		{ "duration: 1s\n    interval: 500ms\n    omit: 700ms", "6:11",
+		  "omit 0.7s is not a whole number of intervals of 0.5s (expected 0.5s: the measured "
+		  "window starts on a tick)" },
+		{ "duration: 10s\n    interval: 1s\n    omit: 1500ms", "6:11",
+		  "omit 1.5s is not a whole number of intervals of 1s (expected 1s or 2s" },
+		{ "duration: 1200ms\n    interval: 500ms\n    omit: 1s", "6:11",
+		  "omit 1s leaves 0.2s of duration 1.2s, less than one interval of 0.5s (expected omit "
+		  "at most 0.5s)" },
 		{ "rate: -1M", "4:11", "bad rate '-1M': negative" },
 		{ "tos: 256", "4:10", "256 is out of range (expected an integer from 0 to 255)" },
 		{ "direction: sideways", "4:16", "unknown value 'sideways' (expected forward, reverse "
@@ -300,6 +309,18 @@ Test(config, omit_error_points_at_omit_even_from_defaults)
 {
 	assert_err(fail("defaults:\n  omit: 3s\ntests:\n  - name: a\n    engine: stream\n"
 			"    duration: 2s\n"), "2:9", "omit 3s is not shorter than duration 2s");
+}
+
+/* The window a run measures: omit on a tick, at least one whole interval after it. */
+Test(config, an_omit_on_a_tick_that_leaves_one_interval_is_accepted)
+{
+	struct nb_config cfg;
+	struct nb_error err = { { 0 } };
+	const char *yaml = "tests:\n  - name: a\n    engine: stream\n    duration: 1s\n"
+			   "    interval: 500ms\n    omit: 500ms\n";
+	cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s", err.msg);
+	cr_assert_eq(cfg.tests[0].timing.omit_ns, 500000000ull);
+	nb_config_free(&cfg);
 }
 
 Test(config, engines_get_their_protocol_and_size_checks)

@@ -18,11 +18,11 @@
 
 #define MS 1000000ull
 
-/* An echo server that sleeps 50 ms once, after it has echoed `stall_after`
+/* An echo server that sleeps stall_ms once, after it has echoed `stall_after`
  * messages, and drops message number `drop` (UDP; 0 = none). */
 struct echo_server {
 	int type, lfd, fd;
-	uint32_t size, stall_after, drop;
+	uint32_t size, stall_after, drop, stall_ms;
 	atomic_bool stop;
 	atomic_uint echoed;
 	pthread_t th;
@@ -54,7 +54,7 @@ static bool echo_once(struct echo_server *s, uint64_t *bytes, bool *stalled)
 		return true;
 	if (!*stalled && before + msgs > s->stall_after) {
 		*stalled = true;
-		nbt_sleep_ms(50);
+		nbt_sleep_ms(s->stall_ms);
 	}
 	if (s->type == SOCK_DGRAM)
 		return sendto(s->fd, buf, (size_t)n, 0, (struct sockaddr *)&from, fl) == n;
@@ -78,7 +78,7 @@ static void *echo_main(void *arg)
 }
 
 static uint16_t echo_start(struct echo_server *s, int type, uint32_t size, uint32_t stall_after,
-			   uint32_t drop)
+			   uint32_t drop, uint32_t stall_ms)
 {
 	memset(s, 0, sizeof(*s));
 	uint16_t port;
@@ -86,6 +86,7 @@ static uint16_t echo_start(struct echo_server *s, int type, uint32_t size, uint3
 	s->size = size;
 	s->stall_after = stall_after;
 	s->drop = drop;
+	s->stall_ms = stall_ms;
 	s->fd = -1;
 	s->lfd = nbt_bind_lo(type, &port);
 	cr_assert_eq(pthread_create(&s->th, NULL, echo_main, s), 0);
@@ -106,7 +107,7 @@ static void echo_stop(struct echo_server *s)
 static void run_against(struct echo_server *s, int type, uint64_t rate, uint32_t stall_after,
 			uint32_t drop, unsigned n, struct nbt_solo *c, struct nb_hist_summary *sum)
 {
-	uint16_t port = echo_start(s, type, 64, stall_after, drop);
+	uint16_t port = echo_start(s, type, 64, stall_after, drop, 50);
 	struct nb_params p = nbt_params("latency", type == SOCK_DGRAM ? NB_PROTO_UDP : NB_PROTO_TCP);
 	p.rate = rate;
 	p.timeout_ms = 1000;
@@ -182,6 +183,64 @@ Test(latency, udp_under_load_loss_times_out)
 		     (unsigned long long)sent);
 	cr_assert_leq(sum.count, atomic_load(&s.echoed) - 1);
 	cr_assert_eq(sum.count, atomic_load(&c.f.c[NB_C_TRANSACTIONS]));
+}
+
+/* ---- the run's window by due time (issue 12 item 3) ---- */
+
+/* A UDP client at 1000 msg/s whose window is the 500 messages due in [start + 200 ms,
+ * start + 700 ms); the server stops for stall_ms after its 300th echo, across the window's end.
+ * The client is told to stop at the window's end and drains timeout_ms (nbt_solo_stop). */
+static void window_across_a_stall(uint32_t stall_ms, uint32_t timeout_ms, struct nbt_solo *c)
+{
+	struct echo_server s;
+	uint16_t port = echo_start(&s, SOCK_DGRAM, 64, 300, 0, stall_ms);
+	struct nb_params p = nbt_params("latency", NB_PROTO_UDP);
+	p.rate = 1000;
+	p.timeout_ms = timeout_ms;
+	/* Both ends hold the stall's backlog (400 messages) without a drop. */
+	int big = 8 << 20, fd = nbt_connect_lo(SOCK_DGRAM, port);
+	cr_assert_eq(setsockopt(s.lfd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)), 0);
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)), 0);
+	uint64_t t = nb_now_ns();
+	nbt_solo_start_window(c, &nb_engine_latency, &p, fd, t + 200 * MS, t + 700 * MS);
+	nbt_sleep_ms(700);
+	int rc = nbt_solo_stop(c);
+	echo_stop(&s);
+	cr_assert_eq(rc, 0, "%s", c->f.err.msg);
+	/* The window is 500 periods long and the schedule is exact: 500 messages are due in it
+	 * however late each went out (the flow starts well inside the 200 ms before it). */
+	cr_assert_eq(atomic_load(&c->f.c[NB_C_WIN_SENT]), 500);
+}
+
+/* 200 messages waited up to 300 ms and vanished from the window's result: every message due in
+ * the window is answered after the drain, and the one the server held across the stall (due
+ * inside the window) waited at least the stall. */
+Test(latency, a_stall_across_the_window_end_keeps_its_slow_answers)
+{
+	struct nbt_solo c;
+	window_across_a_stall(600, 1000, &c);
+	uint64_t answered = atomic_load(&c.f.c[NB_C_WIN_ANSWERED]);
+	cr_expect_eq(answered, 500, "answered %llu of 500", (unsigned long long)answered);
+	cr_expect_eq(atomic_load(&c.f.win_hist->count), answered);
+	cr_expect_geq(atomic_load(&c.f.win_hist->max_ns), 600 * MS, "max %llu ns",
+		      (unsigned long long)atomic_load(&c.f.win_hist->max_ns));
+	nb_hist_destroy(c.f.win_hist);
+	nb_hist_destroy(c.f.hist);
+}
+
+/* A server that stops answering for longer than timeout_ms: what never came back is not dropped
+ * from the window, it is the window's timeouts (sent - answered, nb_metrics_window), and no
+ * answer later than timeout_ms is an RTT. */
+Test(latency, what_never_came_back_in_the_window_counts_as_timeouts)
+{
+	struct nbt_solo c;
+	window_across_a_stall(2500, 500, &c);
+	uint64_t answered = atomic_load(&c.f.c[NB_C_WIN_ANSWERED]);
+	cr_expect_lt(answered, 500, "the messages due in the stall timed out");
+	cr_expect_eq(atomic_load(&c.f.win_hist->count), answered);
+	cr_expect_lt(atomic_load(&c.f.win_hist->max_ns), 500 * MS);
+	nb_hist_destroy(c.f.win_hist);
+	nb_hist_destroy(c.f.hist);
 }
 
 /* ---- through the session harness ---- */

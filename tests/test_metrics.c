@@ -41,7 +41,9 @@ static struct nb_span span(const struct nb_params *p)
 			snaps[i]->flow[f].sends = i < 2 ? cs : !cs;
 		}
 	}
-	return (struct nb_span){ snaps[0], snaps[1], snaps[2], snaps[3] };
+	/* each end's next reading is the same one: the receivers settled at the tick itself */
+	return (struct nb_span){ snaps[0], snaps[1], snaps[2], snaps[3],
+				 snaps[0], snaps[1], snaps[2], snaps[3] };
 }
 
 static struct nb_params udp(enum nb_dir dir, uint32_t streams, uint64_t rate)
@@ -100,12 +102,14 @@ Test(metrics, interface_kB_are_sars_1024_bytes)
 Test(metrics, bidir_gives_each_direction_its_own_columns)
 {
 	struct nb_params p = udp(NB_DIR_BIDIR, 1, 100000000);
+	p.size = 1250;
 	struct nb_span s = span(&p);
-	/* flow 0: client -> agent, 12.5 MB in 1 s; flow 1: agent -> client, 6.25 MB */
-	snaps[1]->flow[0].c[NB_C_TX_BYTES] = 12500000;
-	snaps[3]->flow[0].c[NB_C_RX_BYTES] = 12500000;
-	snaps[3]->flow[1].c[NB_C_TX_BYTES] = 6250000;
-	snaps[1]->flow[1].c[NB_C_RX_BYTES] = 6250000;
+	/* flow 0: client -> agent, 12.5 MB in 1 s; flow 1: agent -> client, 6.25 MB (UDP counts
+	 * the datagrams each sender sent in its interval and which of them arrived) */
+	snaps[1]->flow[0].c[NB_C_TX_SETTLED] = 10000;
+	snaps[3]->flow[0].c[NB_C_RX_SETTLED] = 10000;
+	snaps[3]->flow[1].c[NB_C_TX_SETTLED] = 5000;
+	snaps[1]->flow[1].c[NB_C_RX_SETTLED] = 5000;
 	struct nb_metrics m;
 	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
 	cr_expect_float_eq(m.v[NB_COL_RX_BPS], 150e6, 1, "the sum stays the headline");
@@ -121,17 +125,16 @@ Test(metrics, bidir_gives_each_direction_its_own_columns)
 	cr_expect(isnan(f.v[NB_COL_FWD_RX_BPS]), "only bidir has per-direction columns");
 }
 
-Test(metrics, bidir_exact_loss_is_per_direction)
+Test(metrics, bidir_loss_is_per_direction)
 {
 	struct nb_params p = udp(NB_DIR_BIDIR, 1, 100000000);
-	span(&p);
-	snaps[1]->flow[0].c[NB_C_MEAS_TX_PACKETS] = 1000; /* forward: no loss */
-	snaps[3]->flow[0].c[NB_C_MEAS_RX_PACKETS] = 1000;
-	snaps[3]->flow[1].c[NB_C_MEAS_TX_PACKETS] = 1000; /* reverse: 250 lost */
-	snaps[1]->flow[1].c[NB_C_MEAS_RX_PACKETS] = 750;
+	struct nb_span s = span(&p);
+	snaps[1]->flow[0].c[NB_C_TX_SETTLED] = 1000; /* forward: no loss */
+	snaps[3]->flow[0].c[NB_C_RX_SETTLED] = 1000;
+	snaps[3]->flow[1].c[NB_C_TX_SETTLED] = 1000; /* reverse: 250 lost */
+	snaps[1]->flow[1].c[NB_C_RX_SETTLED] = 750;
 	struct nb_metrics m;
-	nb_metrics_clear(&m);
-	nb_metrics_exact_loss(&nb_engine_stream, &p, snaps[1], snaps[3], &m);
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
 	cr_expect_float_eq(m.v[NB_COL_LOST], 250, 0);
 	cr_expect_float_eq(m.v[NB_COL_LOSS_PCT], 12.5, 1e-9);
 	cr_expect_float_eq(m.v[NB_COL_FWD_LOST], 0, 0);
@@ -159,4 +162,21 @@ Test(metrics, a_percentile_the_samples_cannot_resolve_is_left_empty)
 	cr_expect(isnan(m.v[NB_COL_LAT_P9999_US]));
 	cr_expect_float_eq(m.v[NB_COL_LAT_MAX_US], 2001, 1.0);
 	cr_expect(m.v[NB_COL_LAT_P50_US] > 990 && m.v[NB_COL_LAT_P50_US] < 1012);
+}
+
+/* Issue 12 item 1: a span of no time has no rate; it is never written as a rate of 0. */
+Test(metrics, a_span_of_no_time_gives_no_rate_not_zero)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	struct nb_span s = span(&p);
+	for (int i = 0; i < 4; i++)
+		snaps[i]->t_ns = S_NS;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "rx_bps %g", m.v[NB_COL_RX_BPS]);
+	cr_expect(isnan(m.v[NB_COL_TX_BPS]), "tx_bps %g", m.v[NB_COL_TX_BPS]);
+	cr_expect(isnan(m.v[NB_COL_RX_PPS]));
+	p.proto = NB_PROTO_TCP;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "TCP rx_bps %g", m.v[NB_COL_RX_BPS]);
 }

@@ -68,6 +68,34 @@ static bool check_sizes(struct nb_cfg_ctx *c, const struct nb_ynode *test, struc
 	return true;
 }
 
+/* The measured window starts on a tick and holds at least one whole interval: an omit that is
+ * not a whole number of intervals is refused (rounding it would move the window the user
+ * asked for without saying so), and so is one that leaves less than one interval, which
+ * would be a run with no measured span at all. */
+static bool check_omit(struct nb_cfg_ctx *c, const struct nb_ynode *test, const struct nb_timing *tm)
+{
+	double o = (double)tm->omit_ns / 1e9, i = (double)tm->interval_ns / 1e9;
+	uint64_t below = tm->omit_ns / tm->interval_ns * tm->interval_ns;
+	uint64_t most = (tm->duration_ns - tm->interval_ns) / tm->interval_ns * tm->interval_ns;
+	const struct nb_ynode *at = where(c, test, "omit", "interval");
+	if (tm->omit_ns % tm->interval_ns) {
+		uint64_t above = below + tm->interval_ns;
+		char want[64];
+		if (above <= most)
+			snprintf(want, sizeof(want), "%gs or %gs", (double)below / 1e9, (double)above / 1e9);
+		else
+			snprintf(want, sizeof(want), "%gs", (double)(below < most ? below : most) / 1e9);
+		return nb_yerror(c->err, at, "omit %gs is not a whole number of intervals of %gs "
+				 "(expected %s: the measured window starts on a tick)", o, i, want);
+	}
+	if (tm->duration_ns - tm->omit_ns < tm->interval_ns)
+		return nb_yerror(c->err, at, "omit %gs leaves %gs of duration %gs, less than one "
+				 "interval of %gs (expected omit at most %gs)", o,
+				 (double)(tm->duration_ns - tm->omit_ns) / 1e9,
+				 (double)tm->duration_ns / 1e9, i, (double)most / 1e9);
+	return true;
+}
+
 static bool check_timing(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
 {
 	const struct nb_timing *tm = &t->timing;
@@ -85,7 +113,7 @@ static bool check_timing(struct nb_cfg_ctx *c, const struct nb_ynode *test, stru
 				 "interval %s is longer than duration %s (expected interval <= "
 				 "duration)", o, d);
 	}
-	return true;
+	return check_omit(c, test, tm);
 }
 
 static bool check_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)

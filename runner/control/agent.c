@@ -111,29 +111,36 @@ static bool await_start(int fd)
 	return ok;
 }
 
-static void on_event(struct session_ctx *c, struct nb_session *s, enum nb_tl_event ev,
-		     uint32_t tick, struct nb_snapshot *snap, uint64_t t0)
+/* A tick: open the next epoch, read, and send the reading (engine.h, timeline.h). */
+static void on_tick(struct session_ctx *c, struct nb_session *s, uint32_t tick,
+		    struct nb_snapshot *snap, uint64_t t0)
 {
-	switch (ev) {
-	case NB_TL_MEASURE:
-		nb_session_set_phase(s, NB_PHASE_MEASURE);
-		break;
-	case NB_TL_BASELINE:
-	case NB_TL_TICK:
-		nb_session_snapshot(s, snap);
-		nb_ifstats_fill_snapshot(snap, c->ifname);
-		send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
-		break;
-	case NB_TL_END:
-		nb_session_set_phase(s, NB_PHASE_DRAIN);
-		nb_session_quiesce(s);
-		break;
-	case NB_TL_NONE:
-		break;
-	}
+	nb_session_tick(s, tick + 1);
+	nb_session_snapshot(s, snap);
+	nb_ifstats_fill_snapshot(snap, c->ifname);
+	send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
 }
 
-/* Run the timeline until the client's STOP; false if the client vanished. */
+/* Ticks a receiver keeps an interval open; the client uses the same (timeline.h). */
+static uint32_t settle_lag(const struct nb_msg_setup *su)
+{
+	struct nb_timeline tl;
+	nb_timeline_init(&tl, 0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
+	return nb_timeline_settle_lag(&tl, su->drain_ns);
+}
+
+/* The client's STOP says both ends closed their last tick: only now do our senders stop; after
+ * the drain, ticks K + 1 .. K + lag back to back settle the last intervals (timeline.h). */
+static void wind_down(struct session_ctx *c, struct nb_session *s, const struct nb_msg_setup *su,
+		      const struct nb_timeline *tl, struct nb_snapshot *snap, uint64_t t0)
+{
+	nb_session_drain(s, su->drain_ns);
+	uint32_t last = tl->nticks + settle_lag(su);
+	for (uint32_t k = tl->nticks + 1; k <= last; k++)
+		on_tick(c, s, k, snap, t0);
+}
+
+/* Run the timeline until the client's STOP, then wind down; false if the client vanished. */
 static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 			 const struct nb_msg_setup *su, struct nb_snapshot *snap, uint64_t *t0_out)
 {
@@ -145,9 +152,8 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 	for (;;) {
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
-		enum nb_tl_event ev;
-		while ((ev = nb_timeline_take(&tl, now, &tick)) != NB_TL_NONE)
-			on_event(c, s, ev, tick, snap, t0);
+		while (nb_timeline_take(&tl, now, &tick) != NB_TL_NONE)
+			on_tick(c, s, tick, snap, t0);
 		uint64_t next = nb_timeline_next(&tl);
 		if (next == UINT64_MAX)
 			next = give_up;
@@ -162,9 +168,10 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 		if (r == 1) {
 			bool stop = m.type == NB_MSG_STOP;
 			nb_msg_free(&m);
-			if (stop)
-				return true;
-			return false; /* anything else mid-run is a protocol error */
+			if (!stop)
+				return false; /* anything else mid-run is a protocol error */
+			wind_down(c, s, su, &tl, snap, t0);
+			return true;
 		}
 	}
 }
@@ -186,6 +193,7 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 						 a->addr_len, a->o.data_lo, a->o.data_hi, &port, &err);
 	if (!s)
 		return nb_ctl_send_error(c->fd, NB_ERR_SETUP, err.msg);
+	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
 	struct nb_snapshot *snap = nb_snapshot_create(false);
 	uint64_t t0 = 0;

@@ -86,8 +86,9 @@ struct test_state {
 	struct nb_timeline tl;
 	uint64_t t0;
 	bool with_hist;
-	uint32_t first_kept;
-	struct nb_snapshot **L, **P;  /* by tick index; freed once no longer needed */
+	uint32_t first_kept;          /* j: the run's result spans ticks j .. K */
+	uint32_t lag;                 /* interval k settles at tick k + lag (timeline.h) */
+	struct nb_snapshot **L, **P;  /* by tick index, 0 .. K + lag; freed once no longer needed */
 	uint32_t next_pair;           /* next interval k to emit */
 	struct nb_hist *scratch;
 	struct nb_error *err;
@@ -103,43 +104,55 @@ static struct nb_snapshot *take_local(struct test_state *t)
 	return snap;
 }
 
+/* The last reading: tick K + lag, taken right after the drain (timeline.h). */
+static uint32_t last_reading(const struct test_state *t)
+{
+	return t->tl.nticks + t->lag;
+}
+
 static void release(struct test_state *t, uint32_t k)
 {
-	if (k == t->first_kept || k == t->tl.nticks)
+	uint32_t j = t->first_kept, K = t->tl.nticks;
+	if (k == j || k == j + t->lag || k == K || k == last_reading(t))
 		return;
 	nb_snapshot_destroy(t->L[k]);
 	nb_snapshot_destroy(t->P[k]);
 	t->L[k] = t->P[k] = NULL;
 }
 
-/* Emit every interval whose two ends are both in. */
+/* Interval k: both ends' readings at ticks k - 1 and k, and at ticks k - 1 + lag and k + lag,
+ * where the receivers settled the datagrams of those ticks' intervals. */
+static void emit(struct test_state *t, uint32_t k)
+{
+	uint32_t a = k - 1, b = k, n = t->lag;
+	struct nb_span span = { t->L[a], t->L[b], t->P[a], t->P[b],
+				t->L[a + n], t->L[b + n], t->P[a + n], t->P[b + n] };
+	const struct nb_hist *h = NULL;
+	if (t->with_hist) {
+		nb_hist_diff(t->scratch, t->L[b]->hist, t->L[a]->hist);
+		h = t->scratch;
+	}
+	t->sink->interval(t->sink->ctx, k, &span, h);
+}
+
+/* Emit every interval whose readings, and those that settled it, are in at both ends. */
 static void emit_pairs(struct test_state *t)
 {
-	while (t->next_pair <= t->tl.nticks && t->L[t->next_pair] && t->P[t->next_pair]) {
+	uint32_t n = t->lag;
+	while (t->next_pair <= t->tl.nticks && t->L[t->next_pair + n] && t->P[t->next_pair + n]) {
 		uint32_t k = t->next_pair++;
-		struct nb_span span = { t->L[k - 1], t->L[k], t->P[k - 1], t->P[k] };
-		const struct nb_hist *h = NULL;
-		if (t->with_hist) {
-			nb_hist_diff(t->scratch, t->L[k]->hist, t->L[k - 1]->hist);
-			h = t->scratch;
-		}
-		t->sink->interval(t->sink->ctx, k, &span, h);
+		emit(t, k);
 		if (k >= 2)
 			release(t, k - 1);
 	}
 }
 
-static void on_local(struct test_state *t, enum nb_tl_event ev, uint32_t tick)
+/* A tick: open the next epoch, then read (engine.h). */
+static void on_local(struct test_state *t, uint32_t tick)
 {
-	if (ev == NB_TL_MEASURE) {
-		nb_session_set_phase(t->s, NB_PHASE_MEASURE);
-	} else if (ev == NB_TL_END) {
-		nb_session_set_phase(t->s, NB_PHASE_DRAIN);
-		nb_session_quiesce(t->s);
-	} else if (ev == NB_TL_BASELINE || ev == NB_TL_TICK) {
-		t->L[tick] = take_local(t);
-		emit_pairs(t);
-	}
+	nb_session_tick(t->s, tick + 1);
+	t->L[tick] = take_local(t);
+	emit_pairs(t);
 }
 
 static enum nb_outcome lost(struct test_state *t, const char *why)
@@ -155,7 +168,7 @@ static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb
 {
 	if (m->type == NB_MSG_INTERVAL) {
 		int32_t k = m->u.interval.index;
-		if (k < 0 || (uint32_t)k > t->tl.nticks || t->P[k])
+		if (k < 0 || (uint32_t)k > last_reading(t) || t->P[k])
 			return lost(t, "an interval frame out of sequence");
 		t->P[k] = m->u.interval.snap;
 		m->u.interval.snap = NULL;
@@ -192,19 +205,23 @@ static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *
 	return NB_OUT_CASE_FAILED;
 }
 
+static bool both_closed(const struct test_state *t)
+{
+	return t->L[t->tl.nticks] && t->P[t->tl.nticks];
+}
+
 /* Drive the timeline until both ends' last tick is in. */
 static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out)
 {
 	uint64_t end = t->t0 + t->su->warmup_ns + t->su->duration_ns;
-	while (t->next_pair <= t->tl.nticks) {
+	while (!both_closed(t)) {
 		if (t->c->interrupt && atomic_load(t->c->interrupt))
 			return interrupted(t, out);
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
-		enum nb_tl_event ev;
-		while ((ev = nb_timeline_take(&t->tl, now, &tick)) != NB_TL_NONE)
-			on_local(t, ev, tick);
-		if (t->next_pair > t->tl.nticks)
+		while (nb_timeline_take(&t->tl, now, &tick) != NB_TL_NONE)
+			on_local(t, tick);
+		if (both_closed(t))
 			break;
 		uint64_t next = nb_timeline_next(&t->tl);
 		uint64_t deadline = (next == UINT64_MAX ? end : next);
@@ -225,45 +242,67 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
 	return NB_OUT_OK;
 }
 
-static void sleep_ns(uint64_t ns)
+/* The run's result: the kept window's readings (ticks j and K), and the readings that settled
+ * those ticks' intervals (j + lag and K + lag). */
+static void result(struct test_state *t, struct nb_test_result *out)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	uint32_t j = t->first_kept, K = t->tl.nticks, n = t->lag;
+	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
+				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n] };
+	if (t->with_hist && (out->hist = nb_hist_create())) {
+		if (t->e->due_window)
+			nb_session_window_hist(t->s, out->hist);
+		else
+			nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
+	}
+	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
+	nb_metrics_window(t->e, t->L[K + n], &out->m);
 }
 
-/* Drain, then STOP and the agent's RESULT; fills the run's metrics. */
+/* The agent's readings after its drain, then its RESULT (in *m). */
+static enum nb_outcome await_result(struct test_state *t, struct nb_msg *m,
+				    struct nb_test_result *out)
+{
+	int r;
+	while ((r = nb_ctl_recv(t->c->fd, m, RESULT_MS, t->err)) == 1 && m->type != NB_MSG_RESULT) {
+		enum nb_outcome o = on_peer(t, m, out);
+		nb_msg_free(m);
+		if (o != NB_OUT_OK)
+			return o;
+	}
+	if (r != 1 || !t->L[last_reading(t)] || !t->P[last_reading(t)]) {
+		if (r == 1)
+			nb_msg_free(m);
+		return lost(t, "no RESULT after STOP");
+	}
+	return NB_OUT_OK;
+}
+
+/* Both ends closed their last tick: our senders stop, then STOP (the agent's stop: its end of a
+ * connection may close right after); both drain, then take `lag` more readings back to back
+ * (ticks K + 1 .. K + lag), each settling one more interval; then the agent's RESULT. */
 static enum nb_outcome finish(struct test_state *t, struct nb_test_result *out)
 {
-	sleep_ns(t->su->drain_ns);
-	struct nb_snapshot *lfinal = take_local(t);
 	struct nb_msg stop = { .type = NB_MSG_STOP }, m;
-	if (!lfinal || !nb_ctl_send(t->c->fd, &stop, 5000, t->err)) {
-		nb_snapshot_destroy(lfinal);
+	nb_session_quiesce(t->s);
+	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
 		return lost(t, "cannot send STOP");
-	}
-	int r = nb_ctl_recv(t->c->fd, &m, RESULT_MS, t->err);
-	if (r != 1 || m.type != NB_MSG_RESULT) {
-		if (r == 1)
-			nb_msg_free(&m);
-		nb_snapshot_destroy(lfinal);
-		return lost(t, r == 0 ? "no RESULT after STOP" : "no RESULT after STOP");
-	}
+	nb_session_drain(t->s, t->su->drain_ns);
+	for (uint32_t k = t->tl.nticks + 1; k <= last_reading(t); k++)
+		on_local(t, k);
+	enum nb_outcome o = await_result(t, &m, out);
+	if (o != NB_OUT_OK)
+		return o;
 	struct nb_error serr = { { 0 } };
 	bool local_ok = nb_session_stop(t->s, &serr);
-	uint32_t j = t->first_kept, K = t->tl.nticks;
-	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K] };
-	if (t->with_hist && (out->hist = nb_hist_create()))
-		nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
-	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
-	nb_metrics_exact_loss(t->e, &t->su->params, lfinal, m.u.result.s.snap, &out->m);
-	enum nb_outcome o = NB_OUT_OK;
+	result(t, out);
 	if (!m.u.result.ok || !local_ok) {
 		snprintf(out->error, sizeof(out->error), "%s%s", local_ok ? "agent: " : "",
 			 local_ok ? m.u.result.text : serr.msg);
 		o = NB_OUT_CASE_FAILED;
 	}
-	out->lfinal = lfinal;
+	out->lfinal = t->L[last_reading(t)];
+	t->L[last_reading(t)] = NULL;
 	out->pfinal = m.u.result.s.snap;
 	m.u.result.s.snap = NULL;
 	nb_msg_free(&m);
@@ -319,15 +358,19 @@ static enum nb_outcome run_started(struct test_state *t, struct nb_test_result *
 	struct nb_msg start = { .type = NB_MSG_START };
 	if (!nb_ctl_send(t->c->fd, &start, 5000, t->err))
 		return lost(t, t->err->msg);
-	if (!nb_session_start(t->s, t->err)) {
-		snprintf(out->error, sizeof(out->error), "%s", t->err->msg);
-		return NB_OUT_CASE_FAILED;
-	}
 	t->t0 = nb_now_ns();
 	nb_timeline_init(&t->tl, t->t0, t->su->warmup_ns, t->su->omit_ns, t->su->duration_ns,
 			 t->su->interval_ns);
 	t->first_kept = nb_timeline_first_kept(&t->tl);
 	t->next_pair = 1;
+	uint64_t base = t->t0 + t->su->warmup_ns;
+	nb_session_set_lag(t->s, t->lag);
+	nb_session_set_window(t->s, base + nb_timeline_tick_offset(&t->tl, t->first_kept),
+			      base + t->su->duration_ns);
+	if (!nb_session_start(t->s, t->err)) {
+		snprintf(out->error, sizeof(out->error), "%s", t->err->msg);
+		return NB_OUT_CASE_FAILED;
+	}
 	enum nb_outcome o = run_loop(t, out);
 	return o == NB_OUT_OK ? finish(t, out) : o;
 }
@@ -359,7 +402,16 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
 		return NB_OUT_CASE_FAILED;
 	}
-	uint32_t nslots = (uint32_t)((su->duration_ns + su->interval_ns - 1) / su->interval_ns) + 1;
+	struct nb_timeline tl;
+	nb_timeline_init(&tl, 0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
+	t.lag = nb_timeline_settle_lag(&tl, su->drain_ns);
+	uint32_t nslots = tl.nticks + t.lag + 1;
+	if (nb_timeline_first_kept(&tl) >= tl.nticks) {
+		snprintf(out->error, sizeof(out->error), "no measured window: omit %gs leaves no whole "
+			 "interval of %gs in duration %gs", (double)su->omit_ns / 1e9,
+			 (double)su->interval_ns / 1e9, (double)su->duration_ns / 1e9);
+		return NB_OUT_CASE_FAILED;
+	}
 	t.with_hist = e->records_latency;
 	t.L = calloc(nslots, sizeof(*t.L));
 	t.P = calloc(nslots, sizeof(*t.P));

@@ -66,36 +66,83 @@ static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
 	}
 }
 
-/* One flow of a directional engine: tx from its sender, rx from its receiver. */
-static void directional_flow(const struct nb_params *p, const struct nb_span *s, uint32_t f,
-			     double acc[NB_COL_COUNT], double *jitter_sum, uint32_t *receivers)
+/* One flow's readings over a span: its sender's, its receiver's, and the receiver's next
+ * readings, where the epochs that end at s0 and s1 were settled (epoch.h). */
+struct ends {
+	const struct nb_snapshot *s0, *s1, *r0, *r1, *r0n, *r1n;
+};
+
+static struct ends ends_of(const struct nb_params *p, const struct nb_span *s, uint32_t f)
 {
-	bool client_sends = nb_params_client_sends(p, f);
-	const struct nb_snapshot *s0 = client_sends ? s->l0 : s->p0, *s1 = client_sends ? s->l1 : s->p1;
-	const struct nb_snapshot *r0 = client_sends ? s->p0 : s->l0, *r1 = client_sends ? s->p1 : s->l1;
-	double sdt = dt_s(s0, s1), rdt = dt_s(r0, r1);
-	double txb = cdiff(s0, s1, f, NB_C_TX_BYTES), rxb = cdiff(r0, r1, f, NB_C_RX_BYTES);
-	double txp = cdiff(s0, s1, f, NB_C_TX_PACKETS), rxp = cdiff(r0, r1, f, NB_C_RX_PACKETS);
+	if (nb_params_client_sends(p, f))
+		return (struct ends){ s->l0, s->l1, s->p0, s->p1, s->p0n, s->p1n };
+	return (struct ends){ s->p0, s->p1, s->l0, s->l1, s->l0n, s->l1n };
+}
+
+static double per_s(double v, double dt)
+{
+	return dt > 0 ? v / dt : NAN;
+}
+
+/* UDP: the datagrams the sender sent in its interval and those of them the receiver got,
+ * wherever they arrived (NB_C_RX_SETTLED): lost = tx - rx exactly, and the rates are per the
+ * sender's interval, the one those datagrams belong to. */
+static void udp_flow(const struct nb_params *p, const struct ends *e, uint32_t f,
+		     double acc[NB_COL_COUNT])
+{
+	double dt = dt_s(e->s0, e->s1);
+	double txp = cdiff(e->s0, e->s1, f, NB_C_TX_SETTLED);
+	double rxp = cdiff(e->r0n, e->r1n, f, NB_C_RX_SETTLED);
+	double txb = txp * p->size, rxb = rxp * p->size;
+	acc[NB_COL_TX_PACKETS] += txp;
+	acc[NB_COL_RX_PACKETS] += rxp;
+	acc[NB_COL_TX_BYTES] += txb;
+	acc[NB_COL_RX_BYTES] += rxb;
+	acc[NB_COL_TX_BPS] += per_s(txb * 8, dt);
+	acc[NB_COL_RX_BPS] += per_s(rxb * 8, dt);
+	acc[NB_COL_TX_PPS] += per_s(txp, dt);
+	acc[NB_COL_RX_PPS] += per_s(rxp, dt);
+	acc[NB_COL_LOST] += txp - rxp;
+	acc[NB_COL_LATE] += cdiff(e->r0, e->r1, f, NB_C_LATE);
+}
+
+/* TCP: each end's kernel counts over its own interval (bytes sent with retransmissions, bytes
+ * received in order: TCP_INFO, read at the tick). */
+static void tcp_flow(const struct ends *e, uint32_t f, double acc[NB_COL_COUNT])
+{
+	double sdt = dt_s(e->s0, e->s1), rdt = dt_s(e->r0, e->r1);
+	double txb = cdiff(e->s0, e->s1, f, NB_C_TX_BYTES), rxb = cdiff(e->r0, e->r1, f, NB_C_RX_BYTES);
+	double txp = cdiff(e->s0, e->s1, f, NB_C_TX_PACKETS), rxp = cdiff(e->r0, e->r1, f, NB_C_RX_PACKETS);
 	acc[NB_COL_TX_BYTES] += txb;
 	acc[NB_COL_RX_BYTES] += rxb;
 	acc[NB_COL_TX_PACKETS] += txp;
 	acc[NB_COL_RX_PACKETS] += rxp;
-	acc[NB_COL_TX_BPS] += sdt > 0 ? txb * 8 / sdt : 0;
-	acc[NB_COL_RX_BPS] += rdt > 0 ? rxb * 8 / rdt : 0;
-	acc[NB_COL_TX_PPS] += sdt > 0 ? txp / sdt : 0;
-	acc[NB_COL_RX_PPS] += rdt > 0 ? rxp / rdt : 0;
-	acc[NB_COL_LOST] += (double)(int64_t)(r1->flow[f].c[NB_C_LOST] - r0->flow[f].c[NB_C_LOST]);
-	acc[NB_COL_DUP] += cdiff(r0, r1, f, NB_C_DUP);
-	acc[NB_COL_REORDER] += cdiff(r0, r1, f, NB_C_REORDER);
-	acc[NB_COL_RCVBUF_DROPS] += cdiff(r0, r1, f, NB_C_RCVBUF_DROPS);
-	acc[NB_COL_SND_ERRS] += cdiff(s0, s1, f, NB_C_SND_ERRS);
-	acc[NB_COL_PACE_FORGIVEN] += cdiff(s0, s1, f, NB_C_PACE_FORGIVEN);
-	acc[NB_COL_RETRANS] += cdiff(s0, s1, f, NB_C_RETRANS);
-	acc[NB_COL_CWND] += (double)s1->flow[f].g[NB_G_CWND];
-	acc[NB_COL_SRTT_US] += (double)s1->flow[f].g[NB_G_SRTT_US];
-	if ((double)s1->flow[f].g[NB_G_MAX_BURST] > acc[NB_COL_MAX_BURST])
-		acc[NB_COL_MAX_BURST] = (double)s1->flow[f].g[NB_G_MAX_BURST];
-	*jitter_sum += (double)r1->flow[f].g[NB_G_JITTER_NS] / 1000.0;
+	acc[NB_COL_TX_BPS] += per_s(txb * 8, sdt);
+	acc[NB_COL_RX_BPS] += per_s(rxb * 8, rdt);
+	acc[NB_COL_TX_PPS] += per_s(txp, sdt);
+	acc[NB_COL_RX_PPS] += per_s(rxp, rdt);
+	acc[NB_COL_RETRANS] += cdiff(e->s0, e->s1, f, NB_C_RETRANS);
+	acc[NB_COL_CWND] += (double)e->s1->flow[f].g[NB_G_CWND];
+	acc[NB_COL_SRTT_US] += (double)e->s1->flow[f].g[NB_G_SRTT_US];
+}
+
+/* One flow of a directional engine: tx from its sender, rx from its receiver. */
+static void directional_flow(const struct nb_params *p, const struct nb_span *s, uint32_t f,
+			     double acc[NB_COL_COUNT], double *jitter_sum, uint32_t *receivers)
+{
+	struct ends e = ends_of(p, s, f);
+	if (p->proto == NB_PROTO_UDP)
+		udp_flow(p, &e, f, acc);
+	else
+		tcp_flow(&e, f, acc);
+	acc[NB_COL_DUP] += cdiff(e.r0, e.r1, f, NB_C_DUP);
+	acc[NB_COL_REORDER] += cdiff(e.r0, e.r1, f, NB_C_REORDER);
+	acc[NB_COL_RCVBUF_DROPS] += cdiff(e.r0, e.r1, f, NB_C_RCVBUF_DROPS);
+	acc[NB_COL_SND_ERRS] += cdiff(e.s0, e.s1, f, NB_C_SND_ERRS);
+	acc[NB_COL_PACE_FORGIVEN] += cdiff(e.s0, e.s1, f, NB_C_PACE_FORGIVEN);
+	if ((double)e.s1->flow[f].g[NB_G_MAX_BURST] > acc[NB_COL_MAX_BURST])
+		acc[NB_COL_MAX_BURST] = (double)e.s1->flow[f].g[NB_G_MAX_BURST];
+	*jitter_sum += (double)e.r1->flow[f].g[NB_G_JITTER_NS] / 1000.0;
 	(*receivers)++;
 }
 
@@ -115,10 +162,10 @@ static void directional(const struct nb_engine *e, const struct nb_params *p,
 		m->v[summed[i]] = acc[summed[i]];
 	if (p->proto == NB_PROTO_UDP) {
 		m->v[NB_COL_LOST] = acc[NB_COL_LOST];
-		m->v[NB_COL_LOSS_PCT] = pct(acc[NB_COL_LOST], acc[NB_COL_LOST] + acc[NB_COL_RX_PACKETS] -
-								   acc[NB_COL_DUP]);
+		m->v[NB_COL_LOSS_PCT] = pct(acc[NB_COL_LOST], acc[NB_COL_TX_PACKETS]);
 		m->v[NB_COL_DUP] = acc[NB_COL_DUP];
 		m->v[NB_COL_REORDER] = acc[NB_COL_REORDER];
+		m->v[NB_COL_LATE] = acc[NB_COL_LATE];
 		m->v[NB_COL_JITTER_US] = n ? jitter / n : NAN;
 		m->v[NB_COL_MAX_BURST] = acc[NB_COL_MAX_BURST];
 		m->v[NB_COL_PACE_FORGIVEN] = p->rate ? acc[NB_COL_PACE_FORGIVEN] : NAN;
@@ -221,34 +268,17 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 	}
 }
 
-/* Measured datagrams sent and distinct measured datagrams received on the flows [lo, hi). */
-static void exact_loss(const struct nb_params *p, const struct nb_snapshot *lfinal,
-		       const struct nb_snapshot *pfinal, uint32_t lo, uint32_t hi, double *lost,
-		       double *loss_pct)
+void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfinal,
+			struct nb_metrics *out)
 {
-	double sent = 0, got = 0;
-	for (uint32_t f = lo; f < hi; f++) {
-		bool cs = nb_params_client_sends(p, f);
-		const struct nb_snapshot *snd = cs ? lfinal : pfinal, *rcv = cs ? pfinal : lfinal;
-		sent += (double)snd->flow[f].c[NB_C_MEAS_TX_PACKETS];
-		got += (double)rcv->flow[f].c[NB_C_MEAS_RX_PACKETS];
+	if (!e->due_window)
+		return;
+	double sent = 0, answered = 0;
+	for (uint32_t f = 0; f < lfinal->nflows; f++) {
+		sent += (double)lfinal->flow[f].c[NB_C_WIN_SENT];
+		answered += (double)lfinal->flow[f].c[NB_C_WIN_ANSWERED];
 	}
-	*lost = sent > got ? sent - got : 0;
-	*loss_pct = pct(*lost, sent);
-}
-
-void nb_metrics_exact_loss(const struct nb_engine *e, const struct nb_params *p,
-			   const struct nb_snapshot *lfinal, const struct nb_snapshot *pfinal,
-			   struct nb_metrics *out)
-{
-	if (p->proto != NB_PROTO_UDP || !e->traits.directional)
-		return;
-	exact_loss(p, lfinal, pfinal, 0, lfinal->nflows, &out->v[NB_COL_LOST],
-		   &out->v[NB_COL_LOSS_PCT]);
-	if (p->direction != NB_DIR_BIDIR)
-		return;
-	for (int d = 0; d < 2; d++) /* each direction's flows, as in bidir_split */
-		exact_loss(p, lfinal, pfinal, d ? p->streams : 0, d ? 2 * p->streams : p->streams,
-			   &out->v[nb_col_dir(NB_COL_LOST, (enum nb_col_dir)d)],
-			   &out->v[nb_col_dir(NB_COL_LOSS_PCT, (enum nb_col_dir)d)]);
+	out->v[NB_COL_TRANS] = answered;
+	out->v[NB_COL_TRANS_PER_S] = per_s(answered, out->v[NB_COL_DURATION_S]);
+	out->v[NB_COL_TIMEOUTS] = sent - answered;
 }

@@ -22,21 +22,18 @@ uint32_t nb_timeline_first_kept(const struct nb_timeline *tl)
 	return k;
 }
 
+uint32_t nb_timeline_settle_lag(const struct nb_timeline *tl, uint64_t drain_ns)
+{
+	uint64_t lag = (drain_ns + tl->interval - 1) / tl->interval;
+	return lag < 1 ? 1 : lag > NB_EPOCH_LAG_MAX ? NB_EPOCH_LAG_MAX : (uint32_t)lag;
+}
+
+
 uint64_t nb_timeline_next(const struct nb_timeline *tl)
 {
-	uint64_t base = tl->t0 + tl->warmup;
-	if (!tl->baseline_done)
-		return base;
-	uint64_t t = UINT64_MAX;
-	if (!tl->measure_done)
-		t = base + tl->omit;
-	if (tl->ticks_done <= tl->nticks) {
-		uint64_t tick = base + nb_timeline_tick_offset(tl, tl->ticks_done);
-		return tick < t ? tick : t;
-	}
-	if (!tl->end_done && t == UINT64_MAX)
-		t = base + tl->duration;
-	return t;
+	if (tl->ticks_done > tl->nticks)
+		return UINT64_MAX;
+	return tl->t0 + tl->warmup + nb_timeline_tick_offset(tl, tl->ticks_done);
 }
 
 enum nb_tl_event nb_timeline_take(struct nb_timeline *tl, uint64_t now_ns, uint32_t *tick)
@@ -44,22 +41,6 @@ enum nb_tl_event nb_timeline_take(struct nb_timeline *tl, uint64_t now_ns, uint3
 	uint64_t next = nb_timeline_next(tl);
 	if (next == UINT64_MAX || now_ns < next)
 		return NB_TL_NONE;
-	if (!tl->baseline_done) {
-		tl->baseline_done = true;
-		tl->ticks_done = 1;
-		*tick = 0;
-		return NB_TL_BASELINE;
-	}
-	/* The measure phase starts before a tick due at the same time. */
-	uint64_t base = tl->t0 + tl->warmup;
-	if (!tl->measure_done && next == base + tl->omit) {
-		tl->measure_done = true;
-		return NB_TL_MEASURE;
-	}
-	if (tl->ticks_done <= tl->nticks) {
-		*tick = tl->ticks_done++;
-		return NB_TL_TICK;
-	}
-	tl->end_done = true;
-	return NB_TL_END;
+	*tick = tl->ticks_done++;
+	return *tick == 0 ? NB_TL_BASELINE : NB_TL_TICK;
 }

@@ -28,7 +28,6 @@
 #include "stats.h"
 #include "sweep_run.h"
 
-#define UDP_DRAIN_NS 500000000ull   /* in-flight datagrams arrive before the last count */
 #define LITTLE_TOLERANCE 0.05
 
 struct batch {
@@ -74,8 +73,7 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->omit_ns = c->timing.omit_ns;
 	su->duration_ns = c->timing.duration_ns;
 	su->interval_ns = c->timing.interval_ns;
-	bool udp_dir = c->params.proto == NB_PROTO_UDP && c->engine->traits.directional;
-	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
+	su->drain_ns = nb_engine_drain_ns(c->engine, &c->params);
 }
 
 /* Notes on a run that change how it should be read. */

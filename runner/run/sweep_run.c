@@ -14,8 +14,6 @@
 #include "params.h"
 #include "runs_csv.h"
 
-#define UDP_DRAIN_NS 500000000ull  /* in-flight datagrams arrive before the last count */
-
 /* One swept case being run: what the trial callback and the interval sink need. */
 struct trial_ctx {
 	const struct nb_sweep_env *env;
@@ -53,12 +51,13 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	su->params.rate = t->offered;
 	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
 	su->warmup_ns = t->calibration ? 0 : c->timing.warmup_ns;
-	su->omit_ns = c->timing.omit_ns < t->duration_ns && !t->calibration ? c->timing.omit_ns : 0;
 	su->duration_ns = t->duration_ns;
 	su->interval_ns = c->timing.interval_ns < t->duration_ns && !t->calibration
 				  ? c->timing.interval_ns : t->duration_ns;
-	bool udp_dir = c->params.proto == NB_PROTO_UDP && c->engine->traits.directional;
-	su->drain_ns = udp_dir ? UDP_DRAIN_NS : 0;
+	/* omit only when it leaves the trial one whole interval to measure (a short trial) */
+	bool room = c->timing.omit_ns + su->interval_ns <= t->duration_ns && !t->calibration;
+	su->omit_ns = room ? c->timing.omit_ns : 0;
+	su->drain_ns = nb_engine_drain_ns(c->engine, &su->params);
 }
 
 /* The busiest sending thread (either end), and the sending hosts' busy and stolen shares. */

@@ -1,0 +1,35 @@
+/* nbrun — the harness's session, shared by its two files: session.c sets up the data
+ * connections (listen, accept, connect, hellos), session_run.c runs them (threads, ticks,
+ * readings, the drain, the stop). Internal to those two files. */
+#ifndef NB_SESSION_INT_H
+#define NB_SESSION_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "engine.h"
+
+struct nb_session {
+	const struct nb_engine *e;
+	struct nb_params p;
+	enum nb_side side;
+	uint32_t nflows;
+	uint32_t nthreads;             /* flow threads started (joined by stop) */
+	int listen_fd;                 /* server: TCP listener or UDP base socket */
+	struct sockaddr_storage local; /* server: bound address */
+	socklen_t local_len;
+	atomic_bool stop;
+	atomic_bool quiesce;
+	_Atomic uint32_t epoch;        /* the epoch this end is in (engine.h) */
+	bool started;
+	struct nb_flow *flows;
+	pthread_t *threads;
+	clockid_t *clocks;
+	atomic_bool *done;
+};
+
+#endif

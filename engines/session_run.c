@@ -1,0 +1,218 @@
+/* nbrun — the data-plane harness, running: one thread per flow, the ticks that open epochs
+ * and read every flow's counters, the drain and the stop (see session.h, engine.h). */
+#include "session.h"
+#include "session_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "epoch.h"
+#include "sock.h"
+
+struct flow_start {
+	struct nb_session *s;
+	uint32_t i;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *flow_main(void *arg)
+{
+	struct nb_session *s = ((struct flow_start *)arg)->s;
+	uint32_t i = ((struct flow_start *)arg)->i;
+	free(arg);
+	struct nb_flow *f = &s->flows[i];
+	if (nb_sock_pin_flow(&s->p, i, &f->err)) {
+		int (*body)(struct nb_flow *) = s->side == NB_SIDE_CLIENT ? s->e->client_flow
+									  : s->e->server_flow;
+		if (body(f) != 0 && !f->err.msg[0])
+			nb_error_set(&f->err, "flow %u failed", i);
+	}
+	atomic_store(&f->cpu_ns, thread_cpu_ns());
+	atomic_store(&s->done[i], true);
+	return NULL;
+}
+
+bool nb_session_start(struct nb_session *s, struct nb_error *err)
+{
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		struct flow_start *fs = malloc(sizeof(*fs));
+		if (!fs)
+			return nb_error_set(err, "out of memory");
+		*fs = (struct flow_start){ .s = s, .i = i };
+		int rc = pthread_create(&s->threads[i], NULL, flow_main, fs);
+		if (rc != 0) {
+			free(fs);
+			nb_session_stop(s, NULL);
+			return nb_error_errno(err, rc, "pthread_create for flow %u", i);
+		}
+		s->nthreads = i + 1;
+		if (pthread_getcpuclockid(s->threads[i], &s->clocks[i]) != 0)
+			s->clocks[i] = (clockid_t)-1;
+	}
+	s->started = true;
+	return true;
+}
+
+void nb_session_set_lag(struct nb_session *s, uint32_t lag)
+{
+	lag = lag < 1 ? 1 : lag > NB_EPOCH_LAG_MAX ? NB_EPOCH_LAG_MAX : lag;
+	for (uint32_t i = 0; i < s->nflows; i++)
+		s->flows[i].lag = lag;
+}
+
+void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end_ns)
+{
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		s->flows[i].win_start_ns = start_ns;
+		s->flows[i].win_end_ns = end_ns;
+	}
+}
+
+void nb_session_tick(struct nb_session *s, uint32_t epoch)
+{
+	atomic_store(&s->epoch, epoch); /* seq_cst, before each flow's busy count is read */
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		nb_epoch_quiet(&s->flows[i]);
+		nb_epoch_settle(&s->flows[i], epoch);
+	}
+}
+
+/* busy excludes steal: time the hypervisor gave another guest is not this host's work, and a
+ * report must say it apart (a VM at 60 % busy and 30 % steal is short of CPU, not busy). */
+static void host_ticks(uint64_t *busy, uint64_t *steal, uint64_t *total)
+{
+	*busy = *steal = *total = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return;
+	unsigned long long v[10] = { 0 };
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (int i = 0; i < 8; i++)
+			*total += v[i];
+		*steal = v[7];
+		*busy = *total - v[3] - v[4] - v[7]; /* minus idle, iowait and steal */
+	}
+	fclose(f);
+}
+
+static uint64_t flow_cpu_ns(struct nb_session *s, uint32_t i)
+{
+	struct timespec ts;
+	if (!atomic_load(&s->done[i]) && s->clocks[i] != (clockid_t)-1 &&
+	    clock_gettime(s->clocks[i], &ts) == 0)
+		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return atomic_load(&s->flows[i].cpu_ns);
+}
+
+/* Every flow's counters (and the kernel's, through the engine) in one tight pass, stamped with
+ * the middle of it: what the rates divide by is the time the counts were read, not the time
+ * the reading began (with many flows, reading their CPU clocks and histograms takes longer). */
+static void read_counters(struct nb_session *s, struct nb_snapshot *out)
+{
+	uint64_t t0 = nb_now_ns();
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		struct nb_flow *f = &s->flows[i];
+		if (s->e->kernel_counters && f->fd >= 0)
+			s->e->kernel_counters(f);
+		for (int c = 0; c < NB_C_COUNT; c++)
+			out->flow[i].c[c] = atomic_load_explicit(&f->c[c], memory_order_relaxed);
+		for (int g = 0; g < NB_G_COUNT; g++)
+			out->flow[i].g[g] = atomic_load_explicit(&f->g[g], memory_order_relaxed);
+		out->flow[i].sends = f->sends;
+	}
+	uint64_t t1 = nb_now_ns();
+	out->t_ns = t0 + (t1 - t0) / 2;
+}
+
+void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
+{
+	out->nflows = s->nflows;
+	read_counters(s, out);
+	out->engine_cpu_ns = 0;
+	if (out->hist)
+		nb_hist_init(out->hist);
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		out->flow[i].cpu_ns = i < s->nthreads ? flow_cpu_ns(s, i) : 0;
+		out->engine_cpu_ns += out->flow[i].cpu_ns;
+		if (out->hist && s->flows[i].hist)
+			nb_hist_merge(out->hist, s->flows[i].hist);
+	}
+	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
+}
+
+void nb_session_window_hist(struct nb_session *s, struct nb_hist *out)
+{
+	nb_hist_init(out);
+	for (uint32_t i = 0; i < s->nflows; i++)
+		if (s->flows[i].win_hist)
+			nb_hist_merge(out, s->flows[i].win_hist);
+}
+
+void nb_session_quiesce(struct nb_session *s)
+{
+	atomic_store(&s->quiesce, true);
+}
+
+void nb_session_drain(struct nb_session *s, uint64_t drain_ns)
+{
+	nb_session_quiesce(s);
+	struct timespec ts = { .tv_sec = (time_t)(drain_ns / 1000000000ull),
+			       .tv_nsec = (long)(drain_ns % 1000000000ull) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+bool nb_session_stop(struct nb_session *s, struct nb_error *err)
+{
+	atomic_store(&s->quiesce, true);
+	atomic_store(&s->stop, true);
+	/* Wake threads blocked in send/recv/accept. */
+	for (uint32_t i = 0; i < s->nflows; i++)
+		if (s->flows[i].fd >= 0)
+			shutdown(s->flows[i].fd, SHUT_RDWR);
+	if (s->listen_fd >= 0 && s->e->per_connection)
+		shutdown(s->listen_fd, SHUT_RDWR);
+	bool ok = true;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		int rc = pthread_join(s->threads[i], NULL);
+		if (rc != 0 && ok) {
+			nb_error_errno(err, rc, "pthread_join flow %u", i);
+			ok = false;
+		}
+		if (ok && s->flows[i].err.msg[0]) {
+			nb_error_set(err, "%s", s->flows[i].err.msg);
+			ok = false;
+		}
+	}
+	s->started = false;
+	s->nthreads = 0;
+	return ok;
+}
+
+struct nb_snapshot *nb_snapshot_create(bool with_hist)
+{
+	struct nb_snapshot *s = calloc(1, sizeof(*s));
+	if (s && with_hist && !(s->hist = nb_hist_create())) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void nb_snapshot_destroy(struct nb_snapshot *s)
+{
+	if (!s)
+		return;
+	nb_hist_destroy(s->hist);
+	free(s);
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# netns suite: every count has the window of its row (issue 21, issue 12 item 10).
+# `nbrun serve` in namespace A, nbrun in namespace B, routed through namespace R whose egress
+# toward each end is a tbf at RATE with a queue of about 160 ms: a router that drops what it
+# cannot carry (a tbf on the sender's own veth pushes back on its socket instead, and UDP then
+# shows send errors, not loss). Checks, on a real run:
+# UDP reverse above the agent's shaped rate loses datagrams at the tbf, and in the run's row
+#   and every interval row lost = tx_packets - rx_packets exactly (tx: what the agent sent in
+#   the interval; rx: those of them that arrived).
+# Speaks TAP. Needs root, ip(8), tc(8) and python3.
+# Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
+set -u
+NBRUN=${NBRUN:-build/nbrun}
+N=0
+FAILED=0
+. "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+veth_test_init nbwc 10.231.92
+RATE=50000000   # each side's egress, bit/s
+
+need_root_netns tc python3
+echo "1..3"
+NSR=nbwc-$$-r RA=nbwc-${$}ra RB=nbwc-${$}rb ADDR_B=10.231.93.2
+router() {
+	ip netns add "$NSA" && ip netns add "$NSB" && ip netns add "$NSR" &&
+	ip link add "$VA" type veth peer name "$RA" && ip link add "$VB" type veth peer name "$RB" &&
+	ip link set "$VA" netns "$NSA" && ip link set "$RA" netns "$NSR" &&
+	ip link set "$VB" netns "$NSB" && ip link set "$RB" netns "$NSR" &&
+	ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSR" addr add 10.231.92.254/24 dev "$RA" &&
+	ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" && ip -n "$NSR" addr add 10.231.93.254/24 dev "$RB" &&
+	for l in "$NSA $VA" "$NSB $VB" "$NSR $RA" "$NSR $RB" "$NSA lo" "$NSB lo" "$NSR lo"; do
+		ip -n "${l% *}" link set "${l#* }" up || return 1
+	done &&
+	ip -n "$NSA" route add default via 10.231.92.254 &&
+	ip -n "$NSB" route add default via 10.231.93.254 &&
+	ip netns exec "$NSR" sysctl -qw net.ipv4.ip_forward=1 &&
+	tc -n "$NSR" qdisc add dev "$RA" root tbf rate "$RATE" burst 32kb limit 1mb &&
+	tc -n "$NSR" qdisc add dev "$RB" root tbf rate "$RATE" burst 32kb limit 1mb
+}
+trap 'veth_test_cleanup; ip netns del "$NSR" 2>/dev/null; ip link del "$VB" 2>/dev/null' EXIT
+router && ok "A and B routed through R, each way shaped to $RATE bit/s" || { nok "namespace setup"; exit 1; }
+
+ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" -q 2>"$TMP/serve.err" &
+SERVE_PID=$!
+wait_listen "$NSA" 7575
+
+cat >"$TMP/w.yaml" <<YAML
+name: windows
+defaults: {duration: 4s, warmup: 1s, omit: 0s, interval: 1s, repetitions: 1}
+tests:
+  - {name: udprev, engine: stream, protocol: udp, size: 1400, rate: 80M, direction: reverse}
+YAML
+NBRUN_GNUPLOT=none ip netns exec "$NSB" "$NBRUN" "$TMP/w.yaml" --peer "$ADDR_A" \
+	--out "$TMP/out" -q 2>"$TMP/run.err"
+rc=$?
+[ $rc -eq 0 ] && ok "UDP reverse across the router exits 0" || nok "run (rc $rc)" "$TMP/run.err"
+
+python3 - "$TMP/out" >"$TMP/udp.check" 2>&1 <<'PY' &&
+import csv, sys
+d = sys.argv[1]
+run = next(r for r in csv.DictReader(open(d + "/runs.csv")) if r["case_id"].startswith("udprev/"))
+rows = [r for r in csv.DictReader(open(d + "/intervals.csv"))
+        if r["case_id"].startswith("udprev/") and r["stream"] == "sum"]
+assert len(rows) == 4, len(rows)
+for r in [run] + rows:
+    tx, rx, lost = (float(r[k]) for k in ("tx_packets", "rx_packets", "lost"))
+    print(tx, rx, lost)
+    assert lost == tx - rx, "lost %g != tx %g - rx %g" % (lost, tx, rx)
+assert float(run["lost"]) > 0, "80M into a 50M shaper loses"
+assert sum(float(r["tx_packets"]) for r in rows) == float(run["tx_packets"]), "rows add up"
+assert sum(float(r["rx_packets"]) for r in rows) == float(run["rx_packets"]), "rows add up"
+PY
+	ok "UDP reverse through the shaper: lost = tx - rx in the run and in every interval" ||
+	nok "UDP reverse row identities" "$TMP/udp.check"
+exit $FAILED

@@ -1,0 +1,129 @@
+/* The UDP receiver's accounting: a duplicate too old to tell from a late datagram never lowers
+ * lost (issue 12 item 4), and each datagram's receive time is the kernel's stamp of that
+ * datagram, not one time per receive call (issue 12 item 5). */
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sock.h"
+#include "udpflow.h"
+#include "udpseq.h"
+
+static struct nb_flow flow;
+static struct nb_seqrx rx;
+
+static void setup(void)
+{
+	memset(&flow, 0, sizeof(flow));
+	flow.lag = 1;
+	flow.fd = -1;
+	nb_seqrx_init(&rx);
+}
+
+TestSuite(udpseq, .init = setup);
+
+static void arrive(uint64_t seq)
+{
+	unsigned char buf[64];
+	nb_dgram_put(buf, seq, 1000 + seq, 0);
+	cr_assert(nb_seqrx_account(&rx, &flow, buf, sizeof(buf), 2000 + seq));
+}
+
+static uint64_t count(enum nb_counter c)
+{
+	return atomic_load(&flow.c[c]);
+}
+
+Test(udpseq, a_duplicate_more_than_the_reorder_window_late_is_late_and_leaves_lost_alone)
+{
+	for (uint64_t s = 0; s <= NB_SEQ_WINDOW + 904; s++)
+		arrive(s);
+	arrive(0);    /* 5000 behind: a duplicate, or a very late first copy; nobody can tell */
+	arrive(10);
+	cr_expect_eq(count(NB_C_LOST), 0, "lost %lld", (long long)count(NB_C_LOST));
+	cr_expect_eq(count(NB_C_LATE), 2);
+	cr_expect_eq(count(NB_C_DUP), 0);
+	cr_expect_eq(count(NB_C_REORDER), 0);
+	cr_expect_eq(count(NB_C_RX_PACKETS), NB_SEQ_WINDOW + 907);
+}
+
+Test(udpseq, inside_the_window_a_gap_is_taken_back_and_a_duplicate_is_a_duplicate)
+{
+	arrive(0);
+	arrive(2);
+	cr_expect_eq(count(NB_C_LOST), 1, "1 is missing (so far)");
+	arrive(1);
+	cr_expect_eq(count(NB_C_LOST), 0, "1 came late: a reorder, not a loss");
+	cr_expect_eq(count(NB_C_REORDER), 1);
+	arrive(2);
+	cr_expect_eq(count(NB_C_DUP), 1);
+	cr_expect_eq(count(NB_C_LOST), 0);
+	cr_expect_eq(count(NB_C_LATE), 0);
+}
+
+/* A control message holding one SCM_TIMESTAMPNS. */
+struct stamp_cmsg {
+	struct msghdr h;
+	union {
+		struct cmsghdr align;
+		unsigned char buf[CMSG_SPACE(sizeof(struct timespec))];
+	} u;
+};
+
+static void put_stamp(struct stamp_cmsg *m, struct timespec ts)
+{
+	memset(m, 0, sizeof(*m));
+	m->h.msg_control = m->u.buf;
+	m->h.msg_controllen = sizeof(m->u.buf);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m->h);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_TIMESTAMPNS;
+	c->cmsg_len = CMSG_LEN(sizeof(ts));
+	memcpy(CMSG_DATA(c), &ts, sizeof(ts));
+}
+
+Test(udpflow, the_kernels_stamp_is_moved_to_the_monotonic_clock)
+{
+	struct stamp_cmsg m;
+	put_stamp(&m, (struct timespec){ .tv_sec = 100, .tv_nsec = 5 });
+	cr_expect_eq(nb_udprx_stamp(&m.h, 40000000000ll, 7), 60000000005ull);
+	struct msghdr none = { 0 };
+	cr_expect_eq(nb_udprx_stamp(&none, 40000000000ll, 7), 7, "no stamp: the fallback");
+}
+
+/* Two datagrams sent 5 ms apart and taken by one recvmmsg: each has its own kernel stamp, 5 ms
+ * or more apart and inside the time the test spanned (one time per call would give 0). */
+Test(udpflow, datagrams_taken_by_one_receive_call_keep_their_own_receive_times)
+{
+	uint16_t port;
+	int rfd = socket(AF_INET, SOCK_DGRAM, 0), sfd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	cr_assert_eq(bind(rfd, (struct sockaddr *)&a, al), 0);
+	cr_assert_eq(getsockname(rfd, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
+	cr_assert_gt(port, 0);
+	struct nb_udprx r = { 0 };
+	flow.fd = rfd;
+	cr_assert(nb_udprx_init(&r, &flow, 8, 64, 0), "%s", flow.err.msg);
+	uint64_t t0 = nb_now_ns();
+	cr_assert_eq(sendto(sfd, "a", 1, 0, (struct sockaddr *)&a, al), 1);
+	struct timespec gap = { 0, 5000000 };
+	nanosleep(&gap, NULL);
+	cr_assert_eq(sendto(sfd, "b", 1, 0, (struct sockaddr *)&a, al), 1);
+	nanosleep(&gap, NULL);
+	for (uint32_t i = 0; i < r.nmsg; i++)
+		r.msg[i].msg_hdr.msg_controllen = r.ctllen;
+	cr_assert_eq(recvmmsg(rfd, r.msg, r.nmsg, MSG_WAITFORONE, NULL), 2);
+	uint64_t t1 = nb_now_ns();
+	uint64_t sa = nb_udprx_stamp(&r.msg[0].msg_hdr, 0, 0), sb = nb_udprx_stamp(&r.msg[1].msg_hdr, 0, 0);
+	cr_expect_geq(sb - sa, 5000000, "stamps %llu and %llu ns", (unsigned long long)sa,
+		      (unsigned long long)sb);
+	cr_expect_leq(sb - sa, t1 - t0);
+	nb_udprx_free(&r);
+	close(sfd);
+	close(rfd);
+}
