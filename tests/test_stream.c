@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "session.h"
 #include "engine.h"
+#include "pace.h"
 
 static struct nb_agent *agent;
 static struct nb_client cli;
@@ -111,20 +112,33 @@ Test(stream, tcp_bytes_received_never_exceed_bytes_sent)
 	cr_assert(res.m.v[NB_COL_RX_BPS] > 0 && isfinite(res.m.v[NB_COL_RX_BPS]));
 }
 
-Test(stream, udp_below_capacity_achieves_its_rate_and_loses_nothing)
+/* Paced UDP far below loopback's capacity. What the row must say whatever the machine's load:
+ * the achieved rate is what was counted sent, never more than the target (plus one burst); every
+ * send time the schedule had in the window was either used or counted as forgiven debt (a
+ * descheduled sender says so in pace_forgiven instead of silently falling short), but for the
+ * debt not yet forgiven when the window closed; and nothing is lost. The wall-clock accuracy
+ * is scripts/bench-udprate's job, not a test's. */
+Test(stream, udp_below_capacity_sends_its_schedule_or_says_so_and_loses_nothing)
 {
 	const uint64_t rate = 40000000; /* 40 Mbit/s of 1400 B: ~3.6 kpps, far below loopback */
 	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 1400, rate);
 	struct capture cap;
 	struct nb_test_result res;
 	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
-	double achieved = res.m.v[NB_COL_ACHIEVED_RATE];
-	cr_assert_float_eq(achieved / (double)rate, 1.0, 0.03, "achieved %.0f of %llu", achieved,
-			   (unsigned long long)rate);
-	cr_assert_eq(res.m.v[NB_COL_LOST], 0.0);
-	cr_assert_eq(res.m.v[NB_COL_LOSS_PCT], 0.0);
-	cr_assert_eq(res.m.v[NB_COL_TARGET_RATE], (double)rate);
-	cr_assert_leq(res.m.v[NB_COL_MAX_BURST], 16.0);
+	const double *v = res.m.v;
+	double span = v[NB_COL_DURATION_S], per_s = (double)rate / (8.0 * 1400.0);
+	double due = per_s * span, burst = v[NB_COL_MAX_BURST];
+	double accounted = v[NB_COL_TX_PACKETS] + v[NB_COL_PACE_FORGIVEN];
+	double debt = per_s * (double)NB_PACE_MAX_DEBT_NS / 1e9;
+	cr_assert_eq(v[NB_COL_TARGET_RATE], (double)rate);
+	cr_assert_float_eq(v[NB_COL_ACHIEVED_RATE], v[NB_COL_TX_BPS], 1e-6 * (double)rate);
+	cr_assert_leq(v[NB_COL_TX_PACKETS], due + burst + 1, "sent %.0f of %.1f due", v[NB_COL_TX_PACKETS],
+		      due);
+	cr_assert_geq(accounted, 0.95 * due - debt - burst, "sent %.0f + forgiven %.0f of %.1f due",
+		      v[NB_COL_TX_PACKETS], v[NB_COL_PACE_FORGIVEN], due);
+	cr_assert_eq(v[NB_COL_LOST], 0.0);
+	cr_assert_eq(v[NB_COL_LOSS_PCT], 0.0);
+	cr_assert_leq(burst, 16.0);
 }
 
 /* The row identities of a UDP case (docs/engines.md): in every interval row and in the run's
