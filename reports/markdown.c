@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
+
 void nb_md_cell(FILE *f, const char *s)
 {
 	if (!s || !*s) {
@@ -235,22 +237,15 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 		       const struct nb_pitfalls *pf, const struct nb_charts *charts,
 		       struct nb_error *err)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return nb_error_errno(err, errno, "cannot write %s", tmp);
+	struct nb_afile a;
+	if (!nb_afile_open(&a, path, err))
+		return false;
+	FILE *f = a.f;
 	header(f, res, s);
 	environment(f, res);
 	warnings(f, pf);
 	nb_md_results(f, res, s);
 	nb_md_charts(f, charts);
 	method(f, res, s);
-	bool ok = !ferror(f);
-	ok = fclose(f) == 0 && ok;
-	if (!ok)
-		return nb_error_set(err, "%s: write failed", tmp);
-	if (rename(tmp, path) != 0)
-		return nb_error_errno(err, errno, "cannot rename %s", tmp);
-	return true;
+	return nb_afile_commit(&a, err);
 }

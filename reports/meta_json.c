@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "afile.h"
 #include "nb_config.h"
 #include "results_int.h"
 
@@ -26,11 +27,9 @@ bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_erro
 		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, dir);
-	int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	bool ok = nb_afile_json(path, o, JSON_INDENT(2) | JSON_SORT_KEYS, err);
 	json_decref(o);
-	if (rc != 0)
-		return nb_error_errno(err, errno, "cannot write %s", path);
-	return true;
+	return ok;
 }
 
 static const char *jstr(json_t *root, const char *key)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "results.h"
 #include "results_int.h"
 
@@ -75,23 +76,17 @@ static json_t *load_doc(const char *path)
 bool nb_sweeps_json_append(const char *dir, const struct nb_sweep_result *e, size_t n,
 			   struct nb_error *err)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_SWEEPS_JSON_FILE, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	json_t *doc = load_doc(path);
 	if (!doc)
 		return nb_error_set(err, NB_SWEEPS_JSON_FILE ": out of memory");
 	json_t *arr = json_object_get(doc, "sweeps");
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, e[i].search ? goal_entry(&e[i]) : plain_entry(&e[i]));
-	int rc = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12), err);
 	json_decref(doc);
-	if (rc != 0 || rename(tmp, path) != 0) {
-		int en = errno;
-		unlink(tmp);
-		return nb_error_set(err, "cannot write %s: %s", path, strerror(en));
-	}
-	return true;
+	return ok;
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

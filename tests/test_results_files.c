@@ -193,7 +193,7 @@ Test(files, plan_csv_rewrites_the_file_and_names_an_unwritable_one)
 	cr_expect_eq(res.ncases, 1);
 	nb_results_free(&res);
 	cr_assert_not(nb_plan_csv_write("/nonexistent/dir", &plan_cases[0].row, 1, &err));
-	cr_expect_str_eq(err.msg, "/nonexistent/dir/plan.csv: cannot create: No such file or directory");
+	cr_expect_str_eq(err.msg, "cannot write /nonexistent/dir/plan.csv: No such file or directory");
 }
 
 /* ---- runs.csv --------------------------------------------------------------------------- */

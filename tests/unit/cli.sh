@@ -211,7 +211,7 @@ nb env --json "$TMP/env.json"
 verdict "env --json FILE: facts on stdout, and in FILE with no peer"
 nb env --json "$TMP/no/env.json"
 [ "$RC" -ne 0 ] &&
-	[ "$(cat "$TMP/err")" = "nbrun: $TMP/no/env.json: cannot write: No such file or directory" ]
+	[ "$(cat "$TMP/err")" = "nbrun: cannot write $TMP/no/env.json: No such file or directory" ]
 verdict "env --json to a missing folder: fails, one line naming the file"
 
 # --- a bad --peer port ---------------------------------------------------------------------
