@@ -96,7 +96,7 @@ static FILE *open_in(struct nb_afile *a, const char *dir, const char *name, cons
 		     struct nb_error *err)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/charts/%s.%s", dir, name, ext);
+	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR "/%s.%s", dir, name, ext);
 	return nb_afile_open(a, path, err) ? a->f : NULL;
 }
 
@@ -142,7 +142,7 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 {
 	memset(out, 0, sizeof(*out));
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/charts", dir);
+	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR, dir);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
 		return nb_error_errno(err, errno, "cannot create %s", path);
 	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&

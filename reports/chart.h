@@ -13,6 +13,8 @@
 #include "results.h"
 #include "summary.h"
 
+#define NB_CHART_DIR "charts"    /* the sub-folder of a results folder */
+
 struct nb_chart_files;
 
 enum nb_chart_kind {

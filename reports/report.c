@@ -47,7 +47,7 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 		      struct nb_pitfalls *pf, struct nb_charts *ch, struct nb_error *err)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	snprintf(path, sizeof(path), "%s/" NB_SUMMARY_CSV_FILE, dir);
 	if (!nb_summary_write_csv(res, s, path, err))
 		return false;
 	if (!check_pitfalls(res, s, pf))
@@ -55,10 +55,10 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 	if (!nb_charts_write(dir, res, s, ch, err))
 		return false;
 	nb_charts_render(dir, ch);
-	snprintf(path, sizeof(path), "%s/report.md", dir);
+	snprintf(path, sizeof(path), "%s/" NB_MARKDOWN_FILE, dir);
 	if (!nb_markdown_write(path, res, s, pf, ch, err))
 		return false;
-	snprintf(path, sizeof(path), "%s/results.json", dir);
+	snprintf(path, sizeof(path), "%s/" NB_JSON_FILE, dir);
 	return nb_json_write(path, res, s, pf, err);
 }
 

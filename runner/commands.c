@@ -13,6 +13,34 @@
 #include "pitfalls.h"
 #include "report.h"
 
+bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan)
+{
+	struct nb_error err = { { 0 } };
+	if (!nb_config_load(cli->args[0], cli->sets, cli->nsets, cfg, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return false;
+	}
+	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		nb_config_free(cfg);
+		return false;
+	}
+	return true;
+}
+
+int nb_cmd_validate(const struct nb_cli *cli)
+{
+	struct nb_config cfg = { 0 };
+	struct nb_plan plan = { 0 };
+	if (!nb_cmd_load(cli, &cfg, &plan))
+		return 2;
+	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
+	       plan.nslots == 1 ? "" : "s");
+	nb_plan_free(&plan);
+	nb_config_free(&cfg);
+	return 0;
+}
+
 int nb_cmd_report(const struct nb_cli *cli)
 {
 	struct nb_report_info info;
@@ -39,6 +67,13 @@ int nb_cmd_env(const struct nb_cli *cli)
 	if (cli->peer) {
 		struct sockaddr_storage addr;
 		socklen_t len;
+		char host[256];
+		uint16_t port;
+		if (!nb_ctl_parse_peer(cli->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port,
+				       &err)) {
+			fprintf(stderr, "nbrun: %s\n", err.msg);
+			return 2;
+		}
 		if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
 		    !nb_client_open(&c, cli->peer, &addr, len, &err)) {
 			fprintf(stderr, "nbrun: %s\n", err.msg);

@@ -3,8 +3,8 @@
 # with their exit codes and their exact one-line messages; --help, --version, --dry-run,
 # validate, report, compare, env. Nothing here reaches a peer: a bad --peer port stops before
 # any connection, and `serve` is only started on an address this host does not have.
-# What issue 15 says is wrong today is written as the right behaviour and marked TODO, so it
-# turns into an unexpected pass when issue 15 is done: then drop the TODO.
+# Issue 15's CLI items are here too: a bad port is exit 2 and leaves nothing behind, an option
+# of another subcommand is exit 2 with this subcommand's usage, each subcommand has its help.
 # Speaks TAP. Environment: NBRUN (the binary), NB_SRCDIR (the source tree), NB_VERSION_LINE
 # (what --version prints); meson sets them.
 set -u
@@ -17,7 +17,6 @@ TMP=$(mktemp -d /tmp/nbt_cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 export NBRUN_GNUPLOT=none
-I15='issue 15'
 mkdir "$TMP/cwd" && cd "$TMP/cwd" || exit 1   # stays empty: no command writes where it runs
 
 # nb ARGS...: run nbrun (60 s at most: a hang fails, it does not block); RC, $TMP/out and
@@ -64,14 +63,18 @@ tests:
   - {name: b, engine: rr}
 YAML
 
-# --- usage errors: exit 2 and "nbrun: MESSAGE (try 'nbrun --help')", nothing else -----------
+# --- usage errors: exit 2 and "nbrun: MESSAGE (try 'nbrun [SUBCOMMAND] --help')", nothing else
 # MESSAGE|ARGUMENTS (split on spaces)
 while IFS='|' read -r msg args; do
 	set -f
 	set -- $args
 	set +f
+	case "${1:-}" in
+	serve | validate | report | compare | env | resume) hint="nbrun $1 --help" ;;
+	*) hint="nbrun --help" ;;
+	esac
 	nb "$@"
-	said "nbrun $args: exit 2, $msg" 2 "nbrun: $msg (try 'nbrun --help')"
+	said "nbrun $args: exit 2, $msg" 2 "nbrun: $msg (try '$hint')"
 done <<'EOF'
 missing CONFIG.yaml|
 missing CONFIG.yaml|--dry-run
@@ -217,40 +220,46 @@ verdict "env --json to a missing folder: fails, one line naming the file"
 # --- a bad --peer port ---------------------------------------------------------------------
 BADPORT="nbrun: peer '127.0.0.1:99999': bad port '99999'"
 nb "$CFG" --peer 127.0.0.1:99999 --out "$TMP/badport"
-has "$TMP/err" "$BADPORT"
-verdict "--peer HOST:99999 says the port is bad"
-todo "--peer 127.0.0.1:99999 is bad input: exit 2 (got $RC)" \
-	"$I15: a bad port (--peer 127.0.0.1:99999) is bad input, exit 2" [ "$RC" -eq 2 ]
-todo "--peer with a bad port: the error is the only line" \
-	"$I15: don't print \"results in DIR\" before an error" [ "$(cat "$TMP/err")" = "$BADPORT" ]
-todo "--peer with a bad port leaves no results folder" \
-	"$I15: a peer that was never reached leaves no results folder" [ ! -e "$TMP/badport" ]
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ] && [ ! -e "$TMP/badport" ]
+verdict "--peer HOST:99999: exit 2, the port named in the only line, no results folder"
 nb env --peer 127.0.0.1:99999
-[ "$(cat "$TMP/err")" = "$BADPORT" ]
-verdict "env --peer HOST:99999 says the port is bad, in one line"
-todo "env --peer 127.0.0.1:99999: exit 2 (got $RC)" "$I15: a bad port is bad input, exit 2" \
-	[ "$RC" -eq 2 ]
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ]
+verdict "env --peer HOST:99999: exit 2, the port named in the only line"
 
-# --- options of another subcommand (issue 15: accepted silently today) ---------------------
+# --- options of another subcommand: exit 2, the error, then this subcommand's usage ---------
+# foreign DESCRIPTION SUBCOMMAND-USAGE-LINE MESSAGE ARGS...
 foreign() {
-	_what=$1
-	shift
+	_what=$1 _usage=$2 _msg=$3
+	shift 3
 	nb "$@"
-	todo "$_what: exit 2 (got $RC)" \
-		"$I15: an option that does not belong is exit 2 with the subcommand's usage" [ "$RC" -eq 2 ]
+	[ "$RC" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(head -n 1 "$TMP/err")" = "nbrun: $_msg" ] &&
+		sed -n 3p "$TMP/err" | grep -q "^usage: $_usage" && ! grep -q "options of a run" "$TMP/err"
+	verdict "$_what: exit 2, named, and the usage of $_usage"
 }
-foreign "run --port (a serve option)" "$CFG" --dry-run --port 17575
-foreign "run --json (an env option)" "$CFG" --dry-run --json "$TMP/x.json"
-foreign "report --threshold (a compare option)" report "$TMP/res" --threshold 5%
-foreign "env --filter (a run option)" env --filter 'a/*'
-# serve on an address this host does not have: today it fails to listen (exit 1), never serves
-foreign "serve --threshold (a compare option)" serve --threshold 5% --bind 192.0.2.1 --port 17999
-for sub in serve validate report compare env; do
+foreign "run --port (a serve option)" "nbrun \[OPTIONS\] CONFIG.yaml" \
+	"--port is not an option of nbrun run (only of nbrun serve)" "$CFG" --dry-run --port 17575
+foreign "run --json (an env option)" "nbrun \[OPTIONS\] CONFIG.yaml" \
+	"--json is not an option of nbrun run (only of nbrun env)" "$CFG" --dry-run --json "$TMP/x.json"
+foreign "report --threshold (a compare option)" "nbrun report" \
+	"--threshold is not an option of nbrun report (only of nbrun compare)" report "$TMP/res" \
+	--threshold 5%
+foreign "env --filter (a run option)" "nbrun env" \
+	"--filter is not an option of nbrun env (only of nbrun run or validate)" env --filter 'a/*'
+foreign "serve --threshold (a compare option)" "nbrun serve" \
+	"--threshold is not an option of nbrun serve (only of nbrun compare)" serve --threshold 5% \
+	--bind 192.0.2.1 --port 17999
+foreign "resume --out (a run option)" "nbrun resume" \
+	"--out is not an option of nbrun resume (only of nbrun run or compare)" resume "$TMP/res" \
+	--out x
+for sub in run resume serve validate report compare env; do
 	nb $sub --help
-	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && starts "$TMP/out" "usage: nbrun"
-	verdict "nbrun $sub --help: exit 0, a usage on stdout"
-	todo "nbrun $sub --help prints its own usage" "$I15: each subcommand has its own options and help" \
-		starts "$TMP/out" "usage: nbrun $sub"
+	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && { starts "$TMP/out" "usage: nbrun $sub" ||
+		{ [ $sub = run ] && starts "$TMP/out" "usage: nbrun [OPTIONS] CONFIG.yaml"; }; } &&
+		! grep -q "options of a run" "$TMP/out"
+	verdict "nbrun $sub --help: exit 0, its own usage on stdout"
+	cp "$TMP/out" "$TMP/subhelp"
+	nb help $sub
+	got "nbrun help $sub prints the same" 0 "$TMP/subhelp" /dev/null
 done
 left=$(ls -A "$TMP/cwd")
 [ -z "$left" ]
