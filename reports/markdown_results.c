@@ -226,7 +226,9 @@ static void run_notes(FILE *f, const struct nb_results *res, const struct nb_sum
 		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0)
 			continue;
 		if (strcmp(r->status, "ok") != 0) {
-			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0 ? "Failed" : "Invalid");
+			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0        ? "Failed"
+					     : strcmp(r->status, "interrupted") == 0 ? "Interrupted"
+										     : "Invalid");
 			nb_md_code(f, r->case_id);
 			fprintf(f, " repetition %u: ", (unsigned)r->rep);
 			nb_md_cell(f, *r->error ? r->error : r->flags);
@@ -255,8 +257,8 @@ static void autorep_note(FILE *f, const struct nb_case_stats *c)
 		fprintf(f, " did **not** reach the ±%g %% target after %zu repetitions (95 %% CI ±%.2f %%).\n",
 			c->pc->ci_target * 100.0, c->value.n, rel);
 	else
-		fprintf(f, " did **not** reach the ±%g %% target: only %zu repetition.\n",
-			c->pc->ci_target * 100.0, c->value.n);
+		fprintf(f, " did **not** reach the ±%g %% target: only %zu repetition%s.\n",
+			c->pc->ci_target * 100.0, c->value.n, c->value.n == 1 ? "" : "s");
 }
 
 static void group_notes(FILE *f, const struct nb_results *res, const struct nb_summary *s, size_t g)

@@ -39,6 +39,9 @@ static void fill_info(struct nb_report_info *info, const struct nb_results *res,
 	info->charts_rendered = ch->rendered;
 	info->gnuplot = ch->gnuplot;
 	info->warnings = pf->n;
+	struct nb_pitfall_group *g;
+	if (nb_pitfalls_group(pf, &g, &info->warning_codes))
+		nb_pitfalls_groups_free(g, info->warning_codes);
 	const char *note = res->nproblems ? res->problems[0] : ch->problem;
 	snprintf(info->note, sizeof(info->note), "%s", note);
 }

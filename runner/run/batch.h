@@ -37,7 +37,7 @@ struct nb_batch {
 	bool peer_local;             /* loopback path: GRO artefacts possible */
 	struct nb_progress *progress;
 	struct nb_stats *stats;      /* per case: headline values of its successful runs */
-	size_t runs_done;
+	size_t runs_done;            /* runs (a sweep: its trials) that finished, this invocation */
 	struct nb_slot *done;        /* resume: case x repetition pairs already measured */
 	size_t ndone;
 	bool write_failed;           /* a results file could not be written: werr says which */

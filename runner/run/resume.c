@@ -2,7 +2,8 @@
  * peer, failed runs) continues from its own folder. The plan comes back from config.yaml —
  * refused when its sha256 is not the one meta.json recorded — with the --set and --filter of
  * meta.json, and must give plan.csv's cases again. A case x repetition with an ok row in
- * runs.csv is done, as is a sweep with a finished entry in sweeps.json; everything else runs,
+ * runs.csv is done (the files number repetitions from 1, the plan from 0), as is a sweep
+ * with a finished entry in sweeps.json; everything else runs,
  * with run ids after the last one in runs.csv. An interrupted sweep's entry is dropped first
  * (its trials stay in runs.csv; the report shows the new attempt's, from its first run id). */
 #include <stdio.h>
@@ -74,7 +75,7 @@ static bool sweeps_done(struct nb_batch *b, const struct nb_results *res, uint32
 	const struct nb_case *c = &b->plan->cases[ci];
 	struct nb_sweep_result sw;
 	for (size_t nth = 0; nb_sweeps_json_goal(res, c->id, nth, &sw); nth++)
-		if (!sw.interrupted && !add_done(b, ci, sw.rep))
+		if (!sw.interrupted && sw.rep > 0 && !add_done(b, ci, sw.rep - 1))
 			return nb_error_set(err, "out of memory");
 	for (size_t nth = 0; nb_sweeps_json_goal(res, c->id, nth, &sw); nth++)
 		if (sw.interrupted && !nb_sweeps_json_drop(b->dir, c->id, sw.rep, err))
@@ -89,9 +90,9 @@ static bool find_done(struct nb_batch *b, const struct nb_results *res, struct n
 		const struct nb_run *run = &res->runs[i];
 		size_t ci = run->case_idx;
 		b->run_id = run->run_id > b->run_id ? run->run_id : b->run_id;
-		if (ci >= b->plan->ncases || !nb_run_counts(run))
+		if (ci >= b->plan->ncases || !nb_run_counts(run) || run->rep == 0)
 			continue;
-		if (!add_done(b, (uint32_t)ci, run->rep))
+		if (!add_done(b, (uint32_t)ci, run->rep - 1)) /* the files count from 1 */
 			return nb_error_set(err, "out of memory");
 		nb_stats_add(&b->stats[ci], run->value);
 	}

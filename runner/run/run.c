@@ -26,7 +26,7 @@
 struct row_ctx {
 	struct nb_batch *b;
 	const struct nb_case *c;
-	uint32_t run_id, rep;
+	uint32_t run_id, rep;         /* rep as the files number it: 1, 2 ... */
 	const struct nb_msg_setup *su;
 };
 
@@ -81,6 +81,7 @@ static const char *status_of(enum nb_outcome o)
 	return o == NB_OUT_OK ? "ok" : o == NB_OUT_INTERRUPTED ? "interrupted" : "failed";
 }
 
+/* rep is the plan's (0-based); the files, the progress and the report count from 1. */
 static void write_run(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
 		      enum nb_outcome o, const struct nb_test_result *res)
 {
@@ -89,7 +90,8 @@ static void write_run(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
-		.protocol = nb_proto_name(c->params.proto), .rep = rep, .kind = "run", .offered_rate = NAN,
+		.protocol = nb_proto_name(c->params.proto), .rep = rep + 1, .kind = "run",
+		.offered_rate = NAN,
 		.status = status_of(o), .metric = nb_cols[head].name,
 		.value = o == NB_OUT_OK ? res->m.v[head] : NAN, .flags = flags, .error = res->error,
 		.started = started, .m = res->m,
@@ -124,8 +126,9 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 		.verbosity = b->o->verbosity, .progress = b->progress,
 		.write_failed = &b->write_failed, .werr = &b->werr,
 	};
-	b->runs_done++;
-	return nb_sweep_case(&se, c, rep, err);
+	enum nb_outcome o = nb_sweep_case(&se, c, rep, err);
+	b->runs_done += o != NB_OUT_INTERRUPTED;
+	return o;
 }
 
 /* One case x repetition. */
@@ -141,7 +144,7 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	build_setup(c, ++b->run_id, &su);
 	char started[32];
 	nb_outdir_utc_now(started, sizeof(started));
-	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep, .su = &su };
+	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep + 1, .su = &su };
 	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
 	enum nb_outcome o = nb_client_test(&b->client, &su, &sink, &res, err);
@@ -155,7 +158,7 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 		nb_batch_write_failed(b, &herr);
 	nb_test_result_free(&res);
 	progress_done(b, c, rep, o, &res);
-	b->runs_done++;
+	b->runs_done += o != NB_OUT_INTERRUPTED;
 	return o;
 }
 
@@ -246,9 +249,8 @@ static void tell(const struct nb_batch *b, enum nb_run_exit rc, struct nb_error 
 {
 	const char *plural = b->runs_done == 1 ? "" : "s";
 	if (rc == NB_EXIT_SIGNAL) {
-		nb_error_set(err, "interrupted by %s after %zu run%s; the finished ones are in %s "
-			     "(nbrun resume %s runs the rest)", signal_name(b->o), b->runs_done, plural,
-			     b->dir, b->dir);
+		nb_error_set(err, "interrupted by %s: %zu finished run%s kept in %s (nbrun resume %s "
+			     "runs the rest)", signal_name(b->o), b->runs_done, plural, b->dir, b->dir);
 	} else if (rc == NB_EXIT_PEER) {
 		fprintf(stderr, "nbrun: %s\n", err->msg);
 		nb_error_set(err, "%zu run%s kept in %s (nbrun resume %s runs the rest)", b->runs_done,

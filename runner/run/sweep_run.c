@@ -315,7 +315,7 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
 			      struct nb_error *err)
 {
-	struct trial_ctx x = { .env = env, .c = c, .rep = rep, .err = err };
+	struct trial_ctx x = { .env = env, .c = c, .rep = rep + 1, .err = err }; /* files count from 1 */
 	struct nb_sweep_outcome o;
 	struct nb_sweep_opts opts = { .calibrate_ns = c->sweep.search ? NB_SWEEP_CALIBRATE_NS : 0 };
 	if (!nb_sweep_execute(&c->sweep, &opts, run_trial, &x, &o)) {
@@ -324,7 +324,7 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 	}
 	struct nb_error jerr = { { 0 } };
 	if (!*env->write_failed &&
-	    !nb_sweep_record_append(env->dir, c, rep, &o, x.max_burst, x.first_run_id, &jerr)) {
+	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &jerr)) {
 		*env->werr = jerr;
 		*env->write_failed = true;
 	}

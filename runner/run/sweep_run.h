@@ -31,14 +31,14 @@ struct nb_sweep_env {
 	struct nb_error *werr;           /* which one, and why */
 };
 
-/** Run the sweep or search of case c (repetition rep). NB_OUT_PEER_LOST when the agent was
+/** Run the sweep or search of case c (the plan's repetition rep, 0-based; its rows say rep + 1). NB_OUT_PEER_LOST when the agent was
  *  lost (err says why), NB_OUT_INTERRUPTED when a signal or a write failure stopped it (its
  *  trials are kept), NB_OUT_CASE_FAILED when trials failed to run or the search could not
  *  finish, else NB_OUT_OK. */
 enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
 			      struct nb_error *err);
 
-/** Append the outcome of case c's sweep to DIR/sweeps.json ({"sweeps": [...]}, one entry per
+/** Append the outcome of case c's sweep (repetition rep, from 1) to DIR/sweeps.json ({"sweeps": [...]}, one entry per
  *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial,
  *  first_run_id the run id of its first trial. */
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
