@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
@@ -13,13 +14,29 @@
 #include "pitfalls.h"
 #include "report.h"
 
+/* Every error of the config, one line each. */
+static bool load_config(const struct nb_cli *cli, struct nb_config *cfg)
+{
+	struct nb_config_errors *errs = malloc(sizeof(*errs));
+	if (!errs) {
+		fprintf(stderr, "nbrun: out of memory\n");
+		return false;
+	}
+	bool ok = nb_config_load_all(cli->args[0], cli->sets, cli->nsets, cfg, errs);
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "nbrun: %s\n", errs->v[i].msg);
+	if (errs->more)
+		fprintf(stderr, "nbrun: %s: %zu more error%s not shown (fix these first)\n",
+			cli->args[0], errs->more, errs->more == 1 ? "" : "s");
+	free(errs);
+	return ok;
+}
+
 bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan)
 {
 	struct nb_error err = { { 0 } };
-	if (!nb_config_load(cli->args[0], cli->sets, cli->nsets, cfg, &err)) {
-		fprintf(stderr, "nbrun: %s\n", err.msg);
+	if (!load_config(cli, cfg))
 		return false;
-	}
 	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, &err)) {
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 		nb_config_free(cfg);

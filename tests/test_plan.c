@@ -274,7 +274,7 @@ Test(plan, sweeps_are_one_case_each_and_start_at_from)
 {
 	build("tests:\n  - name: s\n    engine: stream\n    protocol: udp\n    size: [64, 1400]\n"
 	      "    sweep: {rate: {from: 10M, to: 1G, loss: [0%, 0.1%], precision: 1%}, trial: 2s, "
-	      "confirm: 2}\n  - name: p\n    engine: pps\n    sweep: {rate: {steps: [1k, 2k, 4k]}}\n",
+	      "confirm: 2}\n  - name: p\n    engine: pps\n    sweep: {rate: {steps: [1kpps, 2kpps, 4kpps]}}\n",
 	      NULL, 0);
 	cr_assert_eq(plan.ncases, 3);
 	cr_assert_str_eq(plan.cases[0].id, "s/udp/s64/p1/forward/search");
@@ -339,7 +339,7 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	      "    protocol: udp\n    rate: 1G\n  - name: r\n    engine: rr\n    repetitions: auto\n"
 	      "  - name: l\n    engine: latency\n    protocol: udp\n    wait: spin\n"
 	      "  - name: s\n    engine: pps\n    direction: reverse\n"
-	      "    sweep:\n      rate: {from: 10k, to: 40k, steps: [10k, 40k]}\n",
+	      "    sweep:\n      rate: {from: 10kpps, to: 40kpps, steps: [10kpps, 40kpps]}\n",
 	      NULL, 0);
 	char dir[64], path[96];
 	cr_assert(nbt_tmpdir("plancsv", dir, sizeof(dir)));
