@@ -384,6 +384,11 @@ static void sweep_sentence(FILE *f, const struct nb_results *res, const struct n
 	char a[64], b[64];
 	size_t g = 0;
 	for (; nb_sweeps_json_goal(res, c->pc->case_id, g, &sw); g++) {
+		if (!sw.search && !isfinite(sw.loss_target)) { /* a plain sweep: no goal to state */
+			nb_md_cell(f, sw.sentence ? sw.sentence : "A plain sweep of rates.");
+			fputs("\n\n", f);
+			continue;
+		}
 		if (!isfinite(sw.threshold)) {
 			fprintf(f, "No rate kept loss ≤ %g %% in every trial.", sw.loss_target * 100.0);
 		} else {
@@ -435,9 +440,18 @@ static void rate_cell(FILE *f, double v, const char *unit)
 	fprintf(f, " %s |", buf);
 }
 
+/* The first run id of the sweep's recorded attempt: a resumed batch ran it again, and the
+ * trials of the attempt a signal cut stay in runs.csv before it (0: show every trial). */
+static uint32_t attempt_start(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	struct nb_sweep_result sw;
+	return nb_sweeps_json_find(res, c->pc->case_id, &sw) ? sw.first_run_id : 0;
+}
+
 static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
 {
-	size_t ci = (size_t)(c->pc - res->cases);
+	size_t ci = (size_t)(c->pc - res->cases), earlier = 0;
+	uint32_t first = attempt_start(res, c);
 	bool pps = packet_rates(c->pc);
 	const char *u = rate_unit(c->pc);
 	fputs("### Sweep ", f);
@@ -448,7 +462,7 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 	      "|--:|--:|--:|--:|--:|---|---|\n", f);
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci)
+		if (r->case_idx != ci || (r->run_id < first && ++earlier))
 			continue;
 		fprintf(f, "| %zu |", ++k);
 		rate_cell(f, r->offered_rate, u);
@@ -465,6 +479,9 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 		fputs("\n", f);
 	}
 	fputs("\n", f);
+	if (earlier)
+		fprintf(f, "%zu trial%s of an earlier, interrupted attempt %s in runs.csv, not above.\n\n",
+			earlier, earlier == 1 ? "" : "s", earlier == 1 ? "is" : "are");
 }
 
 void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s)

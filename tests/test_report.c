@@ -507,3 +507,27 @@ Test(report, an_interrupted_run_is_named_as_such_and_the_status_says_by_what, .i
 	cr_expect_null(strstr(md, "(1 failed)"));
 	free(md);
 }
+
+/* A plain sweep has no loss goal: the report states its sentence, never "loss ≤ nan %"; a
+ * resumed sweep shows the trials of its recorded attempt and counts the earlier ones. */
+Test(report, a_plain_sweep_states_its_sentence_and_only_its_attempts_trials, .init = setup,
+     .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	const char *meta = "{\"nbrun_version\": \"0.1.0\", \"config_name\": \"basic\"}";
+	cr_assert(nbt_write(path, meta, strlen(meta)));
+	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
+	const char *sweeps = "{\"sweeps\": [{\"case_id\": \"udp-loss/udp/s1400\", \"rep\": 1, "
+			     "\"first_run_id\": 19, \"search\": false, \"interrupted\": false, "
+			     "\"sentence\": \"udp-loss/udp/s1400: sweep of 4 rates\"}]}";
+	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_expect_not(has_nan_word(md), "NaN text in the report");
+	at(md, "udp-loss/udp/s1400: sweep of 4 rates\n");
+	at(md, "| 4 | 450 Mbit/s |");
+	cr_expect_null(strstr(md, "| 5 | "), "trials before run 19 are not in the table");
+	at(md, "3 trials of an earlier, interrupted attempt are in runs.csv, not above.");
+	free(md);
+}

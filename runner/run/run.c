@@ -126,8 +126,9 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 		.verbosity = b->o->verbosity, .progress = b->progress,
 		.write_failed = &b->write_failed, .werr = &b->werr,
 	};
+	uint32_t before = b->meta.runs_ok + b->meta.runs_failed;
 	enum nb_outcome o = nb_sweep_case(&se, c, rep, err);
-	b->runs_done += o != NB_OUT_INTERRUPTED;
+	b->runs_done += b->meta.runs_ok + b->meta.runs_failed - before; /* its finished trials */
 	return o;
 }
 

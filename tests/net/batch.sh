@@ -91,7 +91,7 @@ before=$(($(wc -l <"$TMP/term/runs.csv") - 1))
 [ "$rc" -eq 0 ]
 that "resume: exit 0 (got $rc)" "$TMP/resume.err"
 [ "$(rows "$TMP/term/runs.csv" ok)" -eq 4 ] &&
-	[ "$(grep ',run,,ok,' "$TMP/term/runs.csv" | cut -d, -f6 | sort -u | tr '\n' ' ')" = "0 1 2 3 " ]
+	[ "$(grep ',run,,ok,' "$TMP/term/runs.csv" | cut -d, -f6 | sort -u | tr '\n' ' ')" = "1 2 3 4 " ]
 that "resume: 4 ok rows, one per repetition" "$TMP/term/runs.csv"
 ids=$(tail -n +2 "$TMP/term/runs.csv" | cut -d, -f1 | sort -n | uniq -d)
 [ -z "$ids" ]
@@ -104,6 +104,37 @@ printf '# edited\n' >>"$TMP/term/config.yaml"
 "$NBRUN" resume "$TMP/term" 2>"$TMP/edit.err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q "config.yaml changed since the batch started" "$TMP/edit.err"
 that "resume of an edited config.yaml: exit 2, says it changed" "$TMP/edit.err"
+
+# --- resume of a cut sweep and of auto repetitions -----------------------------------------
+cat >"$TMP/sweep.yaml" <<'YAML'
+name: sweep
+defaults: {warmup: 0s, interval: 250ms}
+tests:
+  - name: s
+    engine: pps
+    sweep: {rate: {steps: [1kpps, 2kpps, 4kpps, 8kpps]}, trial: 1s}
+  - name: a
+    engine: rr
+    duration: 500ms
+    repetitions: {auto: true, min: 3, max: 4}
+YAML
+"$NBRUN" "$TMP/sweep.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/sw" -q 2>"$TMP/sw.err" &
+BG_PID=$!
+wait_rows "$TMP/sw/runs.csv" 1
+kill -TERM "$BG_PID"; wait "$BG_PID"; rc=$?; BG_PID=
+"$NBRUN" resume "$TMP/sw" -q 2>"$TMP/swr.err"; rc2=$?
+[ "$rc" -eq 143 ] && [ "$rc2" -eq 0 ]
+that "a batch cut in its sweep: exit 143, then resume: exit 0 (got $rc, $rc2)" "$TMP/swr.err"
+entries=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(str(e["interrupted"]).lower() for e in d["sweeps"]))' "$TMP/sw/sweeps.json")
+[ "$entries" = "false" ]
+that "resume: sweeps.json holds the finished sweep only (got: $entries)" "$TMP/sw/sweeps.json"
+[ "$(grep -c ',trial,[0-9]*,\(ok\|invalid\),' "$TMP/sw/runs.csv")" -ge 5 ] &&
+	grep -q "of an earlier, interrupted attempt" "$TMP/sw/report.md" &&
+	[ "$(grep -c '^| [1-4] | ' "$TMP/sw/report.md")" -eq 4 ]
+that "resume: the sweep ran again whole; the report shows its 4 trials, the cut ones named" "$TMP/sw/report.md"
+ok_a=$(grep ',a/tcp/q32r128/f1,.*,run,,ok,' "$TMP/sw/runs.csv" | cut -d, -f6 | sort -u | wc -l)
+[ "$ok_a" -ge 3 ] && [ "$ok_a" -le 4 ] && [ "$(grep -c ',a/tcp/q32r128/f1,.*,run,,ok,' "$TMP/sw/runs.csv")" -eq "$ok_a" ]
+that "resume: repetitions: auto ran 3 to 4 distinct repetitions in all (got $ok_a)" "$TMP/sw/runs.csv"
 
 # --- SIGHUP: the same, exit 129 ------------------------------------------------------------
 "$NBRUN" "$TMP/four.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/hup" -q 2>"$TMP/hup.err" &
