@@ -176,12 +176,17 @@ void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err)
 	atomic_store(&b->client.abort, true);
 }
 
-/* Runs.csv and intervals.csv to the disk, then closed; the first failure is kept. */
-static void close_rows(struct nb_batch *b)
+void nb_batch_sync_rows(struct nb_batch *b)
 {
 	struct nb_error err = { { 0 } };
 	if ((b->runs && !nb_csv_sync(b->runs, &err)) || (b->intervals && !nb_csv_sync(b->intervals, &err)))
 		nb_batch_write_failed(b, &err);
+}
+
+/* Runs.csv and intervals.csv to the disk, then closed; the first failure is kept. */
+static void close_rows(struct nb_batch *b)
+{
+	nb_batch_sync_rows(b);
 	nb_csv_finish(b->runs, NULL);
 	nb_csv_finish(b->intervals, NULL);
 	b->runs = b->intervals = NULL;

@@ -60,6 +60,8 @@ bool nb_batch_out_free(const struct nb_run_opts *o, struct nb_error *err);
 bool nb_batch_claim(struct nb_batch *b, struct nb_error *err);
 /** Open runs.csv and intervals.csv for appending. */
 bool nb_batch_open_rows(struct nb_batch *b, struct nb_error *err);
+/** Flush runs.csv and intervals.csv to the disk (after each run, outside its measurement). */
+void nb_batch_sync_rows(struct nb_batch *b);
 /** Note the first write failure (err) and stop the run in progress. */
 void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err);
 /** Sync and close the CSV files, rewrite meta.json (complete or not, what stopped it) and say

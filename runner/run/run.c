@@ -129,6 +129,7 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 	uint32_t before = b->meta.runs_ok + b->meta.runs_failed;
 	enum nb_outcome o = nb_sweep_case(&se, c, rep, err);
 	b->runs_done += b->meta.runs_ok + b->meta.runs_failed - before; /* its finished trials */
+	nb_batch_sync_rows(b);
 	return o;
 }
 
@@ -158,6 +159,7 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	if (res.hist && !nb_hist_csv_write(b->dir, b->run_id, res.hist, &herr))
 		nb_batch_write_failed(b, &herr);
 	nb_test_result_free(&res);
+	nb_batch_sync_rows(b);
 	progress_done(b, c, rep, o, &res);
 	b->runs_done += o != NB_OUT_INTERRUPTED;
 	return o;

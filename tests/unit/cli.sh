@@ -261,6 +261,54 @@ for sub in run resume serve validate report compare env; do
 	nb help $sub
 	got "nbrun help $sub prints the same" 0 "$TMP/subhelp" /dev/null
 done
+# --- a results folder belongs to one batch: a used --out is refused, nothing touched --------
+snap() { (cd "$1" && find . -type f -exec sha256sum {} + | sort; find . | sort); }
+snap "$TMP/res" >"$TMP/before"
+nb "$CFG" --out "$TMP/res" --peer 127.0.0.1:1
+[ "$RC" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "^nbrun: --out $TMP/res is not empty (.*): a results folder holds one batch; choose a new folder, or add --force to replace its results$" "$TMP/err"
+verdict "a used --out: exit 2, one line, before any peer is contacted"
+snap "$TMP/res" >"$TMP/after"
+cmp -s "$TMP/before" "$TMP/after"
+verdict "a used --out: every file and folder in it unchanged"
+nb "$CFG" --out "$TMP/res" --force --peer 127.0.0.1:1
+[ "$RC" -eq 3 ] && cmp -s "$TMP/before" "$(snap "$TMP/res" >"$TMP/after2"; echo "$TMP/after2")"
+verdict "--force with a peer that cannot be reached: exit 3, the folder still untouched"
+
+# --- every config error at once ------------------------------------------------------------
+printf 'name: bad\ndefaults:\n  duration: 10x\ntests:\n  - {name: a, engine: stream, parallel: 4}\n  - {name: b, engine: rr, window: 4mb}\n' >"$TMP/bad.yaml"
+nb validate "$TMP/bad.yaml"
+[ "$RC" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
+	[ "$(grep -c "^nbrun: $TMP/bad.yaml:[0-9]*:[0-9]*: " "$TMP/err")" -eq 3 ] &&
+	grep -q "'parallel' (iperf3's -P/--parallel is 'streams: N' in nbrun)" "$TMP/err"
+verdict "a config with three errors: exit 2, three located lines"
+
+# --- the man page and the bash completion ---------------------------------------------------
+MAN=$SRC/docs/nbrun.1
+[ -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)" ]
+verdict "nbrun.1 renders without a groff warning"
+missing=
+for sub in run resume serve validate report compare env; do
+	for o in $("$NBRUN" $sub --help | grep -o -- '--[a-z-]*' | sort -u); do
+		grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$MAN" || missing="$missing $sub:$o"
+	done
+done
+[ -z "$missing" ]
+verdict "nbrun.1 documents every option of every subcommand${missing:+ (missing:$missing)}"
+COMP=$SRC/docs/nbrun.bash
+# complete WORDS...: what the completion offers for the last word
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _nbrun; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$COMP" "$@"
+}
+bash -n "$COMP" && [ "$(complete_words nbrun re | sort | tr '\n' ' ')" = "report resume " ]
+verdict "bash completion: the subcommands"
+got_serve=$(complete_words nbrun serve -- | tr '\n' ' ')
+case "$got_serve" in *--port*) ! echo "$got_serve" | grep -q -- --threshold ;; *) false ;; esac
+verdict "bash completion: serve's options, not compare's (${got_serve% })"
+[ "$(complete_words nbrun compare a b --format j)" = json ]
+verdict "bash completion: --format's values"
+
 left=$(ls -A "$TMP/cwd")
 [ -z "$left" ]
 verdict "no command wrote into the folder it ran in${left:+ (found: $left)}"
