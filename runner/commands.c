@@ -58,6 +58,11 @@ int nb_cmd_validate(const struct nb_cli *cli)
 	return 0;
 }
 
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 int nb_cmd_report(const struct nb_cli *cli)
 {
 	struct nb_report_info info;
@@ -66,9 +71,11 @@ int nb_cmd_report(const struct nb_cli *cli)
 		fprintf(stderr, "nbrun: report: %s\n", err.msg);
 		return 2;
 	}
-	fprintf(stderr, "report: %zu cases, %zu runs (%zu failed), %zu incomplete rows skipped, "
-		"%zu charts (%zu rendered)%s%s\n", info.cases, info.runs, info.failed_runs,
-		info.incomplete_rows, info.charts, info.charts_rendered, info.note[0] ? "; " : "", info.note);
+	fprintf(stderr, "report: %zu case%s, %zu run%s (%zu failed), %zu incomplete row%s skipped, "
+		"%zu chart%s (%zu rendered)%s%s\n", info.cases, plural(info.cases), info.runs,
+		plural(info.runs), info.failed_runs, info.incomplete_rows, plural(info.incomplete_rows),
+		info.charts, plural(info.charts), info.charts_rendered, info.note[0] ? "; " : "",
+		info.note);
 	return 0;
 }
 

@@ -87,6 +87,19 @@ Test(config_errors, iperf3_and_netperf_names_are_mapped_in_the_suggestion)
 				  "--set parallel: unknown key 'parallel' (iperf3's -P"));
 }
 
+/* The one test of a stream config with `line` added ("cpus: 0-3"); it must load. */
+static struct nb_test one_test(const char *line)
+{
+	char yaml[256];
+	snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    engine: stream\n    %s\n", line);
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s: %s", line, err.msg);
+	struct nb_test t = cfg.tests[0];
+	nb_config_free(&cfg);
+	return t;
+}
+
 Test(config_errors, cpus_take_numbers_ranges_and_lists_of_them)
 {
 	static const struct { const char *v; uint32_t n; int16_t want[6]; } t[] = {
@@ -95,16 +108,12 @@ Test(config_errors, cpus_take_numbers_ranges_and_lists_of_them)
 		{ "[0-1, 4, 6-7]", 5, { 0, 1, 4, 6, 7 } },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[128];
-		snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    engine: stream\n    cpus: %s\n",
-			 t[i].v);
-		struct nb_config cfg;
-		struct nb_error err;
-		cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s: %s", t[i].v, err.msg);
-		cr_expect_eq(cfg.tests[0].base.ncpus, t[i].n, "%s", t[i].v);
+		char line[64];
+		snprintf(line, sizeof(line), "cpus: %s", t[i].v);
+		struct nb_test got = one_test(line);
+		cr_expect_eq(got.base.ncpus, t[i].n, "%s", t[i].v);
 		for (uint32_t k = 0; k < t[i].n; k++)
-			cr_expect_eq(cfg.tests[0].base.cpus[k], t[i].want[k], "%s cpu %u", t[i].v, k);
-		nb_config_free(&cfg);
+			cr_expect_eq(got.base.cpus[k], t[i].want[k], "%s cpu %u", t[i].v, k);
 	}
 	static const struct nbt_err_case bad[] = {
 		{ "3-1", "4:11", "CPU range in '3-1' is backwards" },
@@ -123,13 +132,9 @@ Test(config_errors, tos_takes_a_byte_hex_or_a_dscp_name)
 		{ "af41", 136 }, { "af11", 40 }, { "cs1", 32 }, { "cs0", 0 }, { "le", 4 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char yaml[128];
-		snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    engine: stream\n    tos: %s\n", t[i].v);
-		struct nb_config cfg;
-		struct nb_error err;
-		cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s: %s", t[i].v, err.msg);
-		cr_expect_eq(cfg.tests[0].base.tos, t[i].tos, "tos %s", t[i].v);
-		nb_config_free(&cfg);
+		char line[64];
+		snprintf(line, sizeof(line), "tos: %s", t[i].v);
+		cr_expect_eq(one_test(line).base.tos, t[i].tos, "tos %s", t[i].v);
 	}
 	static const struct nbt_err_case bad[] = {
 		{ "af51", "4:10", "bad tos 'af51': neither a number nor a DSCP name (expected a TOS byte" },

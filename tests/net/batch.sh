@@ -35,23 +35,11 @@ trap 'exit 1' INT TERM
 that() { if [ $? -eq 0 ]; then ok "$1"; else nok "$1" "$2"; fi; }
 cd "$TMP" || exit 1
 
+# the agent at its default verbosity: its console is checked below
 serve() {
 	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" 2>"$TMP/serve.err" &
 	SERVE_PID=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q ":$(printf %04X "$PORT") " /proc/net/tcp 2>/dev/null; do
-		sleep 0.1; i=$((i + 1))
-	done
-}
-
-# wait_rows FILE N: until FILE has N data rows (20 s at most)
-wait_rows() {
-	i=0
-	while [ $i -lt 200 ]; do
-		[ -f "$1" ] && [ "$(($(wc -l <"$1") - 1))" -ge "$2" ] && return 0
-		sleep 0.1; i=$((i + 1))
-	done
-	return 1
+	wait_port "$PORT"
 }
 
 # rows FILE STATUS: how many runs.csv rows have that status
@@ -187,8 +175,7 @@ while True:
     c, _ = s.accept(); c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n"); c.close()
 ' "$FAKE" &
 FAKE_PID=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q ":$(printf %04X "$FAKE") " /proc/net/tcp 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+wait_port "$FAKE"
 "$NBRUN" "$TMP/one.yaml" --peer "127.0.0.1:$FAKE" --out "$TMP/http" 2>"$TMP/http.err"; rc=$?
 [ "$rc" -eq 3 ] && [ ! -e "$TMP/http" ] &&
 	[ "$(cat "$TMP/http.err")" = "nbrun: the peer at 127.0.0.1:$FAKE does not speak the nbrun protocol" ]
