@@ -79,6 +79,27 @@ int nb_cmd_report(const struct nb_cli *cli)
 	return 0;
 }
 
+/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer, 3 unreachable). */
+static int env_peer(const char *peer, struct nb_client *c, struct nb_facts *local)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char host[256];
+	uint16_t port;
+	struct nb_error err = { { 0 } };
+	int rc = 0;
+	if (!nb_ctl_parse_peer(peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err))
+		rc = 2;
+	else if (!nb_ctl_resolve(peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
+		 !nb_client_open(c, peer, &addr, len, &err))
+		rc = 3;
+	if (rc)
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+	else
+		nb_env_collect("/", (struct sockaddr *)&addr, len, local);
+	return rc;
+}
+
 int nb_cmd_env(const struct nb_cli *cli)
 {
 	struct nb_facts local;
@@ -88,25 +109,11 @@ int nb_cmd_env(const struct nb_cli *cli)
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	nb_facts_init(&c.peer_facts);
-	if (cli->peer) {
-		struct sockaddr_storage addr;
-		socklen_t len;
-		char host[256];
-		uint16_t port;
-		if (!nb_ctl_parse_peer(cli->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port,
-				       &err)) {
-			fprintf(stderr, "nbrun: %s\n", err.msg);
-			return 2;
-		}
-		if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
-		    !nb_client_open(&c, cli->peer, &addr, len, &err)) {
-			fprintf(stderr, "nbrun: %s\n", err.msg);
-			return 3;
-		}
-		nb_env_collect("/", (struct sockaddr *)&addr, len, &local);
-	} else {
+	int rc = cli->peer ? env_peer(cli->peer, &c, &local) : 0;
+	if (rc)
+		return rc;
+	if (!cli->peer)
 		nb_env_collect("/", NULL, 0, &local);
-	}
 	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
 	const struct nb_facts *peer = cli->peer ? &c.peer_facts : NULL;
 	nb_env_print(&local, peer, stdout);
@@ -116,7 +123,6 @@ int nb_cmd_env(const struct nb_cli *cli)
 	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
 		nb_pitfalls_print(&pf, stdout);
 	nb_pitfalls_free(&pf);
-	int rc = 0;
 	if (cli->json && !nb_env_json_write(cli->json, &local, peer, &err)) {
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 		rc = 1;
