@@ -224,12 +224,9 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	struct nb_pitfall_case c[5] = {
 		{ .case_id = "a", .n = 3, .cv = 0.2 }, { .case_id = "b", .n = 3, .cv = 0.3 },
 		{ .case_id = "c", .n = 3, .cv = 0.4 }, { .case_id = "d", .n = 3, .cv = 0.5 },
-		{ .case_id = "e", .n = 3, .cv = 0.01, .cpu_local_max_pct = 99, .cpu_peer_max_pct = 98,
-		  .host_cpu_local_max_pct = NAN, .host_cpu_peer_max_pct = NAN },
+		{ .case_id = "e", .n = 3, .cv = 0.01,
+		  .cpu_thread_max_pct = { { 99, NAN }, { 98, NAN } } },
 	};
-	for (int i = 0; i < 4; i++)
-		c[i].cpu_local_max_pct = c[i].cpu_peer_max_pct = c[i].host_cpu_local_max_pct =
-			c[i].host_cpu_peer_max_pct = NAN;
 	struct nb_pitfalls out = { 0 };
 	cr_assert(nb_pitfalls_check(NULL, NULL, c, 5, 0.05, &out));
 	cr_assert_eq(out.n, 6, "4 unstable, 2 cpu-bound");
@@ -251,8 +248,8 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	cr_expect_eq(strncmp(buf, "warning: unstable in 4 cases (a, b, c and 1 more): unstable result: "
 			     "CV 20.0 %", 77), 0, "%s", buf);
 	char *second = strchr(buf, '\n') + 1;
-	cr_expect_eq(strncmp(second, "warning: cpu-bound e: CPU bound on the local end", 48), 0, "%s",
-		     second);
+	cr_expect_eq(strncmp(second, "warning: cpu-bound e: CPU bound on the local end: its busiest "
+			     "sending thread", 76), 0, "%s", second);
 	cr_expect_not_null(strstr(second, "(+1 more like it)\n"), "%s", second);
 	cr_expect_eq(strchr(second, '\n'), buf + strlen(buf) - 1, "two lines");
 	nb_pitfalls_free(&out);

@@ -369,10 +369,10 @@ Test(plan, plan_csv_keeps_the_auto_repetitions_rule)
 {
 	build("tests:\n  - name: r\n    engine: rr\n"
 	      "    repetitions: {auto: true, min: 2, max: 5, ci: 1%}\n", NULL, 0);
-	char dir[64], out[64];
+	char dir[64];
 	cr_assert(nbt_tmpdir("planauto", dir, sizeof(dir)));
 	struct nb_error err;
-	cr_assert(nb_outdir_open(dir, &cfg, &plan, out, sizeof(out), &err), "%s", err.msg);
+	cr_assert(nb_outdir_write(dir, &cfg, &plan, &err), "%s", err.msg);
 	struct nb_results res;
 	bool ok = nb_results_load(dir, &res, &err);
 	nbt_rmtree(dir);
