@@ -9,7 +9,7 @@ _nbrun_options() {
 	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
-	compare) echo "--threshold --metric --out --format" ;;
+	compare) echo "--threshold --metric --out --format --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
 	env) echo "--peer --json" ;;
 	esac
 }
@@ -30,7 +30,7 @@ _nbrun() {
 	--format) mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur"); return ;;
 	--out | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
-		--set | --threshold | --metric) return ;;
+		--set | --threshold | --metric | --expect-diff | --names) return ;;
 	esac
 	if [[ $sub == help ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env" -- "$cur")
