@@ -8,9 +8,6 @@
 
 #include "afile.h"
 
-/* CV across repetitions above this counts as unstable in the verdict (the pitfall's own). */
-#define NB_MD_CV_THRESHOLD 0.05
-
 void nb_md_cell(FILE *f, const char *s)
 {
 	if (!s || !*s) {
@@ -104,7 +101,7 @@ static size_t unstable_cases(const struct nb_summary *s, size_t *spread)
 	*spread = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		*spread += s->c[i].value.n >= 2;
-		n += s->c[i].value.n >= 2 && nb_stats_cv(&s->c[i].value) > NB_MD_CV_THRESHOLD;
+		n += s->c[i].value.n >= 2 && nb_stats_cv(&s->c[i].value) > NB_PITFALLS_CV_DEFAULT;
 	}
 	return n;
 }
@@ -141,10 +138,10 @@ static void verdict(FILE *f, const struct nb_results *res, const struct nb_summa
 	size_t spread, unstable = unstable_cases(s, &spread);
 	if (unstable)
 		fprintf(f, " %zu case%s vary by more than %g %% (CV) between repetitions.", unstable,
-			plural(unstable), NB_MD_CV_THRESHOLD * 100.0);
+			plural(unstable), NB_PITFALLS_CV_DEFAULT * 100.0);
 	else if (spread)
 		fprintf(f, " Every case with repetitions varies by at most %g %% (CV).",
-			NB_MD_CV_THRESHOLD * 100.0);
+			NB_PITFALLS_CV_DEFAULT * 100.0);
 	else
 		fputs(" No case has two repetitions, so no spread is known.", f);
 	verdict_warnings(f, pf);
