@@ -233,9 +233,14 @@ static void warning_line(FILE *f, const struct nb_pitfall_group *g)
 	}
 	fprintf(f, "%s: ", g->ncases ? ")" : "");
 	nb_md_cell(f, g->first->text);
-	if (g->more)
-		fprintf(f, " (+%zu more like it; each is in results.json)", g->more);
+	if (g->more > g->nalso)
+		fprintf(f, " (+%zu more like it; each is in results.json)", g->more - g->nalso);
 	fprintf(f, "\n");
+	for (size_t k = 0; k < g->nalso; k++) { /* the same case's other end or direction */
+		fputs("  - ", f);
+		nb_md_cell(f, g->also[k]->text);
+		fputc('\n', f);
+	}
 }
 
 static void warnings(FILE *f, const struct nb_pitfalls *pf)

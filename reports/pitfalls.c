@@ -53,13 +53,16 @@ void nb_pitfalls_free(struct nb_pitfalls *p)
 static bool group_cases(const struct nb_pitfalls *p, const char *code, struct nb_pitfall_group *g)
 {
 	g->cases = calloc(p->n, sizeof(*g->cases));
-	if (!g->cases)
+	g->also = calloc(p->n, sizeof(*g->also));
+	if (!g->cases || !g->also)
 		return false;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct nb_pitfall *f = &p->v[i];
 		if (strcmp(f->code, code) != 0)
 			continue;
 		g->n++;
+		if (f != g->first && f->case_id[0] && strcmp(f->case_id, g->first->case_id) == 0)
+			g->also[g->nalso++] = f;
 		bool seen = !f->case_id[0];
 		for (size_t k = 0; k < g->ncases && !seen; k++)
 			seen = strcmp(g->cases[k], f->case_id) == 0;
@@ -94,8 +97,10 @@ bool nb_pitfalls_group(const struct nb_pitfalls *p, struct nb_pitfall_group **ou
 
 void nb_pitfalls_groups_free(struct nb_pitfall_group *g, size_t n)
 {
-	for (size_t i = 0; g && i < n; i++)
+	for (size_t i = 0; g && i < n; i++) {
 		free(g[i].cases);
+		free(g[i].also);
+	}
 	free(g);
 }
 

@@ -70,6 +70,9 @@ struct nb_pitfall_group {
 	size_t n;                /* findings with this code */
 	const char **cases;      /* the distinct case ids they name, in order (into the findings) */
 	size_t ncases;
+	const struct nb_pitfall **also; /* the first case's other findings of this code (its other
+					   end or direction), which the report shows in full */
+	size_t nalso;
 	size_t more;             /* findings beyond one per case (e.g. both ends of one case) */
 };
 

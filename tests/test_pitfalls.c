@@ -218,7 +218,7 @@ Test(pitfalls, print_writes_one_warning_line_each)
 }
 
 /* The same pitfall in several cases is one line naming them; findings beyond one per case (the
- * two ends of a case) are counted, not repeated. */
+ * two ends of a case) are counted on stderr, and the report shows the first case's in full. */
 Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 {
 	struct nb_pitfall_case c[5] = {
@@ -240,6 +240,9 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	cr_expect_str_eq(g[1].first->code, "cpu-bound");
 	cr_expect_eq(g[1].ncases, 1);
 	cr_expect_eq(g[1].more, 1, "the peer end of the same case");
+	cr_assert_eq(g[1].nalso, 1, "the first case's other finding is kept for the report");
+	cr_expect_eq(strncmp(g[1].also[0]->text, "CPU bound on the peer end", 25), 0, "%s",
+		     g[1].also[0]->text);
 	nb_pitfalls_groups_free(g, n);
 	char buf[2048];
 	FILE *m = fmemopen(buf, sizeof(buf), "w");
