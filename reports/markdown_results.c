@@ -551,7 +551,8 @@ void nb_md_charts(FILE *f, const struct nb_charts *charts)
 	}
 	if (nts == 0)
 		return;
-	fprintf(f, "<details>\n<summary>Stability within each run: %zu per-interval charts</summary>\n\n", nts);
+	fprintf(f, "<details>\n<summary>Stability within each run: %zu per-interval chart%s"
+		"</summary>\n\n", nts, nts == 1 ? "" : "s");
 	for (size_t i = 0; i < charts->n; i++)
 		if (charts->v[i].kind == NB_CHART_TIMESERIES)
 			chart_entry(f, &charts->v[i], charts->gnuplot);
