@@ -89,7 +89,7 @@ static bool ts_chart(const char *dir, const struct nb_results *res, const struct
 			    "title \"repetition %zu\", \\\n     ", ch->name, i, nb_chart_gp_style(i), i + 1);
 	fprintf(gp, "%.9g with lines lt 8 lw 1.6 dt 2 title \"mean of repetitions\"\n",
 		c->value.mean / sc.div);
-	return nb_chart_end(dir, ch, dat, gp, err);
+	return nb_chart_end(charts, err);
 }
 
 bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const struct nb_summary *s,

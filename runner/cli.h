@@ -1,4 +1,4 @@
-/* nbrun — command line: subcommands and their options. */
+/* nbrun — command line: subcommands, each with its own options and help. */
 #ifndef NB_CLI_H
 #define NB_CLI_H
 
@@ -13,19 +13,22 @@
 #define NB_CLI_MAX_LIST 64
 
 enum nb_cmd {
-	NB_CMD_RUN, NB_CMD_SERVE, NB_CMD_REPORT, NB_CMD_COMPARE, NB_CMD_ENV, NB_CMD_VALIDATE,
-	NB_CMD_HELP, NB_CMD_VERSION,
+	NB_CMD_RUN, NB_CMD_RESUME, NB_CMD_SERVE, NB_CMD_VALIDATE, NB_CMD_REPORT, NB_CMD_COMPARE,
+	NB_CMD_ENV, NB_CMD_HELP, NB_CMD_VERSION,
 };
 
 struct nb_cli {
 	enum nb_cmd cmd;
+	enum nb_cmd help_for;                /* help: the subcommand asked about (HELP: all) */
 	int verbosity;                       /* -1 quiet, 0 normal, 1+ verbose */
 	const char *args[NB_CLI_MAX_LIST];   /* positional arguments after the subcommand */
 	size_t nargs;
-	/* run, validate, env */
+	/* run, resume, validate, env */
 	const char *peer;                    /* HOST[:PORT]; NULL = embedded agent on loopback */
 	const char *out;
+	bool force;                          /* run: a non-empty --out is used anyway */
 	bool dry_run;
+	bool check;                          /* run: check both ends against the plan, run nothing */
 	const char *filters[NB_CLI_MAX_LIST];
 	size_t nfilters;
 	const char *sets[NB_CLI_MAX_LIST];
@@ -50,9 +53,13 @@ struct nb_cli {
 	char cmdline[1024];
 };
 
-/** Parse argv into cli; on a usage error fills err with one line and returns false. */
-bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, struct nb_error *err);
-/** Print the usage text. */
-void nb_cli_usage(FILE *out);
+/** Parse argv into cli; on a usage error fills err with one line and returns false (cli->cmd
+ *  then names the subcommand whose usage applies; *foreign says the option belongs to another
+ *  subcommand, so its usage should follow the error). */
+bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, bool *foreign, struct nb_error *err);
+/** Print the usage of cmd (NB_CMD_HELP: the overview of every subcommand). */
+void nb_cli_usage(enum nb_cmd cmd, FILE *out);
+/** The subcommand's name as typed ("run" for a plain run). */
+const char *nb_cli_cmd_name(enum nb_cmd cmd);
 
 #endif

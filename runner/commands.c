@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
@@ -13,6 +14,55 @@
 #include "pitfalls.h"
 #include "report.h"
 
+/* Every error of the config, one line each. */
+static bool load_config(const struct nb_cli *cli, struct nb_config *cfg)
+{
+	struct nb_config_errors *errs = malloc(sizeof(*errs));
+	if (!errs) {
+		fprintf(stderr, "nbrun: out of memory\n");
+		return false;
+	}
+	bool ok = nb_config_load_all(cli->args[0], cli->sets, cli->nsets, cfg, errs);
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "nbrun: %s\n", errs->v[i].msg);
+	if (errs->more)
+		fprintf(stderr, "nbrun: %s: %zu more error%s not shown (fix these first)\n",
+			cli->args[0], errs->more, errs->more == 1 ? "" : "s");
+	free(errs);
+	return ok;
+}
+
+bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan)
+{
+	struct nb_error err = { { 0 } };
+	if (!load_config(cli, cfg))
+		return false;
+	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		nb_config_free(cfg);
+		return false;
+	}
+	return true;
+}
+
+int nb_cmd_validate(const struct nb_cli *cli)
+{
+	struct nb_config cfg = { 0 };
+	struct nb_plan plan = { 0 };
+	if (!nb_cmd_load(cli, &cfg, &plan))
+		return 2;
+	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
+	       plan.nslots == 1 ? "" : "s");
+	nb_plan_free(&plan);
+	nb_config_free(&cfg);
+	return 0;
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 int nb_cmd_report(const struct nb_cli *cli)
 {
 	struct nb_report_info info;
@@ -21,10 +71,33 @@ int nb_cmd_report(const struct nb_cli *cli)
 		fprintf(stderr, "nbrun: report: %s\n", err.msg);
 		return 2;
 	}
-	fprintf(stderr, "report: %zu cases, %zu runs (%zu failed), %zu incomplete rows skipped, "
-		"%zu charts (%zu rendered)%s%s\n", info.cases, info.runs, info.failed_runs,
-		info.incomplete_rows, info.charts, info.charts_rendered, info.note[0] ? "; " : "", info.note);
+	fprintf(stderr, "report: %zu case%s, %zu run%s (%zu failed), %zu incomplete row%s skipped, "
+		"%zu chart%s (%zu rendered)%s%s\n", info.cases, plural(info.cases), info.runs,
+		plural(info.runs), info.failed_runs, info.incomplete_rows, plural(info.incomplete_rows),
+		info.charts, plural(info.charts), info.charts_rendered, info.note[0] ? "; " : "",
+		info.note);
 	return 0;
+}
+
+/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer, 3 unreachable). */
+static int env_peer(const char *peer, struct nb_client *c, struct nb_facts *local)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char host[256];
+	uint16_t port;
+	struct nb_error err = { { 0 } };
+	int rc = 0;
+	if (!nb_ctl_parse_peer(peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err))
+		rc = 2;
+	else if (!nb_ctl_resolve(peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
+		 !nb_client_open(c, peer, &addr, len, &err))
+		rc = 3;
+	if (rc)
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+	else
+		nb_env_collect("/", (struct sockaddr *)&addr, len, local);
+	return rc;
 }
 
 int nb_cmd_env(const struct nb_cli *cli)
@@ -36,18 +109,11 @@ int nb_cmd_env(const struct nb_cli *cli)
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	nb_facts_init(&c.peer_facts);
-	if (cli->peer) {
-		struct sockaddr_storage addr;
-		socklen_t len;
-		if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
-		    !nb_client_open(&c, cli->peer, &addr, len, &err)) {
-			fprintf(stderr, "nbrun: %s\n", err.msg);
-			return 3;
-		}
-		nb_env_collect("/", (struct sockaddr *)&addr, len, &local);
-	} else {
+	int rc = cli->peer ? env_peer(cli->peer, &c, &local) : 0;
+	if (rc)
+		return rc;
+	if (!cli->peer)
 		nb_env_collect("/", NULL, 0, &local);
-	}
 	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
 	const struct nb_facts *peer = cli->peer ? &c.peer_facts : NULL;
 	nb_env_print(&local, peer, stdout);
@@ -57,7 +123,6 @@ int nb_cmd_env(const struct nb_cli *cli)
 	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
 		nb_pitfalls_print(&pf, stdout);
 	nb_pitfalls_free(&pf);
-	int rc = 0;
 	if (cli->json && !nb_env_json_write(cli->json, &local, peer, &err)) {
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 		rc = 1;

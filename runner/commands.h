@@ -1,8 +1,16 @@
-/* nbrun — the smaller subcommands: report, env, compare. Each returns the exit code. */
+/* nbrun — the smaller subcommands: validate, report, env, compare, and loading a config for
+ * a run. Each returns the exit code. */
 #ifndef NB_COMMANDS_H
 #define NB_COMMANDS_H
 
 #include "cli.h"
+#include "config.h"
+#include "plan.h"
+
+/** Load cli's config and build its plan; false after printing every error on stderr. */
+bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan);
+/** `nbrun validate CONFIG`: check a config, print its case and run counts. */
+int nb_cmd_validate(const struct nb_cli *cli);
 
 /** `nbrun report DIR`: rebuild summary, report and charts from a results folder. */
 int nb_cmd_report(const struct nb_cli *cli);

@@ -1,7 +1,8 @@
 /* nbrun — the YAML test matrix, typed.
  *
  * nb_config_load reads a file with libyaml, checks every key and value (each
- * error is one line "FILE:LINE:COL: what (expected what)"), applies
+ * error is one line "FILE:LINE:COL: what (expected what)"; a file with several
+ * errors gets them all, up to NB_CONFIG_MAX_ERRORS), applies
  * `defaults:` to each test and `--set key=value` overrides on top, and keeps
  * for every test the axes (lists) that the plan expands into cases.
  */
@@ -90,8 +91,20 @@ struct nb_config {
 
 struct nb_error;
 
+#define NB_CONFIG_MAX_ERRORS 20
+
+/** Every error of a config file, in the order of the file (--set errors first). */
+struct nb_config_errors {
+	struct nb_error v[NB_CONFIG_MAX_ERRORS];
+	size_t n;
+	size_t more;                      /* errors beyond the first NB_CONFIG_MAX_ERRORS */
+};
+
+/** nb_config_load collecting every error into errs (zeroed here) instead of the first. */
+bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
+			struct nb_config *cfg, struct nb_config_errors *errs);
 /** Parse and check path; sets ("key=value", applied to every test) override defaults and tests.
- *  On error fills err with "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
+ *  On error fills err with the first "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
 bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
 		    struct nb_error *err);
 /** Free what nb_config_load allocated; a zeroed cfg is fine. */

@@ -8,12 +8,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ctl.h"
 #include "nb_config.h"
 #include "proto.h"
@@ -50,15 +52,25 @@ struct session_ctx {
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	char ifname[64];                /* the interface toward the client, for its counters */
+	char who[80];                   /* the client's ADDR:PORT, for the console */
+	uint32_t runs;                  /* tests run in this session */
+	bool greeted;                   /* the handshake succeeded */
 };
 
-static void logv(const struct nb_agent *a, const char *fmt, const char *arg)
+/* One line on the agent's console at verbosity level and above (0: the default). */
+static void say(const struct nb_agent *a, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(const struct nb_agent *a, int level, const char *fmt, ...)
 {
-	if (a->o.verbosity > 0) {
-		fprintf(stderr, "nbrun serve: ");
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
+	if (a->o.verbosity < level)
+		return;
+	char line[NB_TEXT_MAX + 256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "nbrun serve: %s\n", line);
 }
 
 /* ---- one test ---- */
@@ -176,12 +188,21 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 	}
 }
 
-static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
+/* Refuse a test: tell the client, and what for the console. */
+static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why, char *what,
+		   size_t n)
+{
+	nb_ctl_send_error(c->fd, code, why);
+	snprintf(what, n, "refused: %s", why);
+}
+
+/* One test; what says how it ended, for the console. */
+static void run_test(struct session_ctx *c, struct nb_msg_setup *su, char *what, size_t n)
 {
 	struct nb_agent *a = c->a;
 	char why[NB_TEXT_MAX] = "";
 	if (!check_setup(a, su, why, sizeof(why)))
-		return nb_ctl_send_error(c->fd, NB_ERR_SETUP, why);
+		return refuse(c, NB_ERR_SETUP, why, what, n);
 	pthread_mutex_lock(&a->lock);
 	snprintf(a->running_case, sizeof(a->running_case), "%s", su->case_id);
 	pthread_mutex_unlock(&a->lock);
@@ -192,23 +213,25 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 	struct nb_session *s = nb_session_listen(e, &su->params, (struct sockaddr *)&bind_addr,
 						 a->addr_len, a->o.data_lo, a->o.data_hi, &port, &err);
 	if (!s)
-		return nb_ctl_send_error(c->fd, NB_ERR_SETUP, err.msg);
+		return refuse(c, NB_ERR_SETUP, err.msg, what, n);
 	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
 	struct nb_snapshot *snap = nb_snapshot_create(false);
 	uint64_t t0 = 0;
+	snprintf(what, n, "the client went away during the run");
 	if (!snap || !nb_ctl_send(c->fd, &ready, 5000, &err) ||
 	    !nb_session_accept(s, SETUP_TIMEOUT_MS, &err)) {
-		nb_ctl_send_error(c->fd, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory");
+		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
 	} else if (!await_start(c->fd)) {
-		logv(a, "client went away before START (%s)", su->case_id);
+		snprintf(what, n, "the client went away before START");
 	} else if (!nb_session_start(s, &err)) {
-		nb_ctl_send_error(c->fd, NB_ERR_RUN, err.msg);
+		refuse(c, NB_ERR_RUN, err.msg, what, n);
 	} else if (run_timeline(c, s, su, snap, &t0)) {
 		nb_session_snapshot(s, snap);
 		nb_ifstats_fill_snapshot(snap, c->ifname);
 		bool ok = nb_session_stop(s, &err);
 		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
+		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);
 	}
 	atomic_fetch_add(&a->tests, 1);
 	nb_session_destroy(s);
@@ -248,10 +271,12 @@ static bool handshake(struct session_ctx *c)
 		snprintf(text, sizeof(text),
 			 "protocol version mismatch: agent nbrun %s speaks v%d, client nbrun %s speaks v%u",
 			 NB_VERSION, NB_PROTO_VERSION, their, v);
-		fprintf(stderr, "nbrun serve: %s\n", text);
+		say(c->a, -1, "%s: %s", c->who, text);
 		nb_ctl_send_error(c->fd, NB_ERR_VERSION, text);
 		return false;
 	}
+	say(c->a, 0, "session from %s (nbrun %s)", c->who, their);
+	c->greeted = true;
 	struct nb_msg hello = { .type = NB_MSG_HELLO };
 	hello.u.hello.proto_version = NB_PROTO_VERSION;
 	hello.u.hello.role = NB_ROLE_AGENT;
@@ -265,8 +290,45 @@ static bool handshake(struct session_ctx *c)
 	return ok;
 }
 
+/* CHECK: this host against what the client's plan needs, one line per problem. */
+static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
+{
+	struct nb_agent *a = c->a;
+	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
+				       .max_duration_s = a->o.max_duration_s };
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
+	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
+	nb_ctl_send(c->fd, &m, 5000, NULL);
+	say(a, 0, "%s: check: %zu problem%s", c->who, n, n == 1 ? "" : "s");
+}
+
+/* One message between tests; false when the session ends. */
+static bool between_tests(struct session_ctx *c, struct nb_msg *m)
+{
+	char what[NB_TEXT_MAX + 32];
+	switch (m->type) {
+	case NB_MSG_SETUP:
+		c->runs++;
+		run_test(c, &m->u.setup, what, sizeof(what));
+		say(c->a, 0, "%s: run %u %s: %s", c->who, m->u.setup.run_id, m->u.setup.case_id, what);
+		return true;
+	case NB_MSG_CHECK:
+		answer_check(c, &m->u.check);
+		return true;
+	case NB_MSG_BYE:
+		return false;
+	case NB_MSG_STOP:
+		return true;
+	default:
+		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
+		return false;
+	}
+}
+
 static void serve_session(struct session_ctx *c)
 {
+	nb_ctl_addr_str(&c->peer, c->who, sizeof(c->who));
 	if (!handshake(c))
 		return;
 	int idle_ms = (int)c->a->o.idle_timeout_s * 1000;
@@ -279,16 +341,10 @@ static void serve_session(struct session_ctx *c)
 		}
 		if (r < 0)
 			return;
-		enum nb_msg_type t = m.type;
-		if (t == NB_MSG_SETUP)
-			run_test(c, &m.u.setup);
+		bool go = between_tests(c, &m);
 		nb_msg_free(&m);
-		if (t == NB_MSG_BYE || atomic_load(&c->a->stopping))
+		if (!go || atomic_load(&c->a->stopping))
 			return;
-		if (t != NB_MSG_SETUP && t != NB_MSG_STOP) {
-			nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
-			return;
-		}
 	}
 }
 
@@ -296,6 +352,8 @@ static void *session_main(void *arg)
 {
 	struct session_ctx *c = arg;
 	serve_session(c);
+	if (c->greeted)
+		say(c->a, 0, "%s: session ended after %u run%s", c->who, c->runs, c->runs == 1 ? "" : "s");
 	atomic_store(&c->a->session_fd, -1);
 	close(c->fd);
 	atomic_store(&c->a->busy, false);
@@ -313,6 +371,12 @@ static void reject_busy(struct nb_agent *a, int fd)
 		 a->running_case[0] ? a->running_case : "a session");
 	pthread_mutex_unlock(&a->lock);
 	nb_ctl_send_error(fd, NB_ERR_BUSY, text);
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	char who[80] = "a client";
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0)
+		nb_ctl_addr_str(&peer, who, sizeof(who));
+	say(a, 0, "%s: refused: %s", who, text);
 	close(fd);
 }
 

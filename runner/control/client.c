@@ -20,6 +20,14 @@
 #define PEER_SLACK_NS (5ull * 1000000000ull)
 #define RESULT_MS 15000
 
+/* What came back to HELLO is no nbrun frame (an HTTP server answers "HTTP", read as a length). */
+static void not_nbrun(const struct nb_client *c, struct nb_error *err)
+{
+	char where[80];
+	nb_ctl_addr_str(&c->addr, where, sizeof(where));
+	nb_error_set(err, "the peer at %s does not speak the nbrun protocol", where);
+}
+
 bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
 		    socklen_t len, struct nb_error *err)
 {
@@ -41,6 +49,8 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
 	if (r == 0)
 		nb_error_set(err, "peer %s did not answer the handshake within %d s", peer_name, HANDSHAKE_MS / 1000);
+	if (r < 0 && strncmp(err->msg, "bad frame", 9) == 0)
+		not_nbrun(c, err);
 	if (r != 1)
 		goto fail;
 	if (m.type == NB_MSG_ERROR) {
@@ -182,8 +192,8 @@ static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb
 	return lost(t, "an unexpected message");
 }
 
-/* Ctrl-C mid-run: stop both ends now and record the run as failed (its window is cut short,
- * so it has no result); the agent is left ready for the next session. */
+/* A signal (or the caller) stops the run: stop both ends now and record the run as
+ * interrupted (its window is cut short, so it has no result); the agent is left ready. */
 static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *out)
 {
 	snprintf(out->error, sizeof(out->error), "interrupted after %.1f s of the run",
@@ -202,7 +212,12 @@ static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *
 		return lost(t, "no RESULT after STOP");
 	struct nb_error ignored;
 	nb_session_stop(t->s, &ignored);
-	return NB_OUT_CASE_FAILED;
+	return NB_OUT_INTERRUPTED;
+}
+
+static bool stop_asked(const struct nb_client *c)
+{
+	return (c->interrupt && atomic_load(c->interrupt)) || atomic_load(&c->abort);
 }
 
 static bool both_closed(const struct test_state *t)
@@ -215,7 +230,7 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
 {
 	uint64_t end = t->t0 + t->su->warmup_ns + t->su->duration_ns;
 	while (!both_closed(t)) {
-		if (t->c->interrupt && atomic_load(t->c->interrupt))
+		if (stop_asked(t->c))
 			return interrupted(t, out);
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
@@ -430,4 +445,30 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	}
 	free_state(&t, nslots);
 	return o;
+}
+
+bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
+		     size_t len, struct nb_error *err)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK };
+	m.u.check = *need;
+	problems[0] = '\0';
+	if (!nb_ctl_send(c->fd, &m, 5000, err))
+		return false;
+	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	if (r == 0)
+		nb_error_set(err, "peer %s did not answer the check within %d s", c->peer_name,
+			     HANDSHAKE_MS / 1000);
+	if (r != 1)
+		return false;
+	bool ok = m.type == NB_MSG_CHECK_RESULT;
+	if (ok)
+		snprintf(problems, len, "%s", m.u.check_result.text);
+	else if (m.type == NB_MSG_ERROR)
+		nb_error_set(err, "peer %s cannot check: %s", c->peer_name, m.u.error.text);
+	else
+		nb_error_set(err, "peer %s answered the check with %s", c->peer_name,
+			     nb_msg_name(m.type));
+	nb_msg_free(&m);
+	return ok;
 }

@@ -19,6 +19,9 @@ bool nb_ctl_send(int fd, const struct nb_msg *m, int timeout_ms, struct nb_error
 int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err);
 /** Send an ERROR frame with code and text (best effort). */
 void nb_ctl_send_error(int fd, enum nb_err_code code, const char *text);
+/** Check the form of "HOST[:PORT]" / "[V6]:PORT" without resolving it: host and port out. */
+bool nb_ctl_parse_peer(const char *host_port, uint16_t default_port, char *host, size_t hn,
+		       uint16_t *port, struct nb_error *err);
 /** Resolve "HOST[:PORT]" / "[V6]:PORT" (numeric addresses always work; names via getaddrinfo). */
 bool nb_ctl_resolve(const char *host_port, uint16_t default_port, struct sockaddr_storage *addr,
 		    socklen_t *len, struct nb_error *err);

@@ -284,6 +284,34 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 	}
 }
 
+/* ---- check ---- */
+
+static void enc_check(struct nb_buf *b, const struct nb_msg_check *c)
+{
+	put_u8(b, c->ncc);
+	for (uint8_t i = 0; i < c->ncc; i++)
+		put_str(b, c->cc[i]);
+	put_u16(b, c->ncpus);
+	for (uint16_t i = 0; i < c->ncpus; i++)
+		put_u16(b, c->cpus[i]);
+	put_u8(b, c->protocols);
+	put_u64(b, c->longest_ns);
+	put_u32(b, c->max_flows);
+}
+
+static void dec_check(struct rd *r, struct nb_msg_check *c)
+{
+	c->ncc = (uint8_t)get_range(r, 1, 0, NB_CHECK_MAX_CC, "too many congestion controls");
+	for (uint8_t i = 0; i < c->ncc && !r->bad; i++)
+		get_str(r, c->cc[i], sizeof(c->cc[i]) - 1, "congestion control name");
+	c->ncpus = (uint16_t)get_range(r, 2, 0, NB_CHECK_MAX_CPUS, "too many CPUs");
+	for (uint16_t i = 0; i < c->ncpus && !r->bad; i++)
+		c->cpus[i] = (uint16_t)get_range(r, 2, 0, 4095, "cpu number");
+	c->protocols = (uint8_t)get_range(r, 1, 0, 3, "protocol mask");
+	c->longest_ns = get_uint(r, 8);
+	c->max_flows = (uint32_t)get_uint(r, 4);
+}
+
 /* ---- frames ---- */
 
 static void enc_body(struct nb_buf *b, const struct nb_msg *m)
@@ -303,6 +331,8 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		put_u16(b, m->u.error.code);
 		put_str(b, m->u.error.text);
 		break;
+	case NB_MSG_CHECK: enc_check(b, &m->u.check); break;
+	case NB_MSG_CHECK_RESULT: put_str(b, m->u.check_result.text); break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
 	case NB_MSG_BYE:
@@ -342,6 +372,10 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	case NB_MSG_ERROR:
 		m->u.error.code = (uint16_t)get_range(r, 2, 1, NB_ERR_CODE_MAX, "error code");
 		get_str(r, m->u.error.text, NB_TEXT_MAX, "error text");
+		break;
+	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
+	case NB_MSG_CHECK_RESULT:
+		get_str(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, "check result text");
 		break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
@@ -399,6 +433,7 @@ bool nb_frame_len(const uint8_t hdr[4], uint32_t *len, struct nb_error *err)
 const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
-					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE" };
+					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
+					     "CHECK_RESULT" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

@@ -14,6 +14,8 @@
  * HMAC over the two nonces; adding it changes no other message] ->
  * per run: SETUP -> READY(port) | ERROR; START; agent sends INTERVAL frames;
  * client sends STOP after the drain; agent answers RESULT -> ... -> BYE.
+ * Before a batch (and for --check) the client asks CHECK with what its plan needs; the agent
+ * answers CHECK_RESULT, one line per problem it finds on its host ("" = none).
  */
 #ifndef NB_PROTO_H
 #define NB_PROTO_H
@@ -37,8 +39,8 @@
 
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
-	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE,
-	NB_MSG_TYPE_MAX = NB_MSG_BYE
+	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
+	NB_MSG_TYPE_MAX = NB_MSG_CHECK_RESULT
 };
 
 enum nb_err_code {
@@ -72,6 +74,21 @@ struct nb_msg_setup {
 	uint64_t warmup_ns, omit_ns, duration_ns, interval_ns, drain_ns;
 };
 
+#define NB_CHECK_MAX_CC 8          /* congestion control algorithms one CHECK asks about */
+#define NB_CHECK_MAX_CPUS 256      /* CPUs one CHECK asks about */
+#define NB_CHECK_TEXT_MAX 4096     /* CHECK_RESULT: its problem lines */
+
+/** CHECK: what a plan needs of an end, asked before any run. */
+struct nb_msg_check {
+	uint8_t ncc;
+	char cc[NB_CHECK_MAX_CC][16];      /* TCP congestion control algorithms */
+	uint16_t ncpus;
+	uint16_t cpus[NB_CHECK_MAX_CPUS];  /* CPUs the flows are pinned to */
+	uint8_t protocols;                 /* bit 1 << enum nb_proto: a data port of that kind */
+	uint64_t longest_ns;               /* the longest run: warm-up + duration */
+	uint32_t max_flows;                /* the most flows of one run */
+};
+
 struct nb_msg_snap {
 	int32_t index;             /* interval index; -1 = baseline; RESULT: final */
 	uint64_t t_ns;             /* agent clock, since START */
@@ -88,6 +105,8 @@ struct nb_msg {
 		struct nb_msg_snap interval;
 		struct { uint8_t ok; char text[NB_TEXT_MAX + 1]; struct nb_msg_snap s; } result;
 		struct { uint16_t code; char text[NB_TEXT_MAX + 1]; } error;
+		struct nb_msg_check check;
+		struct { char text[NB_CHECK_TEXT_MAX + 1]; } check_result; /* lines ending in \n */
 	} u;
 };
 

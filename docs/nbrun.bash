@@ -1,0 +1,54 @@
+# bash completion for nbrun (installed as share/bash-completion/completions/nbrun).
+# Subcommands first; then the options of the subcommand typed, files and folders where they
+# are asked for, and the values an option takes.
+
+_nbrun_options() {
+	case "$1" in
+	run) echo "--peer --out --force --dry-run --check --filter --set --version" ;;
+	resume) echo "--peer" ;;
+	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
+	validate) echo "--filter --set" ;;
+	report) echo "" ;;
+	compare) echo "--threshold --metric --out --format --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
+	env) echo "--peer --json" ;;
+	esac
+}
+
+_nbrun() {
+	local cur prev sub i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	sub=run
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case "${COMP_WORDS[i]}" in
+		run | resume | serve | validate | report | compare | env | help)
+			sub=${COMP_WORDS[i]}
+			break ;;
+		esac
+	done
+	case "$prev" in
+	--format) mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur"); return ;;
+	--out | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
+		--set | --threshold | --metric | --expect-diff | --names) return ;;
+	esac
+	if [[ $sub == help ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env" -- "$cur")
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_nbrun_options "$sub") --quiet --verbose --help" -- "$cur")
+		return
+	fi
+	case "$sub" in
+	run)
+		if ((COMP_CWORD == 1)); then
+			mapfile -t COMPREPLY < <(compgen -W "resume serve validate report compare env help" -- "$cur")
+		fi
+		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X '!*.y*ml' -- "$cur"; compgen -d -- "$cur")
+		;;
+	validate) mapfile -t COMPREPLY < <(compgen -f -X '!*.y*ml' -- "$cur"; compgen -d -- "$cur") ;;
+	resume | report | compare) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+	esac
+}
+complete -o filenames -F _nbrun nbrun
