@@ -4,7 +4,7 @@
 
 _nbrun_options() {
 	case "$1" in
-	run) echo "--peer --out --force --dry-run --check --filter --set --version" ;;
+	run) echo "--peer --out --force --dry-run --check --filter --set --label --version" ;;
 	resume) echo "--peer" ;;
 	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
@@ -30,7 +30,7 @@ _nbrun() {
 	--format) mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur"); return ;;
 	--out | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
-		--set | --threshold | --metric | --expect-diff | --names) return ;;
+		--set | --label | --threshold | --metric | --expect-diff | --names) return ;;
 	esac
 	if [[ $sub == help ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env" -- "$cur")

@@ -13,7 +13,7 @@ enum {
 	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
 	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
-	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE,
+	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -33,6 +33,7 @@ static const struct optdef {
 	{ "check", no_argument, OPT_CHECK, C(RUN) },
 	{ "filter", required_argument, OPT_FILTER, C(RUN) | C(VALIDATE) },
 	{ "set", required_argument, OPT_SET, C(RUN) | C(VALIDATE) },
+	{ "label", required_argument, OPT_LABEL, C(RUN) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
@@ -70,7 +71,9 @@ static const struct cmddef {
 		"  --check              ask both ends for what the plan needs (congestion control, CPUs,\n"
 		"                       data ports, limits), one line per problem; run nothing\n"
 		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
-		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n" },
+		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
+		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
+		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
 		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n" },
@@ -272,6 +275,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return nb_error_set(err, "--set '%s': expected KEY=VALUE", arg);
 		return push(cli->sets, &cli->nsets, arg, "--set", err);
+	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
 	case OPT_METRIC: cli->metric = arg; return true;

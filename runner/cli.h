@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "ctl.h"
 #include "error.h"
 
@@ -33,6 +34,8 @@ struct nb_cli {
 	size_t nfilters;
 	const char *sets[NB_CLI_MAX_LIST];
 	size_t nsets;
+	struct nb_label labels[NB_LABELS_MAX]; /* run: --label KEY=VALUE, checked (a later one wins) */
+	size_t nlabels;
 	const char *json;                    /* env: also write the facts as env.json here */
 	/* serve */
 	const char *bind;

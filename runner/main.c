@@ -51,7 +51,8 @@ static struct nb_run_opts run_opts(const struct nb_cli *cli)
 	return (struct nb_run_opts){
 		.peer = cli->peer, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
-		.filters = cli->filters, .nfilters = cli->nfilters, .verbosity = cli->verbosity,
+		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
+		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
 		.interrupt = &interrupted, .signo = &signo,
 	};
 }
