@@ -121,7 +121,7 @@ static int usage_error(const struct nb_cli *cli, bool foreign, const struct nb_e
 	if (foreign) {
 		fprintf(stderr, "nbrun: %s\n\n", err->msg);
 		nb_cli_usage(cli->cmd, stderr);
-	} else if (cli->cmd == NB_CMD_RUN || cli->cmd > NB_CMD_ENV) {
+	} else if (cli->cmd == NB_CMD_RUN || cli->cmd > NB_CMD_EXPORT) {
 		fprintf(stderr, "nbrun: %s (try 'nbrun --help')\n", err->msg);
 	} else {
 		fprintf(stderr, "nbrun: %s (try 'nbrun %s --help')\n", err->msg, nb_cli_cmd_name(cli->cmd));
@@ -157,6 +157,8 @@ int main(int argc, char **argv)
 		return nb_cmd_env(&cli);
 	case NB_CMD_COMPARE:
 		return nb_cmd_compare(&cli);
+	case NB_CMD_EXPORT:
+		return nb_cmd_export(&cli);
 	}
 	return NB_EXIT_USAGE;
 }
