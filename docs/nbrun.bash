@@ -4,13 +4,14 @@
 
 _nbrun_options() {
 	case "$1" in
-	run) echo "--peer --out --force --dry-run --check --filter --set --version" ;;
+	run) echo "--peer --out --force --dry-run --check --filter --set --label --version" ;;
 	resume) echo "--peer" ;;
 	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
 	compare) echo "--threshold --metric --out --format --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
 	env) echo "--peer --json" ;;
+	export) echo "--format --out --better" ;;
 	esac
 }
 
@@ -27,13 +28,20 @@ _nbrun() {
 		esac
 	done
 	case "$prev" in
-	--format) mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur"); return ;;
-	--out | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+	--format)
+		if [[ $sub == export ]]; then
+			mapfile -t COMPREPLY < <(compgen -W "prometheus github-benchmark jsonl csv" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur")
+		fi
+		return ;;
+	--better) mapfile -t COMPREPLY < <(compgen -W "bigger smaller" -- "$cur"); return ;;
+	--out | -o | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
-		--set | --threshold | --metric | --expect-diff | --names) return ;;
+		--set | --label | --threshold | --metric | --expect-diff | --names) return ;;
 	esac
 	if [[ $sub == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env export" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then
@@ -43,12 +51,12 @@ _nbrun() {
 	case "$sub" in
 	run)
 		if ((COMP_CWORD == 1)); then
-			mapfile -t COMPREPLY < <(compgen -W "resume serve validate report compare env help" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W "resume serve validate report compare env export help" -- "$cur")
 		fi
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X '!*.y*ml' -- "$cur"; compgen -d -- "$cur")
 		;;
 	validate) mapfile -t COMPREPLY < <(compgen -f -X '!*.y*ml' -- "$cur"; compgen -d -- "$cur") ;;
-	resume | report | compare) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+	resume | report | compare | export) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
 	esac
 }
 complete -o filenames -F _nbrun nbrun

@@ -22,10 +22,19 @@ static json_t *strings(const char *const *v, size_t n)
 	return a;
 }
 
+/* The labels as one object {"key": "value"}. */
+static json_t *labels(const struct nb_meta *m)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < m->nlabels; i++)
+		json_object_set_new(o, m->label_keys[i], json_string(m->label_values[i]));
+	return o;
+}
+
 bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_error *err)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s, "
-			      "s:s, s:o, s:o}",
+			      "s:s, s:o, s:o, s:o}",
 			      "nbrun_version", NB_VERSION, "command", or_empty(m->command),
 			      "config_name", or_empty(m->config_name),
 			      "config_sha256", or_empty(m->config_sha256), "started_utc", or_empty(m->started),
@@ -34,7 +43,8 @@ bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_erro
 			      "runs_ok", (json_int_t)m->runs_ok, "runs_failed", (json_int_t)m->runs_failed,
 			      "runs_interrupted", (json_int_t)m->runs_interrupted,
 			      "stopped_by", or_empty(m->stopped), "resumed_utc", or_empty(m->resumed),
-			      "sets", strings(m->sets, m->nsets), "filters", strings(m->filters, m->nfilters));
+			      "sets", strings(m->sets, m->nsets), "filters", strings(m->filters, m->nfilters),
+			      "labels", labels(m));
 	if (!o)
 		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
 	char path[4200];
@@ -92,6 +102,13 @@ bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
 	};
 	m->nsets = jlist(root, "sets", m->sets);
 	m->nfilters = jlist(root, "filters", m->filters);
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(root, "labels"), key, v)
+		if (json_is_string(v) && m->nlabels < NB_META_LIST_MAX) {
+			m->label_keys[m->nlabels] = key;
+			m->label_values[m->nlabels++] = json_string_value(v);
+		}
 	return true;
 }
 

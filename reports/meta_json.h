@@ -1,5 +1,5 @@
 /* nbrun — meta.json: what the batch was (command, config and its sha256, the --set and
- * --filter it ran with, peer, run order), when it ran, whether it finished or what stopped it.
+ * --filter it ran with, the user's labels, peer, run order), when it ran, whether it finished or what stopped it.
  * Written when a batch starts and rewritten when it ends (and by each resume); read back by
  * the report, compare and `nbrun resume`. */
 #ifndef NB_META_JSON_H
@@ -30,6 +30,9 @@ struct nb_meta {
 	size_t nsets;
 	const char *filters[NB_META_LIST_MAX]; /* the --filter globs */
 	size_t nfilters;
+	const char *label_keys[NB_META_LIST_MAX];   /* the user's labels (config, --label) */
+	const char *label_values[NB_META_LIST_MAX];
+	size_t nlabels;
 	json_t *root;            /* reader: the whole document, or NULL */
 };
 

@@ -19,13 +19,14 @@
 #include "meta_json.h"
 #include "plan_csv.h"
 #include "runs_csv.h"
+#include "runs_jsonl.h"
 #include "summary.h"
 #include "sweeps_json.h"
 
 /* The files of a results folder, each named by its module. */
 static const char *const results_files[] = {
 	NB_CONFIG_COPY_FILE, NB_PLAN_CSV_FILE, NB_ENV_JSON_FILE, NB_META_JSON_FILE,
-	NB_RUNS_CSV_FILE, NB_INTERVALS_CSV_FILE, NB_SWEEPS_JSON_FILE, NB_SUMMARY_CSV_FILE,
+	NB_RUNS_CSV_FILE, NB_RUNS_JSONL_FILE, NB_INTERVALS_CSV_FILE, NB_SWEEPS_JSON_FILE, NB_SUMMARY_CSV_FILE,
 	NB_MARKDOWN_FILE, NB_JSON_FILE,
 };
 #define NFILES (sizeof(results_files) / sizeof(results_files[0]))

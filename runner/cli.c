@@ -7,17 +7,18 @@
 #include <string.h>
 
 #include "compare.h"
+#include "export.h"
 #include "nb_config.h"
 
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
 	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
-	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE,
+	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER,
 };
 
 #define C(x) (1u << NB_CMD_##x)
-#define ALL (C(RUN) | C(RESUME) | C(SERVE) | C(VALIDATE) | C(REPORT) | C(COMPARE) | C(ENV))
+#define ALL (C(RUN) | C(RESUME) | C(SERVE) | C(VALIDATE) | C(REPORT) | C(COMPARE) | C(ENV) | C(EXPORT))
 
 /* Every option: its name, argument, the subcommands that take it. */
 static const struct optdef {
@@ -27,12 +28,13 @@ static const struct optdef {
 	unsigned cmds;
 } optdefs[] = {
 	{ "peer", required_argument, OPT_PEER, C(RUN) | C(RESUME) | C(ENV) },
-	{ "out", required_argument, OPT_OUT, C(RUN) | C(COMPARE) },
+	{ "out", required_argument, OPT_OUT, C(RUN) | C(COMPARE) | C(EXPORT) },
 	{ "force", no_argument, OPT_FORCE, C(RUN) },
 	{ "dry-run", no_argument, OPT_DRY_RUN, C(RUN) },
 	{ "check", no_argument, OPT_CHECK, C(RUN) },
 	{ "filter", required_argument, OPT_FILTER, C(RUN) | C(VALIDATE) },
 	{ "set", required_argument, OPT_SET, C(RUN) | C(VALIDATE) },
+	{ "label", required_argument, OPT_LABEL, C(RUN) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
@@ -41,7 +43,8 @@ static const struct optdef {
 	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
 	{ "threshold", required_argument, OPT_THRESHOLD, C(COMPARE) },
 	{ "metric", required_argument, OPT_METRIC, C(COMPARE) },
-	{ "format", required_argument, OPT_FORMAT, C(COMPARE) },
+	{ "format", required_argument, OPT_FORMAT, C(COMPARE) | C(EXPORT) },
+	{ "better", required_argument, OPT_BETTER, C(EXPORT) },
 	{ "names", required_argument, OPT_NAMES, C(COMPARE) },
 	{ "neutral", no_argument, OPT_NEUTRAL, C(COMPARE) },
 	{ "expect-diff", required_argument, OPT_EXPECT_DIFF, C(COMPARE) },
@@ -70,7 +73,9 @@ static const struct cmddef {
 		"  --check              ask both ends for what the plan needs (congestion control, CPUs,\n"
 		"                       data ports, limits), one line per problem; run nothing\n"
 		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
-		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n" },
+		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
+		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
+		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
 		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n" },
@@ -108,6 +113,15 @@ static const struct cmddef {
 		"usage: nbrun env [--peer HOST[:PORT]] [--json FILE]   environment facts of both ends\n",
 		"  --peer HOST[:PORT]   also ask the agent on HOST for its facts\n"
 		"  --json FILE          also write the facts as JSON to FILE\n" },
+	[NB_CMD_EXPORT] = { "export",
+		"usage: nbrun export DIR --format prometheus|github-benchmark|jsonl|csv [-o FILE]\n"
+		"                    [--better bigger|smaller]   results for other systems\n",
+		"  --format FMT         prometheus (text exposition: Pushgateway, textfile collector),\n"
+		"                       github-benchmark (github-action-benchmark's custom JSON),\n"
+		"                       jsonl (runs.jsonl's records) or csv (one row per case)\n"
+		"  -o, --out FILE       write here, whole or not at all (default: stdout)\n"
+		"  --better DIR         github-benchmark: only the bigger- or smaller-is-better\n"
+		"                       headlines (needed when the folder has both)\n" },
 };
 
 static const char common_options[] =
@@ -121,13 +135,13 @@ static const char exit_codes[] =
 
 const char *nb_cli_cmd_name(enum nb_cmd cmd)
 {
-	return cmd <= NB_CMD_ENV ? cmddefs[cmd].name : cmd == NB_CMD_HELP ? "help" : "version";
+	return cmd <= NB_CMD_EXPORT ? cmddefs[cmd].name : cmd == NB_CMD_HELP ? "help" : "version";
 }
 
 static void overview(FILE *out)
 {
 	fputs(cmddefs[NB_CMD_RUN].synopsis, out);
-	for (int c = NB_CMD_RESUME; c <= NB_CMD_ENV; c++)
+	for (int c = NB_CMD_RESUME; c <= NB_CMD_EXPORT; c++)
 		fprintf(out, "       %s", cmddefs[c].synopsis + strlen("usage: "));
 	fputs("       nbrun help [SUBCOMMAND]             this text, or a subcommand's options\n"
 	      "\noptions of a run:\n", out);
@@ -140,7 +154,7 @@ static void overview(FILE *out)
 
 void nb_cli_usage(enum nb_cmd cmd, FILE *out)
 {
-	if (cmd > NB_CMD_ENV) {
+	if (cmd > NB_CMD_EXPORT) {
 		overview(out);
 		return;
 	}
@@ -199,6 +213,8 @@ static void cli_defaults(struct nb_cli *cli)
 	cli->idle_timeout_s = 300;
 	cli->threshold = 0.05;
 	cli->format = "md";
+	cli->export_format = -1;
+	cli->better = NB_BETTER_NONE;
 }
 
 static void save_cmdline(int argc, char **argv, struct nb_cli *cli)
@@ -258,6 +274,23 @@ static bool apply_compare_opt(int c, const char *arg, struct nb_cli *cli, struct
 	return true;
 }
 
+/* Options of export. */
+static bool apply_export_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	enum nb_export_format f;
+	if (c == OPT_FORMAT) {
+		if (!nb_export_format_parse(arg, &f))
+			return nb_error_set(err, "--format '%s': expected prometheus, github-benchmark, "
+					    "jsonl or csv", arg);
+		cli->export_format = (int)f;
+		return true;
+	}
+	if (strcmp(arg, "bigger") && strcmp(arg, "smaller"))
+		return nb_error_set(err, "--better '%s': expected bigger or smaller", arg);
+	cli->better = arg[0] == 'b' ? NB_BETTER_HIGHER : NB_BETTER_LOWER;
+	return true;
+}
+
 /* Apply one parsed option; false with err set on a bad value. */
 static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
 {
@@ -272,14 +305,20 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return nb_error_set(err, "--set '%s': expected KEY=VALUE", arg);
 		return push(cli->sets, &cli->nsets, arg, "--set", err);
+	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
 	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
-	case OPT_THRESHOLD:
+	case OPT_BETTER:
+		return apply_export_opt(c, arg, cli, err);
 	case OPT_FORMAT:
+		if (cli->cmd == NB_CMD_EXPORT)
+			return apply_export_opt(c, arg, cli, err);
+		return apply_compare_opt(c, arg, cli, err);
+	case OPT_THRESHOLD:
 	case OPT_NAMES:
 	case OPT_NEUTRAL:
 	case OPT_EXPECT_DIFF:
@@ -301,9 +340,9 @@ static const struct optdef *optdef_of(int id)
 /* "serve" or "run, resume or env": the subcommands taking an option. */
 static void owners(unsigned cmds, char *buf, size_t len)
 {
-	const char *names[NB_CMD_ENV + 1];
+	const char *names[NB_CMD_EXPORT + 1];
 	size_t n = 0;
-	for (int c = NB_CMD_RUN; c <= NB_CMD_ENV; c++)
+	for (int c = NB_CMD_RUN; c <= NB_CMD_EXPORT; c++)
 		if ((cmds >> c) & 1u)
 			names[n++] = cmddefs[c].name;
 	buf[0] = '\0';
@@ -332,6 +371,11 @@ static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
 			return nb_error_set(err, cli->nargs ? "expected one CONFIG.yaml, got %zu arguments"
 							  : "missing CONFIG.yaml%.0zu", cli->nargs);
 		return true;
+	case NB_CMD_EXPORT:
+		if (cli->nargs == 1 && cli->export_format < 0)
+			return nb_error_set(err, "export: --format is required (prometheus, "
+					    "github-benchmark, jsonl or csv)");
+		/* fall through */
 	case NB_CMD_REPORT:
 	case NB_CMD_RESUME:
 		if (cli->nargs != 1)
@@ -358,7 +402,7 @@ static int subcommand(int argc, char **argv, struct nb_cli *cli, bool *named)
 	*named = false;
 	if (argc < 2)
 		return 1;
-	for (int c = NB_CMD_RUN; c <= NB_CMD_ENV; c++)
+	for (int c = NB_CMD_RUN; c <= NB_CMD_EXPORT; c++)
 		if (strcmp(argv[1], cmddefs[c].name) == 0) {
 			cli->cmd = (enum nb_cmd)c;
 			*named = true;
@@ -368,7 +412,7 @@ static int subcommand(int argc, char **argv, struct nb_cli *cli, bool *named)
 		return 1;
 	cli->cmd = NB_CMD_HELP;
 	cli->help_for = NB_CMD_HELP;
-	for (int c = NB_CMD_RUN; argc > 2 && c <= NB_CMD_ENV; c++)
+	for (int c = NB_CMD_RUN; argc > 2 && c <= NB_CMD_EXPORT; c++)
 		if (strcmp(argv[2], cmddefs[c].name) == 0)
 			cli->help_for = (enum nb_cmd)c;
 	return argc;
@@ -383,8 +427,9 @@ static bool parse_opts(int argc, char **argv, struct nb_cli *cli, bool named, bo
 	long_opts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":qvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qvho:", long_opts, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
+		c = c == 'o' ? OPT_OUT : c;
 		if (c == '?')
 			return nb_error_set(err, "unknown option '%s'", optopt ? (char[]){ '-', (char)optopt, 0 } : bad);
 		if (c == ':')

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "ctl.h"
 #include "error.h"
 
@@ -14,7 +15,7 @@
 
 enum nb_cmd {
 	NB_CMD_RUN, NB_CMD_RESUME, NB_CMD_SERVE, NB_CMD_VALIDATE, NB_CMD_REPORT, NB_CMD_COMPARE,
-	NB_CMD_ENV, NB_CMD_HELP, NB_CMD_VERSION,
+	NB_CMD_ENV, NB_CMD_EXPORT, NB_CMD_HELP, NB_CMD_VERSION,
 };
 
 struct nb_cli {
@@ -33,6 +34,8 @@ struct nb_cli {
 	size_t nfilters;
 	const char *sets[NB_CLI_MAX_LIST];
 	size_t nsets;
+	struct nb_label labels[NB_LABELS_MAX]; /* run: --label KEY=VALUE, checked (a later one wins) */
+	size_t nlabels;
 	const char *json;                    /* env: also write the facts as env.json here */
 	/* serve */
 	const char *bind;
@@ -49,6 +52,9 @@ struct nb_cli {
 	bool neutral, allow_missing, fail_on_inconclusive;
 	const char *expect[NB_CLI_MAX_LIST]; /* --expect-diff KEY */
 	size_t nexpect;
+	/* export */
+	int export_format;                   /* enum nb_export_format */
+	int better;                          /* enum nb_better: --better, NB_BETTER_NONE unset */
 	/* the command line as typed, for the report */
 	char cmdline[1024];
 };

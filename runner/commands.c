@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "env.h"
 #include "env_json.h"
+#include "export.h"
 #include "facts.h"
 #include "pitfalls.h"
 #include "report.h"
@@ -61,6 +62,16 @@ int nb_cmd_validate(const struct nb_cli *cli)
 static const char *plural(size_t n)
 {
 	return n == 1 ? "" : "s";
+}
+
+int nb_cmd_export(const struct nb_cli *cli)
+{
+	struct nb_error err = { { 0 } };
+	int rc = nb_export(cli->args[0], (enum nb_export_format)cli->export_format,
+			   (enum nb_better)cli->better, cli->out, &err);
+	if (rc != 0)
+		fprintf(stderr, "nbrun: export: %s\n", err.msg);
+	return rc;
 }
 
 int nb_cmd_report(const struct nb_cli *cli)

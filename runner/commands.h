@@ -18,5 +18,7 @@ int nb_cmd_report(const struct nb_cli *cli);
 int nb_cmd_env(const struct nb_cli *cli);
 /** `nbrun compare BASE NEW...`: regression / vendor comparison. */
 int nb_cmd_compare(const struct nb_cli *cli);
+/** nbrun export DIR --format FMT [-o FILE]: 0, 2 bad input, 4 the output cannot be written. */
+int nb_cmd_export(const struct nb_cli *cli);
 
 #endif

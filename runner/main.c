@@ -51,7 +51,8 @@ static struct nb_run_opts run_opts(const struct nb_cli *cli)
 	return (struct nb_run_opts){
 		.peer = cli->peer, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
-		.filters = cli->filters, .nfilters = cli->nfilters, .verbosity = cli->verbosity,
+		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
+		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
 		.interrupt = &interrupted, .signo = &signo,
 	};
 }
@@ -120,7 +121,7 @@ static int usage_error(const struct nb_cli *cli, bool foreign, const struct nb_e
 	if (foreign) {
 		fprintf(stderr, "nbrun: %s\n\n", err->msg);
 		nb_cli_usage(cli->cmd, stderr);
-	} else if (cli->cmd == NB_CMD_RUN || cli->cmd > NB_CMD_ENV) {
+	} else if (cli->cmd == NB_CMD_RUN || cli->cmd > NB_CMD_EXPORT) {
 		fprintf(stderr, "nbrun: %s (try 'nbrun --help')\n", err->msg);
 	} else {
 		fprintf(stderr, "nbrun: %s (try 'nbrun %s --help')\n", err->msg, nb_cli_cmd_name(cli->cmd));
@@ -156,6 +157,8 @@ int main(int argc, char **argv)
 		return nb_cmd_env(&cli);
 	case NB_CMD_COMPARE:
 		return nb_cmd_compare(&cli);
+	case NB_CMD_EXPORT:
+		return nb_cmd_export(&cli);
 	}
 	return NB_EXIT_USAGE;
 }

@@ -357,7 +357,7 @@ Test(files, meta_json_bytes_and_unknown_strings)
 	cr_expect_str_eq(text, "{\n  \"command\": \"nbrun x.yaml\",\n  \"complete\": false,\n"
 			       "  \"config_name\": \"x\",\n  \"config_sha256\": \"ab\",\n"
 			       "  \"filters\": [],\n"
-			       "  \"finished_utc\": \"\",\n  \"nbrun_version\": \"" NB_VERSION "\",\n"
+			       "  \"finished_utc\": \"\",\n  \"labels\": {},\n  \"nbrun_version\": \"" NB_VERSION "\",\n"
 			       "  \"order\": \"sequential\",\n  \"peer\": \"\",\n  \"resumed_utc\": \"\",\n"
 			       "  \"runs_failed\": 1,\n  \"runs_interrupted\": 0,\n"
 			       "  \"runs_ok\": 2,\n  \"sets\": [],\n"

@@ -330,6 +330,8 @@ static bool load_top(struct nb_cfg_ctx *c, struct nb_config *cfg)
 		nb_cfg_note(c);
 	else if (v)
 		snprintf(cfg->description, sizeof(cfg->description), "%s", v->str);
+	if ((v = nb_ymap_get(c->root, "labels")) && !nb_ynode_is_null(v))
+		nb_cfg_load_labels(c, v, cfg);
 	v = nb_ymap_get(c->root, "defaults");
 	if (v && v->kind != NB_Y_MAP && !nb_ynode_is_null(v)) {
 		nb_yerror(c->err, v, "expected a mapping of keys, got %s", nb_ynode_kind_name(v));

@@ -19,6 +19,16 @@
 #define NB_LOSS_MAX 4
 #define NB_SWEEP_RETRIES 2   /* default re-runs of a sweep trial whose sender fell short */
 
+#define NB_LABELS_MAX 32
+#define NB_LABEL_KEY_MAX 64
+#define NB_LABEL_VALUE_MAX 256
+
+/** A user's label (config `labels:`, `--label`): tags every exported row, record and series. */
+struct nb_label {
+	char key[NB_LABEL_KEY_MAX];
+	char value[NB_LABEL_VALUE_MAX];
+};
+
 enum nb_order { NB_ORDER_SEQUENTIAL, NB_ORDER_INTERLEAVED, NB_ORDER_RANDOM };
 
 /** How many times a case runs: a fixed count, or until the 95 % CI is narrow enough. */
@@ -85,6 +95,8 @@ struct nb_config {
 	uint64_t seed;
 	struct nb_test *tests;
 	size_t ntests;
+	struct nb_label labels[NB_LABELS_MAX]; /* `labels:`, in the order of the file */
+	size_t nlabels;
 	char *text;                       /* the file's bytes, copied into the results folder */
 	size_t text_len;
 };
@@ -112,6 +124,16 @@ void nb_config_free(struct nb_config *cfg);
 /** Whether name is a key of a test that means something only to the engines listing it in their
  *  traits.keys ("size", "gso" ...); false for common keys ("duration") and unknown names. */
 bool nb_config_engine_key(const char *name);
+/** Check a label: key by the Prometheus label-name rules and none of the names nbrun's exports
+ *  set themselves, value UTF-8 without control characters; false with err saying why. */
+bool nb_config_label_check(const char *key, const char *value, struct nb_error *err);
+/** Whether key is a label name nbrun's exports set themselves (case_id, test, quantile ...). */
+bool nb_config_label_reserved(const char *key);
+/** Set key to value in labels[*n] (the same key is replaced, so a later one wins), checked. */
+bool nb_config_label_set(struct nb_label *labels, size_t *n, const char *key, const char *value,
+			 struct nb_error *err);
+/** nb_config_label_set from "KEY=VALUE" (a --label argument). */
+bool nb_config_label_arg(struct nb_label *labels, size_t *n, const char *arg, struct nb_error *err);
 /** The name of an order mode: "sequential", "interleaved", "random". */
 const char *nb_order_name(enum nb_order order);
 

@@ -109,6 +109,10 @@ const struct nb_ynode *nb_cfg_item(const struct nb_ynode *v, size_t i);
 /** Number of values of an axis written as a scalar or a list. */
 size_t nb_cfg_nitems(const struct nb_ynode *v);
 
+/* labels.c */
+/** `labels:` into cfg->labels; each bad entry noted, false when any was. */
+bool nb_cfg_load_labels(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_config *cfg);
+
 /* config_sweep.c */
 /** `repetitions:` an integer, `auto`, or {auto: true, min, max, ci}. */
 bool nb_cfg_apply_reps(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);

@@ -303,6 +303,7 @@ static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, COMMON, NULL },
 	{ "description", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "labels", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "defaults", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "tests", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, COMMON, NULL },

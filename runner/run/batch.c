@@ -130,6 +130,21 @@ static bool write_env(struct nb_batch *b, struct nb_error *err)
 	return ok;
 }
 
+/* The config's labels, then --label over them (checked already: a failure cannot happen). */
+static void merge_labels(struct nb_batch *b)
+{
+	struct nb_error err;
+	memcpy(b->labels, b->cfg->labels, sizeof(b->labels));
+	b->nlabels = b->cfg->nlabels;
+	for (size_t i = 0; i < b->o->nlabels; i++)
+		nb_config_label_set(b->labels, &b->nlabels, b->o->labels[i].key, b->o->labels[i].value,
+				    &err);
+	for (size_t i = 0; i < b->nlabels && i < NB_META_LIST_MAX; i++) {
+		b->meta.label_keys[b->meta.nlabels] = b->labels[i].key;
+		b->meta.label_values[b->meta.nlabels++] = b->labels[i].value;
+	}
+}
+
 static void fill_meta(struct nb_batch *b)
 {
 	const struct nb_run_opts *o = b->o;
@@ -143,6 +158,7 @@ static void fill_meta(struct nb_batch *b)
 		b->meta.sets[b->meta.nsets++] = o->sets[i];
 	for (size_t i = 0; i < o->nfilters && i < NB_META_LIST_MAX; i++)
 		b->meta.filters[b->meta.nfilters++] = o->filters[i];
+	merge_labels(b);
 }
 
 bool nb_batch_claim(struct nb_batch *b, struct nb_error *err)
@@ -164,7 +180,8 @@ bool nb_batch_claim(struct nb_batch *b, struct nb_error *err)
 bool nb_batch_open_rows(struct nb_batch *b, struct nb_error *err)
 {
 	b->runs = nb_runs_csv_open(b->dir, err);
-	b->intervals = b->runs ? nb_intervals_csv_open(b->dir, err) : NULL;
+	b->jsonl = b->runs ? nb_runs_jsonl_open(b->dir, &b->meta, err) : NULL;
+	b->intervals = b->jsonl ? nb_intervals_csv_open(b->dir, err) : NULL;
 	return b->intervals != NULL;
 }
 
@@ -179,7 +196,8 @@ void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err)
 void nb_batch_sync_rows(struct nb_batch *b)
 {
 	struct nb_error err = { { 0 } };
-	if ((b->runs && !nb_csv_sync(b->runs, &err)) || (b->intervals && !nb_csv_sync(b->intervals, &err)))
+	if ((b->runs && !nb_csv_sync(b->runs, &err)) || !nb_runs_jsonl_sync(b->jsonl, &err) ||
+	    (b->intervals && !nb_csv_sync(b->intervals, &err)))
 		nb_batch_write_failed(b, &err);
 }
 
@@ -189,7 +207,9 @@ static void close_rows(struct nb_batch *b)
 	nb_batch_sync_rows(b);
 	nb_csv_finish(b->runs, NULL);
 	nb_csv_finish(b->intervals, NULL);
+	nb_runs_jsonl_close(b->jsonl);
 	b->runs = b->intervals = NULL;
+	b->jsonl = NULL;
 }
 
 void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)

@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
+#include "runs_jsonl.h"
 #include "stats.h"
 
 struct nb_batch {
@@ -31,7 +32,10 @@ struct nb_batch {
 	struct nb_agent *local_agent;
 	struct nb_client client;
 	struct nb_csv *runs, *intervals;
+	struct nb_runs_jsonl *jsonl;  /* runs.jsonl, beside runs.csv */
 	struct nb_meta meta;
+	struct nb_label labels[NB_LABELS_MAX]; /* the config's, then --label over them (meta's) */
+	size_t nlabels;
 	char sha256[65], started[32], finished[32], resumed[32]; /* meta's strings */
 	uint32_t run_id;             /* the last run id used */
 	bool peer_local;             /* loopback path: GRO artefacts possible */
@@ -58,7 +62,7 @@ bool nb_batch_out_free(const struct nb_run_opts *o, struct nb_error *err);
 /** Claim the results folder (a new unique one, or --out) and write config.yaml, plan.csv,
  *  meta.json and env.json; false with err naming the file that could not be written. */
 bool nb_batch_claim(struct nb_batch *b, struct nb_error *err);
-/** Open runs.csv and intervals.csv for appending. */
+/** Open runs.csv, runs.jsonl and intervals.csv for appending. */
 bool nb_batch_open_rows(struct nb_batch *b, struct nb_error *err);
 /** Flush runs.csv and intervals.csv to the disk (after each run, outside its measurement). */
 void nb_batch_sync_rows(struct nb_batch *b);

@@ -97,6 +97,9 @@ static void write_run(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		.started = started, .m = res->m,
 	};
 	nb_runs_csv_write(b->runs, &row);
+	struct nb_error jerr;
+	if (!nb_runs_jsonl_write(b->jsonl, &row, &jerr))
+		nb_batch_write_failed(b, &jerr);
 	check_rows(b);
 	b->meta.runs_ok += o == NB_OUT_OK;
 	b->meta.runs_interrupted += o == NB_OUT_INTERRUPTED;
@@ -121,7 +124,8 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 				 struct nb_error *err)
 {
 	struct nb_sweep_env se = {
-		.client = &b->client, .runs = b->runs, .intervals = b->intervals, .dir = b->dir,
+		.client = &b->client, .runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
+		.dir = b->dir,
 		.run_id = &b->run_id, .meta = &b->meta, .interrupt = b->o->interrupt,
 		.verbosity = b->o->verbosity, .progress = b->progress,
 		.write_failed = &b->write_failed, .werr = &b->werr,

@@ -24,6 +24,8 @@ struct nb_run_opts {
 	size_t nsets;
 	const char *const *filters;
 	size_t nfilters;
+	const struct nb_label *labels; /* --label: over the config's labels (meta.json) */
+	size_t nlabels;
 	int verbosity;
 	const atomic_bool *interrupt;/* set by a signal: stop the current run, keep every row */
 	const atomic_int *signo;     /* the signal that set interrupt (SIGINT, SIGTERM, SIGHUP) */

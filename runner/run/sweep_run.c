@@ -30,17 +30,20 @@ struct trial_ctx {
 };
 
 /* The first results file that cannot be written stops the trial and the sweep. */
-static bool rows_ok(const struct trial_ctx *x)
+static bool write_failed(const struct nb_sweep_env *env, const struct nb_error *err)
 {
-	const struct nb_sweep_env *env = x->env;
-	struct nb_error err = { { 0 } };
-	if (nb_csv_ok(env->intervals, &err) && nb_csv_ok(env->runs, &err))
-		return true;
 	if (!*env->write_failed)
-		*env->werr = err;
+		*env->werr = *err;
 	*env->write_failed = true;
 	atomic_store(&env->client->abort, true);
 	return false;
+}
+
+static bool rows_ok(const struct trial_ctx *x)
+{
+	struct nb_error err = { { 0 } };
+	return (nb_csv_ok(x->env->intervals, &err) && nb_csv_ok(x->env->runs, &err)) ||
+	       write_failed(x->env, &err);
 }
 
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
@@ -194,6 +197,9 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 		.error = res->error, .started = started, .m = res->m,
 	};
 	nb_runs_csv_write(x->env->runs, &row);
+	struct nb_error jerr;
+	if (!nb_runs_jsonl_write(x->env->jsonl, &row, &jerr))
+		write_failed(x->env, &jerr);
 	struct nb_meta *m = x->env->meta;
 	m->runs_ok += t->ok;
 	m->runs_interrupted += o == NB_OUT_INTERRUPTED;

@@ -11,6 +11,7 @@
 #include "client.h"
 #include "csv.h"
 #include "meta_json.h"
+#include "runs_jsonl.h"
 #include "plan.h"
 #include "progress.h"
 #include "sweep.h"
@@ -21,6 +22,7 @@
 struct nb_sweep_env {
 	struct nb_client *client;
 	struct nb_csv *runs, *intervals;
+	struct nb_runs_jsonl *jsonl;     /* runs.jsonl: a record per trial */
 	const char *dir;                 /* results folder: sweeps.json goes there */
 	uint32_t *run_id;                /* the batch's run counter: each trial takes the next id */
 	struct nb_meta *meta;            /* the batch's run counts (meta.json), one per trial */

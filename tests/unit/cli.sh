@@ -249,9 +249,9 @@ foreign "serve --threshold (a compare option)" "nbrun serve" \
 	"--threshold is not an option of nbrun serve (only of nbrun compare)" serve --threshold 5% \
 	--bind 192.0.2.1 --port 17999
 foreign "resume --out (a run option)" "nbrun resume" \
-	"--out is not an option of nbrun resume (only of nbrun run or compare)" resume "$TMP/res" \
+	"--out is not an option of nbrun resume (only of nbrun run, compare or export)" resume "$TMP/res" \
 	--out x
-for sub in run resume serve validate report compare env; do
+for sub in run resume serve validate report compare env export; do
 	nb $sub --help
 	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && { starts "$TMP/out" "usage: nbrun $sub" ||
 		{ [ $sub = run ] && starts "$TMP/out" "usage: nbrun [OPTIONS] CONFIG.yaml"; }; } &&
@@ -288,7 +288,7 @@ MAN=$SRC/docs/nbrun.1
 [ -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)" ]
 verdict "nbrun.1 renders without a groff warning"
 missing=
-for sub in run resume serve validate report compare env; do
+for sub in run resume serve validate report compare env export; do
 	for o in $("$NBRUN" $sub --help | grep -o -- '--[a-z-]*' | sort -u); do
 		grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$MAN" || missing="$missing $sub:$o"
 	done
