@@ -16,7 +16,7 @@ veth_test_init nbagl 10.231.91
 LISTEN_PID=
 
 need_root_netns nft ping setpriv python3
-echo "1..13"
+echo "1..16"
 trap 'kill "$LISTEN_PID" 2>/dev/null; veth_test_cleanup' EXIT
 
 # col RUNS_CSV TEST COLUMN: the value of COLUMN in the row of test TEST.
@@ -142,4 +142,23 @@ check "... saying the group is outside ping_group_range and raw needs CAP_NET_RA
 	grep -q 'outside net.ipv4.ping_group_range = 1 0) and no raw socket.*CAP_NET_RAW' "$R"
 check "root in the same namespace falls back to a raw socket" "$TMP/i/runs.csv" \
 	num_ok "'icmp-raw-socket' in '$(col "$TMP/i/runs.csv" echo flags)'.split(';')"
+
+# ---- cooldown: the tail of the window left out, shaded, flagged ------------------------
+
+cat >"$TMP/cool.yaml" <<YAML
+name: cool
+tests:
+  - { name: tail, engine: connect, port: 8080, rate: 50, duration: 3s, warmup: 0s, interval: 1s, cooldown: 1s }
+YAML
+ip netns exec "$NSB" "$NBRUN" "$TMP/cool.yaml" --peer "$ADDR_A" --out "$TMP/cd" -q >"$TMP/cd.log" 2>&1
+R=$TMP/cd/runs.csv
+check "cooldown 1s of 3s: the run's window is the first 2 s" "$R" \
+	num_ok "1.9 < $(col "$R" tail duration_s) < 2.1"
+# the sum rows: t_end 1, 2 kept; t_end 3 is cool-down
+check "cooldown: the last interval row says cool-down, the others do not" "$TMP/cd/intervals.csv" \
+	python3 -c 'import csv,sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["stream"] == "sum"]
+sys.exit(0 if [r["cooldown"] for r in rows] == ["0", "0", "1"] else 1)' "$TMP/cd/intervals.csv"
+check "cooldown: the time-series chart shades it" "$TMP/cd.log" \
+	sh -c "grep -l 'cool-down' '$TMP'/cd/charts/ts-*.gp"
 exit $FAILED
