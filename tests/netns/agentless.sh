@@ -48,7 +48,7 @@ wait_listen "$NSA" 8080
 
 cat >"$TMP/connect.yaml" <<YAML
 name: connect
-defaults: { engine: connect, duration: 2s, warmup: 0s, interval: 1s, rate: 50, timeout: 200ms }
+defaults: { engine: connect, duration: 2s, warmup: 0s, interval: 1s, rate: 50pps, timeout: 200ms }
 tests:
   - { name: open, port: 8080 }
   - { name: closed, port: 8081 }
@@ -64,7 +64,7 @@ check "closed port: every attempt refused, none connected" "$R" \
 check "SYNs dropped: every attempt timed out, none refused" "$R" \
 	num_ok "$(col "$R" dropped timeouts) > 0 and $(col "$R" dropped trans) == 0 and $(col "$R" dropped refused) == 0"
 check "no agent: the report says the facts are the local end's only" "$TMP/c/report.md" \
-	grep -q 'no agent: agentless tests to .*facts of the local end only' "$TMP/c/report.md"
+	grep -qF "peer $ADDR_A (no agent: agentless tests; environment facts of the local end only)" "$TMP/c/report.md"
 
 # ---- agentless and agent tests in one batch ------------------------------------------
 
@@ -75,7 +75,7 @@ cat >"$TMP/mixed.yaml" <<YAML
 name: mixed
 defaults: { duration: 1s, warmup: 0s, interval: 500ms }
 tests:
-  - { name: handshake, engine: connect, port: 8080, rate: 50 }
+  - { name: handshake, engine: connect, port: 8080, rate: 50pps }
   - { name: rtt, engine: latency, protocol: udp }
 YAML
 ip netns exec "$NSB" "$NBRUN" "$TMP/mixed.yaml" --peer "$ADDR_A" --out "$TMP/m" -q >"$TMP/m.log" 2>&1
@@ -95,7 +95,7 @@ check "mixed batch: the agent test measured against nbrun serve" "$R" \
 cat >"$TMP/icmp.yaml" <<YAML
 name: icmp
 tests:
-  - { name: echo, engine: icmp, duration: 3s, warmup: 0s, interval: 1s, rate: 20 }
+  - { name: echo, engine: icmp, duration: 3s, warmup: 0s, interval: 1s, rate: 20pps }
 YAML
 ip netns exec "$NSB" ping -n -q -c 60 -i 0.05 "$ADDR_A" >"$TMP/ping.log" 2>&1 &
 PING_PID=$!
@@ -148,7 +148,7 @@ check "root in the same namespace falls back to a raw socket" "$TMP/i/runs.csv" 
 cat >"$TMP/cool.yaml" <<YAML
 name: cool
 tests:
-  - { name: tail, engine: connect, port: 8080, rate: 50, duration: 3s, warmup: 0s, interval: 1s, cooldown: 1s }
+  - { name: tail, engine: connect, port: 8080, rate: 50pps, duration: 3s, warmup: 0s, interval: 1s, cooldown: 1s }
 YAML
 ip netns exec "$NSB" "$NBRUN" "$TMP/cool.yaml" --peer "$ADDR_A" --out "$TMP/cd" -q >"$TMP/cd.log" 2>&1
 R=$TMP/cd/runs.csv
