@@ -24,6 +24,7 @@ struct nb_interval {
 				   row, "" otherwise */
 	double t_start, t_end;  /* seconds since the measured window began (negative: warm-up) */
 	bool omitted;
+	bool cooldown;          /* in the cool-down tail: left out of the statistics, like omitted */
 	struct nb_metrics m;
 };
 

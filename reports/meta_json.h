@@ -13,6 +13,8 @@
 
 #define NB_META_JSON_FILE "meta.json"
 #define NB_META_EMBEDDED_PEER "embedded agent on 127.0.0.1" /* peer: no --peer was given */
+/* peer's tail when no case needed an agent: "HOST" NB_META_AGENTLESS_PEER */
+#define NB_META_AGENTLESS_PEER " (no agent: agentless tests; environment facts of the local end only)"
 #define NB_META_LIST_MAX 64
 
 /** meta.json. The writer writes every field (a NULL string as ""; nbrun_version is always this

@@ -300,7 +300,7 @@ Test(config, out_of_range_values_are_rejected_table)
 		{ "tos: 256", "4:10", "tos 256 is out of range (expected a TOS byte 0..255 or 0x00..0xff" },
 		{ "direction: sideways", "4:16", "unknown value 'sideways' (expected forward, reverse "
 						 "or bidir)" },
-		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp or udp; did you mean 'tcp'?)" },
+		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp, udp or icmp; did you mean 'tcp'?)" },
 	};
 	assert_errs("tests:\n  - name: a\n    engine: stream\n    ", t, sizeof(t) / sizeof(t[0]));
 }
@@ -340,10 +340,10 @@ Test(config, engines_get_their_protocol_and_size_checks)
 Test(config, unknown_engine_is_suggested)
 {
 	assert_err(fail("tests:\n  - name: a\n    engine: strem\n"), "3:13",
-		   "unknown value 'strem' (expected stream, pps, rr, crr or latency; did you mean "
+		   "unknown value 'strem' (expected stream, pps, rr, crr, latency, icmp or connect; did you mean "
 		   "'stream'?)");
 	assert_err(fail("tests:\n  - name: a\n    size: 64\n"), "2:5",
-		   "test 'a' has no engine (expected engine: stream, pps, rr, crr or latency)");
+		   "test 'a' has no engine (expected engine: stream, pps, rr, crr, latency, icmp or connect)");
 }
 
 Test(config, engine_in_defaults_serves_every_test)

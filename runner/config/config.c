@@ -138,7 +138,8 @@ static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 	t->direction = (struct nb_axis_u64){ { NB_DIR_FORWARD }, 1 };
 	t->request = (struct nb_axis_u64){ { e->traits.default_request }, 1 };
 	t->response = (struct nb_axis_u64){ { e->traits.default_response }, 1 };
-	t->timing = (struct nb_timing){ 10000000000ull, 1000000000ull, 0, 1000000000ull };
+	t->timing = (struct nb_timing){ .duration_ns = 10000000000ull, .warmup_ns = 1000000000ull,
+				       .interval_ns = 1000000000ull };
 	t->reps = (struct nb_reps){ .count = 1, .min = 1, .max = 1 };
 }
 

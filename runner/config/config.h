@@ -59,6 +59,7 @@ struct nb_sweep {
 /** Run timing shared by every case of a test. */
 struct nb_timing {
 	uint64_t duration_ns, warmup_ns, omit_ns, interval_ns;
+	uint64_t cooldown_ns;   /* the tail of the measured window left out of the statistics */
 };
 
 /** One axis value list; every list-valued key becomes one. */

@@ -136,6 +136,12 @@ static bool check_timing(struct nb_cfg_ctx *c, const struct nb_ynode *test, stru
 				 "omit %s is not shorter than duration %s (expected omit < duration)",
 				 o, d);
 	}
+	if (tm->cooldown_ns && tm->omit_ns + tm->cooldown_ns + tm->interval_ns > tm->duration_ns) {
+		snprintf(o, sizeof(o), "%gs", (double)(tm->omit_ns + tm->cooldown_ns) / 1e9);
+		return nb_yerror(c->err, where(c, test, "cooldown", "duration"),
+				 "omit + cooldown %s leaves less than one interval of duration %s "
+				 "(expected omit + cooldown + interval <= duration)", o, d);
+	}
 	if (tm->interval_ns > tm->duration_ns) {
 		snprintf(o, sizeof(o), "%gs", (double)tm->interval_ns / 1e9);
 		snprintf(fix, sizeof(fix), "%s=%s", set_d ? "interval" : "duration", set_d ? d : o);

@@ -182,6 +182,11 @@ static bool apply_omit(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 	return nb_cfg_duration(c, v, &t->timing.omit_ns);
 }
 
+static bool apply_cooldown(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_duration(c, v, &t->timing.cooldown_ns);
+}
+
 static bool apply_interval(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
 	uint64_t ns;
@@ -279,6 +284,15 @@ static bool apply_timeout(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct
 	return true;
 }
 
+static bool apply_port(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	if (!nb_cfg_uint(c, v, 1, 65535, &x))
+		return false;
+	t->base.port = (uint16_t)x;
+	return true;
+}
+
 /* cpus: 2, cpus: 0-3,8 or cpus: [0-3, 8]: CPU numbers and ranges, each CPU once. */
 static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
@@ -319,6 +333,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "duration", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_duration },
 	{ "warmup", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_warmup },
 	{ "omit", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_omit },
+	{ "cooldown", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cooldown },
 	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_interval },
 	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_reps },
 	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_window },
@@ -330,6 +345,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_gso },
 	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_batch },
 	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_timeout },
+	{ "port", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_port },
 	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cpus },
 	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
 	{ NULL, NULL, 0, false, NULL },

@@ -122,8 +122,8 @@ static uint32_t last_reading(const struct test_state *t)
 
 static void release(struct test_state *t, uint32_t k)
 {
-	uint32_t j = t->first_kept, K = t->tl.nticks;
-	if (k == j || k == j + t->lag || k == K || k == last_reading(t))
+	uint32_t j = t->first_kept, K = t->tl.nticks, c = nb_timeline_last_kept(&t->tl);
+	if (k == j || k == j + t->lag || k == K || k == c || k == c + t->lag || k == last_reading(t))
 		return;
 	nb_snapshot_destroy(t->L[k]);
 	nb_snapshot_destroy(t->P[k]);
@@ -261,7 +261,7 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
  * those ticks' intervals (j + lag and K + lag). */
 static void result(struct test_state *t, struct nb_test_result *out)
 {
-	uint32_t j = t->first_kept, K = t->tl.nticks, n = t->lag;
+	uint32_t j = t->first_kept, K = nb_timeline_last_kept(&t->tl), n = t->lag;
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
 				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n] };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
@@ -271,7 +271,7 @@ static void result(struct test_state *t, struct nb_test_result *out)
 			nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
 	}
 	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
-	nb_metrics_window(t->e, t->L[K + n], &out->m);
+	nb_metrics_window(t->e, t->L[last_reading(t)], &out->m);
 }
 
 /* The agent's readings after its drain, then its RESULT (in *m). */
@@ -376,12 +376,13 @@ static enum nb_outcome run_started(struct test_state *t, struct nb_test_result *
 	t->t0 = nb_now_ns();
 	nb_timeline_init(&t->tl, t->t0, t->su->warmup_ns, t->su->omit_ns, t->su->duration_ns,
 			 t->su->interval_ns);
+	nb_timeline_set_cooldown(&t->tl, t->su->cooldown_ns);
 	t->first_kept = nb_timeline_first_kept(&t->tl);
 	t->next_pair = 1;
 	uint64_t base = t->t0 + t->su->warmup_ns;
 	nb_session_set_lag(t->s, t->lag);
 	nb_session_set_window(t->s, base + nb_timeline_tick_offset(&t->tl, t->first_kept),
-			      base + t->su->duration_ns);
+			      base + nb_timeline_tick_offset(&t->tl, nb_timeline_last_kept(&t->tl)));
 	if (!nb_session_start(t->s, t->err)) {
 		snprintf(out->error, sizeof(out->error), "%s", t->err->msg);
 		return NB_OUT_CASE_FAILED;

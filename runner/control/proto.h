@@ -72,6 +72,7 @@ struct nb_msg_setup {
 	char case_id[160];
 	struct nb_params params;
 	uint64_t warmup_ns, omit_ns, duration_ns, interval_ns, drain_ns;
+	uint64_t cooldown_ns;      /* client only (not sent): the tail left out of the result */
 };
 
 #define NB_CHECK_MAX_CC 8          /* congestion control algorithms one CHECK asks about */

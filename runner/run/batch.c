@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "env.h"
 #include "env_json.h"
+#include "ifstats.h"
 #include "outdir.h"
 #include "report.h"
 #include "results_dir.h"
@@ -28,8 +29,10 @@ bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct
 	b->stats = calloc(plan->ncases ? plan->ncases : 1, sizeof(*b->stats));
 	if (!b->stats || sodium_init() < 0)
 		return false;
-	for (size_t ci = 0; ci < plan->ncases; ci++)
+	for (size_t ci = 0; ci < plan->ncases; ci++) {
 		nb_stats_init(&b->stats[ci]);
+		b->need_agent |= !nb_engine_agentless(plan->cases[ci].engine);
+	}
 	return true;
 }
 
@@ -53,15 +56,34 @@ static bool start_local(struct nb_batch *b, char *name, size_t n, struct nb_erro
 	return true;
 }
 
+/* Agentless cases go to the peer's host (its port is the agent's, not theirs), or to 127.0.0.1. */
+static bool solo_target(struct nb_batch *b, const char *host, struct nb_error *err)
+{
+	struct nb_solo_target *t = &b->solo;
+	if (!nb_ctl_resolve(host, NB_DEFAULT_CONTROL_PORT, &t->addr, &t->addr_len, err))
+		return false;
+	if (!nb_ifstats_route_ifname((const struct sockaddr *)&t->addr, t->addr_len, t->ifname,
+				     sizeof(t->ifname), NULL))
+		t->ifname[0] = '\0';
+	t->interrupt = b->o->interrupt;
+	return true;
+}
+
 enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
 {
 	struct sockaddr_storage addr;
 	socklen_t len;
-	char name[160], host[256];
+	char name[160], host[256] = "127.0.0.1";
 	uint16_t port;
 	if (b->peer && !nb_ctl_parse_peer(b->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),
 					  &port, err))
 		return NB_EXIT_USAGE;
+	if (!solo_target(b, host, err))
+		return NB_EXIT_PEER;
+	if (!b->need_agent) { /* no case needs an agent: open no control session */
+		b->peer_local = strcmp(b->solo.ifname, "lo") == 0;
+		return NB_EXIT_OK;
+	}
 	if (b->peer)
 		snprintf(name, sizeof(name), "%s", b->peer);
 	else if (!start_local(b, name, sizeof(name), err))
@@ -116,7 +138,10 @@ static bool write_env(struct nb_batch *b, struct nb_error *err)
 {
 	struct nb_facts local;
 	nb_facts_init(&local);
-	nb_env_collect("/", (struct sockaddr *)&b->client.addr, b->client.addr_len, &local);
+	if (b->need_agent)
+		nb_env_collect("/", (struct sockaddr *)&b->client.addr, b->client.addr_len, &local);
+	else /* agentless only: the route toward the target; the far end has no facts to give */
+		nb_env_collect("/", (struct sockaddr *)&b->solo.addr, b->solo.addr_len, &local);
 	char cpus[256];
 	bool pinned;
 	engine_cpus(b->plan, cpus, sizeof(cpus), &pinned);
@@ -145,6 +170,16 @@ static void merge_labels(struct nb_batch *b)
 	}
 }
 
+/* Who the batch ran against, as meta.json and the report say it. */
+static const char *peer_text(struct nb_batch *b)
+{
+	if (b->need_agent)
+		return b->peer ? b->peer : NB_META_EMBEDDED_PEER;
+	snprintf(b->peer_text, sizeof(b->peer_text), "%s" NB_META_AGENTLESS_PEER,
+		 b->peer ? b->peer : "127.0.0.1");
+	return b->peer_text;
+}
+
 static void fill_meta(struct nb_batch *b)
 {
 	const struct nb_run_opts *o = b->o;
@@ -152,7 +187,7 @@ static void fill_meta(struct nb_batch *b)
 	nb_outdir_utc_now(b->started, sizeof(b->started));
 	b->meta = (struct nb_meta){ .command = o->cmdline, .config_name = b->cfg->name,
 				    .config_sha256 = b->sha256, .started = b->started,
-				    .peer = b->peer ? b->peer : NB_META_EMBEDDED_PEER,
+				    .peer = peer_text(b),
 				    .order = nb_order_name(b->cfg->order) };
 	for (size_t i = 0; i < o->nsets && i < NB_META_LIST_MAX; i++)
 		b->meta.sets[b->meta.nsets++] = o->sets[i];

@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "run.h"
 #include "runs_jsonl.h"
+#include "solo.h"
 #include "stats.h"
 
 struct nb_batch {
@@ -31,6 +32,9 @@ struct nb_batch {
 	bool closed;
 	struct nb_agent *local_agent;
 	struct nb_client client;
+	bool need_agent;             /* some case's engine needs an agent (else no control session) */
+	struct nb_solo_target solo;  /* agentless cases: the target (the peer's host, or 127.0.0.1) */
+	char peer_text[300];         /* meta's peer when no case needs an agent */
 	struct nb_csv *runs, *intervals;
 	struct nb_runs_jsonl *jsonl;  /* runs.jsonl, beside runs.csv */
 	struct nb_meta meta;

@@ -23,6 +23,7 @@ struct resume {
 	struct nb_plan plan;
 	struct nb_meta meta;
 	struct nb_run_opts o;
+	char peer[300];  /* the recorded peer's host, when meta.json names an agentless batch */
 };
 
 static bool load_config(const char *dir, struct resume *r, struct nb_error *err)
@@ -119,9 +120,16 @@ static bool adopt(struct nb_batch *b, const char *dir, struct resume *r, struct 
 	return ok;
 }
 
-static const char *recorded_peer(const struct nb_meta *m)
+/* The peer meta.json names: NULL for the embedded agent; the host of an agentless batch. */
+static const char *recorded_peer(const struct nb_meta *m, char *buf, size_t n)
 {
-	return !m->peer || strcmp(m->peer, NB_META_EMBEDDED_PEER) == 0 ? NULL : m->peer;
+	if (!m->peer || strcmp(m->peer, NB_META_EMBEDDED_PEER) == 0)
+		return NULL;
+	const char *tail = strstr(m->peer, NB_META_AGENTLESS_PEER);
+	if (!tail)
+		return m->peer;
+	snprintf(buf, n, "%.*s", (int)(tail - m->peer), m->peer);
+	return buf;
 }
 
 static enum nb_run_exit resume_batch(const char *dir, struct resume *r, struct nb_error *err)
@@ -147,7 +155,7 @@ enum nb_run_exit nb_run_resume(const char *dir, const struct nb_run_opts *o, str
 	enum nb_run_exit rc = NB_EXIT_USAGE;
 	if (load_config(dir, r, err)) {
 		r->o = *o;
-		r->o.peer = o->peer ? o->peer : recorded_peer(&r->meta);
+		r->o.peer = o->peer ? o->peer : recorded_peer(&r->meta, r->peer, sizeof(r->peer));
 		r->o.out_dir = dir;
 		r->o.force = false;
 		rc = resume_batch(dir, r, err);

@@ -55,17 +55,19 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
 	su->warmup_ns = c->timing.warmup_ns;
 	su->omit_ns = c->timing.omit_ns;
+	su->cooldown_ns = c->timing.cooldown_ns;
 	su->duration_ns = c->timing.duration_ns;
 	su->interval_ns = c->timing.interval_ns;
 	su->drain_ns = nb_engine_drain_ns(c->engine, &c->params);
 }
 
 /* Notes on a run that change how it should be read. */
-static void run_flags(const struct nb_batch *b, const struct nb_case *c, const struct nb_metrics *m,
-		      char *out, size_t n)
+static void run_flags(const struct nb_batch *b, const struct nb_case *c,
+		      const struct nb_test_result *res, char *out, size_t n)
 {
 	out[0] = '\0';
 	const struct nb_params *p = &c->params;
+	const struct nb_metrics *m = &res->m;
 	double tps = m->v[NB_COL_TRANS_PER_S], mean_us = m->v[NB_COL_LAT_MEAN_US];
 	if (nb_engine_closed_loop(c->engine, p->rate) && tps > 0 && mean_us > 0) {
 		double little = (double)p->streams / tps * 1e6;
@@ -74,6 +76,10 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c, const s
 	}
 	if (p->gso && b->peer_local) /* only engines that take `gso` ever have it set */
 		snprintf(out + strlen(out), n - strlen(out), "%sgro-local", out[0] ? ";" : "");
+	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
+	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
+		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ";" : "",
+			 sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
 }
 
 static const char *status_of(enum nb_outcome o)
@@ -86,7 +92,7 @@ static void write_run(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		      enum nb_outcome o, const struct nb_test_result *res)
 {
 	char flags[128];
-	run_flags(b, c, &res->m, flags, sizeof(flags));
+	run_flags(b, c, res, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
@@ -153,7 +159,9 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep + 1, .su = &su };
 	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
-	enum nb_outcome o = nb_client_test(&b->client, &su, &sink, &res, err);
+	enum nb_outcome o = nb_engine_agentless(c->engine)
+				    ? nb_solo_test(&b->solo, &su, &sink, &res, err)
+				    : nb_client_test(&b->client, &su, &sink, &res, err);
 	if (o == NB_OUT_PEER_LOST)
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
 	write_run(b, c, rep, started, o, &res);
