@@ -200,6 +200,12 @@ struct nb_headline {
 
 /** What an engine is, for everything outside engines/ (config, plan, metrics, reports): these
  *  fields are the only place that knows it, so no code outside engines/ compares engine names. */
+/** A sentence the report states about an engine's cases, under a stable pitfall code. */
+struct nb_engine_note {
+	const char *code; /* "icmp-kernel" */
+	const char *text; /* one sentence, no case id */
+};
+
 struct nb_engine_traits {
 	bool directional;             /* one sender per flow: forward / reverse / bidir apply */
 	enum nb_loop loop;
@@ -221,6 +227,12 @@ struct nb_engine_traits {
 	/** true: the client's flows reach the target by themselves (icmp, connect): no agent, no
 	 *  control session, no data-connection hello; facts are the local end's only. */
 	bool agentless;
+	/** What every number of this engine leaves out, stated beside each of its cases in the
+	 *  report (a pitfall with this code and text); {NULL, NULL} = nothing to say. */
+	struct nb_engine_note caveat;
+	/** Why this engine's requests may go unanswered other than the network dropping them,
+	 *  stated when a case lost any; {NULL, NULL} = loss means the network. */
+	struct nb_engine_note loss_cause;
 };
 
 /** The ops table of one engine. */

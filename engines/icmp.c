@@ -393,6 +393,15 @@ const struct nb_engine nb_engine_icmp = {
 		.keys = icmp_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median round trip */
 		.agentless = true,                      /* any host, no agent */
+		.caveat = { "icmp-kernel",
+			    "an ICMP echo is answered by the target's kernel in softirq: the round "
+			    "trip leaves out the socket, the scheduler and any application (measure "
+			    "those with engine latency or connect)" },
+		.loss_cause = { "icmp-ratelimit",
+				"targets rate-limit ICMP replies (Linux: net.ipv4.icmp_ratelimit and "
+				"icmp_msgs_per_sec, 1000/s by default; cloud hosts and load balancers "
+				"often fewer): replies missing at a steady pace are the target's limit, "
+				"not the network's loss; lower the rate or measure with engine connect" },
 	},
 	.validate = icmp_validate,            /* size >= 24, rate x timeout, flows */
 	.per_connection = true,               /* no data connection: each flow opens its socket */

@@ -474,6 +474,19 @@ static bool check_unstable(const struct nb_pitfall_case *c, double threshold, st
 		   100.0 * c->cv, c->n, 100.0 * threshold, need);
 }
 
+/* What the engine's numbers leave out, and what else its lost requests may mean. */
+static bool check_engine_notes(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	const struct nb_engine_note *k = c->eng ? &c->eng->traits.caveat : NULL;
+	const struct nb_engine_note *l = c->eng ? &c->eng->traits.loss_cause : NULL;
+	if (k && k->code && !add(out, k->code, c->case_id, "%s", k->text))
+		return false;
+	if (!l || !l->code || !(c->lost_max > 0))
+		return true;
+	return add(out, l->code, c->case_id, "up to %.0f requests (%.2f %%) of a run went unanswered; %s",
+		   c->lost_max, isfinite(c->loss_pct_max) ? c->loss_pct_max : 0.0, l->text);
+}
+
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
@@ -485,7 +498,8 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 	for (size_t i = 0; i < ncases; i++) {
 		const struct nb_pitfall_case *c = &cases[i];
 		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
-		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out))
+		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out) ||
+		    !check_engine_notes(c, out))
 			return false;
 	}
 	return true;

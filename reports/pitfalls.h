@@ -42,6 +42,7 @@ struct nb_pitfall_case {
 	double target_rate;              /* paced cases: the offered rate (NAN or 0: unpaced) */
 	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
 	double rcvbuf_drops, snd_errs;   /* UDP: the highest of a run (NAN or 0: none) */
+	double lost_max, loss_pct_max;   /* the highest of a run (NAN or 0: none lost) */
 	struct nb_pitfall_dir dirs[2];   /* bidir: each direction (ndirs 2); the rate and loss checks
 					    judge these instead of the case's sums */
 	uint32_t ndirs;

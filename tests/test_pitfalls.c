@@ -257,3 +257,27 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	cr_expect_eq(strchr(second, '\n'), buf + strlen(buf) - 1, "two lines");
 	nb_pitfalls_free(&out);
 }
+
+/* icmp (issue 19): every case says the echo is the target's kernel; unanswered requests also name
+ * the target's ICMP rate limit; an engine with no such notes (latency over UDP) says neither. */
+Test(pitfalls, icmp_cases_say_what_an_echo_measures_and_what_a_missing_reply_may_be)
+{
+	struct nb_pitfall_case c[3] = {
+		{ .case_id = "ping/icmp/s56/f1", .eng = &nb_engine_icmp, .n = 1, .lost_max = 0 },
+		{ .case_id = "ping/icmp/s56/f1/r2kpps", .eng = &nb_engine_icmp, .n = 1, .lost_max = 40,
+		  .loss_pct_max = 1 },
+		{ .case_id = "lat/udp/s64/f1/pp", .eng = &nb_engine_latency, .n = 1, .lost_max = 40,
+		  .loss_pct_max = 1 },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 3, 0.05, &out));
+	cr_assert_eq(out.n, 3);
+	cr_expect_str_eq(out.v[0].code, "icmp-kernel");
+	cr_expect_str_eq(out.v[0].case_id, "ping/icmp/s56/f1");
+	cr_expect_str_eq(out.v[1].code, "icmp-kernel");
+	cr_expect_str_eq(out.v[2].code, "icmp-ratelimit");
+	cr_expect_str_eq(out.v[2].case_id, "ping/icmp/s56/f1/r2kpps");
+	cr_expect_not_null(strstr(out.v[2].text, "up to 40 requests (1.00 %)"), "%s", out.v[2].text);
+	cr_expect_not_null(strstr(out.v[2].text, "icmp_ratelimit"));
+	nb_pitfalls_free(&out);
+}
