@@ -153,14 +153,19 @@ struct nb_cmp_side {
 	size_t count[NB_CMP_NVERDICTS];
 };
 
+/** --metric all: each case on its own headline metric (the default). */
+#define NB_CMP_METRIC_ALL "all"
+
 struct nb_compare {
 	double threshold;     /* fraction */
-	const char *metric;   /* --metric, or NULL for each case's headline */
+	const char *const *metrics; /* --metric, each a column or NB_CMP_METRIC_ALL; rows are
+				       made per metric, then per BASE case */
+	size_t nmetrics;      /* 0: as NB_CMP_METRIC_ALL */
 	bool neutral;         /* vendor mode: "B is 6.8 % slower than A", no regression gate */
 	bool allow_missing, fail_on_inconclusive;
 	struct nb_cmp_side *sides; /* [0] = BASE, [1..nsides) = NEW */
 	size_t nsides;
-	struct nb_cmp_row *rows;   /* one per BASE case */
+	struct nb_cmp_row *rows;   /* one per metric x BASE case (a case once per column) */
 	size_t nrows;
 	size_t count[NB_CMP_NVERDICTS]; /* over every row x NEW cell */
 	size_t judged;             /* cells with a verdict read off a CI (multiple comparisons) */
@@ -176,7 +181,8 @@ struct nb_compare_opts {
 	const char *const *paths;  /* BASE, NEW... (folders or a file inside one) */
 	size_t npaths;
 	double threshold;          /* fraction, 0.05 = 5 % */
-	const char *metric;        /* NULL: headline metric of each case */
+	const char *const *metrics; /* --metric NAME or "all" (repeatable); none: "all" */
+	size_t nmetrics;
 	const char *format;        /* "md" (default), "csv", "json" */
 	const char *out;           /* file to write, or NULL for out */
 	const char *names;         /* "A,B": a name per folder; implies neutral */

@@ -159,10 +159,15 @@ static void summary(const struct nb_compare *c, FILE *f)
 
 static void method(const struct nb_compare *c, FILE *f)
 {
-	fprintf(f, "Metric: ");
-	if (c->metric)
-		md_code(f, c->metric);
-	else
+	fprintf(f, "Metric%s: ", c->nmetrics > 1 ? "s" : "");
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		if (strcmp(c->metrics[i], NB_CMP_METRIC_ALL) == 0)
+			fprintf(f, "each case's headline metric");
+		else
+			md_code(f, c->metrics[i]);
+	}
+	if (c->nmetrics == 0)
 		fprintf(f, "each case's headline metric");
 	fprintf(f, " · threshold ±%.4g %% · each change comes with the 95 %% confidence interval "
 		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
@@ -360,7 +365,7 @@ static void unmatched(const struct nb_compare *c, FILE *f)
 
 static void param_diffs(const struct nb_compare *c, FILE *f, size_t s)
 {
-	for (size_t i = 0; i < c->nrows; i++) {
+	for (size_t i = 0; i < nb_cmp_case_rows(c); i++) {
 		const struct nb_cmp_cell *cell = &c->rows[i].cells[s - 1];
 		if (!cell->param_diff)
 			continue;

@@ -100,7 +100,8 @@ static const struct cmddef {
 		"                     [--fail-on-inconclusive] [--expect-diff KEY] [--names A,B]\n"
 		"                     [--neutral]   regression gate, vendor comparison\n",
 		"  --threshold PCT      smallest change that counts (default 5%)\n"
-		"  --metric NAME        compare this column instead of each case's headline\n"
+		"  --metric NAME        judge every case on this column; all: each case's headline\n"
+		"                       (the default); repeatable: --metric all --metric lat_p99_us\n"
 		"  --out FILE           write the comparison here (charts beside it), not on stdout\n"
 		"  --format FMT         md (default), csv or json\n"
 		"  --allow-missing      a case of BASE missing in NEW does not fail the gate\n"
@@ -265,6 +266,7 @@ static bool apply_compare_opt(int c, const char *arg, struct nb_cli *cli, struct
 			return nb_error_set(err, "--format '%s': expected md, csv or json", arg);
 		cli->format = arg;
 		return true;
+	case OPT_METRIC: return push(cli->metrics, &cli->nmetrics, arg, "--metric", err);
 	case OPT_NAMES: cli->names = arg; return true;
 	case OPT_NEUTRAL: cli->neutral = true; return true;
 	case OPT_EXPECT_DIFF: return push(cli->expect, &cli->nexpect, arg, "--expect-diff", err);
@@ -308,7 +310,6 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
-	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
@@ -319,6 +320,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 			return apply_export_opt(c, arg, cli, err);
 		return apply_compare_opt(c, arg, cli, err);
 	case OPT_THRESHOLD:
+	case OPT_METRIC:
 	case OPT_NAMES:
 	case OPT_NEUTRAL:
 	case OPT_EXPECT_DIFF:

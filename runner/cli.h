@@ -46,7 +46,8 @@ struct nb_cli {
 	uint32_t idle_timeout_s;
 	/* compare */
 	double threshold;                    /* fraction, 0.05 = 5 % */
-	const char *metric;
+	const char *metrics[NB_CLI_MAX_LIST]; /* --metric NAME or all (repeatable) */
+	size_t nmetrics;
 	const char *format;                  /* md, csv, json */
 	const char *names;                   /* --names A,B (neutral wording) */
 	bool neutral, allow_missing, fail_on_inconclusive;

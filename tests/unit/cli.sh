@@ -198,9 +198,14 @@ nb compare "$F/base" "$F/drop" --format csv --metric lat_p99_us
 [ "$RC" -eq 0 ] && starts "$TMP/out" "case_id,test,metric,unit,better,base,new," &&
 	grep -q '^tcp-stream/tcp/s128K/p1/forward,tcp-stream,lat_p99_us,.*,no data,' "$TMP/out"
 verdict "compare --format csv --metric lat_p99_us: CSV of that column (stream runs have none)"
+nb compare "$F/base" "$F/mixed" --format csv --metric all --metric lat_p99_us
+[ "$RC" -eq 1 ] && [ "$(grep -c ',lat_p99_us,' "$TMP/out")" -eq 5 ] &&
+	grep -q '^latency/udp/r64/64,latency,lat_p50_us,.*,regression,' "$TMP/out" &&
+	grep -q '^latency/udp/r64/64,latency,lat_p99_us,.*,regression,' "$TMP/out"
+verdict "compare --metric all --metric lat_p99_us: a row per case and metric, both judged"
 nb compare "$F/base" "$F/drop" --metric bogus
 said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compare: --metric \
-'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
+'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct) or all"
 nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
 [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
 	[ -s "$TMP/cmp-charts/compare.dat" ]
@@ -308,6 +313,9 @@ case "$got_serve" in *--port*) ! echo "$got_serve" | grep -q -- --threshold ;; *
 verdict "bash completion: serve's options, not compare's (${got_serve% })"
 [ "$(complete_words nbrun compare a b --format j)" = json ]
 verdict "bash completion: --format's values"
+[ "$(complete_words nbrun compare a b --metric a)" = all ] &&
+	[ "$(complete_words nbrun export --b | tr '\n' ' ')" = "--better " ]
+verdict "bash completion: --metric's values; export's options after export"
 
 left=$(ls -A "$TMP/cwd")
 [ -z "$left" ]
