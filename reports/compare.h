@@ -185,6 +185,8 @@ struct nb_compare_opts {
 	size_t nmetrics;
 	const char *format;        /* "md" (default), "csv", "json" */
 	const char *out;           /* file to write, or NULL for out */
+	const char *junit;         /* also write JUnit XML here, or NULL */
+	const char *summary;       /* also write the short Markdown summary here, or NULL */
 	const char *names;         /* "A,B": a name per folder; implies neutral */
 	bool neutral;              /* vendor wording with the folder labels */
 	bool allow_missing;        /* interrupted, failed and missing cases do not fail the gate */
@@ -244,6 +246,14 @@ int nb_compare_exit(const struct nb_compare *c);
 
 /** Write the Markdown report; chart_png is a path relative to it, or NULL. */
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png);
+/** Write JUnit XML: a testsuite per metric, a testcase per case x NEW folder, a failure
+ *  wherever the exit code fails (regression, failed, missing, parameters, --fail-on-
+ *  inconclusive), skipped for what --allow-missing excuses; a "folders" suite for interrupted
+ *  batches. */
+bool nb_compare_write_junit(const struct nb_compare *c, FILE *f);
+/** Write the short Markdown for $GITHUB_STEP_SUMMARY: the gate line, problems, and the rows
+ *  that are not unchanged. */
+bool nb_compare_write_summary(const struct nb_compare *c, FILE *f);
 /** Write one CSV row per case x NEW folder (unmatched cases too). */
 bool nb_compare_write_csv(const struct nb_compare *c, FILE *f);
 /** Write the comparison as one JSON document. */

@@ -49,6 +49,8 @@ struct nb_cli {
 	const char *metrics[NB_CLI_MAX_LIST]; /* --metric NAME or all (repeatable) */
 	size_t nmetrics;
 	const char *format;                  /* md, csv, json */
+	const char *junit;                   /* --junit FILE */
+	const char *summary;                 /* --summary FILE */
 	const char *names;                   /* --names A,B (neutral wording) */
 	bool neutral, allow_missing, fail_on_inconclusive;
 	const char *expect[NB_CLI_MAX_LIST]; /* --expect-diff KEY */

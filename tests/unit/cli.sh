@@ -97,6 +97,7 @@ option '--set' needs an argument|a.yaml --set
 option '--port' needs an argument|serve --port
 option '--json' needs an argument|env --json
 option '--threshold' needs an argument|compare a b --threshold
+option '--junit' needs an argument|compare a b --junit
 --set 'duration': expected KEY=VALUE|a.yaml --set duration
 --set '=5s': expected KEY=VALUE|a.yaml --set =5s
 --port '0': expected a port 1..65535|serve --port 0
@@ -121,7 +122,8 @@ verdict "--help: exit 0, the usage on stdout"
 missing=
 for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
 	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
-	--idle-timeout --threshold --metric --format --json --allow-missing --fail-on-inconclusive \
+	--idle-timeout --threshold --metric --format --junit --summary --json --allow-missing \
+	--fail-on-inconclusive \
 	--expect-diff --names --neutral -q --quiet -v --verbose --version \
 	-h --help; do
 	grep -q -e "$word\b" "$TMP/help" || missing="$missing $word"
