@@ -123,5 +123,28 @@ RC=$?
 [ "$RC" -eq 2 ] && grep -q "^nbrun: compare: cannot write $TMP/no/such/dir/j.xml" "$TMP/err"
 verdict "--junit into a folder that does not exist: exit 2, the file named"
 
+# labels (meta.json "labels") that differ are listed like environment facts
+cp -r "$F/base" "$TMP/lb" && cp -r "$F/same" "$TMP/ln"
+python3 - "$TMP/lb/meta.json" "$TMP/ln/meta.json" <<'PY'
+import json, sys
+for path, labels in zip(sys.argv[1:], ({"region": "eu-west-1", "build": "41"},
+                                       {"region": "us-east-1", "build": "41", "pr": "7"})):
+    m = json.load(open(path))
+    m["labels"] = labels
+    json.dump(m, open(path, "w"))
+PY
+"$NBRUN" compare "$TMP/lb" "$TMP/ln" --threshold 50% >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ "$RC" -eq 0 ] && grep -qx -- "- label.region: eu-west-1 → us-east-1" "$TMP/out" &&
+	grep -qx -- "- label.pr: absent → 7" "$TMP/out" && ! grep -q "label.build" "$TMP/out" &&
+	grep -q "different conditions (2 differences" "$TMP/err"
+verdict "labels that differ are listed under Differences (changed, added), equal ones are not"
+"$NBRUN" compare "$TMP/lb" "$TMP/ln" --threshold 50% --expect-diff label.region \
+	--expect-diff label.pr >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ "$RC" -eq 0 ] && grep -qx -- "- label.region: eu-west-1 → us-east-1 (expected)" "$TMP/out" &&
+	! grep -q "different conditions" "$TMP/err"
+verdict "--expect-diff label.KEY declares a label difference"
+
 echo "1..$N"
 exit $FAILED
