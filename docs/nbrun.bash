@@ -9,7 +9,7 @@ _nbrun_options() {
 	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
-	compare) echo "--threshold --metric --out --format --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
+	compare) echo "--threshold --metric --out --format --junit --summary --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
 	env) echo "--peer --json" ;;
 	export) echo "--format --out --better" ;;
 	esac
@@ -22,7 +22,7 @@ _nbrun() {
 	sub=run
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case "${COMP_WORDS[i]}" in
-		run | resume | serve | validate | report | compare | env | help)
+		run | resume | serve | validate | report | compare | env | export | help)
 			sub=${COMP_WORDS[i]}
 			break ;;
 		esac
@@ -35,10 +35,13 @@ _nbrun() {
 			mapfile -t COMPREPLY < <(compgen -W "md csv json" -- "$cur")
 		fi
 		return ;;
+	--metric)
+		mapfile -t COMPREPLY < <(compgen -W "all rx_bps rx_pps trans_per_s lat_p50_us lat_p99_us loss_pct" -- "$cur")
+		return ;;
 	--better) mapfile -t COMPREPLY < <(compgen -W "bigger smaller" -- "$cur"); return ;;
-	--out | -o | --json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+	--out | -o | --json | --junit | --summary) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
-		--set | --label | --threshold | --metric | --expect-diff | --names) return ;;
+		--set | --label | --threshold | --expect-diff | --names) return ;;
 	esac
 	if [[ $sub == help ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env export" -- "$cur")

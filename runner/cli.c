@@ -14,7 +14,7 @@ enum {
 	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
 	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
-	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER,
+	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -44,6 +44,8 @@ static const struct optdef {
 	{ "threshold", required_argument, OPT_THRESHOLD, C(COMPARE) },
 	{ "metric", required_argument, OPT_METRIC, C(COMPARE) },
 	{ "format", required_argument, OPT_FORMAT, C(COMPARE) | C(EXPORT) },
+	{ "junit", required_argument, OPT_JUNIT, C(COMPARE) },
+	{ "summary", required_argument, OPT_SUMMARY, C(COMPARE) },
 	{ "better", required_argument, OPT_BETTER, C(EXPORT) },
 	{ "names", required_argument, OPT_NAMES, C(COMPARE) },
 	{ "neutral", no_argument, OPT_NEUTRAL, C(COMPARE) },
@@ -96,13 +98,19 @@ static const struct cmddef {
 		"usage: nbrun report DIR                    rebuild report, summary and charts\n", "" },
 	[NB_CMD_COMPARE] = { "compare",
 		"usage: nbrun compare BASE NEW [NEW...] [--threshold 5%] [--metric NAME]\n"
-		"                     [--out FILE.md] [--format md|csv|json] [--allow-missing]\n"
+		"                     [--out FILE.md] [--format md|csv|json] [--junit FILE.xml]\n"
+		"                     [--summary FILE.md] [--allow-missing]\n"
 		"                     [--fail-on-inconclusive] [--expect-diff KEY] [--names A,B]\n"
 		"                     [--neutral]   regression gate, vendor comparison\n",
 		"  --threshold PCT      smallest change that counts (default 5%)\n"
-		"  --metric NAME        compare this column instead of each case's headline\n"
+		"  --metric NAME        judge every case on this column; all: each case's headline\n"
+		"                       (the default); repeatable: --metric all --metric lat_p99_us\n"
 		"  --out FILE           write the comparison here (charts beside it), not on stdout\n"
 		"  --format FMT         md (default), csv or json\n"
+		"  --junit FILE         also write JUnit XML: a testsuite per metric, a testcase per\n"
+		"                       case, a failure wherever the gate fails\n"
+		"  --summary FILE       also append a short Markdown summary (the gate, then the\n"
+		"                       changes), e.g. --summary \"$GITHUB_STEP_SUMMARY\"\n"
 		"  --allow-missing      a case of BASE missing in NEW does not fail the gate\n"
 		"  --fail-on-inconclusive  an inconclusive case fails the gate\n"
 		"  --expect-diff KEY    a difference in this plan or environment key is intended\n"
@@ -265,7 +273,10 @@ static bool apply_compare_opt(int c, const char *arg, struct nb_cli *cli, struct
 			return nb_error_set(err, "--format '%s': expected md, csv or json", arg);
 		cli->format = arg;
 		return true;
+	case OPT_METRIC: return push(cli->metrics, &cli->nmetrics, arg, "--metric", err);
 	case OPT_NAMES: cli->names = arg; return true;
+	case OPT_JUNIT: cli->junit = arg; return true;
+	case OPT_SUMMARY: cli->summary = arg; return true;
 	case OPT_NEUTRAL: cli->neutral = true; return true;
 	case OPT_EXPECT_DIFF: return push(cli->expect, &cli->nexpect, arg, "--expect-diff", err);
 	case OPT_ALLOW_MISSING: cli->allow_missing = true; return true;
@@ -308,7 +319,6 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
-	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
@@ -319,6 +329,9 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 			return apply_export_opt(c, arg, cli, err);
 		return apply_compare_opt(c, arg, cli, err);
 	case OPT_THRESHOLD:
+	case OPT_METRIC:
+	case OPT_JUNIT:
+	case OPT_SUMMARY:
 	case OPT_NAMES:
 	case OPT_NEUTRAL:
 	case OPT_EXPECT_DIFF:

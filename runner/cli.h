@@ -46,8 +46,11 @@ struct nb_cli {
 	uint32_t idle_timeout_s;
 	/* compare */
 	double threshold;                    /* fraction, 0.05 = 5 % */
-	const char *metric;
+	const char *metrics[NB_CLI_MAX_LIST]; /* --metric NAME or all (repeatable) */
+	size_t nmetrics;
 	const char *format;                  /* md, csv, json */
+	const char *junit;                   /* --junit FILE */
+	const char *summary;                 /* --summary FILE */
 	const char *names;                   /* --names A,B (neutral wording) */
 	bool neutral, allow_missing, fail_on_inconclusive;
 	const char *expect[NB_CLI_MAX_LIST]; /* --expect-diff KEY */

@@ -147,7 +147,7 @@ int nb_cmd_compare(const struct nb_cli *cli)
 {
 	struct nb_compare_opts o = {
 		.paths = cli->args, .npaths = cli->nargs, .threshold = cli->threshold,
-		.metric = cli->metric, .format = cli->format, .out = cli->out, .names = cli->names,
+		.metrics = cli->metrics, .nmetrics = cli->nmetrics, .format = cli->format, .junit = cli->junit, .summary = cli->summary, .out = cli->out, .names = cli->names,
 		.neutral = cli->neutral, .allow_missing = cli->allow_missing,
 		.fail_on_inconclusive = cli->fail_on_inconclusive, .expect = cli->expect,
 		.nexpect = cli->nexpect,

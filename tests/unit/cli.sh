@@ -97,6 +97,7 @@ option '--set' needs an argument|a.yaml --set
 option '--port' needs an argument|serve --port
 option '--json' needs an argument|env --json
 option '--threshold' needs an argument|compare a b --threshold
+option '--junit' needs an argument|compare a b --junit
 --set 'duration': expected KEY=VALUE|a.yaml --set duration
 --set '=5s': expected KEY=VALUE|a.yaml --set =5s
 --port '0': expected a port 1..65535|serve --port 0
@@ -121,7 +122,8 @@ verdict "--help: exit 0, the usage on stdout"
 missing=
 for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
 	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
-	--idle-timeout --threshold --metric --format --json --allow-missing --fail-on-inconclusive \
+	--idle-timeout --threshold --metric --format --junit --summary --json --allow-missing \
+	--fail-on-inconclusive \
 	--expect-diff --names --neutral -q --quiet -v --verbose --version \
 	-h --help; do
 	grep -q -e "$word\b" "$TMP/help" || missing="$missing $word"
@@ -198,9 +200,14 @@ nb compare "$F/base" "$F/drop" --format csv --metric lat_p99_us
 [ "$RC" -eq 0 ] && starts "$TMP/out" "case_id,test,metric,unit,better,base,new," &&
 	grep -q '^tcp-stream/tcp/s128K/p1/forward,tcp-stream,lat_p99_us,.*,no data,' "$TMP/out"
 verdict "compare --format csv --metric lat_p99_us: CSV of that column (stream runs have none)"
+nb compare "$F/base" "$F/mixed" --format csv --metric all --metric lat_p99_us
+[ "$RC" -eq 1 ] && [ "$(grep -c ',lat_p99_us,' "$TMP/out")" -eq 5 ] &&
+	grep -q '^latency/udp/r64/64,latency,lat_p50_us,.*,regression,' "$TMP/out" &&
+	grep -q '^latency/udp/r64/64,latency,lat_p99_us,.*,regression,' "$TMP/out"
+verdict "compare --metric all --metric lat_p99_us: a row per case and metric, both judged"
 nb compare "$F/base" "$F/drop" --metric bogus
 said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compare: --metric \
-'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
+'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct) or all"
 nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
 [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
 	[ -s "$TMP/cmp-charts/compare.dat" ]
@@ -308,6 +315,9 @@ case "$got_serve" in *--port*) ! echo "$got_serve" | grep -q -- --threshold ;; *
 verdict "bash completion: serve's options, not compare's (${got_serve% })"
 [ "$(complete_words nbrun compare a b --format j)" = json ]
 verdict "bash completion: --format's values"
+[ "$(complete_words nbrun compare a b --metric a)" = all ] &&
+	[ "$(complete_words nbrun export --b | tr '\n' ' ')" = "--better " ]
+verdict "bash completion: --metric's values; export's options after export"
 
 left=$(ls -A "$TMP/cwd")
 [ -z "$left" ]
