@@ -32,6 +32,7 @@
 
 #include "engine.h"
 #include "engines.h"
+#include "kpace.h"
 #include "pace.h"
 #include "sock.h"
 #include "udpflow.h"
@@ -144,6 +145,7 @@ static bool tx_init(struct pps_tx *t, struct nb_flow *f)
 		t->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	t->tx.msg = t->msg;
+	nb_gauge_set(f, NB_G_PACING, p->rate ? NB_PACING_USER : NB_PACING_NONE);
 	if (!nb_udptx_start(&t->tx, p->rate, 1, pacer_burst(p, per_call))) {
 		tx_free(t);
 		return false;
