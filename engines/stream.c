@@ -27,10 +27,12 @@
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
-/* Back-to-back packets the pacer may release at once: 50 us worth at the target rate, at least
- * 2 (a late wake-up's debt beyond that is paid at twice the rate, see pace.h). */
-#define PACER_BURST_NS 50000ull
-#define PACER_BURST_MIN 2
+/* Back-to-back packets the pacer may release at once: 100 us worth at the target rate, at least
+ * 4, at most a batch (as pps): half of it is the batch one wake-up sends, the other half the
+ * slack that lets a timer wake-up come that late without spinning (a late wake-up's debt beyond
+ * the burst is paid at twice the rate, see pace.h). */
+#define PACER_BURST_NS 100000ull
+#define PACER_BURST_MIN 4
 
 static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 {
