@@ -102,6 +102,7 @@ enum nb_gauge {
 	NB_G_SRTT_US,           /* TCP_INFO rtt (us), sender */
 	NB_G_MAX_BURST,         /* pacer: largest burst (packets) sent back to back */
 	NB_G_ICMP_SOCKET,       /* icmp: the socket used: 1 = unprivileged ping socket, 2 = raw */
+	NB_G_PACING,            /* sender: how its rate is kept (enum nb_pacing, kpace.h) */
 	NB_G_COUNT
 };
 

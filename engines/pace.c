@@ -1,25 +1,30 @@
-/* nbrun — token-bucket pacer with a bounded burst (see pace.h for why): the rule in
- * nb_pacer_due, the clock and the sleep in nb_pacer_wait. */
+/* nbrun — token-bucket pacer with a bounded burst, woken once per batch (see pace.h for why):
+ * the rules in nb_pacer_due and nb_pacer_sleep_ns, the clock and the sleep in nb_pacer_wait. */
 #include "pace.h"
 
 #include <stdatomic.h>
 #include <time.h>
 
+#include "io.h"
 #include "sock.h"
 
-/* Sleep in the kernel until this close to the send time, then spin: a timer
- * wake-up on a VM is late by tens of microseconds, which would turn into a
- * burst at high rates. */
-#define SPIN_NS 50000ull
+/* Packets per wake-up: NB_PACE_WAKE_NS of the schedule, at most half the burst, at least 1. */
+static uint32_t batch_of(uint64_t interval_ns, uint32_t burst)
+{
+	uint64_t b = interval_ns ? NB_PACE_WAKE_NS / interval_ns : burst;
+	uint32_t most = burst / 2 ? burst / 2 : 1;
+	return b < 1 ? 1 : b > most ? most : (uint32_t)b;
+}
 
 void nb_pacer_init(struct nb_pacer *p, uint64_t num, uint64_t den, uint32_t burst, uint64_t now_ns)
 {
-	*p = (struct nb_pacer){ .next_ns = now_ns, .burst = burst ? burst : 1 };
+	*p = (struct nb_pacer){ .next_ns = now_ns, .burst = burst ? burst : 1, .batch = 1 };
 	if (num == 0)
 		return;
 	p->frac_num = num;
 	p->frac_den = 1000000000ull * (den ? den : 1);
 	p->interval_ns = p->frac_den / num;
+	p->batch = batch_of(p->interval_ns, p->burst);
 }
 
 static void sleep_until(uint64_t t_ns)
@@ -29,7 +34,8 @@ static void sleep_until(uint64_t t_ns)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* Packets due at now (the pacer is past its schedule and its gate); sets the gate when debt remains. */
+/* Packets due at now (the pacer is past its batch's time and its gate); sets the gate when debt
+ * remains. */
 static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
 {
 	uint64_t late = now - p->next_ns;
@@ -55,12 +61,32 @@ uint32_t nb_pacer_due(struct nb_pacer *p, uint64_t now_ns, uint32_t max, uint64_
 	*wait_ns = 0;
 	if (p->frac_num == 0)
 		return max;
-	uint64_t at = p->next_ns > p->gate_ns ? p->next_ns : p->gate_ns;
+	/* A batch waits for its last packet's send time: none leaves early. */
+	uint64_t at = p->next_ns + (uint64_t)(p->batch - 1) * p->interval_ns;
+	if (p->gate_ns > at)
+		at = p->gate_ns;
 	if (now_ns < at) {
 		*wait_ns = at - now_ns;
 		return 0;
 	}
 	return release(p, now_ns, max);
+}
+
+uint64_t nb_pacer_sleep_ns(const struct nb_pacer *p, uint64_t wait_ns)
+{
+	/* A wake-up this late still finds at most `burst` packets due. */
+	uint64_t slack = (uint64_t)(p->burst - p->batch) * p->interval_ns;
+	uint64_t early = p->lead_ns > slack ? p->lead_ns - slack : 0;
+	if (wait_ns <= early + NB_PACE_SPIN_NS)
+		return 0;
+	return wait_ns - early;
+}
+
+void nb_pacer_woke(struct nb_pacer *p, uint64_t late_ns)
+{
+	if (late_ns > NB_PACE_MAX_LEAD_NS)
+		late_ns = NB_PACE_MAX_LEAD_NS; /* a preempted sleep says little about the timer */
+	p->lead_ns = (uint64_t)((int64_t)p->lead_ns + ((int64_t)late_ns - (int64_t)p->lead_ns) / 8);
 }
 
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop)
@@ -74,12 +100,16 @@ uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *sto
 		uint32_t n = nb_pacer_due(p, now, max, &wait);
 		if (n)
 			return n;
-		if (wait > SPIN_NS) {
-			uint64_t slice = wait - SPIN_NS;
-			if (slice > 100000000ull)
-				slice = 100000000ull; /* re-check stop at least every 100 ms */
-			sleep_until(now + slice);
+		uint64_t slice = nb_pacer_sleep_ns(p, wait);
+		if (slice == 0) {
+			nb_io_spin_pause();
+			continue;
 		}
+		if (slice > 100000000ull)
+			slice = 100000000ull; /* re-check stop at least every 100 ms */
+		sleep_until(now + slice);
+		uint64_t woke = nb_now_ns();
+		nb_pacer_woke(p, woke > now + slice ? woke - now - slice : 0);
 	}
 }
 

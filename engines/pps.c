@@ -12,8 +12,8 @@
  * params.rate (packets/s per flow) is set, refusals counted as NB_C_SND_ERRS
  * and never as loss; recvmmsg, sequence accounting, and the socket's drop
  * counter for datagrams our own full receive buffer dropped (NB_C_RCVBUF_DROPS).
- * What is pps's own: the batch size, sleeping until half a burst is due before
- * a paced batch, and GSO/GRO.
+ * What is pps's own: the batch size and GSO/GRO (the pacer wakes once per batch
+ * of due datagrams, see pace.h).
  *
  * GSO (params.gso): the sender hands the kernel up to 64 datagrams in one
  * buffer with UDP_SEGMENT and the receiver asks for UDP_GRO, splitting what it
@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "engine.h"
 #include "engines.h"
+#include "kpace.h"
 #include "pace.h"
 #include "sock.h"
 #include "udpflow.h"
@@ -145,31 +145,12 @@ static bool tx_init(struct pps_tx *t, struct nb_flow *f)
 		t->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	t->tx.msg = t->msg;
+	nb_gauge_set(f, NB_G_PACING, p->rate ? NB_PACING_USER : NB_PACING_NONE);
 	if (!nb_udptx_start(&t->tx, p->rate, 1, pacer_burst(p, per_call))) {
 		tx_free(t);
 		return false;
 	}
 	return true;
-}
-
-/* Paced sending in batches. The pacer alone hands out a packet as soon as one is due and
- * spins for the last 50 us before a send time, so at 20 kpps (50 us apart) a flow would spin
- * a whole CPU. Instead the sender sleeps until a few packets are due, (burst - 1) / 2 of
- * them, and sends them in one sendmmsg: a burst the pacer allows anyway, with room left in
- * the bucket for a wake-up up to half a bucket late before the pacer must catch up. */
-static void tx_sleep_for_batch(struct pps_tx *t)
-{
-	const struct nb_pacer *pc = &t->tx.pacer;
-	uint64_t half = (pc->burst - 1) / 2;
-	if (pc->interval_ns == 0 || half == 0)
-		return;
-	uint64_t target = pc->next_ns + half * pc->interval_ns;
-	for (uint64_t now = nb_now_ns(); now < target && !nb_flow_quiet(t->tx.f); now = nb_now_ns()) {
-		uint64_t slice = target - now < 100000000ull ? target - now : 100000000ull;
-		struct timespec ts = { (time_t)((now + slice) / 1000000000ull),
-				       (long)((now + slice) % 1000000000ull) };
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
 }
 
 static int pps_send(struct nb_flow *f)
@@ -179,7 +160,6 @@ static int pps_send(struct nb_flow *f)
 		return -1;
 	int rc = 1;
 	while (rc > 0 && !nb_flow_quiet(f)) {
-		tx_sleep_for_batch(&t);
 		rc = nb_udptx_step(&t.tx);
 	}
 	tx_free(&t);

@@ -4,12 +4,13 @@
  * side sends on it. TCP: the threads only move data; every count is the kernel's
  * (TCP_INFO, read by the harness at each tick: bytes sent and received, segments,
  * retransmits, cwnd, srtt), and with a rate the sender leaves pacing to the kernel
- * (SO_MAX_PACING_RATE). UDP: the batched path
+ * (SO_MAX_PACING_RATE, kpace.h). UDP: the batched path
  * of udpflow.c (shared with pps), UDP_BATCH datagrams per call: every datagram
  * carries the udpseq header, one header per message in front of a payload all
  * messages share; the sender is paced by the token bucket in pace.c when a rate
  * is set (bit/s: rate / (8 · size) datagrams/s, kept as that fraction, never rounded to
- * whole datagrams per second); the receiver counts loss, reordering,
+ * whole datagrams per second), or by the kernel when the interface's qdisc is fq (kpace.h);
+ * the receiver counts loss, reordering,
  * duplicates and jitter, and its own socket-buffer drops apart from network loss.
  */
 #include <errno.h>
@@ -20,15 +21,18 @@
 #include <sys/socket.h>
 
 #include "engine.h"
+#include "kpace.h"
 #include "sock.h"
 #include "udpflow.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
-/* Back-to-back packets the pacer may release at once: 50 us worth at the target rate, at least
- * 2 (a late wake-up's debt beyond that is paid at twice the rate, see pace.h). */
-#define PACER_BURST_NS 50000ull
-#define PACER_BURST_MIN 2
+/* Back-to-back packets the pacer may release at once: 100 us worth at the target rate, at least
+ * 4, at most a batch (as pps): half of it is the batch one wake-up sends, the other half the
+ * slack that lets a timer wake-up come that late without spinning (a late wake-up's debt beyond
+ * the burst is paid at twice the rate, see pace.h). */
+#define PACER_BURST_NS 100000ull
+#define PACER_BURST_MIN 4
 
 static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 {
@@ -74,11 +78,8 @@ static void stream_kernel_counters(struct nb_flow *f)
 static int tcp_send(struct nb_flow *f)
 {
 	const struct nb_params *p = f->p;
-	if (p->rate) {
-		/* TCP is paced by the kernel (fq or TCP's internal pacing), per socket. */
-		uint64_t bytes_per_s = p->rate / 8;
-		setsockopt(f->fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_s, sizeof(bytes_per_s));
-	}
+	/* TCP is paced by the kernel (fq or TCP's internal pacing), per socket. */
+	nb_gauge_set(f, NB_G_PACING, nb_kpace_apply(f->fd, true, p->rate));
 	char *buf = calloc(1, p->size);
 	if (!buf)
 		return nb_error_set(&f->err, "out of memory"), -1;
@@ -151,8 +152,12 @@ static int udp_send(struct nb_flow *f)
 	batch_init(b, payload, p->size - NB_DGRAM_HDR);
 	struct nb_udptx t = { .f = f, .msg = b->msg, .hdr = b->hdr[0], .stride = NB_DGRAM_HDR,
 			      .per_call = UDP_BATCH };
-	/* The rate is in bit/s: rate / (8 · size) datagrams per second, paced as that fraction. */
-	int rc = nb_udptx_start(&t, p->rate, 8ull * p->size, pacer_burst(p)) ? 1 : -1;
+	/* Under fq the kernel keeps the rate; else the rate is in bit/s: rate / (8 · size)
+	 * datagrams per second, paced in user space as that fraction. */
+	enum nb_pacing how = nb_kpace_apply(f->fd, false, p->rate);
+	nb_gauge_set(f, NB_G_PACING, how);
+	uint64_t user_rate = how == NB_PACING_USER ? p->rate : 0;
+	int rc = nb_udptx_start(&t, user_rate, 8ull * p->size, pacer_burst(p)) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t);
 	free(payload);

@@ -113,8 +113,9 @@ Test(pace, unpaced_releases_max_at_once_and_keeps_no_schedule)
 	run_case(&c);
 }
 
-/* A sender that wakes exactly when told and sends what is due sends exactly rate packets in
- * one second, and the schedule lands on T0 + 1 s, for rates that do not divide 1e9 too. */
+/* A sender that wakes exactly when told and sends what is due sends rate packets in one second
+ * of schedule (the next send time lands on T0 + 1 s exactly, for rates that do not divide 1e9
+ * too), never more than a batch at once. */
 Test(pace, the_long_run_rate_is_exact)
 {
 	static const struct { uint64_t rate; uint32_t burst; } cases[] = {
@@ -124,18 +125,91 @@ Test(pace, the_long_run_rate_is_exact)
 		struct nb_pacer p;
 		nb_pacer_init(&p, cases[i].rate, 1, cases[i].burst, T0);
 		uint64_t now = T0, sent = 0, wait;
-		while (now < T0 + 1000 * MS) {
-			uint32_t n = nb_pacer_due(&p, now, 64, &wait);
+		while (sent < cases[i].rate) {
+			uint64_t left = cases[i].rate - sent;
+			uint32_t n = nb_pacer_due(&p, now, left < 64 ? (uint32_t)left : 64, &wait);
 			nb_pacer_sent(&p, n);
 			sent += n;
 			now += n ? 0 : wait;
 		}
-		cr_expect_eq(sent, cases[i].rate, "rate %llu: %llu sent in 1 s",
-			     (unsigned long long)cases[i].rate, (unsigned long long)sent);
+		cr_expect_lt(now, T0 + 1000 * MS + p.batch * p.interval_ns,
+			     "rate %llu: the last batch left at +%llu ns", (unsigned long long)cases[i].rate,
+			     (unsigned long long)(now - T0));
 		cr_expect_eq(p.next_ns, T0 + 1000 * MS, "rate %llu: schedule at %llu",
 			     (unsigned long long)cases[i].rate, (unsigned long long)p.next_ns);
-		cr_expect_eq(p.max_run, 1, "on schedule, one at a time");
+		cr_expect_eq(p.max_run, p.batch, "on schedule, one batch at a time");
 	}
+}
+
+/* The batch is the packets in 50 us of the schedule, at most half the burst, at least one. */
+Test(pace, the_batch_follows_the_rate_and_leaves_half_the_burst_as_slack)
+{
+	static const struct { uint64_t rate; uint32_t burst, want; } cases[] = {
+		{ 1000, 4, 1 },      /* 1 ms apart: one per wake-up */
+		{ 20000, 4, 1 },     /* 50 us apart: one */
+		{ 80000, 16, 4 },    /* 12.5 us apart: 4 in 50 us */
+		{ 80000, 6, 3 },     /* half of 6 */
+		{ 1000000, 16, 8 },  /* 50 would fit: half the burst */
+		{ 1000000, 1, 1 },   /* a burst of 1: one */
+		{ 0, 16, 1 },        /* unpaced: no batch */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_pacer p;
+		nb_pacer_init(&p, cases[i].rate, 1, cases[i].burst, T0);
+		cr_expect_eq(p.batch, cases[i].want, "rate %llu burst %u: batch %u, expected %u",
+			     (unsigned long long)cases[i].rate, cases[i].burst, p.batch, cases[i].want);
+	}
+}
+
+/* 100 kpps (10 us apart), burst 8: batch 4. The wake-up waits for the batch's last send time
+ * (30 us), never sends early, and a wake-up 40 us late (the slack) still sends one burst. */
+Test(pace, a_batch_leaves_when_its_last_packet_is_due)
+{
+	static const struct pace_case c = { "batch", 100000, 8, {
+		{ DUE, 0, 64, 0, 30000 },
+		{ DUE, 29999, 64, 0, 1 },
+		{ DUE, 30000, 64, 4, 0 }, { SENT, 0, 4, 0, 0 },
+		{ DUE, 30000, 64, 0, 40000 },            /* next batch: packets 4..7, last at 70 us */
+		{ DUE, 110000, 64, 8, 0 }, { SENT, 0, 8, 0, 0 }, /* 40 us late: 8 due, one burst */
+		{ DUE, 110000, 64, 0, 40000 },           /* back on schedule, no gate */
+		END } };
+	run_case(&c);
+}
+
+/* How much of a wait is slept: all of it while the measured lateness fits in the slack; the
+ * part of the lateness beyond the slack is spun, and so is a wait within NB_PACE_SPIN_NS. */
+Test(pace, the_sleep_leaves_only_lateness_beyond_the_slack_to_spin)
+{
+	static const struct { uint64_t lead, wait, want; } cases[] = {
+		{ 0, 100000, 100000 },              /* a punctual timer: sleep it all */
+		{ 30000, 100000, 100000 },          /* 30 us late < 40 us slack: still all */
+		{ 60000, 100000, 80000 },           /* 20 us beyond the slack: spin those */
+		{ 0, NB_PACE_SPIN_NS, 0 },          /* that close: spin */
+		{ 0, NB_PACE_SPIN_NS + 1, NB_PACE_SPIN_NS + 1 },
+		{ 60000, 20000 + NB_PACE_SPIN_NS, 0 }, /* the early part and the spin cover it */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_pacer p;
+		nb_pacer_init(&p, 100000, 1, 8, T0); /* 10 us apart, batch 4: slack 4 x 10 us */
+		p.lead_ns = cases[i].lead;
+		cr_expect_eq(nb_pacer_sleep_ns(&p, cases[i].wait), cases[i].want,
+			     "lead %llu, wait %llu", (unsigned long long)cases[i].lead,
+			     (unsigned long long)cases[i].wait);
+	}
+}
+
+/* The lead is a moving average (1/8) of the lateness, a stalled sleep counted as 200 us. */
+Test(pace, the_lead_follows_the_measured_lateness)
+{
+	struct nb_pacer p;
+	nb_pacer_init(&p, 100000, 1, 8, T0);
+	nb_pacer_woke(&p, 80000);
+	cr_expect_eq(p.lead_ns, 10000);
+	nb_pacer_woke(&p, 5000000); /* a 5 ms stall: 200 us */
+	cr_expect_eq(p.lead_ns, 10000 + (200000 - 10000) / 8);
+	for (int i = 0; i < 200; i++)
+		nb_pacer_woke(&p, 0);
+	cr_expect_lt(p.lead_ns, 8, "a punctual timer brings the lead to ~0");
 }
 
 /* The largest release so far is what the engines report as max_burst. */

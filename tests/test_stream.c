@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "session.h"
 #include "engine.h"
+#include "kpace.h"
 #include "pace.h"
 
 static struct nb_agent *agent;
@@ -109,6 +110,7 @@ Test(stream, tcp_bytes_received_never_exceed_bytes_sent)
 	cr_assert_gt(cap.p.flow[0].c[NB_C_RX_BYTES], 0);
 	cr_assert_leq(cap.p.flow[0].c[NB_C_RX_BYTES], cap.l.flow[0].c[NB_C_TX_BYTES]);
 	cr_assert_eq(cap.intervals, 2, "1 s in 0.5 s intervals is two intervals");
+	cr_assert_eq(cap.l.flow[0].g[NB_G_PACING], NB_PACING_NONE, "unpaced");
 	cr_assert(res.m.v[NB_COL_RX_BPS] > 0 && isfinite(res.m.v[NB_COL_RX_BPS]));
 }
 
@@ -140,6 +142,9 @@ Test(stream, udp_below_capacity_sends_its_schedule_or_says_so_and_loses_nothing)
 	cr_assert_eq(v[NB_COL_LOST], 0.0);
 	cr_assert_eq(v[NB_COL_LOSS_PCT], 0.0);
 	cr_assert_leq(burst, 16.0);
+	/* Loopback has no fq qdisc: the sender paced in user space, and says so. */
+	cr_assert_eq(cap.l.flow[0].g[NB_G_PACING], NB_PACING_USER);
+	cr_assert_eq(cap.p.flow[0].g[NB_G_PACING], NB_PACING_NONE, "the receiver paces nothing");
 }
 
 /* The row identities of a UDP case (docs/engines.md): in every interval row and in the run's

@@ -1,13 +1,11 @@
 /* nbrun — interface facts that only the live kernel answers: the ethtool ioctls
- * (driver, link, offloads, channels) and the root qdisc over rtnetlink. */
+ * (driver, link, offloads, channels) and the root qdisc (over rtnetlink, kpace.c). */
 #include "env.h"
 #include "env_read.h"
+#include "kpace.h"
 
 #include <errno.h>
 #include <linux/ethtool.h>
-#include <linux/netlink.h>
-#include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -15,7 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #define G "iface"
@@ -208,67 +205,13 @@ bool nb_env_offloads(const char *ifname, struct nb_facts *out)
 	return ok;
 }
 
-/* Walk one netlink reply buffer: the root qdisc's kind into root, a child's into child.
- * Returns 1 at the end of the dump, 0 for more, -1 on error. */
-static int qdisc_msgs(const char *buf, ssize_t len, int ifindex, char *root, char *child, size_t klen)
-{
-	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-		if (h->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (h->nlmsg_type == NLMSG_ERROR)
-			return -1;
-		if (h->nlmsg_type != RTM_NEWQDISC)
-			continue;
-		const struct tcmsg *t = NLMSG_DATA(h);
-		if (t->tcm_ifindex != ifindex || t->tcm_parent == TC_H_INGRESS)
-			continue;
-		int alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*t)));
-		for (const struct rtattr *a = (const void *)((const char *)t + NLMSG_ALIGN(sizeof(*t)));
-		     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-			if (a->rta_type != TCA_KIND)
-				continue;
-			char *dst = t->tcm_parent == TC_H_ROOT ? root : child;
-			if (!dst[0])
-				snprintf(dst, klen, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));
-		}
-	}
-	return 0;
-}
-
-static int qdisc_dump(int fd, int ifindex, char *root, char *child, size_t klen)
-{
-	struct {
-		struct nlmsghdr h;
-		struct tcmsg t;
-	} req = { .h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETQDISC,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
-		  .t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex } };
-	if (send(fd, &req, sizeof(req), 0) < 0)
-		return errno;
-	static char buf[32768];
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0)
-			return errno;
-		int rc = qdisc_msgs(buf, n, ifindex, root, child, klen);
-		if (rc)
-			return rc < 0 ? EPROTO : 0;
-	}
-}
-
 bool nb_env_qdisc(const char *ifname, struct nb_facts *out)
 {
 	char root[32] = "", child[32] = "";
 	int ifindex = (int)if_nametoindex(ifname);
 	if (!ifindex)
 		return nb_facts_unknown(out, G, "qdisc", "no interface %s", ifname);
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return nb_facts_unknown(out, G, "qdisc", "rtnetlink: %s", strerror(errno));
-	struct timeval tv = { .tv_sec = 2 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	int err = qdisc_dump(fd, ifindex, root, child, sizeof(root));
-	close(fd);
+	int err = nb_qdisc_kinds(ifindex, root, child, sizeof(root));
 	if (err)
 		return nb_facts_unknown(out, G, "qdisc", "rtnetlink qdisc dump: %s", strerror(err));
 	if (!root[0])

@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "hist_csv.h"
 #include "interval_rows.h"
+#include "kpace.h"
 #include "metrics.h"
 #include "outdir.h"
 #include "params.h"
@@ -61,6 +62,18 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->drain_ns = nb_engine_drain_ns(c->engine, &c->params);
 }
 
+/* How the senders kept their rate (kpace.h), from both ends' final gauges; NONE unpaced. */
+static enum nb_pacing run_pacing(const struct nb_test_result *res)
+{
+	uint64_t how = NB_PACING_NONE;
+	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
+	for (int e = 0; e < 2; e++)
+		for (uint32_t f = 0; ends[e] && f < ends[e]->nflows; f++)
+			if (ends[e]->flow[f].g[NB_G_PACING] > how)
+				how = ends[e]->flow[f].g[NB_G_PACING];
+	return how < NB_PACING_COUNT ? (enum nb_pacing)how : NB_PACING_NONE;
+}
+
 /* Notes on a run that change how it should be read. */
 static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 		      const struct nb_test_result *res, char *out, size_t n)
@@ -80,6 +93,10 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
 		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ";" : "",
 			 sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
+	enum nb_pacing how = run_pacing(res);
+	if (how != NB_PACING_NONE)
+		snprintf(out + strlen(out), n - strlen(out), "%spacing=%s", out[0] ? ";" : "",
+			 nb_pacing_name(how));
 }
 
 static const char *status_of(enum nb_outcome o)
