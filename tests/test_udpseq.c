@@ -96,6 +96,30 @@ Test(udpflow, the_kernels_stamp_is_moved_to_the_monotonic_clock)
 
 /* Two datagrams sent 5 ms apart and taken by one recvmmsg: each has its own kernel stamp, 5 ms
  * or more apart and inside the time the test spanned (one time per call would give 0). */
+/* The kernel turns receive stamping on through deferred work (net_enable_timestamp): until that
+ * has run, a datagram is stamped when it is read, not when it arrived. Send probes until one is
+ * stamped at its arrival, 2 ms before it is read (at most 200 tries). */
+static void prime_stamps(struct nb_udprx *r, int rfd, int sfd, const struct sockaddr_in *a,
+			 socklen_t al)
+{
+	struct timespec gap = { 0, 2000000 };
+	for (int i = 0; i < 200; i++) {
+		cr_assert_eq(sendto(sfd, "p", 1, 0, (const struct sockaddr *)a, al), 1);
+		nanosleep(&gap, NULL);
+		r->msg[0].msg_hdr.msg_controllen = r->ctllen;
+		uint64_t before = nb_now_ns();
+		cr_assert_eq(recvmmsg(rfd, r->msg, 1, 0, NULL), 1);
+		int64_t off = (int64_t)nb_udprx_stamp(&r->msg[0].msg_hdr, 0, 0) - (int64_t)before;
+		struct timespec rt, mt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &mt);
+		off -= (int64_t)(rt.tv_sec - mt.tv_sec) * 1000000000 + (rt.tv_nsec - mt.tv_nsec);
+		if (off < -1000000) /* stamped at least 1 ms before the read: at its arrival */
+			return;
+	}
+	cr_assert_fail("the kernel never stamped a datagram at its arrival");
+}
+
 Test(udpflow, datagrams_taken_by_one_receive_call_keep_their_own_receive_times)
 {
 	uint16_t port;
@@ -109,6 +133,7 @@ Test(udpflow, datagrams_taken_by_one_receive_call_keep_their_own_receive_times)
 	struct nb_udprx r = { 0 };
 	flow.fd = rfd;
 	cr_assert(nb_udprx_init(&r, &flow, 8, 64, 0), "%s", flow.err.msg);
+	prime_stamps(&r, rfd, sfd, &a, al);
 	uint64_t t0 = nb_now_ns();
 	cr_assert_eq(sendto(sfd, "a", 1, 0, (struct sockaddr *)&a, al), 1);
 	struct timespec gap = { 0, 5000000 };
