@@ -31,6 +31,9 @@ enum nb_col {
 	NB_COL_CPU_LOCAL_TX_THREAD_PCT, NB_COL_CPU_LOCAL_RX_THREAD_PCT,
 	NB_COL_CPU_PEER_TX_THREAD_PCT, NB_COL_CPU_PEER_RX_THREAD_PCT,
 	NB_COL_HOST_STEAL_LOCAL_PCT, NB_COL_HOST_STEAL_PEER_PCT,
+	/* the CPU cost of the headline: its units (bits, packets, transactions) per CPU-second of
+	 * each end's engine threads; empty for a lower-is-better headline (latency) */
+	NB_COL_LOCAL_PER_CPU_S, NB_COL_PEER_PER_CPU_S,
 	/* bidir: each direction's own numbers (forward = client -> agent), NB_DIR_NCOLS each, in
 	 * nb_dir_base order; empty for the other directions */
 	NB_COL_FWD_TX_BPS, NB_COL_FWD_RX_BPS, NB_COL_FWD_TX_PPS, NB_COL_FWD_RX_PPS,

@@ -32,7 +32,7 @@ void nb_md_code(FILE *f, const char *s);
 void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 /** Result columns beside the headline (markdown_cols.c): forward, reverse (bidir), then loss,
  *  lost, receive-buffer drops, send errors and jitter (UDP stream and pps). */
-#define NB_MD_NEXTRA 7
+#define NB_MD_NEXTRA 9
 /** Whether case c fills extra column k (a table shows k when any of its cases does). */
 bool nb_md_extra_has(size_t k, const struct nb_case_stats *c);
 /** Header cell of extra column k; unit is the table's headline unit. */

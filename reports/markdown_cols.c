@@ -66,8 +66,16 @@ static void direction_cell(FILE *f, const struct nb_case_stats *c, enum nb_col_d
 		fputs(" — |", f);
 }
 
+/* The headline per fully busy core of one end's engine threads (k 7: client, 8: agent). */
+static enum nb_col cost_col(size_t k)
+{
+	return k == 7 ? NB_COL_LOCAL_PER_CPU_S : NB_COL_PEER_PER_CPU_S;
+}
+
 bool nb_md_extra_has(size_t k, const struct nb_case_stats *c)
 {
+	if (k >= 7)
+		return isfinite(c->metric_mean[cost_col(k)]);
 	if (k < 2)
 		return bidir(c) && c->metric_col >= 0 && nb_col_dir((enum nb_col)c->metric_col, 0) >= 0;
 	return udp_directional(c);
@@ -77,9 +85,9 @@ void nb_md_extra_head(FILE *f, size_t k, const char *unit)
 {
 	static const char *const heads[NB_MD_NEXTRA] = {
 		"Forward (client → agent)", "Reverse (agent → client)", "Loss", "Lost",
-		"Receive-buffer drops", "Send errors", "Jitter",
+		"Receive-buffer drops", "Send errors", "Jitter", "Per client core", "Per agent core",
 	};
-	if (k < 2)
+	if (k < 2 || k >= 7)
 		fprintf(f, " %s, %s |", heads[k], unit);
 	else
 		fprintf(f, " %s |", heads[k]);
@@ -91,13 +99,22 @@ void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct n
 		direction_cell(f, c, (enum nb_col_dir)k, sc);
 		return;
 	}
+	if (k >= 7) {
+		double v = c->metric_mean[cost_col(k)] / sc.div;
+		if (isfinite(v))
+			fprintf(f, " %.*f |", nb_fmt_decimals(v, NAN), v);
+		else
+			fputs(" — |", f);
+		return;
+	}
 	if (!udp_directional(c)) {
 		fputs(" — |", f);
 		return;
 	}
 	static const enum nb_col cols[NB_MD_NEXTRA] = {
 		0, 0, NB_COL_LOSS_PCT, NB_COL_LOST, NB_COL_RCVBUF_DROPS, NB_COL_SND_ERRS, NB_COL_JITTER_US,
+		0, 0,
 	};
-	static const char *const units[NB_MD_NEXTRA] = { "", "", " %", "", "", "", " µs" };
+	static const char *const units[NB_MD_NEXTRA] = { "", "", " %", "", "", "", " µs", "", "" };
 	pair(f, c, cols[k], k == 2 || k == 6 ? sig3 : whole, units[k]);
 }

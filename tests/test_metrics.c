@@ -180,3 +180,27 @@ Test(metrics, a_span_of_no_time_gives_no_rate_not_zero)
 	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
 	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "TCP rx_bps %g", m.v[NB_COL_RX_BPS]);
 }
+
+/* The CPU cost of the headline (issue 13): 100 Mbit/s received in a second in which the client's
+ * engine threads used half a core and the agent's a quarter: 200 Mbit and 400 Mbit per
+ * CPU-second. A latency headline (lower is better) has no such cost. */
+Test(metrics, the_headline_per_cpu_second_of_each_end)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	p.size = 1250;
+	struct nb_span s = span(&p);
+	snaps[1]->flow[0].c[NB_C_TX_SETTLED] = 10000;
+	snaps[3]->flow[0].c[NB_C_RX_SETTLED] = 10000;
+	snaps[1]->engine_cpu_ns = 500000000ull;
+	snaps[3]->engine_cpu_ns = 250000000ull;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_assert_float_eq(m.v[NB_COL_RX_BPS], 100e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_CPU_LOCAL_PCT], 50, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LOCAL_PER_CPU_S], 200e6, 1);
+	cr_expect_float_eq(m.v[NB_COL_PEER_PER_CPU_S], 400e6, 1);
+	struct nb_params q = { .engine = "latency", .proto = NB_PROTO_UDP, .size = 64, .streams = 1,
+			       .tos = -1 };
+	nb_metrics_span(&nb_engine_latency, &q, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_LOCAL_PER_CPU_S]), "latency has no cost per unit");
+}

@@ -265,6 +265,20 @@ static void bidir_split(const struct nb_engine *e, const struct nb_params *p,
 	}
 }
 
+/* The headline's units per CPU-second of each end's engine threads (bits, packets or
+ * transactions a CPU-second buys); a lower-is-better headline (latency) has no such cost. */
+static void cost_per_cpu(const struct nb_engine *e, struct nb_metrics *m)
+{
+	double v = m->v[nb_metrics_headline(e)];
+	if (!e->traits.headline.higher_is_better || !isfinite(v))
+		return;
+	const enum nb_col cpu[2] = { NB_COL_CPU_LOCAL_PCT, NB_COL_CPU_PEER_PCT };
+	const enum nb_col cost[2] = { NB_COL_LOCAL_PER_CPU_S, NB_COL_PEER_PER_CPU_S };
+	for (int k = 0; k < 2; k++)
+		if (m->v[cpu[k]] > 0)
+			m->v[cost[k]] = v / (m->v[cpu[k]] / 100.0);
+}
+
 void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
 		     int32_t flow, const struct nb_hist *hist, struct nb_metrics *out)
 {
@@ -282,6 +296,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 		latency_cols(hist, out);
 	if (flow < 0) {
 		cpu_and_if(s, out);
+		cost_per_cpu(e, out);
 		nb_metrics_cpu_threads(s, out);
 		bidir_split(e, p, s, out);
 	}
