@@ -178,6 +178,27 @@ static void zero_streams(struct nb_buf *b)
 	memset(b->p + at, 0, 4);
 }
 
+static void esc_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = 0x1b; }
+static void c1_in_case_id(struct nb_buf *b) /* U+009B, CSI of 8-bit terminals, as UTF-8 */
+{
+	b->p[4 + 2 + 4 + 2 + 3] = 0xc2;
+	b->p[4 + 2 + 4 + 2 + 4] = 0x9b;
+}
+static void bad_utf8_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = 0xff; }
+/* After the engine name: proto 1, dir 1, size 4, request 4, response 4, streams 4, rate 8,
+ * window 4, mss 4, nodelay 1, congestion 2 + len("bbr"), tos 4. */
+static size_t rate_at(void) { return setup_params_at() + 1 + 1 + 4 + 4 + 4 + 4; }
+static size_t tos_at(void) { return rate_at() + 8 + 4 + 4 + 1 + 2 + 3; }
+static void huge_rate(struct nb_buf *b) { memset(b->p + rate_at(), 0xff, 8); }
+static void huge_window(struct nb_buf *b) { memset(b->p + rate_at() + 8, 0xff, 4); }
+static void slash_in_congestion(struct nb_buf *b) { b->p[rate_at() + 8 + 4 + 4 + 1 + 2] = '/'; }
+/* 0x80000000: the top bit set; minus one it overflowed a signed int before the range check. */
+static void tos_top_bit(struct nb_buf *b)
+{
+	memset(b->p + tos_at(), 0, 4);
+	b->p[tos_at()] = 0x80;
+}
+
 static const struct bad_case bad_cases[] = {
 	{ "truncated", truncate_last, "truncated" },
 	{ "trailing bytes", add_trailing, "trailing bytes" },
@@ -187,6 +208,13 @@ static const struct bad_case bad_cases[] = {
 	{ "NUL inside a string", nul_in_case_id, "case id" },
 	{ "string longer than the frame", long_case_id, "case id" },
 	{ "zero streams", zero_streams, "streams" },
+	{ "an escape character in a string", esc_in_case_id, "case id" },
+	{ "a C1 control character in a string", c1_in_case_id, "case id" },
+	{ "invalid UTF-8 in a string", bad_utf8_in_case_id, "case id" },
+	{ "a rate beyond any rate", huge_rate, "rate" },
+	{ "a window beyond 1G", huge_window, "window" },
+	{ "a congestion control name that is no name", slash_in_congestion, "congestion" },
+	{ "tos with its top bit set", tos_top_bit, "tos" },
 };
 
 Test(proto, every_malformed_setup_is_rejected_with_its_reason)
@@ -204,6 +232,17 @@ Test(proto, every_malformed_setup_is_rejected_with_its_reason)
 		cr_assert_eq(out.type, 0, "%s: a rejected message holds nothing", bad_cases[i].name);
 		nb_buf_free(&b);
 	}
+}
+
+Test(proto, a_string_of_printable_utf8_is_accepted)
+{
+	struct nb_msg m = { .type = NB_MSG_ERROR }, out;
+	m.u.error.code = NB_ERR_SETUP;
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "caf\xc3\xa9 \xe2\x82\xac 10 %%");
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_str_eq(out.u.error.text, "caf\xc3\xa9 \xe2\x82\xac 10 %");
+	nb_buf_free(&b);
 }
 
 Test(proto, frame_length_outside_the_limits_is_rejected)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "text.h"
 
 /* ---- writing ---- */
 
@@ -98,7 +99,7 @@ static void get_str(struct rd *r, char *dst, size_t max, const char *what)
 		return;
 	if (n > max || r->len - r->off < n)
 		return (void)fail(r, what);
-	if (memchr(r->p + r->off, '\0', n))
+	if (!nb_text_clean((const char *)r->p + r->off, n))
 		return (void)fail(r, what);
 	memcpy(dst, r->p + r->off, n);
 	dst[n] = '\0';
@@ -164,7 +165,7 @@ static void enc_params(struct nb_buf *b, const struct nb_params *p)
 	put_u32(b, p->mss);
 	put_u8(b, p->nodelay);
 	put_str(b, p->congestion);
-	put_u32(b, (uint32_t)(p->tos + 1));
+	put_u32(b, (uint32_t)p->tos + 1u);
 	put_u8(b, p->wait);
 	put_u8(b, p->gso);
 	put_u32(b, p->batch);
@@ -184,12 +185,16 @@ static void dec_params(struct rd *r, struct nb_params *p)
 	p->request = (uint32_t)get_range(r, 4, 0, 1u << 30, "request size");
 	p->response = (uint32_t)get_range(r, 4, 0, 1u << 30, "response size");
 	p->streams = (uint32_t)get_range(r, 4, 1, NB_MAX_FLOWS, "streams");
-	p->rate = get_uint(r, 8);
-	p->window = (uint32_t)get_uint(r, 4);
+	p->rate = get_range(r, 8, 0, NB_RATE_MAX, "rate");
+	p->window = (uint32_t)get_range(r, 4, 0, 1u << 30, "window");
 	p->mss = (uint32_t)get_range(r, 4, 0, 65535, "mss");
 	p->nodelay = get_range(r, 1, 0, 1, "nodelay");
 	get_str(r, p->congestion, sizeof(p->congestion) - 1, "congestion control name");
-	p->tos = (int32_t)get_range(r, 4, 0, 256, "tos") - 1;
+	if (strspn(p->congestion, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(p->congestion))
+		fail(r, "congestion control name");
+	/* On the wire tos + 1 (0 = leave it): subtract only a value the range check passed. */
+	uint64_t tos = get_range(r, 4, 0, 256, "tos");
+	p->tos = r->bad ? -1 : (int32_t)tos - 1;
 	p->wait = (enum nb_wait)get_range(r, 1, 0, NB_WAIT_BUSY_POLL, "wait mode");
 	p->gso = get_range(r, 1, 0, 1, "gso");
 	p->batch = (uint32_t)get_range(r, 4, 0, 1024, "batch");

@@ -4,10 +4,10 @@
  *
  * Frame: u32 body length (big-endian, 2 .. NB_FRAME_MAX) then the body:
  * u16 message type, then the type's fields in a fixed order. Integers are
- * big-endian; a string is u16 length + bytes (no NUL inside, at most its
- * field's limit). The decoder rejects, never trusts: unknown types, lengths
- * beyond the body, counts beyond limits, enum values out of range, strings
- * with NUL or too long, and trailing bytes.
+ * big-endian; a string is u16 length + bytes (valid UTF-8 without control
+ * characters, at most its field's limit). The decoder rejects, never trusts:
+ * unknown types, lengths beyond the body, counts beyond limits, values out of
+ * range, strings that are not clean text or too long, and trailing bytes.
  *
  * Session: client HELLO -> agent HELLO (or ERROR busy / version) ->
  * [AUTH both ways when either HELLO asks for it: reserved for shared-secret
@@ -34,6 +34,7 @@
 #define NB_KV_KEY_MAX 96
 #define NB_KV_VAL_MAX 256
 #define NB_TEXT_MAX 512
+#define NB_RATE_MAX 10000000000000ull  /* 10 T (bit/s or packets/s): more is no rate */
 
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
