@@ -7,13 +7,16 @@
 #include <string.h>
 
 #include "compare.h"
+#include "limits.h"
 #include "nb_config.h"
+#include "units.h"
 
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
 	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
 	OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF, OPT_ALLOW_MISSING,
-	OPT_FAIL_INCONCLUSIVE,
+	OPT_FAIL_INCONCLUSIVE, OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS,
+	OPT_MAX_MESSAGE,
 };
 
 static const struct option long_opts[] = {
@@ -28,6 +31,11 @@ static const struct option long_opts[] = {
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+	{ "max-message", required_argument, NULL, OPT_MAX_MESSAGE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -57,7 +65,9 @@ void nb_cli_usage(FILE *out)
 	fprintf(out,
 		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n"
 		"       nbrun serve [--bind ADDR] [--port %d] [--data-ports %d-%d] [--once]\n"
-		"                   [--max-duration SECONDS] [--idle-timeout SECONDS]\n"
+		"                   [--secret-file FILE] [--allow CIDR]... [--idle-timeout SECONDS]\n"
+		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
+		"                   [--max-rate BITS]  the agent (docs/agent.md: on a cloud VM)\n"
 		"       nbrun validate CONFIG.yaml          check a config, print the case count\n"
 		"       nbrun report DIR                    rebuild report, summary and charts\n"
 		"       nbrun compare BASE NEW [NEW...] [--threshold 5%%] [--metric NAME]\n"
@@ -71,6 +81,7 @@ void nb_cli_usage(FILE *out)
 		"  --dry-run            print the plan and its estimated duration, run nothing\n"
 		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
 		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
+		"  --secret-file FILE   the agent's shared secret (run, env, serve; else $NBRUN_SECRET_FILE)\n"
 		"  -q, --quiet          only errors;  -v, --verbose  more detail\n"
 		"  --version            print the version;  -h, --help  this text\n",
 		NB_DEFAULT_CONTROL_PORT, NB_DEFAULT_DATA_LO, NB_DEFAULT_DATA_HI);
@@ -104,6 +115,41 @@ static bool parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 	return true;
 }
 
+/* serve's limits and who may connect: --allow, --max-*, --idle-timeout. */
+static bool apply_serve(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	uint64_t v;
+	enum nb_rate_unit unit;
+	const char *why;
+	switch (c) {
+	case OPT_ALLOW:
+		if (cli->nallow >= NB_CLI_MAX_LIST)
+			return nb_error_set(err, "too many --allow (at most %d)", NB_CLI_MAX_LIST);
+		return nb_cidr_parse(arg, &cli->allow[cli->nallow++], err);
+	case OPT_MAX_DURATION:
+		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
+			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
+		return true;
+	case OPT_IDLE_TIMEOUT:
+		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
+			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
+		return true;
+	case OPT_MAX_STREAMS:
+		if (!parse_u32(arg, 1, NB_MAX_FLOWS, &cli->max_streams))
+			return nb_error_set(err, "--max-streams '%s': expected flows, 1..%d", arg, NB_MAX_FLOWS);
+		return true;
+	case OPT_MAX_MESSAGE:
+		if (!nb_units_size(arg, &v, &why) || v < 1 || v > (1u << 30))
+			return nb_error_set(err, "--max-message '%s': expected a size, 1 to 1G, e.g. 1M", arg);
+		cli->max_message = (uint32_t)v;
+		return true;
+	}
+	if (!nb_units_rate(arg, &v, &unit, &why) || unit == NB_RATE_PPS)
+		return nb_error_set(err, "--max-rate '%s': expected bit/s, e.g. 10G (0: no limit)", arg);
+	cli->max_rate = v;
+	return true;
+}
+
 static bool push(const char **list, size_t *n, const char *v, const char *what, struct nb_error *err)
 {
 	if (*n >= NB_CLI_MAX_LIST)
@@ -119,8 +165,10 @@ static void cli_defaults(struct nb_cli *cli)
 	cli->port = NB_DEFAULT_CONTROL_PORT;
 	cli->data_lo = NB_DEFAULT_DATA_LO;
 	cli->data_hi = NB_DEFAULT_DATA_HI;
-	cli->max_duration_s = 3600;
+	cli->max_duration_s = NB_LIMITS_SERVE_DURATION_S;
 	cli->idle_timeout_s = 300;
+	cli->max_streams = NB_LIMITS_SERVE_FLOWS;
+	cli->max_message = NB_LIMITS_SERVE_MESSAGE;
 	cli->threshold = 0.05;
 	cli->format = "md";
 }
@@ -162,14 +210,6 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 			return nb_error_set(err, "--data-ports '%s': expected LOW-HIGH, e.g. 7600-7699", arg);
 		return true;
 	case OPT_ONCE: cli->once = true; return true;
-	case OPT_MAX_DURATION:
-		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
-			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
-		return true;
-	case OPT_IDLE_TIMEOUT:
-		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
-			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
-		return true;
 	case OPT_THRESHOLD: return nb_cmp_parse_threshold(arg, &cli->threshold, err);
 	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_FORMAT:
@@ -183,6 +223,14 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 	case OPT_EXPECT_DIFF: return push(cli->expect, &cli->nexpect, arg, "--expect-diff", err);
 	case OPT_ALLOW_MISSING: cli->allow_missing = true; return true;
 	case OPT_FAIL_INCONCLUSIVE: cli->fail_on_inconclusive = true; return true;
+	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
+	case OPT_ALLOW:
+	case OPT_MAX_DURATION:
+	case OPT_IDLE_TIMEOUT:
+	case OPT_MAX_RATE:
+	case OPT_MAX_STREAMS:
+	case OPT_MAX_MESSAGE:
+		return apply_serve(c, arg, cli, err);
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case 'h': cli->cmd = NB_CMD_HELP; return true;

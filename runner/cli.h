@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cidr.h"
 #include "ctl.h"
 #include "error.h"
 
@@ -31,6 +32,8 @@ struct nb_cli {
 	const char *sets[NB_CLI_MAX_LIST];
 	size_t nsets;
 	const char *json;                    /* env: also write the facts as env.json here */
+	/* run, env, serve */
+	const char *secret_file;             /* --secret-file (else NBRUN_SECRET_FILE) */
 	/* serve */
 	const char *bind;
 	uint16_t port;
@@ -38,6 +41,11 @@ struct nb_cli {
 	bool once;
 	uint32_t max_duration_s;
 	uint32_t idle_timeout_s;
+	uint64_t max_rate;                   /* bit/s; 0 = no limit */
+	uint32_t max_streams;                /* flows per test */
+	uint32_t max_message;                /* bytes */
+	struct nb_cidr allow[NB_CLI_MAX_LIST]; /* --allow; none = anyone may connect */
+	size_t nallow;
 	/* compare */
 	double threshold;                    /* fraction, 0.05 = 5 % */
 	const char *metric;

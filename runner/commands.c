@@ -1,7 +1,9 @@
 /* nbrun — report, env and compare subcommands. */
 #include "commands.h"
 
+#include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
@@ -12,6 +14,19 @@
 #include "facts.h"
 #include "pitfalls.h"
 #include "report.h"
+
+bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err)
+{
+	const char *path = cli->secret_file ? cli->secret_file : getenv("NBRUN_SECRET_FILE");
+	memset(s, 0, sizeof(*s));
+	if (!path || !*path)
+		return true;
+	if (!nb_secret_load(path, s, err))
+		return false;
+	if (s->others_can_read)
+		fprintf(stderr, "nbrun: warning: %s can be read by other users (chmod 600 %s)\n", path, path);
+	return true;
+}
 
 int nb_cmd_report(const struct nb_cli *cli)
 {
@@ -27,6 +42,28 @@ int nb_cmd_report(const struct nb_cli *cli)
 	return 0;
 }
 
+/* env --peer: the agent's session (its facts) and our facts toward it; an exit code. */
+static int open_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_facts *local)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct nb_secret secret;
+	struct nb_error err = { { 0 } };
+	if (!nb_cmd_secret(cli, &secret, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return 2;
+	}
+	bool ok = nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) &&
+		  nb_client_open(c, cli->peer, &addr, len, &secret, &err);
+	sodium_memzero(&secret, sizeof(secret));
+	if (!ok) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return 3;
+	}
+	nb_env_collect("/", (struct sockaddr *)&addr, len, local);
+	return 0;
+}
+
 int nb_cmd_env(const struct nb_cli *cli)
 {
 	struct nb_facts local;
@@ -36,18 +73,13 @@ int nb_cmd_env(const struct nb_cli *cli)
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	nb_facts_init(&c.peer_facts);
-	if (cli->peer) {
-		struct sockaddr_storage addr;
-		socklen_t len;
-		if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
-		    !nb_client_open(&c, cli->peer, &addr, len, &err)) {
-			fprintf(stderr, "nbrun: %s\n", err.msg);
-			return 3;
-		}
-		nb_env_collect("/", (struct sockaddr *)&addr, len, &local);
-	} else {
-		nb_env_collect("/", NULL, 0, &local);
+	int rc = cli->peer ? open_peer(cli, &c, &local) : 0;
+	if (rc) {
+		nb_facts_free(&local);
+		return rc;
 	}
+	if (!cli->peer)
+		nb_env_collect("/", NULL, 0, &local);
 	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
 	const struct nb_facts *peer = cli->peer ? &c.peer_facts : NULL;
 	nb_env_print(&local, peer, stdout);
@@ -57,7 +89,6 @@ int nb_cmd_env(const struct nb_cli *cli)
 	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
 		nb_pitfalls_print(&pf, stdout);
 	nb_pitfalls_free(&pf);
-	int rc = 0;
 	if (cli->json && !nb_env_json_write(cli->json, &local, peer, &err)) {
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 		rc = 1;

@@ -43,7 +43,6 @@ static struct nb_msg_setup sample_setup(void)
 	s.params.cpus[0] = 1;
 	s.params.cpus[1] = 3;
 	snprintf(s.params.congestion, sizeof(s.params.congestion), "bbr");
-	s.params.cookie = 0xdeadbeefcafef00dull;
 	return s;
 }
 
@@ -64,7 +63,6 @@ Test(proto, setup_round_trips_every_parameter)
 	cr_assert_eq(s->params.wait, NB_WAIT_BUSY_POLL);
 	cr_assert_eq(s->params.ncpus, 2);
 	cr_assert_eq(s->params.cpus[1], 3);
-	cr_assert_eq(s->params.cookie, 0xdeadbeefcafef00dull);
 	cr_assert_eq(s->omit_ns, 2000000000ull);
 	cr_assert_eq(s->drain_ns, 500000000ull);
 	nb_buf_free(&b);
@@ -80,21 +78,33 @@ Test(proto, tos_minus_one_means_leave_it_and_survives_the_trip)
 	nb_buf_free(&b);
 }
 
-Test(proto, hello_carries_versions_nonce_and_facts)
+Test(proto, hello_carries_versions_auth_mode_and_nonce_only)
 {
-	struct nb_kv kv[2] = { { "iface.mtu", "1500" }, { "cpu.governor", "!no cpufreq in this VM" } };
 	struct nb_msg m = { .type = NB_MSG_HELLO }, out;
 	m.u.hello = (struct nb_msg_hello){ .proto_version = NB_PROTO_VERSION, .role = NB_ROLE_AGENT,
-					   .auth = NB_AUTH_NONE, .nkv = 2, .kv = kv };
+					   .auth = NB_AUTH_MAC };
 	snprintf(m.u.hello.version, sizeof(m.u.hello.version), "0.1.0");
 	memset(m.u.hello.nonce, 0xab, NB_NONCE_LEN);
 	struct nb_buf b = encode(&m);
 	cr_assert(decode(&b, &out, NULL));
 	cr_assert_eq(out.u.hello.proto_version, NB_PROTO_VERSION);
 	cr_assert_str_eq(out.u.hello.version, "0.1.0");
+	cr_assert_eq(out.u.hello.auth, NB_AUTH_MAC);
 	cr_assert_eq(out.u.hello.nonce[31], 0xab);
-	cr_assert_eq(out.u.hello.nkv, 2);
-	cr_assert_str_eq(out.u.hello.kv[1].v, "!no cpufreq in this VM");
+	/* type 2 + version 2 + 5 + proto 2 + role 1 + auth 1 + nonce 32: no fact rides along */
+	cr_assert_eq(b.len, 4 + 2 + 2 + 2 + 5 + 1 + 1 + NB_NONCE_LEN);
+	nb_buf_free(&b);
+}
+
+Test(proto, facts_round_trip)
+{
+	struct nb_kv kv[2] = { { "iface.mtu", "1500" }, { "cpu.governor", "!no cpufreq in this VM" } };
+	struct nb_msg m = { .type = NB_MSG_FACTS }, out;
+	m.u.facts = (struct nb_msg_facts){ .nkv = 2, .kv = kv };
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.facts.nkv, 2);
+	cr_assert_str_eq(out.u.facts.kv[1].v, "!no cpufreq in this VM");
 	nb_msg_free(&out);
 	nb_buf_free(&b);
 }
@@ -177,7 +187,6 @@ static void zero_streams(struct nb_buf *b)
 	size_t at = setup_params_at() + 1 + 1 + 4 + 4 + 4;
 	memset(b->p + at, 0, 4);
 }
-
 static void esc_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = 0x1b; }
 static void c1_in_case_id(struct nb_buf *b) /* U+009B, CSI of 8-bit terminals, as UTF-8 */
 {

@@ -223,7 +223,7 @@ int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error 
 		return nb_error_errno(err, errno, "socket"), -1;
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)addr, len) < 0 || listen(fd, 16) < 0) {
+	if (bind(fd, (struct sockaddr *)addr, len) < 0 || listen(fd, 128) < 0) {
 		nb_error_errno(err, errno, "cannot listen on %s", name);
 		close(fd);
 		return -1;

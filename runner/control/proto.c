@@ -123,11 +123,6 @@ static void enc_hello(struct nb_buf *b, const struct nb_msg_hello *h)
 	put_u8(b, h->role);
 	put_u8(b, h->auth);
 	put(b, h->nonce, NB_NONCE_LEN);
-	put_u32(b, h->nkv);
-	for (uint32_t i = 0; i < h->nkv; i++) {
-		put_str(b, h->kv[i].k);
-		put_str(b, h->kv[i].v);
-	}
 }
 
 static void dec_hello(struct rd *r, struct nb_msg_hello *h)
@@ -135,17 +130,32 @@ static void dec_hello(struct rd *r, struct nb_msg_hello *h)
 	h->proto_version = (uint16_t)get_uint(r, 2);
 	get_str(r, h->version, sizeof(h->version) - 1, "version string too long or not text");
 	h->role = (uint8_t)get_range(r, 1, 0, NB_ROLE_AGENT, "unknown role");
-	h->auth = (uint8_t)get_range(r, 1, 0, NB_AUTH_HMAC_SHA256, "unknown auth mode");
+	h->auth = (uint8_t)get_range(r, 1, 0, NB_AUTH_MAC, "unknown auth mode");
 	get_bytes(r, h->nonce, NB_NONCE_LEN);
-	h->nkv = (uint32_t)get_range(r, 4, 0, NB_KV_MAX, "too many facts");
-	if (r->bad || h->nkv == 0)
+}
+
+/* ---- facts ---- */
+
+static void enc_facts(struct nb_buf *b, const struct nb_msg_facts *f)
+{
+	put_u32(b, f->nkv);
+	for (uint32_t i = 0; i < f->nkv; i++) {
+		put_str(b, f->kv[i].k);
+		put_str(b, f->kv[i].v);
+	}
+}
+
+static void dec_facts(struct rd *r, struct nb_msg_facts *f)
+{
+	f->nkv = (uint32_t)get_range(r, 4, 0, NB_KV_MAX, "too many facts");
+	if (r->bad || f->nkv == 0)
 		return;
-	h->kv = calloc(h->nkv, sizeof(*h->kv));
-	if (!h->kv)
+	f->kv = calloc(f->nkv, sizeof(*f->kv));
+	if (!f->kv)
 		return (void)fail(r, "out of memory");
-	for (uint32_t i = 0; i < h->nkv && !r->bad; i++) {
-		get_str(r, h->kv[i].k, NB_KV_KEY_MAX, "fact key too long or not text");
-		get_str(r, h->kv[i].v, NB_KV_VAL_MAX, "fact value too long or not text");
+	for (uint32_t i = 0; i < f->nkv && !r->bad; i++) {
+		get_str(r, f->kv[i].k, NB_KV_KEY_MAX, "fact key too long or not text");
+		get_str(r, f->kv[i].v, NB_KV_VAL_MAX, "fact value too long or not text");
 	}
 }
 
@@ -173,7 +183,6 @@ static void enc_params(struct nb_buf *b, const struct nb_params *p)
 	put_u32(b, p->ncpus);
 	for (uint32_t i = 0; i < p->ncpus; i++)
 		put_u16(b, (uint16_t)p->cpus[i]);
-	put_u64(b, p->cookie);
 }
 
 static void dec_params(struct rd *r, struct nb_params *p)
@@ -202,7 +211,6 @@ static void dec_params(struct rd *r, struct nb_params *p)
 	p->ncpus = (uint32_t)get_range(r, 4, 0, NB_MAX_CPUS, "cpu count");
 	for (uint32_t i = 0; i < p->ncpus && !r->bad; i++)
 		p->cpus[i] = (int16_t)get_range(r, 2, 0, 4095, "cpu number");
-	p->cookie = get_uint(r, 8);
 	if (!r->bad && nb_params_nflows(p) > NB_MAX_FLOWS)
 		fail(r, "too many flows");
 }
@@ -296,6 +304,7 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 	switch (m->type) {
 	case NB_MSG_HELLO: enc_hello(b, &m->u.hello); break;
 	case NB_MSG_AUTH: put(b, m->u.auth.mac, NB_MAC_LEN); break;
+	case NB_MSG_FACTS: enc_facts(b, &m->u.facts); break;
 	case NB_MSG_SETUP: enc_setup(b, &m->u.setup); break;
 	case NB_MSG_READY: put_u16(b, m->u.ready.port); break;
 	case NB_MSG_INTERVAL: enc_snap(b, &m->u.interval); break;
@@ -336,6 +345,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	switch (m->type) {
 	case NB_MSG_HELLO: dec_hello(r, &m->u.hello); break;
 	case NB_MSG_AUTH: get_bytes(r, m->u.auth.mac, NB_MAC_LEN); break;
+	case NB_MSG_FACTS: dec_facts(r, &m->u.facts); break;
 	case NB_MSG_SETUP: dec_setup(r, &m->u.setup); break;
 	case NB_MSG_READY: m->u.ready.port = (uint16_t)get_range(r, 2, 1, 65535, "port"); break;
 	case NB_MSG_INTERVAL: dec_snap(r, &m->u.interval); break;
@@ -375,9 +385,9 @@ bool nb_msg_decode(const uint8_t *body, size_t len, struct nb_msg *m, struct nb_
 void nb_msg_free(struct nb_msg *m)
 {
 	switch (m->type) {
-	case NB_MSG_HELLO:
-		free(m->u.hello.kv);
-		m->u.hello.kv = NULL;
+	case NB_MSG_FACTS:
+		free(m->u.facts.kv);
+		m->u.facts.kv = NULL;
 		break;
 	case NB_MSG_INTERVAL:
 		nb_snapshot_destroy(m->u.interval.snap);
@@ -403,7 +413,7 @@ bool nb_frame_len(const uint8_t hdr[4], uint32_t *len, struct nb_error *err)
 
 const char *nb_msg_name(int type)
 {
-	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
-					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE" };
+	static const char *const names[] = { "?",      "HELLO", "AUTH",   "SETUP", "READY", "START",
+					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "FACTS" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

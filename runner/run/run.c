@@ -36,6 +36,7 @@ struct batch {
 	const struct nb_run_opts *o;
 	char dir[4096];
 	struct nb_agent *local_agent;
+	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
 	struct nb_client client;
 	struct nb_csv *runs, *intervals;
 	struct nb_meta meta;
@@ -68,7 +69,6 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->run_id = run_id;
 	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
 	su->params = c->params;
-	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
 	su->warmup_ns = c->timing.warmup_ns;
 	su->omit_ns = c->timing.omit_ns;
 	su->duration_ns = c->timing.duration_ns;
@@ -169,13 +169,16 @@ static bool connect_peer(struct batch *b, struct nb_error *err)
 	struct sockaddr_storage addr;
 	socklen_t len;
 	char name[160];
+	const struct nb_secret *secret = b->o->secret;
 	if (b->o->peer) {
 		if (!nb_ctl_resolve(b->o->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, err))
 			return false;
 		snprintf(name, sizeof(name), "%s", b->o->peer);
 	} else {
-		struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .max_duration_s = 86400,
-					    .idle_timeout_s = 3600, .collect_facts = true };
+		nb_secret_random(&b->local_secret);
+		secret = &b->local_secret;
+		struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .idle_timeout_s = 3600,
+					    .verbosity = -1, .collect_facts = true, .secret = secret };
 		b->local_agent = nb_agent_create(&ao, err);
 		if (!b->local_agent || !nb_agent_start_thread(b->local_agent, err))
 			return false;
@@ -183,7 +186,7 @@ static bool connect_peer(struct batch *b, struct nb_error *err)
 		if (!nb_ctl_resolve(name, 0, &addr, &len, err))
 			return false;
 	}
-	if (!nb_client_open(&b->client, name, &addr, len, err))
+	if (!nb_client_open(&b->client, name, &addr, len, secret, err))
 		return false;
 	b->client.interrupt = b->o->interrupt;
 	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
@@ -349,14 +352,16 @@ enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *
 	for (size_t ci = 0; ci < plan->ncases; ci++)
 		nb_stats_init(&b.stats[ci]);
 	enum nb_run_exit rc;
-	if (!open_batch(&b, err))
+	if (!connect_peer(&b, err))
+		rc = NB_EXIT_PEER; /* a peer never reached (or refused us) leaves no results folder */
+	else if (!open_batch(&b, err))
 		rc = NB_EXIT_USAGE;
-	else if (!connect_peer(&b, err) || !write_env(&b, err))
+	else if (!write_env(&b, err))
 		rc = NB_EXIT_PEER;
 	else
 		rc = run_all(&b, err);
 	close_batch(&b, b.meta.complete);
-	if (rc != NB_EXIT_USAGE)
+	if (rc != NB_EXIT_USAGE && b.dir[0])
 		build_report(&b);
 	free(b.stats);
 	return rc;

@@ -7,12 +7,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "auth.h"
 #include "config.h"
 #include "error.h"
 #include "plan.h"
 
 struct nb_run_opts {
 	const char *peer;            /* HOST[:PORT], or NULL for the embedded agent */
+	const struct nb_secret *secret; /* --peer's shared secret (NULL: none); the embedded agent
+					   and its client share a random one */
 	const char *out_dir;         /* NULL: results/<name>-<UTC timestamp> */
 	const char *cmdline;
 	int verbosity;

@@ -221,10 +221,10 @@ has "$TMP/err" "$BADPORT"
 verdict "--peer HOST:99999 says the port is bad"
 todo "--peer 127.0.0.1:99999 is bad input: exit 2 (got $RC)" \
 	"$I15: a bad port (--peer 127.0.0.1:99999) is bad input, exit 2" [ "$RC" -eq 2 ]
-todo "--peer with a bad port: the error is the only line" \
-	"$I15: don't print \"results in DIR\" before an error" [ "$(cat "$TMP/err")" = "$BADPORT" ]
-todo "--peer with a bad port leaves no results folder" \
-	"$I15: a peer that was never reached leaves no results folder" [ ! -e "$TMP/badport" ]
+[ "$(cat "$TMP/err")" = "$BADPORT" ]
+verdict "--peer with a bad port: the error is the only line"
+[ ! -e "$TMP/badport" ]
+verdict "--peer with a bad port leaves no results folder (a peer never reached writes nothing)"
 nb env --peer 127.0.0.1:99999
 [ "$(cat "$TMP/err")" = "$BADPORT" ]
 verdict "env --peer HOST:99999 says the port is bad, in one line"
