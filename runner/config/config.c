@@ -307,15 +307,14 @@ static void default_name(struct nb_config *cfg)
 	snprintf(cfg->name, sizeof(cfg->name), "%.*s", (int)(n < 63 ? n : 63), base);
 }
 
-bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
-		    struct nb_error *err)
+/* Parse cfg->text; cfg->path names it in errors. */
+static bool parse_text(const char *const *sets, size_t nsets, struct nb_config *cfg,
+		       struct nb_error *err)
 {
-	struct nb_cfg_ctx c = { .src = { .file = path }, .err = err };
-	memset(cfg, 0, sizeof(*cfg));
-	bool ok = read_file(path, cfg, err) &&
-		  nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
+	struct nb_cfg_ctx c = { .src = { .file = cfg->path }, .err = err };
+	bool ok = nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
 	if (ok && !c.root)
-		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", path);
+		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", cfg->path);
 	ok = ok && parse_sets(&c, sets, nsets) && load_top(&c, cfg);
 	if (ok && !cfg->name[0])
 		default_name(cfg);
@@ -323,6 +322,32 @@ bool nb_config_load(const char *path, const char *const *sets, size_t nsets, str
 	for (size_t i = 0; i < c.nsets; i++)
 		nb_ynode_free(c.sets[i].value);
 	free(c.sets);
+	return ok;
+}
+
+bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
+		    struct nb_error *err)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	bool ok = read_file(path, cfg, err) && parse_text(sets, nsets, cfg, err);
+	if (!ok)
+		nb_config_free(cfg);
+	return ok;
+}
+
+bool nb_config_load_text(const char *name, const char *text, size_t len, const char *const *sets,
+			 size_t nsets, struct nb_config *cfg, struct nb_error *err)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
+	cfg->text = malloc(len + 1);
+	if (!cfg->text)
+		return nb_error_set(err, "%s: out of memory", name);
+	memcpy(cfg->text, text, len);
+	cfg->text[len] = '\0';
+	cfg->text_len = len;
+	bool ok = len > 0 ? parse_text(sets, nsets, cfg, err)
+			  : nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", name);
 	if (!ok)
 		nb_config_free(cfg);
 	return ok;
