@@ -61,7 +61,8 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 	}
 	if (!nb_limits_check(&a->o.limits, e, su, why, n))
 		return NB_ERR_LIMIT;
-	if (su->params.congestion[0] && !nb_sock_cc_allowed(su->params.congestion, &err)) {
+	if (su->params.proto == NB_PROTO_TCP && su->params.congestion[0] &&
+	    !nb_sock_cc_allowed(su->params.congestion, &err)) {
 		snprintf(why, n, "%s", err.msg);
 		return NB_ERR_SETUP;
 	}

@@ -65,7 +65,7 @@ run failed --set congestion=nosuchcc --set repetitions=1
 compare failed
 [ "$RC" -eq 4 ] && ok "a NEW with a failed case fails the gate with exit 4" ||
 	nok "a failed case: exit 4 (got $RC)" "$TMP/cmp.err"
-grep -q "^nbrun: compare: failed: $TCP (failed): 1 of 1 runs failed: congestion control 'nosuchcc'" \
+grep -q "^nbrun: compare: failed: $TCP (failed): 1 of 1 runs failed: \(agent: \)\?congestion control 'nosuchcc'" \
 	"$TMP/cmp.err" && grep -q "^- \*\*failed\*\*: \`$TCP\` in \`failed\`: 1 of 1 runs failed" "$TMP/cmp.md" &&
 	ok "and names the case on stderr and in the Markdown" || nok "names the failed case" "$TMP/cmp.err"
 compare failed --allow-missing
