@@ -57,11 +57,12 @@ chmod 600 "$TMP/secret" "$TMP/other"
 
 echo "1..14"
 serve "$TMP/serve.err" --secret-file "$TMP/secret" --max-streams 2 -v
+
+run right --secret-file "$TMP/secret"
+# The banner is whole once a client was served: the agent prints it before it takes one.
 grep -q "limits per test: --max-streams 2, --max-message 1M, --max-duration 3600 s, --max-rate none" \
 	"$TMP/serve.err" && ok "the agent says its limits at start" || nok "limits at start" "$TMP/serve.err"
 ! grep -q WARNING "$TMP/serve.err" && ok "and, with a secret, no warning" || nok "no warning" "$TMP/serve.err"
-
-run right --secret-file "$TMP/secret"
 [ $RC -eq 1 ] && grep -q ',run,,ok,' "$TMP/right/runs.csv" &&
 	ok "the right secret runs (exit 1: one case beyond a limit)" || nok "right secret (rc $RC)" "$TMP/right.err"
 grep -q "limit: 4 flows, above this agent's --max-streams 2" "$TMP/right/runs.csv" &&
@@ -91,11 +92,11 @@ NBRUN_SECRET_FILE=$TMP/secret run env_secret
 unserve
 
 serve "$TMP/open.err"
-grep -q "WARNING: no --secret-file: anyone who can reach port $PORT can make this host send traffic" \
-	"$TMP/open.err" && ok "without a secret the agent warns at start" || nok "warning" "$TMP/open.err"
 run refuse --secret-file "$TMP/secret"
 [ $RC -eq 3 ] && grep -q "has no shared secret (start it with --secret-file); refusing" "$TMP/refuse.err" &&
 	ok "a client with a secret refuses an agent without one" || nok "client refuses (rc $RC)" "$TMP/refuse.err"
+grep -q "WARNING: no --secret-file: anyone who can reach port $PORT can make this host send traffic" \
+	"$TMP/open.err" && ok "without a secret the agent warns at start" || nok "warning" "$TMP/open.err"
 printf 'short\n' >"$TMP/short"
 "$NBRUN" serve --secret-file "$TMP/short" --port "$PORT" 2>"$TMP/short.err"
 rc=$?
