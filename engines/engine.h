@@ -24,7 +24,8 @@
 #define NB_KEY_LEN 32           /* bytes of a run's data key (params.key) */
 
 /* The names of these three enums, and the flow layout of a case: params.h. */
-enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP };
+enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP, NB_PROTO_ICMP };
+#define NB_NPROTO 3 /* values of enum nb_proto (params.h names them NB_PROTO_N) */
 enum nb_dir { NB_DIR_FORWARD, NB_DIR_REVERSE, NB_DIR_BIDIR };
 /** How a requester waits for its answer: blocking syscalls, a user-space spin on a
  *  non-blocking socket, or kernel busy polling (SO_BUSY_POLL). */
@@ -46,7 +47,7 @@ enum nb_side { NB_SIDE_CLIENT, NB_SIDE_SERVER };
 
 /** Fully resolved parameters of one case: what both sides' engines need, nothing more. */
 struct nb_params {
-	char engine[16];        /* "stream", "pps", "rr", "crr", "latency" */
+	char engine[16];        /* "stream", "pps", "rr", "crr", "latency", "icmp", "connect" */
 	enum nb_proto proto;
 	enum nb_dir direction;  /* stream, pps */
 	uint32_t size;          /* message / datagram payload bytes (stream, pps, latency) */
@@ -68,6 +69,7 @@ struct nb_params {
 	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each
 	 * end derives it from the control session's handshake; it never crosses the wire. */
 	unsigned char key[NB_KEY_LEN];
+	uint16_t port;          /* agentless engines (connect): the target's port; not sent to agents */
 };
 
 /** Per-flow counters: cumulative, written only by the flow's thread. */
@@ -77,12 +79,12 @@ enum nb_counter {
 	NB_C_RX_BYTES,          /* payload bytes received */
 	NB_C_RX_PACKETS,        /* datagrams / messages received */
 	NB_C_LOST,              /* UDP receiver: sequence numbers not seen (yet), live gap count */
-	NB_C_DUP,               /* UDP receiver: sequence numbers seen twice */
+	NB_C_DUP,               /* UDP receiver, icmp: sequence numbers seen twice */
 	NB_C_REORDER,           /* UDP receiver: arrived after a higher sequence number */
 	NB_C_SND_ERRS,          /* ENOBUFS / EAGAIN on send: local back-pressure, not network loss */
 	NB_C_RCVBUF_DROPS,      /* UDP receiver: dropped by our own full socket buffer (SO_MEMINFO, harness) */
 	NB_C_TRANSACTIONS,      /* rr/crr/latency: completed round trips */
-	NB_C_TIMEOUTS,          /* rr/latency over UDP: requests whose reply never came */
+	NB_C_TIMEOUTS,          /* rr/latency over UDP, icmp, connect: requests whose reply never came */
 	NB_C_CONNECTS,          /* crr: connections opened */
 	NB_C_CONNECT_NS,        /* crr: total time spent in connect() */
 	NB_C_RETRANS,           /* TCP_INFO tcpi_total_retrans (sender, harness) */
@@ -92,6 +94,7 @@ enum nb_counter {
 	NB_C_WIN_SENT,          /* latency: messages due in the run's window, sent */
 	NB_C_WIN_ANSWERED,      /* latency: of those, answered (within timeout_ms over UDP) */
 	NB_C_PACE_FORGIVEN,     /* pacer: send times forgiven (the sender ran > 10 ms late) */
+	NB_C_REFUSED,           /* connect: attempts answered with a RST (port closed) */
 	NB_C_COUNT
 };
 
@@ -101,6 +104,7 @@ enum nb_gauge {
 	NB_G_CWND,              /* TCP_INFO snd_cwnd (segments), sender */
 	NB_G_SRTT_US,           /* TCP_INFO rtt (us), sender */
 	NB_G_MAX_BURST,         /* pacer: largest burst (packets) sent back to back */
+	NB_G_ICMP_SOCKET,       /* icmp: the socket used: 1 = unprivileged ping socket, 2 = raw */
 	NB_G_COUNT
 };
 
@@ -199,6 +203,12 @@ struct nb_headline {
 
 /** What an engine is, for everything outside engines/ (config, plan, metrics, reports): these
  *  fields are the only place that knows it, so no code outside engines/ compares engine names. */
+/** A sentence the report states about an engine's cases, under a stable pitfall code. */
+struct nb_engine_note {
+	const char *code; /* "icmp-kernel" */
+	const char *text; /* one sentence, no case id */
+};
+
 struct nb_engine_traits {
 	bool directional;             /* one sender per flow: forward / reverse / bidir apply */
 	enum nb_loop loop;
@@ -206,8 +216,8 @@ struct nb_engine_traits {
 	const char *rate_unit;        /* how its rates print: "bit/s", "pkt/s", "msg/s"; NULL = none */
 	unsigned protocols;           /* bit (1u << NB_PROTO_x) of each protocol it runs over */
 	enum nb_proto default_proto;
-	uint32_t default_size[2];     /* by protocol; 0 = no `size` (rr, crr) or not that protocol */
-	uint32_t min_size[2];         /* by protocol: the smallest `size` it accepts; 0 as above */
+	uint32_t default_size[NB_NPROTO]; /* by protocol; 0 = no `size` (rr, crr) or not that protocol */
+	uint32_t min_size[NB_NPROTO]; /* by protocol: the smallest `size` it accepts; 0 as above */
 	uint32_t default_request;     /* rr, crr: request and response bytes; 0 = not used */
 	uint32_t default_response;
 	/** When it runs over one protocol only: why, as the config error says it after "engine
@@ -217,6 +227,15 @@ struct nb_engine_traits {
 	 *  streams, timing, repetitions, socket options, cpus); NULL-terminated. */
 	const char *const *keys;
 	struct nb_headline headline;
+	/** true: the client's flows reach the target by themselves (icmp, connect): no agent, no
+	 *  control session, no data-connection hello; facts are the local end's only. */
+	bool agentless;
+	/** What every number of this engine leaves out, stated beside each of its cases in the
+	 *  report (a pitfall with this code and text); {NULL, NULL} = nothing to say. */
+	struct nb_engine_note caveat;
+	/** Why this engine's requests may go unanswered other than the network dropping them,
+	 *  stated when a case lost any; {NULL, NULL} = loss means the network. */
+	struct nb_engine_note loss_cause;
 };
 
 /** The ops table of one engine. */
@@ -261,6 +280,8 @@ bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
 bool nb_engine_has_key(const struct nb_engine *e, const char *key);
 /** Whether e's sizes are a request and a response (rr, crr), not one `size`; false for NULL. */
 bool nb_engine_request_response(const struct nb_engine *e);
+/** Whether e needs no agent (traits.agentless); false for e NULL. */
+bool nb_engine_agentless(const struct nb_engine *e);
 /** Whether a case of e at this per-flow rate runs closed loop (one request in flight per
  *  flow, so mean RTT = flows / rate by Little's law); false for e NULL. */
 bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate);

@@ -15,5 +15,9 @@ extern const struct nb_engine nb_engine_rr;
 extern const struct nb_engine nb_engine_crr;
 /** Round-trip time: ping-pong, or under load at a fixed rate (latency.c). */
 extern const struct nb_engine nb_engine_latency;
+/** ICMP echo round trips to any host, no agent (icmp.c). */
+extern const struct nb_engine nb_engine_icmp;
+/** TCP handshake time to any host:port, no agent (connect.c). */
+extern const struct nb_engine nb_engine_connect;
 
 #endif

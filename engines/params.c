@@ -3,11 +3,11 @@
 
 #include <string.h>
 
-const char *const nb_proto_names[NB_PROTO_N] = { "tcp", "udp" };
+const char *const nb_proto_names[NB_PROTO_N] = { "tcp", "udp", "icmp" };
 const char *const nb_dir_names[NB_DIR_N] = { "forward", "reverse", "bidir" };
 const char *const nb_wait_names[NB_WAIT_N] = { "block", "spin", "busy-poll" };
 
-_Static_assert(NB_PROTO_UDP + 1 == NB_PROTO_N, "a name for each enum nb_proto");
+_Static_assert(NB_PROTO_ICMP + 1 == NB_PROTO_N, "a name for each enum nb_proto");
 _Static_assert(NB_DIR_BIDIR + 1 == NB_DIR_N, "a name for each enum nb_dir");
 _Static_assert(NB_WAIT_BUSY_POLL + 1 == NB_WAIT_N, "a name for each enum nb_wait");
 

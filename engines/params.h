@@ -9,11 +9,11 @@
 
 #include "engine.h"
 
-#define NB_PROTO_N 2 /* values of enum nb_proto */
+#define NB_PROTO_N NB_NPROTO /* values of enum nb_proto */
 #define NB_DIR_N 3   /* values of enum nb_dir */
 #define NB_WAIT_N 3  /* values of enum nb_wait */
 
-/** "tcp", "udp", indexed by enum nb_proto (for parsers that list or suggest the choices). */
+/** "tcp", "udp", "icmp", indexed by enum nb_proto (for parsers that list or suggest the choices). */
 extern const char *const nb_proto_names[NB_PROTO_N];
 /** "forward", "reverse", "bidir", indexed by enum nb_dir. */
 extern const char *const nb_dir_names[NB_DIR_N];

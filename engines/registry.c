@@ -18,6 +18,8 @@ static const struct nb_engine *const engines[] = {
 	&nb_engine_rr,
 	&nb_engine_crr,
 	&nb_engine_latency,
+	&nb_engine_icmp,
+	&nb_engine_connect,
 	NULL,
 };
 
@@ -55,6 +57,11 @@ bool nb_engine_has_key(const struct nb_engine *e, const char *key)
 bool nb_engine_request_response(const struct nb_engine *e)
 {
 	return e && e->traits.default_request > 0;
+}
+
+bool nb_engine_agentless(const struct nb_engine *e)
+{
+	return e && e->traits.agentless;
 }
 
 bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate)

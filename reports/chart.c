@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "afile.h"
+
 extern char **environ;
 
 /* A qualitative palette (Tableau 10): distinct in print and for most colour-blind readers. */
@@ -85,21 +87,24 @@ static void sanitize(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static FILE *open_in(const char *dir, const char *name, const char *ext, struct nb_error *err)
+/* The two files of the chart being written. */
+struct nb_chart_files {
+	struct nb_afile dat, gp;
+};
+
+static FILE *open_in(struct nb_afile *a, const char *dir, const char *name, const char *ext,
+		     struct nb_error *err)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/charts/%s.%s", dir, name, ext);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		nb_error_errno(err, errno, "cannot write %s", path);
-	return f;
+	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR "/%s.%s", dir, name, ext);
+	return nb_afile_open(a, path, err) ? a->f : NULL;
 }
 
 struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_chart_kind kind,
 				const char *stem, const char *title, FILE **dat, FILE **gp,
 				struct nb_error *err)
 {
-	if (!grow(c)) {
+	if (!grow(c) || (!c->open && !(c->open = calloc(1, sizeof(*c->open))))) {
 		nb_error_set(err, "charts: out of memory");
 		return NULL;
 	}
@@ -108,11 +113,10 @@ struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_ch
 	ch->kind = kind;
 	sanitize(ch->name, sizeof(ch->name), stem);
 	snprintf(ch->title, sizeof(ch->title), "%s", title);
-	*dat = open_in(dir, ch->name, "dat", err);
-	*gp = *dat ? open_in(dir, ch->name, "gp", err) : NULL;
+	*dat = open_in(&c->open->dat, dir, ch->name, "dat", err);
+	*gp = *dat ? open_in(&c->open->gp, dir, ch->name, "gp", err) : NULL;
 	if (!*gp) {
-		if (*dat)
-			fclose(*dat);
+		nb_afile_abort(&c->open->dat);
 		return NULL;
 	}
 	fprintf(*dat, "# nbrun chart data: %s\n", title);
@@ -121,18 +125,16 @@ struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_ch
 	return ch;
 }
 
-bool nb_chart_end(const char *dir, const struct nb_chart *ch, FILE *dat, FILE *gp,
-		  struct nb_error *err)
+bool nb_chart_end(struct nb_charts *c, struct nb_error *err)
 {
-	fprintf(gp, "set terminal svg size 1280,720 dynamic noenhanced font \"DejaVu Sans,13\" "
-		    "background rgb \"white\"\nset output \"%s.svg\"\nreplot\nunset output\n",
-		ch->name);
-	bool ok = !ferror(dat) && !ferror(gp);
-	ok = (fclose(dat) == 0) && ok;
-	ok = (fclose(gp) == 0) && ok;
-	if (!ok)
-		return nb_error_set(err, "%s/charts/%s: write failed", dir, ch->name);
-	return true;
+	fprintf(c->open->gp.f, "set terminal svg size 1280,720 dynamic noenhanced font \"DejaVu "
+		"Sans,13\" background rgb \"white\"\nset output \"%s.svg\"\nreplot\nunset output\n",
+		c->v[c->n - 1].name);
+	if (!nb_afile_commit(&c->open->dat, err)) {
+		nb_afile_abort(&c->open->gp);
+		return false;
+	}
+	return nb_afile_commit(&c->open->gp, err);
 }
 
 bool nb_charts_write(const char *dir, const struct nb_results *res, const struct nb_summary *s,
@@ -140,7 +142,7 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 {
 	memset(out, 0, sizeof(*out));
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/charts", dir);
+	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR, dir);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
 		return nb_error_errno(err, errno, "cannot create %s", path);
 	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&
@@ -157,6 +159,7 @@ bool nb_chart_first_of_test(const struct nb_summary *s, size_t i)
 
 void nb_charts_free(struct nb_charts *c)
 {
+	free(c->open);
 	free(c->v);
 	memset(c, 0, sizeof(*c));
 }

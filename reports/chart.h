@@ -13,6 +13,10 @@
 #include "results.h"
 #include "summary.h"
 
+#define NB_CHART_DIR "charts"    /* the sub-folder of a results folder */
+
+struct nb_chart_files;
+
 enum nb_chart_kind {
 	NB_CHART_SIZE,        /* headline vs message size, one line per protocol/streams/direction */
 	NB_CHART_STREAMS,     /* headline vs streams, one line per protocol/size/direction */
@@ -37,6 +41,7 @@ struct nb_charts {
 	size_t rendered;
 	bool gnuplot;          /* gnuplot was found on PATH */
 	char problem[256];     /* the first rendering failure, or "" */
+	struct nb_chart_files *open; /* the .dat and .gp being written (chart.c) */
 };
 
 /** Write every chart's .dat and .gp into dir/charts (created). */

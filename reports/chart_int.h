@@ -14,9 +14,9 @@
 struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_chart_kind kind,
 				const char *stem, const char *title, FILE **dat, FILE **gp,
 				struct nb_error *err);
-/** Write the closing lines (SVG replot) and close both files. */
-bool nb_chart_end(const char *dir, const struct nb_chart *ch, FILE *dat, FILE *gp,
-		  struct nb_error *err);
+/** Write the closing lines (SVG replot) of the chart nb_chart_begin added last and commit its
+ *  .dat and .gp (each written whole or not at all, afile.h). */
+bool nb_chart_end(struct nb_charts *c, struct nb_error *err);
 /** The i-th series style number (1-based, cycling through the palette). */
 int nb_chart_gp_style(size_t i);
 /** True when case i is the first of its test in s (each test once, in plan order). */

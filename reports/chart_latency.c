@@ -109,7 +109,7 @@ static bool cdf_chart(const char *dir, const struct nb_summary *s, const char *t
 		k++;
 	}
 	fprintf(gp, "\n");
-	return nb_chart_end(dir, ch, dat, gp, err);
+	return nb_chart_end(charts, err);
 }
 
 bool nb_charts_latency(const char *dir, const struct nb_results *res, const struct nb_summary *s,

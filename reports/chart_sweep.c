@@ -110,7 +110,7 @@ static bool sweep_chart(const char *dir, const struct nb_results *res, const str
 	else
 		fprintf(gp, "plot \"%s.dat\" index 1 using 1:2 with points lt 1 pt 6 ps 1.6 "
 			    "title \"Invalid trial (sender below offered rate)\"\n", ch->name);
-	return nb_chart_end(dir, ch, dat, gp, err);
+	return nb_chart_end(charts, err);
 }
 
 bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct nb_summary *s,

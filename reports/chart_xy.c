@@ -202,7 +202,7 @@ static bool xy_chart(const char *dir, const struct nb_summary *s, const char *te
 			fprintf(gp, "set ylabel \"%s (%s)\"\nset yrange [0:*]\nset format y \"%%g\"\n",
 				col->label, sc.unit);
 			xy_series(dat, gp, ch->name, s, ax, idx, n, sc);
-			ok = nb_chart_end(dir, ch, dat, gp, err);
+			ok = nb_chart_end(charts, err);
 		}
 	}
 	free(idx);

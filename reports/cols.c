@@ -33,6 +33,7 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_TRANS_PER_S, "trans_per_s", "trans/s", "Transactions per second", HI),
 	COL(NB_COL_TIMEOUTS, "timeouts", "", "Timeouts", LO),
 	COL(NB_COL_CONNECT_US, "connect_us", "us", "Connect time (mean)", LO),
+	COL(NB_COL_REFUSED, "refused", "", "Connection attempts refused (RST)", LO),
 	COL(NB_COL_LAT_MEAN_US, "lat_mean_us", "us", "Latency mean", LO),
 	COL(NB_COL_LAT_STDDEV_US, "lat_stddev_us", "us", "Latency stddev", LO),
 	COL(NB_COL_LAT_MIN_US, "lat_min_us", "us", "Latency min", LO),

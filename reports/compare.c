@@ -83,21 +83,33 @@ static bool check_number(const struct nb_results *res, size_t r, int col, struct
 	return true;
 }
 
-/* Every counted repetition's value (and the --metric column) must be a number or empty. */
-static bool check_values(const struct nb_results *res, const char *metric, struct nb_error *err)
+static bool is_all(const char *metric)
+{
+	return strcmp(metric, NB_CMP_METRIC_ALL) == 0;
+}
+
+/* Every counted repetition's value in one column (a --metric, or "value") must be a number
+ * or empty. */
+static bool check_column(const struct nb_results *res, const char *name, struct nb_error *err)
 {
 	const struct nb_csv_table *t = &res->runs_t;
-	int c_value = nb_csv_col(t, "value");
-	int c_metric = metric ? nb_csv_col(t, metric) : -1;
-	if (metric && c_metric < 0)
-		return nb_error_set(err, "%s/runs.csv:1: no '%s' column", res->dir, metric);
-	for (size_t r = 0; r < t->nrows; r++) {
-		if (!counted_row(t, r))
-			continue;
-		if (!check_number(res, r, c_value, err) ||
-		    (c_metric >= 0 && !check_number(res, r, c_metric, err)))
+	int col = nb_csv_col(t, name);
+	if (col < 0)
+		return nb_error_set(err, "%s/runs.csv:1: no '%s' column", res->dir, name);
+	for (size_t r = 0; r < t->nrows; r++)
+		if (counted_row(t, r) && !check_number(res, r, col, err))
 			return false;
-	}
+	return true;
+}
+
+static bool check_values(const struct nb_results *res, const struct nb_compare_opts *o,
+			 struct nb_error *err)
+{
+	if (!check_column(res, "value", err))
+		return false;
+	for (size_t i = 0; i < o->nmetrics; i++)
+		if (!is_all(o->metrics[i]) && !check_column(res, o->metrics[i], err))
+			return false;
 	return true;
 }
 
@@ -130,7 +142,7 @@ static void make_labels(struct nb_compare *c)
 	}
 }
 
-static bool load_side(struct nb_cmp_side *s, const char *arg, const char *metric,
+static bool load_side(struct nb_cmp_side *s, const char *arg, const struct nb_compare_opts *o,
 		      struct nb_error *err)
 {
 	char dir[2048];
@@ -138,7 +150,7 @@ static bool load_side(struct nb_cmp_side *s, const char *arg, const char *metric
 		return false;
 	if (!nb_results_load(dir, &s->res, err))
 		return false;
-	return check_rows(&s->res, err) && check_values(&s->res, metric, err);
+	return check_rows(&s->res, err) && check_values(&s->res, o, err);
 }
 
 /* ---- values of one case ---- */
@@ -238,11 +250,12 @@ static bool build_cell(struct nb_compare *c, const struct nb_cmp_row *row, size_
 	return cell->param_diff != NULL;
 }
 
-static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct nb_plan_case *pc)
+static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct nb_plan_case *pc,
+		      const char *metric)
 {
 	row->case_id = pc->case_id;
 	row->test = pc->test;
-	row->metric = c->metric ? c->metric : headline(c, pc->case_id);
+	row->metric = metric;
 	row->col = nb_col_find(row->metric);
 	row->rank = rank_metric(pc, row->col);
 	row->cells = calloc(c->nsides - 1, sizeof(*row->cells));
@@ -298,19 +311,49 @@ static bool match_cases(struct nb_compare *c)
 	return true;
 }
 
+/* Whether an earlier row already compares this case on this column (--metric all with
+ * --metric rx_bps: a stream case once). */
+static bool have_row(const struct nb_compare *c, const char *case_id, const char *metric)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (strcmp(c->rows[i].case_id, case_id) == 0 && strcmp(c->rows[i].metric, metric) == 0)
+			return true;
+	return false;
+}
+
+/* One row per metric and BASE case, metric by metric: the first metric's rows are every
+ * BASE case once, in order (nb_cmp_case_rows). */
 static bool build_rows(struct nb_compare *c)
 {
 	const struct nb_results *base = &c->sides[0].res;
-	c->rows = calloc(base->ncases + 1, sizeof(*c->rows));
+	size_t nm = c->nmetrics ? c->nmetrics : 1;
+	c->rows = calloc(base->ncases * nm + 1, sizeof(*c->rows));
 	if (!c->rows)
 		return false;
-	for (size_t i = 0; i < base->ncases; i++) {
-		c->nrows++;
-		if (!build_row(c, &c->rows[i], &base->cases[i]))
-			return false;
-	}
+	for (size_t m = 0; m < nm; m++)
+		for (size_t i = 0; i < base->ncases; i++) {
+			const char *id = base->cases[i].case_id;
+			const char *name = c->nmetrics ? c->metrics[m] : NB_CMP_METRIC_ALL;
+			const char *metric = is_all(name) ? headline(c, id) : name;
+			if (m > 0 && have_row(c, id, metric))
+				continue;
+			if (!build_row(c, &c->rows[c->nrows++], &base->cases[i], metric))
+				return false;
+		}
 	count_verdicts(c);
 	return true;
+}
+
+size_t nb_cmp_case_rows(const struct nb_compare *c)
+{
+	return c->sides[0].res.ncases < c->nrows ? c->sides[0].res.ncases : c->nrows;
+}
+
+const char *nb_cmp_single_metric(const struct nb_compare *c)
+{
+	if (c->nmetrics != 1 || is_all(c->metrics[0]))
+		return NULL;
+	return c->metrics[0];
 }
 
 /* --names A,B: one name per folder, in order. */
@@ -340,7 +383,8 @@ static bool apply_names(struct nb_compare *c, const char *names, struct nb_error
 static void copy_opts(struct nb_compare *c, const struct nb_compare_opts *o)
 {
 	c->threshold = o->threshold;
-	c->metric = o->metric;
+	c->metrics = o->metrics;
+	c->nmetrics = o->nmetrics;
 	c->neutral = o->neutral || o->names;
 	c->allow_missing = o->allow_missing;
 	c->fail_on_inconclusive = o->fail_on_inconclusive;
@@ -353,16 +397,17 @@ bool nb_compare_build(struct nb_compare *c, const struct nb_compare_opts *o, str
 	memset(c, 0, sizeof(*c));
 	if (o->npaths < 2)
 		return nb_error_set(err, "expected BASE and at least one NEW results folder");
-	if (o->metric && nb_col_find(o->metric) < 0)
-		return nb_error_set(err, "--metric '%s': not a metric column (e.g. rx_bps, trans_per_s, "
-				    "lat_p99_us, loss_pct)", o->metric);
+	for (size_t i = 0; i < o->nmetrics; i++)
+		if (!is_all(o->metrics[i]) && nb_col_find(o->metrics[i]) < 0)
+			return nb_error_set(err, "--metric '%s': not a metric column (e.g. rx_bps, "
+					    "trans_per_s, lat_p99_us, loss_pct) or all", o->metrics[i]);
 	copy_opts(c, o);
 	c->sides = calloc(o->npaths, sizeof(*c->sides));
 	if (!c->sides)
 		return nb_error_set(err, "out of memory");
 	for (size_t i = 0; i < o->npaths; i++) {
 		c->nsides++;
-		if (!load_side(&c->sides[i], o->paths[i], o->metric, err)) {
+		if (!load_side(&c->sides[i], o->paths[i], o, err)) {
 			nb_compare_free(c);
 			return false;
 		}

@@ -153,14 +153,19 @@ struct nb_cmp_side {
 	size_t count[NB_CMP_NVERDICTS];
 };
 
+/** --metric all: each case on its own headline metric (the default). */
+#define NB_CMP_METRIC_ALL "all"
+
 struct nb_compare {
 	double threshold;     /* fraction */
-	const char *metric;   /* --metric, or NULL for each case's headline */
+	const char *const *metrics; /* --metric, each a column or NB_CMP_METRIC_ALL; rows are
+				       made per metric, then per BASE case */
+	size_t nmetrics;      /* 0: as NB_CMP_METRIC_ALL */
 	bool neutral;         /* vendor mode: "B is 6.8 % slower than A", no regression gate */
 	bool allow_missing, fail_on_inconclusive;
 	struct nb_cmp_side *sides; /* [0] = BASE, [1..nsides) = NEW */
 	size_t nsides;
-	struct nb_cmp_row *rows;   /* one per BASE case */
+	struct nb_cmp_row *rows;   /* one per metric x BASE case (a case once per column) */
 	size_t nrows;
 	size_t count[NB_CMP_NVERDICTS]; /* over every row x NEW cell */
 	size_t judged;             /* cells with a verdict read off a CI (multiple comparisons) */
@@ -176,9 +181,12 @@ struct nb_compare_opts {
 	const char *const *paths;  /* BASE, NEW... (folders or a file inside one) */
 	size_t npaths;
 	double threshold;          /* fraction, 0.05 = 5 % */
-	const char *metric;        /* NULL: headline metric of each case */
+	const char *const *metrics; /* --metric NAME or "all" (repeatable); none: "all" */
+	size_t nmetrics;
 	const char *format;        /* "md" (default), "csv", "json" */
 	const char *out;           /* file to write, or NULL for out */
+	const char *junit;         /* also write JUnit XML here, or NULL */
+	const char *summary;       /* also write the short Markdown summary here, or NULL */
 	const char *names;         /* "A,B": a name per folder; implies neutral */
 	bool neutral;              /* vendor wording with the folder labels */
 	bool allow_missing;        /* interrupted, failed and missing cases do not fail the gate */
@@ -238,6 +246,14 @@ int nb_compare_exit(const struct nb_compare *c);
 
 /** Write the Markdown report; chart_png is a path relative to it, or NULL. */
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png);
+/** Write JUnit XML: a testsuite per metric, a testcase per case x NEW folder, a failure
+ *  wherever the exit code fails (regression, failed, missing, parameters, --fail-on-
+ *  inconclusive), skipped for what --allow-missing excuses; a "folders" suite for interrupted
+ *  batches. */
+bool nb_compare_write_junit(const struct nb_compare *c, FILE *f);
+/** Write the short Markdown for $GITHUB_STEP_SUMMARY: the gate line, problems, and the rows
+ *  that are not unchanged. */
+bool nb_compare_write_summary(const struct nb_compare *c, FILE *f);
 /** Write one CSV row per case x NEW folder (unmatched cases too). */
 bool nb_compare_write_csv(const struct nb_compare *c, FILE *f);
 /** Write the comparison as one JSON document. */

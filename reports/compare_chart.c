@@ -117,8 +117,6 @@ static void write_dat(const struct nb_compare *c, FILE *f)
 /* Every case compared on the same column gets it in the title. */
 static const char *common_metric(const struct nb_compare *c)
 {
-	if (c->metric)
-		return c->metric;
 	for (size_t i = 1; i < c->nrows; i++)
 		if (strcmp(c->rows[i].metric, c->rows[0].metric) != 0)
 			return NULL;

@@ -1,6 +1,6 @@
 /* nbrun — compare: what differs between BASE and a NEW folder besides the numbers: the
- * environment of both ends (env.json), the config and the nbrun version that ran
- * (meta.json), and each case's resolved parameters (plan.csv). A difference declared with
+ * environment of both ends (env.json), the config, the nbrun version that ran and the user's
+ * labels (meta.json), and each case's resolved parameters (plan.csv). A difference declared with
  * --expect-diff is context (MTU 1500 vs 9000 may be the point of the comparison), not a
  * warning; a parameter difference nobody declared means the case is a different test. */
 #include "compare_int.h"
@@ -71,6 +71,34 @@ static const char *or_unknown(const char *s)
 	return s && *s ? s : "unknown";
 }
 
+static const char *label_of(const struct nb_meta *m, const char *key)
+{
+	for (size_t i = 0; i < m->nlabels; i++)
+		if (strcmp(m->label_keys[i], key) == 0)
+			return m->label_values[i];
+	return NULL;
+}
+
+/* The user's labels (meta.json "labels") that differ, as "label.KEY": changed, only in
+ * BASE, or only in NEW ("absent" on the other side). */
+static bool diff_labels(struct diff_ctx *x, const struct nb_meta *b, const struct nb_meta *n)
+{
+	char key[80];
+	for (size_t i = 0; i < b->nlabels; i++) {
+		const char *to = label_of(n, b->label_keys[i]);
+		snprintf(key, sizeof(key), "label.%.70s", b->label_keys[i]);
+		if ((!to || strcmp(to, b->label_values[i]) != 0) &&
+		    !push_diff(x, key, b->label_values[i], to ? to : "absent"))
+			return false;
+	}
+	for (size_t i = 0; i < n->nlabels; i++) {
+		snprintf(key, sizeof(key), "label.%.70s", n->label_keys[i]);
+		if (!label_of(b, n->label_keys[i]) && !push_diff(x, key, "absent", n->label_values[i]))
+			return false;
+	}
+	return true;
+}
+
 /* The config's sha256 (shortened) and the nbrun version of the run, from meta.json; the
  * version only when env.json did not already say it. */
 static bool diff_meta(struct diff_ctx *x, const struct nb_meta *b, const struct nb_meta *n)
@@ -86,9 +114,9 @@ static bool diff_meta(struct diff_ctx *x, const struct nb_meta *b, const struct 
 	}
 	for (size_t i = 0; i < x->side->ndiff; i++)
 		if (strcmp(x->side->diff[i].key, "nbrun.version") == 0)
-			return true;
+			return diff_labels(x, b, n);
 	const char *vb = or_unknown(b->version), *vn = or_unknown(n->version);
-	return strcmp(vb, vn) == 0 || push_diff(x, "nbrun.version", vb, vn);
+	return (strcmp(vb, vn) == 0 || push_diff(x, "nbrun.version", vb, vn)) && diff_labels(x, b, n);
 }
 
 bool nb_cmp_diff_sides(struct nb_compare *c)

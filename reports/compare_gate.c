@@ -97,7 +97,7 @@ bool nb_cmp_find_problems(struct nb_compare *c)
 	for (size_t s = 0; s < c->nsides; s++)
 		if (!interrupted(c, s))
 			return false;
-	for (size_t i = 0; i < c->nrows; i++) {
+	for (size_t i = 0; i < nb_cmp_case_rows(c); i++) {
 		const struct nb_cmp_row *row = &c->rows[i];
 		if (!failed(c, 0, row->case_id, &row->base))
 			return false;

@@ -15,6 +15,12 @@ bool nb_cmp_find_problems(struct nb_compare *c);
 /** Fill each sample's warnings: the folder's per-case pitfalls and its runs' flags. */
 bool nb_cmp_warnings(struct nb_compare *c);
 
+/** How many rows the first metric has: rows [0, n) are every BASE case once, in order (the
+ *  rows gate problems and parameter differences are read from). */
+size_t nb_cmp_case_rows(const struct nb_compare *c);
+/** The one named --metric column, or NULL (headlines, or several metrics). */
+const char *nb_cmp_single_metric(const struct nb_compare *c);
+
 /* ---- wording (compare_text.c), shared by every writer ---- */
 
 /** "9.30 ± 0.30 Gbit/s", "median 46.0 µs" for a rank row, "—" when n = 0. */

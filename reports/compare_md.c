@@ -159,10 +159,15 @@ static void summary(const struct nb_compare *c, FILE *f)
 
 static void method(const struct nb_compare *c, FILE *f)
 {
-	fprintf(f, "Metric: ");
-	if (c->metric)
-		md_code(f, c->metric);
-	else
+	fprintf(f, "Metric%s: ", c->nmetrics > 1 ? "s" : "");
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		if (strcmp(c->metrics[i], NB_CMP_METRIC_ALL) == 0)
+			fprintf(f, "each case's headline metric");
+		else
+			md_code(f, c->metrics[i]);
+	}
+	if (c->nmetrics == 0)
 		fprintf(f, "each case's headline metric");
 	fprintf(f, " · threshold ±%.4g %% · each change comes with the 95 %% confidence interval "
 		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
@@ -292,9 +297,9 @@ static void n_and_warnings(const struct nb_compare *c, FILE *f, const struct nb_
 	fprintf(f, " |\n");
 }
 
-static void table_head(const struct nb_compare *c, FILE *f, bool single)
+static void table_head(const struct nb_compare *c, FILE *f, bool single, const char *heading)
 {
-	fprintf(f, "## Results\n\n| case | metric | ");
+	fprintf(f, "%s\n\n| case | metric | ", heading);
 	md_cell(f, single && !c->neutral ? "base" : c->sides[0].name);
 	fprintf(f, " |");
 	for (size_t s = 1; s < c->nsides; s++) {
@@ -308,12 +313,26 @@ static void table_head(const struct nb_compare *c, FILE *f, bool single)
 	fprintf(f, "---:|---|\n");
 }
 
-static void table(const struct nb_compare *c, FILE *f)
+/* A row worth a line in the summary: any NEW cell not unchanged (or not there). */
+static bool changed_row(const struct nb_cmp_row *row, size_t nnew)
 {
-	bool single = c->nsides == 2;
-	table_head(c, f, single);
+	for (size_t s = 0; s < nnew; s++)
+		if (!row->cells[s].present || row->cells[s].verdict != NB_CMP_UNCHANGED)
+			return true;
+	return false;
+}
+
+/* Every row, or (changes_only) the rows changed_row keeps; false when none was written. */
+static bool table(const struct nb_compare *c, FILE *f, const char *heading, bool changes_only)
+{
+	bool single = c->nsides == 2, any = false;
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct nb_cmp_row *row = &c->rows[i];
+		if (changes_only && !changed_row(row, c->nsides - 1))
+			continue;
+		if (!any)
+			table_head(c, f, single, heading);
+		any = true;
 		char b[96];
 		nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
 		fprintf(f, "| ");
@@ -325,7 +344,8 @@ static void table(const struct nb_compare *c, FILE *f)
 			one_cell(c, f, s, row, single);
 		n_and_warnings(c, f, row);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "%s", any ? "\n" : "");
+	return any;
 }
 
 static void id_list(FILE *f, const char *what, const char *label, const char *const *ids, size_t n)
@@ -360,7 +380,7 @@ static void unmatched(const struct nb_compare *c, FILE *f)
 
 static void param_diffs(const struct nb_compare *c, FILE *f, size_t s)
 {
-	for (size_t i = 0; i < c->nrows; i++) {
+	for (size_t i = 0; i < nb_cmp_case_rows(c); i++) {
 		const struct nb_cmp_cell *cell = &c->rows[i].cells[s - 1];
 		if (!cell->param_diff)
 			continue;
@@ -423,7 +443,7 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	method(c, f);
 	folders(c, f);
 	regressions(c, f);
-	table(c, f);
+	table(c, f, "## Results", false);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
 			   "to %s (1.00 = no change) with its 95 %% CI; the band is the ±%.4g %% "
@@ -431,5 +451,26 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 			chart_png, c->sides[0].name, c->threshold * 100.0);
 	unmatched(c, f);
 	differences(c, f);
+	return !ferror(f);
+}
+
+/* For $GITHUB_STEP_SUMMARY: the gate and the counts first, then what fails it, then only the
+ * rows that are not unchanged. */
+bool nb_compare_write_summary(const struct nb_compare *c, FILE *f)
+{
+	char line[320];
+	int rc = nb_compare_exit(c);
+	nb_cmp_fmt_counts(c, c->count, line, sizeof(line));
+	if (c->neutral)
+		fprintf(f, "**Neutral comparison** (exit %d: %s) · %s\n\n", rc,
+			nb_cmp_exit_meaning(rc), line);
+	else
+		fprintf(f, "**Gate: %s** (exit %d: %s) · %s\n\n", rc ? "fail" : "pass", rc,
+			nb_cmp_exit_meaning(rc), line);
+	problems(c, f);
+	conditions(c, f);
+	if (!table(c, f, "### Changes", true))
+		fprintf(f, "Every case is unchanged: the whole 95 %% CI of each change lies within "
+			   "±%.4g %%.\n", c->threshold * 100.0);
 	return !ferror(f);
 }

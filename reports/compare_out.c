@@ -209,6 +209,17 @@ static json_t *j_problems(const struct nb_compare *c)
 	return a;
 }
 
+/* The --metric list as given: ["all"] when none. */
+static json_t *j_metrics(const struct nb_compare *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < c->nmetrics; i++)
+		json_array_append_new(a, nb_json_string(c->metrics[i]));
+	if (c->nmetrics == 0)
+		json_array_append_new(a, json_string(NB_CMP_METRIC_ALL));
+	return a;
+}
+
 static json_t *j_doc(const struct nb_compare *c)
 {
 	char line[320];
@@ -219,12 +230,13 @@ static json_t *j_doc(const struct nb_compare *c)
 		json_array_append_new(news, j_side(&c->sides[s], true));
 	for (size_t i = 0; i < c->nrows; i++)
 		json_array_append_new(rows, j_row(c, &c->rows[i]));
-	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "summary", line, "exit", rc, "exit_meaning", nb_cmp_exit_meaning(rc),
 			 "neutral", c->neutral, "counts", j_counts(c->count),
 			 "threshold_pct", c->threshold * 100.0, "conditions_differ", c->n_env_diff > 0,
 			 "comparisons_judged", (json_int_t)c->judged,
-			 "metric", c->metric ? nb_json_string(c->metric) : json_null(),
+			 "metric", nb_cmp_single_metric(c) ? nb_json_string(nb_cmp_single_metric(c))
+					   : json_null(), "metrics", j_metrics(c),
 			 "problems", j_problems(c), "base", j_side(&c->sides[0], false), "new", news,
 			 "cases", rows);
 }

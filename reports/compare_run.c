@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "afile.h"
+
 static void chart(const struct nb_compare *c, const char *dir, bool *rendered, FILE *diag)
 {
 	struct nb_error err = { "" };
@@ -44,6 +46,30 @@ static bool emit(const struct nb_compare *c, const struct nb_compare_opts *o, FI
 	if (!o->out)
 		fflush(f);
 	return ok;
+}
+
+/* --junit, written whole or not at all; --summary, appended (GitHub gives each step its own
+ * $GITHUB_STEP_SUMMARY file, and steps append to it). */
+static bool extras(const struct nb_compare *c, const struct nb_compare_opts *o,
+		   struct nb_error *err)
+{
+	if (o->junit) {
+		struct nb_afile a;
+		if (!nb_afile_open(&a, o->junit, err))
+			return false;
+		nb_compare_write_junit(c, a.f);
+		if (!nb_afile_commit(&a, err))
+			return false;
+	}
+	if (!o->summary)
+		return true;
+	FILE *f = fopen(o->summary, "a");
+	if (!f)
+		return nb_error_errno(err, errno, "cannot write %s", o->summary);
+	bool ok = nb_compare_write_summary(c, f);
+	if (fclose(f) != 0 || !ok)
+		return nb_error_set(err, "cannot write %s", o->summary);
+	return true;
 }
 
 static void tell_problems(const struct nb_compare *c, FILE *diag)
@@ -124,7 +150,7 @@ int nb_compare_run(const struct nb_compare_opts *o, FILE *out, FILE *diag)
 		fprintf(diag, "nbrun: compare: %s\n", err.msg);
 		return NB_CMP_EXIT_INPUT;
 	}
-	if (!emit(&c, o, out, diag, &err)) {
+	if (!emit(&c, o, out, diag, &err) || !extras(&c, o, &err)) {
 		fprintf(diag, "nbrun: compare: %s\n", err.msg);
 		nb_compare_free(&c);
 		return NB_CMP_EXIT_INPUT;

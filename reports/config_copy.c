@@ -1,6 +1,8 @@
 /* config.yaml, the copy of the config that ran (see config_copy.h). */
 #include "config_copy.h"
 
+#include "afile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +12,7 @@ bool nb_config_copy_write(const char *dir, const char *text, size_t len, struct 
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_CONFIG_COPY_FILE, dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return nb_error_errno(err, errno, "cannot write %s", path);
-	bool ok = !text || fwrite(text, 1, len, f) == len;
-	if (fclose(f) != 0 || !ok)
-		return nb_error_errno(err, errno, "cannot write %s", path);
-	return true;
+	return nb_afile_write(path, text, text ? len : 0, err);
 }
 
 char *nb_config_copy_read(const char *dir, size_t *len, struct nb_error *err)

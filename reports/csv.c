@@ -1,3 +1,4 @@
+/* CSV writing (see csv.h). */
 #include "csv.h"
 
 #include <errno.h>
@@ -6,15 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "afile.h"
 
 struct nb_csv {
 	FILE *f;
+	struct nb_afile a;  /* a created file: f is a.f until committed */
+	bool created;
+	char path[4096];
 	size_t ncols;
-	size_t cell;      /* cells written in the current row */
+	size_t cell;        /* cells written in the current row */
 	bool failed;
+	int err_no;         /* why the first write failed (0: a row of the wrong width) */
 };
 
-/* Append to path (create = false) or replace it; the header goes into an empty file. */
+static void failed(struct nb_csv *c, int e)
+{
+	if (!c->failed)
+		c->err_no = e;
+	c->failed = true;
+}
+
+static void write_header(struct nb_csv *c, const char *const *header)
+{
+	for (size_t i = 0; i < c->ncols; i++)
+		nb_csv_str(c, header[i]);
+	nb_csv_end(c);
+}
+
+/* Append to path (create = false) or write it whole; the header goes into an empty file. */
 static struct nb_csv *open_csv(const char *path, bool create, const char *const *header,
 			       size_t ncols, struct nb_error *err)
 {
@@ -23,22 +45,20 @@ static struct nb_csv *open_csv(const char *path, bool create, const char *const 
 		nb_error_set(err, "%s: out of memory", path);
 		return NULL;
 	}
-	c->f = fopen(path, create ? "w" : "a");
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->created = create;
+	c->ncols = ncols;
+	if (create)
+		c->f = nb_afile_open(&c->a, path, err) ? c->a.f : NULL;
+	else if (!(c->f = fopen(path, "a")))
+		nb_error_errno(err, errno, "cannot write %s", path);
 	if (!c->f) {
-		if (create)
-			nb_error_errno(err, errno, "%s: cannot create", path);
-		else
-			nb_error_errno(err, errno, "cannot open %s", path);
 		free(c);
 		return NULL;
 	}
-	c->ncols = ncols;
 	struct stat st;
-	if (fstat(fileno(c->f), &st) == 0 && st.st_size == 0) {
-		for (size_t i = 0; i < ncols; i++)
-			nb_csv_str(c, header[i]);
-		nb_csv_end(c);
-	}
+	if (create || (fstat(fileno(c->f), &st) == 0 && st.st_size == 0))
+		write_header(c, header);
 	return c;
 }
 
@@ -54,15 +74,42 @@ struct nb_csv *nb_csv_create(const char *path, const char *const *header, size_t
 	return open_csv(path, true, header, ncols, err);
 }
 
-bool nb_csv_close(struct nb_csv *c)
+bool nb_csv_ok(const struct nb_csv *c, struct nb_error *err)
+{
+	if (!c->failed)
+		return true;
+	if (c->err_no)
+		return nb_error_errno(err, c->err_no, "cannot write %s", c->path);
+	return nb_error_set(err, "cannot write %s: a row with the wrong number of cells", c->path);
+}
+
+bool nb_csv_sync(struct nb_csv *c, struct nb_error *err)
+{
+	if (c->failed)
+		return nb_csv_ok(c, err);
+	if (fflush(c->f) != 0 || fsync(fileno(c->f)) != 0)
+		failed(c, errno);
+	return nb_csv_ok(c, err);
+}
+
+bool nb_csv_finish(struct nb_csv *c, struct nb_error *err)
 {
 	if (!c)
 		return true;
-	bool ok = !c->failed;
-	if (fclose(c->f) != 0)
-		ok = false;
+	bool ok = nb_csv_ok(c, err);
+	if (c->created && ok)
+		ok = nb_afile_commit(&c->a, err);
+	else if (c->created)
+		nb_afile_abort(&c->a);
+	else if (fclose(c->f) != 0 && ok)
+		ok = nb_error_errno(err, errno, "cannot write %s", c->path);
 	free(c);
 	return ok;
+}
+
+bool nb_csv_close(struct nb_csv *c)
+{
+	return nb_csv_finish(c, NULL);
 }
 
 void nb_csv_quote(FILE *f, const char *s)
@@ -117,10 +164,14 @@ void nb_csv_printf(struct nb_csv *c, const char *fmt, ...)
 	nb_csv_str(c, buf);
 }
 
-void nb_csv_end(struct nb_csv *c)
+bool nb_csv_end(struct nb_csv *c)
 {
+	errno = 0;
 	fputc('\n', c->f);
-	if (c->cell != c->ncols || fflush(c->f) != 0 || ferror(c->f))
-		c->failed = true;
+	if (c->cell != c->ncols)
+		failed(c, 0);
+	else if (fflush(c->f) != 0 || ferror(c->f))
+		failed(c, errno ? errno : EIO);
 	c->cell = 0;
+	return !c->failed;
 }

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "afile.h"
 #include "results_int.h"
 
 static json_t *facts_json(const struct nb_facts *f)
@@ -36,12 +37,9 @@ bool nb_env_json_write(const char *path, const struct nb_facts *local, const str
 		json_decref(root);
 		return nb_error_set(err, "%s: out of memory", path);
 	}
-	int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	int e = errno;
+	bool ok = nb_afile_json(path, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER, err);
 	json_decref(root);
-	if (rc)
-		return nb_error_errno(err, e, "%s: cannot write", path);
-	return true;
+	return ok;
 }
 
 static bool json_fact(struct nb_facts *f, const char *group, const char *key, json_t *v,

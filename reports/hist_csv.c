@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "csv_read.h"
 #include "results_int.h"
 
@@ -19,9 +20,10 @@ bool nb_hist_csv_write(const char *dir, uint32_t run_id, const struct nb_hist *h
 {
 	char path[4200];
 	path_of(dir, run_id, path, sizeof(path));
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return nb_error_errno(err, errno, "cannot write %s", path);
+	struct nb_afile a;
+	if (!nb_afile_open(&a, path, err))
+		return false;
+	FILE *f = a.f;
 	fprintf(f, "bucket_lower_ns,count\n");
 	for (size_t i = 0; i < NB_HIST_BUCKETS; i++) {
 		uint64_t c = atomic_load_explicit(&h->counts[i], memory_order_relaxed);
@@ -29,9 +31,7 @@ bool nb_hist_csv_write(const char *dir, uint32_t run_id, const struct nb_hist *h
 			fprintf(f, "%llu,%llu\n", (unsigned long long)nb_hist_bucket_lower(i),
 				(unsigned long long)c);
 	}
-	if (fclose(f) != 0)
-		return nb_error_errno(err, errno, "cannot write %s", path);
-	return true;
+	return nb_afile_commit(&a, err);
 }
 
 static uint64_t bucket_upper(size_t i)

@@ -8,7 +8,7 @@
 
 static const char *const fixed_cols[] = {
 	"run_id", "case_id", "rep", "stream", "direction", "t_start", "t_end", "omitted",
-	"bytes", "packets", "bits_per_second",
+	"cooldown", "bytes", "packets", "bits_per_second",
 };
 #define NFIXED (sizeof(fixed_cols) / sizeof(fixed_cols[0]))
 
@@ -30,6 +30,7 @@ void nb_intervals_csv_write(struct nb_csv *c, const struct nb_interval *r)
 	nb_csv_num(c, r->t_start);
 	nb_csv_num(c, r->t_end);
 	nb_csv_u64(c, r->omitted ? 1 : 0);
+	nb_csv_u64(c, r->cooldown ? 1 : 0);
 	nb_csv_num(c, r->m.v[NB_COL_RX_BYTES]);
 	nb_csv_num(c, r->m.v[NB_COL_RX_PACKETS]);
 	nb_csv_num(c, r->m.v[NB_COL_RX_BPS]);
@@ -49,7 +50,7 @@ bool nb_intervals_csv_load(struct nb_results *res)
 	int c_rep = nb_csv_col(t, "rep"), c_stream = nb_csv_col(t, "stream");
 	int c_dir = nb_csv_col(t, "direction");
 	int c_ts = nb_csv_col(t, "t_start"), c_te = nb_csv_col(t, "t_end");
-	int c_om = nb_csv_col(t, "omitted");
+	int c_om = nb_csv_col(t, "omitted"), c_cd = nb_csv_col(t, "cooldown");
 	for (size_t r = 0; r < t->nrows; r++) {
 		struct nb_interval *iv = &res->ivals[r];
 		const char *stream = nb_csv_cell(t, r, c_stream), *om = nb_csv_cell(t, r, c_om);
@@ -61,6 +62,7 @@ bool nb_intervals_csv_load(struct nb_results *res)
 		iv->t_start = nb_csv_num_cell(t, r, c_ts);
 		iv->t_end = nb_csv_num_cell(t, r, c_te);
 		iv->omitted = strcmp(om, "1") == 0 || strcmp(om, "true") == 0;
+		iv->cooldown = c_cd >= 0 && strcmp(nb_csv_cell(t, r, c_cd), "1") == 0;
 		nb_cols_csv_read(t, r, map, &iv->m);
 		res->iv_sorted[r] = iv;
 	}

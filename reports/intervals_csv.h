@@ -17,13 +17,14 @@
 struct nb_interval {
 	uint32_t run_id;
 	const char *case_id;    /* the reader's points into the loaded table */
-	uint32_t rep;
+	uint32_t rep;            /* repetition, counted from 1 */
 	int32_t stream;
 	const char *direction;  /* "forward" (client -> agent) or "reverse" for one flow of a
 				   directional engine, the case's direction ("bidir" ...) for the sum
 				   row, "" otherwise */
 	double t_start, t_end;  /* seconds since the measured window began (negative: warm-up) */
 	bool omitted;
+	bool cooldown;          /* in the cool-down tail: left out of the statistics, like omitted */
 	struct nb_metrics m;
 };
 

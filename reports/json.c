@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
+
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
 {
@@ -197,13 +199,8 @@ bool nb_json_write(const char *path, const struct nb_results *res, const struct 
 		"warnings", pitfalls_json(pf), "report", report_json(res));
 	if (!root)
 		return nb_error_set(err, "%s: cannot build the JSON document", path);
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	bool ok = nb_afile_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+				JSON_REAL_PRECISION(10), err);
 	json_decref(root);
-	if (rc != 0)
-		return nb_error_set(err, "cannot write %s", tmp);
-	if (rename(tmp, path) != 0)
-		return nb_error_errno(err, errno, "cannot rename %s", tmp);
-	return true;
+	return ok;
 }

@@ -12,6 +12,8 @@
 #include "results.h"
 #include "summary.h"
 
+#define NB_JSON_FILE "results.json"
+
 /** Write results.json at path (replacing it); pf may be NULL. */
 bool nb_json_write(const char *path, const struct nb_results *res, const struct nb_summary *s,
 		   const struct nb_pitfalls *pf, struct nb_error *err);

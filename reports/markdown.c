@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
+
 void nb_md_cell(FILE *f, const char *s)
 {
 	if (!s || !*s) {
@@ -39,6 +41,11 @@ static const char *or_unknown(const char *s)
 	return s ? s : "unknown";
 }
 
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void dir_name(const char *dir, char *out, size_t len)
 {
 	if (snprintf(out, len, "%s", dir) < 0)
@@ -51,34 +58,96 @@ static void dir_name(const char *dir, char *out, size_t len)
 		memmove(out, b + 1, strlen(b + 1) + 1);
 }
 
-static void header(FILE *f, const struct nb_results *res, const struct nb_summary *s)
+static size_t runs_with(const struct nb_results *res, const char *status)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < res->nruns; i++)
+		n += strcmp(res->runs[i].status, status) == 0;
+	return n;
+}
+
+static void status_text(FILE *f, const struct nb_meta *m)
+{
+	if (!m->complete_known)
+		fputs("unknown (meta.json does not say whether the batch finished)", f);
+	else if (m->complete)
+		fputs("complete", f);
+	else if (m->stopped)
+		fprintf(f, "**incomplete** — interrupted by %s; this report covers the rows that were "
+			   "written, and `nbrun resume` runs the rest", m->stopped);
+	else
+		fputs("**incomplete** — the batch stopped early; this report covers the rows that were "
+		      "written, and `nbrun resume` runs the rest", f);
+}
+
+static void title(FILE *f, const struct nb_results *res)
 {
 	const struct nb_meta *m = &res->meta;
-	size_t failed = 0;
-	for (size_t i = 0; i < res->nruns; i++)
-		failed += strcmp(res->runs[i].status, "failed") == 0;
 	char name[256];
 	dir_name(res->dir, name, sizeof(name));
 	fprintf(f, "# nbrun report: ");
 	nb_md_cell(f, m->config_name ? m->config_name : name);
-	fprintf(f, "\n\n- **Date (UTC):** %s → %s\n", or_unknown(m->started), or_unknown(m->finished));
-	fprintf(f, "- **nbrun version:** %s\n- **Command:** ", or_unknown(m->version));
-	nb_md_code(f, m->command);
-	fprintf(f, "\n- **Config:** ");
-	nb_md_cell(f, m->config_name);
-	fprintf(f, " (sha256 ");
-	nb_md_code(f, m->config_sha256);
-	fprintf(f, ")\n- **Peer:** ");
+	fprintf(f, "\n\n%s → %s UTC · peer ", or_unknown(m->started), or_unknown(m->finished));
 	nb_md_cell(f, m->peer ? m->peer : "loopback (embedded agent)");
-	fprintf(f, "\n- **Status:** %s\n",
-		!m->complete_known ? "unknown (meta.json does not say whether the run finished)"
-		: m->complete ? "complete"
-			      : "**incomplete** — the run was interrupted; this report covers the rows "
-				"that were written");
-	fprintf(f, "- **Contents:** %zu cases, %zu runs (%zu failed)", s->n, res->nruns, failed);
-	if (res->incomplete)
-		fprintf(f, ", %zu incomplete rows skipped", res->incomplete);
+	fprintf(f, " · ");
+	status_text(f, m);
 	fprintf(f, "\n\n");
+}
+
+/* Cases with a spread above the instability threshold; *spread: cases with a spread at all. */
+static size_t unstable_cases(const struct nb_summary *s, size_t *spread)
+{
+	size_t n = 0;
+	*spread = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		*spread += s->c[i].value.n >= 2;
+		n += s->c[i].value.n >= 2 && nb_stats_cv(&s->c[i].value) > NB_PITFALLS_CV_DEFAULT;
+	}
+	return n;
+}
+
+static void verdict_warnings(FILE *f, const struct nb_pitfalls *pf)
+{
+	struct nb_pitfall_group *g;
+	size_t n;
+	if (!pf || pf->n == 0 || !nb_pitfalls_group(pf, &g, &n)) {
+		fputs(" No pitfall was found in the environment or the results.", f);
+		return;
+	}
+	fprintf(f, " %zu pitfall%s (", n, plural(n));
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "", g[i].first->code);
+	fputs(") — read the warnings before quoting a number.", f);
+	nb_pitfalls_groups_free(g, n);
+}
+
+/* One paragraph: is the batch whole, did every case measure, is it stable, what to watch. */
+static void verdict(FILE *f, const struct nb_results *res, const struct nb_summary *s,
+		    const struct nb_pitfalls *pf)
+{
+	size_t measured = 0, failed = runs_with(res, "failed"), cut = runs_with(res, "interrupted");
+	for (size_t i = 0; i < s->n; i++)
+		measured += s->c[i].value.n > 0 || s->c[i].n_trials > 0;
+	fprintf(f, "**Verdict:** %zu of %zu case%s measured in %zu run%s", measured, s->n, plural(s->n),
+		res->nruns, plural(res->nruns));
+	if (failed && cut)
+		fprintf(f, " (%zu failed, %zu interrupted)", failed, cut);
+	else if (failed || cut)
+		fprintf(f, " (%zu %s)", failed + cut, failed ? "failed" : "interrupted");
+	fputs(res->meta.complete_known && !res->meta.complete ? "; the batch is incomplete." : ".", f);
+	size_t spread, unstable = unstable_cases(s, &spread);
+	if (unstable)
+		fprintf(f, " %zu case%s vary by more than %g %% (CV) between repetitions.", unstable,
+			plural(unstable), NB_PITFALLS_CV_DEFAULT * 100.0);
+	else if (spread)
+		fprintf(f, " Every case with repetitions varies by at most %g %% (CV).",
+			NB_PITFALLS_CV_DEFAULT * 100.0);
+	else
+		fputs(" No case has two repetitions, so no spread is known.", f);
+	verdict_warnings(f, pf);
+	if (res->incomplete)
+		fprintf(f, " %zu incomplete row%s skipped.", res->incomplete, plural(res->incomplete));
+	fputs("\n\n", f);
 }
 
 static void fact_cell(FILE *f, const struct nb_fact *x)
@@ -113,21 +182,9 @@ static void diff_row(void *ctx, const struct nb_fact *l, const struct nb_fact *p
 	fact_row(ctx, l, p);
 }
 
-static void environment(FILE *f, const struct nb_results *res)
+static void differences(FILE *f, const struct nb_facts *l, const struct nb_facts *p)
 {
-	fprintf(f, "## Environment\n\n");
-	if (!res->have_env) {
-		fprintf(f, "The environment facts were not recorded (no readable env.json).\n\n");
-		return;
-	}
-	const struct nb_facts *l = &res->local, *p = &res->peer;
-	fprintf(f, "| Group | Fact | Local (client) | Peer (agent) |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < l->n; i++)
-		fact_row(f, &l->v[i], nb_facts_get(p, l->v[i].group, l->v[i].key));
-	for (size_t i = 0; i < p->n; i++)
-		if (!nb_facts_get(l, p->v[i].group, p->v[i].key))
-			fact_row(f, NULL, &p->v[i]);
-	fprintf(f, "\n### Differences between the ends\n\n");
+	fprintf(f, "### Differences between the ends\n\n");
 	if (p->n == 0) {
 		fprintf(f, "The peer's facts were not recorded, so the ends cannot be compared.\n\n");
 		return;
@@ -145,27 +202,81 @@ static void environment(FILE *f, const struct nb_results *res)
 	free(buf);
 }
 
+/* The differences stay in view; the full table of both ends is folded. */
+static void environment(FILE *f, const struct nb_results *res)
+{
+	fprintf(f, "## Environment\n\n");
+	if (!res->have_env) {
+		fprintf(f, "The environment facts were not recorded (no readable env.json).\n\n");
+		return;
+	}
+	const struct nb_facts *l = &res->local, *p = &res->peer;
+	differences(f, l, p);
+	fprintf(f, "<details>\n<summary>Every fact of both ends (%zu)</summary>\n\n"
+		   "| Group | Fact | Local (client) | Peer (agent) |\n|---|---|---|---|\n", l->n);
+	for (size_t i = 0; i < l->n; i++)
+		fact_row(f, &l->v[i], nb_facts_get(p, l->v[i].group, l->v[i].key));
+	for (size_t i = 0; i < p->n; i++)
+		if (!nb_facts_get(l, p->v[i].group, p->v[i].key))
+			fact_row(f, NULL, &p->v[i]);
+	fprintf(f, "\n</details>\n\n");
+}
+
+static void warning_line(FILE *f, const struct nb_pitfall_group *g)
+{
+	fprintf(f, "- ⚠️ **");
+	nb_md_cell(f, g->first->code);
+	fprintf(f, "**");
+	for (size_t k = 0; k < g->ncases; k++) {
+		fputs(k ? ", " : " (", f);
+		nb_md_code(f, g->cases[k]);
+	}
+	fprintf(f, "%s: ", g->ncases ? ")" : "");
+	nb_md_cell(f, g->first->text);
+	if (g->more > g->nalso)
+		fprintf(f, " (+%zu more like it; each is in results.json)", g->more - g->nalso);
+	fprintf(f, "\n");
+	for (size_t k = 0; k < g->nalso; k++) { /* the same case's other end or direction */
+		fputs("  - ", f);
+		nb_md_cell(f, g->also[k]->text);
+		fputc('\n', f);
+	}
+}
+
 static void warnings(FILE *f, const struct nb_pitfalls *pf)
 {
 	fprintf(f, "## Warnings\n\n");
-	if (!pf || pf->n == 0) {
+	struct nb_pitfall_group *g = NULL;
+	size_t n = 0;
+	if (!pf || pf->n == 0 || !nb_pitfalls_group(pf, &g, &n)) {
 		fprintf(f, "No pitfall was found in the environment or the results.\n\n");
 		return;
 	}
-	for (size_t i = 0; i < pf->n; i++) {
-		fprintf(f, "- ⚠️ **");
-		nb_md_cell(f, pf->v[i].code);
-		fprintf(f, "**");
-		if (pf->v[i].case_id[0]) {
-			fprintf(f, " (");
-			nb_md_code(f, pf->v[i].case_id);
-			fprintf(f, ")");
-		}
-		fprintf(f, ": ");
-		nb_md_cell(f, pf->v[i].text);
-		fprintf(f, "\n");
-	}
+	for (size_t i = 0; i < n; i++)
+		warning_line(f, &g[i]);
 	fprintf(f, "\n");
+	nb_pitfalls_groups_free(g, n);
+}
+
+static void batch(FILE *f, const struct nb_results *res, const struct nb_summary *s)
+{
+	const struct nb_meta *m = &res->meta;
+	fprintf(f, "## Batch\n\n- **nbrun version:** %s\n- **Command:** ", or_unknown(m->version));
+	nb_md_code(f, m->command);
+	fprintf(f, "\n- **Config:** ");
+	nb_md_cell(f, m->config_name);
+	fprintf(f, " (sha256 ");
+	nb_md_code(f, m->config_sha256);
+	fprintf(f, ")\n- **Status:** ");
+	status_text(f, m);
+	if (m->resumed)
+		fprintf(f, " (resumed %s)", m->resumed);
+	size_t failed = runs_with(res, "failed");
+	fprintf(f, "\n- **Contents:** %zu case%s, %zu run%s (%zu failed)", s->n, plural(s->n),
+		res->nruns, plural(res->nruns), failed);
+	if (res->incomplete)
+		fprintf(f, ", %zu incomplete row%s skipped", res->incomplete, plural(res->incomplete));
+	fprintf(f, "\n\n");
 }
 
 static void seconds(FILE *f, double v)
@@ -235,22 +346,17 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 		       const struct nb_pitfalls *pf, const struct nb_charts *charts,
 		       struct nb_error *err)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return nb_error_errno(err, errno, "cannot write %s", tmp);
-	header(f, res, s);
-	environment(f, res);
-	warnings(f, pf);
+	struct nb_afile a;
+	if (!nb_afile_open(&a, path, err))
+		return false;
+	FILE *f = a.f;
+	title(f, res);
+	verdict(f, res, s, pf);
 	nb_md_results(f, res, s);
+	warnings(f, pf);
 	nb_md_charts(f, charts);
+	environment(f, res);
+	batch(f, res, s);
 	method(f, res, s);
-	bool ok = !ferror(f);
-	ok = fclose(f) == 0 && ok;
-	if (!ok)
-		return nb_error_set(err, "%s: write failed", tmp);
-	if (rename(tmp, path) != 0)
-		return nb_error_errno(err, errno, "cannot rename %s", tmp);
-	return true;
+	return nb_afile_commit(&a, err);
 }

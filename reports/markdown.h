@@ -15,6 +15,8 @@
 #include "results.h"
 #include "summary.h"
 
+#define NB_MARKDOWN_FILE "report.md"
+
 /** Write report.md at path (replacing it). */
 bool nb_markdown_write(const char *path, const struct nb_results *res, const struct nb_summary *s,
 		       const struct nb_pitfalls *pf, const struct nb_charts *charts,

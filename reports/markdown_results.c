@@ -226,7 +226,9 @@ static void run_notes(FILE *f, const struct nb_results *res, const struct nb_sum
 		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0)
 			continue;
 		if (strcmp(r->status, "ok") != 0) {
-			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0 ? "Failed" : "Invalid");
+			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0        ? "Failed"
+					     : strcmp(r->status, "interrupted") == 0 ? "Interrupted"
+										     : "Invalid");
 			nb_md_code(f, r->case_id);
 			fprintf(f, " repetition %u: ", (unsigned)r->rep);
 			nb_md_cell(f, *r->error ? r->error : r->flags);
@@ -255,8 +257,8 @@ static void autorep_note(FILE *f, const struct nb_case_stats *c)
 		fprintf(f, " did **not** reach the ±%g %% target after %zu repetitions (95 %% CI ±%.2f %%).\n",
 			c->pc->ci_target * 100.0, c->value.n, rel);
 	else
-		fprintf(f, " did **not** reach the ±%g %% target: only %zu repetition.\n",
-			c->pc->ci_target * 100.0, c->value.n);
+		fprintf(f, " did **not** reach the ±%g %% target: only %zu repetition%s.\n",
+			c->pc->ci_target * 100.0, c->value.n, c->value.n == 1 ? "" : "s");
 }
 
 static void group_notes(FILE *f, const struct nb_results *res, const struct nb_summary *s, size_t g)
@@ -382,6 +384,11 @@ static void sweep_sentence(FILE *f, const struct nb_results *res, const struct n
 	char a[64], b[64];
 	size_t g = 0;
 	for (; nb_sweeps_json_goal(res, c->pc->case_id, g, &sw); g++) {
+		if (!sw.search && !isfinite(sw.loss_target)) { /* a plain sweep: no goal to state */
+			nb_md_cell(f, sw.sentence ? sw.sentence : "A plain sweep of rates.");
+			fputs("\n\n", f);
+			continue;
+		}
 		if (!isfinite(sw.threshold)) {
 			fprintf(f, "No rate kept loss ≤ %g %% in every trial.", sw.loss_target * 100.0);
 		} else {
@@ -433,9 +440,18 @@ static void rate_cell(FILE *f, double v, const char *unit)
 	fprintf(f, " %s |", buf);
 }
 
+/* The first run id of the sweep's recorded attempt: a resumed batch ran it again, and the
+ * trials of the attempt a signal cut stay in runs.csv before it (0: show every trial). */
+static uint32_t attempt_start(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	struct nb_sweep_result sw;
+	return nb_sweeps_json_find(res, c->pc->case_id, &sw) ? sw.first_run_id : 0;
+}
+
 static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
 {
-	size_t ci = (size_t)(c->pc - res->cases);
+	size_t ci = (size_t)(c->pc - res->cases), earlier = 0;
+	uint32_t first = attempt_start(res, c);
 	bool pps = packet_rates(c->pc);
 	const char *u = rate_unit(c->pc);
 	fputs("### Sweep ", f);
@@ -446,7 +462,7 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 	      "|--:|--:|--:|--:|--:|---|---|\n", f);
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci)
+		if (r->case_idx != ci || (r->run_id < first && ++earlier))
 			continue;
 		fprintf(f, "| %zu |", ++k);
 		rate_cell(f, r->offered_rate, u);
@@ -463,6 +479,9 @@ static void sweep_table(FILE *f, const struct nb_results *res, const struct nb_c
 		fputs("\n", f);
 	}
 	fputs("\n", f);
+	if (earlier)
+		fprintf(f, "%zu trial%s of an earlier, interrupted attempt %s in runs.csv, not above.\n\n",
+			earlier, earlier == 1 ? "" : "s", earlier == 1 ? "is" : "are");
 }
 
 void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s)
@@ -532,7 +551,8 @@ void nb_md_charts(FILE *f, const struct nb_charts *charts)
 	}
 	if (nts == 0)
 		return;
-	fprintf(f, "<details>\n<summary>Stability within each run: %zu per-interval charts</summary>\n\n", nts);
+	fprintf(f, "<details>\n<summary>Stability within each run: %zu per-interval chart%s"
+		"</summary>\n\n", nts, nts == 1 ? "" : "s");
 	for (size_t i = 0; i < charts->n; i++)
 		if (charts->v[i].kind == NB_CHART_TIMESERIES)
 			chart_entry(f, &charts->v[i], charts->gnuplot);

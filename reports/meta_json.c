@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "afile.h"
 #include "nb_config.h"
 #include "results_int.h"
 
@@ -13,24 +14,44 @@ static const char *or_empty(const char *s)
 	return s ? s : "";
 }
 
+static json_t *strings(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* The labels as one object {"key": "value"}. */
+static json_t *labels(const struct nb_meta *m)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < m->nlabels; i++)
+		json_object_set_new(o, m->label_keys[i], json_string(m->label_values[i]));
+	return o;
+}
+
 bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_error *err)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s, "
+			      "s:s, s:o, s:o, s:o}",
 			      "nbrun_version", NB_VERSION, "command", or_empty(m->command),
 			      "config_name", or_empty(m->config_name),
 			      "config_sha256", or_empty(m->config_sha256), "started_utc", or_empty(m->started),
 			      "finished_utc", or_empty(m->finished), "peer", or_empty(m->peer),
 			      "order", or_empty(m->order), "complete", m->complete,
-			      "runs_ok", (json_int_t)m->runs_ok, "runs_failed", (json_int_t)m->runs_failed);
+			      "runs_ok", (json_int_t)m->runs_ok, "runs_failed", (json_int_t)m->runs_failed,
+			      "runs_interrupted", (json_int_t)m->runs_interrupted,
+			      "stopped_by", or_empty(m->stopped), "resumed_utc", or_empty(m->resumed),
+			      "sets", strings(m->sets, m->nsets), "filters", strings(m->filters, m->nfilters),
+			      "labels", labels(m));
 	if (!o)
 		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, dir);
-	int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	bool ok = nb_afile_json(path, o, JSON_INDENT(2) | JSON_SORT_KEYS, err);
 	json_decref(o);
-	if (rc != 0)
-		return nb_error_errno(err, errno, "cannot write %s", path);
-	return true;
+	return ok;
 }
 
 static const char *jstr(json_t *root, const char *key)
@@ -43,6 +64,17 @@ static uint32_t ju32(json_t *root, const char *key)
 {
 	json_int_t v = json_integer_value(json_object_get(root, key));
 	return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/* A list of strings (the strings borrow from root); other items are skipped. */
+static size_t jlist(json_t *root, const char *key, const char **out)
+{
+	size_t n = 0, i;
+	json_t *v;
+	json_array_foreach(json_object_get(root, key), i, v)
+		if (json_is_string(v) && n < NB_META_LIST_MAX)
+			out[n++] = json_string_value(v);
+	return n;
 }
 
 bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
@@ -65,7 +97,18 @@ bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
 		.complete_known = json_is_boolean(json_object_get(root, "complete")),
 		.complete = json_is_true(json_object_get(root, "complete")),
 		.runs_ok = ju32(root, "runs_ok"), .runs_failed = ju32(root, "runs_failed"),
+		.runs_interrupted = ju32(root, "runs_interrupted"),
+		.stopped = jstr(root, "stopped_by"), .resumed = jstr(root, "resumed_utc"),
 	};
+	m->nsets = jlist(root, "sets", m->sets);
+	m->nfilters = jlist(root, "filters", m->filters);
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(root, "labels"), key, v)
+		if (json_is_string(v) && m->nlabels < NB_META_LIST_MAX) {
+			m->label_keys[m->nlabels] = key;
+			m->label_values[m->nlabels++] = json_string_value(v);
+		}
 	return true;
 }
 

@@ -1,6 +1,7 @@
-/* nbrun — meta.json: what the batch was (command, config and its sha256, peer, run order),
- * when it ran and whether it finished. Written when a batch starts and rewritten when it ends;
- * read back by the report and compare. */
+/* nbrun — meta.json: what the batch was (command, config and its sha256, the --set and
+ * --filter it ran with, the user's labels, peer, run order), when it ran, whether it finished or what stopped it.
+ * Written when a batch starts and rewritten when it ends (and by each resume); read back by
+ * the report, compare and `nbrun resume`. */
 #ifndef NB_META_JSON_H
 #define NB_META_JSON_H
 
@@ -11,6 +12,10 @@
 #include "error.h"
 
 #define NB_META_JSON_FILE "meta.json"
+#define NB_META_EMBEDDED_PEER "embedded agent on 127.0.0.1" /* peer: no --peer was given */
+/* peer's tail when no case needed an agent: "HOST" NB_META_AGENTLESS_PEER */
+#define NB_META_AGENTLESS_PEER " (no agent: agentless tests; environment facts of the local end only)"
+#define NB_META_LIST_MAX 64
 
 /** meta.json. The writer writes every field (a NULL string as ""; nbrun_version is always this
  *  build's). The reader fills what the file says: NULL strings (absent or "") and
@@ -19,8 +24,17 @@
 struct nb_meta {
 	const char *version, *command, *config_name, *config_sha256, *started, *finished, *peer,
 		*order;
+	const char *stopped;     /* what ended the batch early ("SIGTERM"), or NULL */
+	const char *resumed;     /* when `nbrun resume` last continued it, or NULL */
 	bool complete_known, complete;
-	uint32_t runs_ok, runs_failed;
+	uint32_t runs_ok, runs_failed, runs_interrupted;
+	const char *sets[NB_META_LIST_MAX];    /* the --set KEY=VALUE it ran with */
+	size_t nsets;
+	const char *filters[NB_META_LIST_MAX]; /* the --filter globs */
+	size_t nfilters;
+	const char *label_keys[NB_META_LIST_MAX];   /* the user's labels (config, --label) */
+	const char *label_values[NB_META_LIST_MAX];
+	size_t nlabels;
 	json_t *root;            /* reader: the whole document, or NULL */
 };
 

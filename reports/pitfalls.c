@@ -49,11 +49,87 @@ void nb_pitfalls_free(struct nb_pitfalls *p)
 	p->n = p->cap = 0;
 }
 
+/* The case ids of the findings with code, each once, into g. */
+static bool group_cases(const struct nb_pitfalls *p, const char *code, struct nb_pitfall_group *g)
+{
+	g->cases = calloc(p->n, sizeof(*g->cases));
+	g->also = calloc(p->n, sizeof(*g->also));
+	if (!g->cases || !g->also)
+		return false;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nb_pitfall *f = &p->v[i];
+		if (strcmp(f->code, code) != 0)
+			continue;
+		g->n++;
+		if (f != g->first && f->case_id[0] && strcmp(f->case_id, g->first->case_id) == 0)
+			g->also[g->nalso++] = f;
+		bool seen = !f->case_id[0];
+		for (size_t k = 0; k < g->ncases && !seen; k++)
+			seen = strcmp(g->cases[k], f->case_id) == 0;
+		if (!seen)
+			g->cases[g->ncases++] = f->case_id;
+	}
+	g->more = g->n - (g->ncases ? g->ncases : 1);
+	return true;
+}
+
+bool nb_pitfalls_group(const struct nb_pitfalls *p, struct nb_pitfall_group **out, size_t *n)
+{
+	*n = 0;
+	*out = calloc(p->n + 1, sizeof(**out));
+	if (!*out)
+		return false;
+	for (size_t i = 0; i < p->n; i++) {
+		bool first = true;
+		for (size_t k = 0; k < *n && first; k++)
+			first = strcmp((*out)[k].first->code, p->v[i].code) != 0;
+		if (!first)
+			continue;
+		struct nb_pitfall_group *g = &(*out)[(*n)++];
+		g->first = &p->v[i];
+		if (!group_cases(p, p->v[i].code, g)) {
+			nb_pitfalls_groups_free(*out, *n);
+			return false;
+		}
+	}
+	return true;
+}
+
+void nb_pitfalls_groups_free(struct nb_pitfall_group *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++) {
+		free(g[i].cases);
+		free(g[i].also);
+	}
+	free(g);
+}
+
+static void print_group(const struct nb_pitfall_group *g, FILE *out)
+{
+	fprintf(out, "warning: %s", g->first->code);
+	if (g->ncases == 1)
+		fprintf(out, " %s", g->cases[0]);
+	if (g->ncases > 1)
+		fprintf(out, " in %zu cases (", g->ncases);
+	for (size_t k = 0; g->ncases > 1 && k < g->ncases && k < 3; k++)
+		fprintf(out, "%s%s", k ? ", " : "", g->cases[k]);
+	if (g->ncases > 3)
+		fprintf(out, " and %zu more", g->ncases - 3);
+	fprintf(out, "%s: %s", g->ncases > 1 ? ")" : "", g->first->text);
+	if (g->more)
+		fprintf(out, " (+%zu more like it)", g->more);
+	fputc('\n', out);
+}
+
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out)
 {
-	for (size_t i = 0; i < p->n; i++)
-		fprintf(out, "warning: %s%s%s: %s\n", p->v[i].code, p->v[i].case_id[0] ? " " : "",
-			p->v[i].case_id, p->v[i].text);
+	struct nb_pitfall_group *g;
+	size_t n;
+	if (!nb_pitfalls_group(p, &g, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		print_group(&g[i], out);
+	nb_pitfalls_groups_free(g, n);
 }
 
 /* Known fact as a number; false when absent, unknown or not numeric. */
@@ -398,6 +474,19 @@ static bool check_unstable(const struct nb_pitfall_case *c, double threshold, st
 		   100.0 * c->cv, c->n, 100.0 * threshold, need);
 }
 
+/* What the engine's numbers leave out, and what else its lost requests may mean. */
+static bool check_engine_notes(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	const struct nb_engine_note *k = c->eng ? &c->eng->traits.caveat : NULL;
+	const struct nb_engine_note *l = c->eng ? &c->eng->traits.loss_cause : NULL;
+	if (k && k->code && !add(out, k->code, c->case_id, "%s", k->text))
+		return false;
+	if (!l || !l->code || !(c->lost_max > 0))
+		return true;
+	return add(out, l->code, c->case_id, "up to %.0f requests (%.2f %%) of a run went unanswered; %s",
+		   c->lost_max, isfinite(c->loss_pct_max) ? c->loss_pct_max : 0.0, l->text);
+}
+
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
@@ -409,7 +498,8 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 	for (size_t i = 0; i < ncases; i++) {
 		const struct nb_pitfall_case *c = &cases[i];
 		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
-		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out))
+		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out) ||
+		    !check_engine_notes(c, out))
 			return false;
 	}
 	return true;

@@ -42,6 +42,7 @@ struct nb_pitfall_case {
 	double target_rate;              /* paced cases: the offered rate (NAN or 0: unpaced) */
 	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
 	double rcvbuf_drops, snd_errs;   /* UDP: the highest of a run (NAN or 0: none) */
+	double lost_max, loss_pct_max;   /* the highest of a run (NAN or 0: none lost) */
 	struct nb_pitfall_dir dirs[2];   /* bidir: each direction (ndirs 2); the rate and loss checks
 					    judge these instead of the case's sums */
 	uint32_t ndirs;
@@ -63,11 +64,31 @@ struct nb_pitfalls {
 /* CV across repetitions above which a case is flagged unstable, unless told otherwise. */
 #define NB_PITFALLS_CV_DEFAULT 0.05
 
+/** The findings of one pitfall code, as the report and stderr show them: one line with the
+ *  first finding's text and every case the code affects. */
+struct nb_pitfall_group {
+	const struct nb_pitfall *first;
+	size_t n;                /* findings with this code */
+	const char **cases;      /* the distinct case ids they name, in order (into the findings) */
+	size_t ncases;
+	const struct nb_pitfall **also; /* the first case's other findings of this code (its other
+					   end or direction), which the report shows in full */
+	size_t nalso;
+	size_t more;             /* findings beyond one per case (e.g. both ends of one case) */
+};
+
+/** Group p's findings by code, in the order first found; false when out of memory. Free
+ *  *out with nb_pitfalls_groups_free. */
+bool nb_pitfalls_group(const struct nb_pitfalls *p, struct nb_pitfall_group **out, size_t *n);
+/** Free what nb_pitfalls_group allocated. */
+void nb_pitfalls_groups_free(struct nb_pitfall_group *g, size_t n);
+
 /** Run every check; peer may be NULL (facts of the agent unknown). cv_threshold e.g. 0.05. */
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out);
-/** Print each finding as "warning: CODE [CASE]: TEXT" lines (for stderr). */
+/** Print one line per pitfall code, "warning: CODE [CASE | in N cases (A, B ...)]: TEXT
+ *  [(+M more like it)]" (for stderr). */
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out);
 /** Repetitions that bring the 95 % CI half-width under rel (e.g. 0.02) of the mean at this CV. */
 unsigned nb_pitfalls_reps_for_ci(double cv, double rel);

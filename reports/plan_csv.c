@@ -67,9 +67,7 @@ bool nb_plan_csv_write(const char *dir, const struct nb_plan_case *rows, size_t 
 		return false;
 	for (size_t i = 0; i < n; i++)
 		write_row(c, &rows[i]);
-	if (!nb_csv_close(c))
-		return nb_error_set(err, "%s: cannot write", path);
-	return true;
+	return nb_csv_finish(c, err);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

@@ -159,7 +159,7 @@ void nb_progress_end(struct nb_progress *p)
 	hms(now_s() - p->t0, e, sizeof(e));
 	if (p->live)
 		fprintf(p->out, "\r\033[K");
-	fprintf(p->out, "%zu of %zu runs done in %s\n", p->done, p->total, e);
+	fprintf(p->out, "%zu of %zu run%s done in %s\n", p->done, p->total, p->total == 1 ? "" : "s", e);
 	fflush(p->out);
 	free(p);
 }

@@ -39,6 +39,9 @@ static void fill_info(struct nb_report_info *info, const struct nb_results *res,
 	info->charts_rendered = ch->rendered;
 	info->gnuplot = ch->gnuplot;
 	info->warnings = pf->n;
+	struct nb_pitfall_group *g;
+	if (nb_pitfalls_group(pf, &g, &info->warning_codes))
+		nb_pitfalls_groups_free(g, info->warning_codes);
 	const char *note = res->nproblems ? res->problems[0] : ch->problem;
 	snprintf(info->note, sizeof(info->note), "%s", note);
 }
@@ -47,7 +50,7 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 		      struct nb_pitfalls *pf, struct nb_charts *ch, struct nb_error *err)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	snprintf(path, sizeof(path), "%s/" NB_SUMMARY_CSV_FILE, dir);
 	if (!nb_summary_write_csv(res, s, path, err))
 		return false;
 	if (!check_pitfalls(res, s, pf))
@@ -55,10 +58,10 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 	if (!nb_charts_write(dir, res, s, ch, err))
 		return false;
 	nb_charts_render(dir, ch);
-	snprintf(path, sizeof(path), "%s/report.md", dir);
+	snprintf(path, sizeof(path), "%s/" NB_MARKDOWN_FILE, dir);
 	if (!nb_markdown_write(path, res, s, pf, ch, err))
 		return false;
-	snprintf(path, sizeof(path), "%s/results.json", dir);
+	snprintf(path, sizeof(path), "%s/" NB_JSON_FILE, dir);
 	return nb_json_write(path, res, s, pf, err);
 }
 

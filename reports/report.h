@@ -20,6 +20,7 @@ struct nb_report_info {
 	size_t charts_rendered;    /* of those, rendered to PNG/SVG */
 	bool gnuplot;              /* gnuplot was found on PATH */
 	size_t warnings;           /* pitfall findings */
+	size_t warning_codes;      /* distinct pitfalls (the report's and stderr's warning lines) */
 	char note[256];            /* first problem worth telling the user (incomplete row, gnuplot), or "" */
 };
 

@@ -19,7 +19,7 @@
 struct nb_run {
 	uint32_t run_id;
 	const char *case_id, *test, *engine, *protocol;
-	uint32_t rep;
+	uint32_t rep;            /* repetition, counted from 1 (a sweep trial: its sweep's) */
 	const char *kind;       /* "run" or "trial" */
 	double offered_rate;    /* sweep trials: the offered rate (engine unit); NAN otherwise */
 	const char *status;     /* "ok", "failed" or "invalid" */

@@ -77,7 +77,7 @@ static bool add_intervals(const struct nb_results *res, const struct nb_run *run
 		if (first)
 			nb_stats_add(&a->first, v);
 		first = false;
-		if (!iv->omitted && !push_iv(a, v))
+		if (!iv->omitted && !iv->cooldown && !push_iv(a, v))
 			return false;
 	}
 	return true;

@@ -18,6 +18,7 @@
 #include "results.h"
 #include "stats.h"
 
+#define NB_SUMMARY_CSV_FILE "summary.csv"
 #define NB_LAT_NQ 5 /* p50, p90, p99, p99.9, p99.99 */
 
 /** Statistics of one case. */

@@ -120,10 +120,7 @@ bool nb_summary_write_csv(const struct nb_results *res, const struct nb_summary 
 	static char names[NHEAD][48];
 	const char *head[NHEAD];
 	build_header(names, head);
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	remove(tmp);
-	struct nb_csv *f = nb_csv_open(tmp, head, NHEAD, err);
+	struct nb_csv *f = nb_csv_create(path, head, NHEAD, err);
 	if (!f)
 		return false;
 	for (size_t i = 0; i < s->n; i++) {
@@ -136,11 +133,7 @@ bool nb_summary_write_csv(const struct nb_results *res, const struct nb_summary 
 		write_sweep(f, res, c);
 		nb_csv_end(f);
 	}
-	if (!nb_csv_close(f))
-		return nb_error_set(err, "%s: write failed", tmp);
-	if (rename(tmp, path) != 0)
-		return nb_error_errno(err, errno, "cannot rename %s", tmp);
-	return true;
+	return nb_csv_finish(f, err);
 }
 
 static void variant(const struct nb_plan_case *p, char *buf, size_t len)
@@ -193,6 +186,7 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 			.target_rate = c->metric_mean[NB_COL_TARGET_RATE],
 			.achieved_rate = c->metric_min[NB_COL_ACHIEVED_RATE],
 			.rcvbuf_drops = mx[NB_COL_RCVBUF_DROPS], .snd_errs = mx[NB_COL_SND_ERRS],
+			.lost_max = mx[NB_COL_LOST], .loss_pct_max = mx[NB_COL_LOSS_PCT],
 			.omit_s = p->omit_s, .first_interval = c->first_interval,
 			.median_interval = c->median_interval,
 		};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "results.h"
 #include "results_int.h"
 
@@ -18,9 +19,10 @@ static json_t *real_or_null(double v)
 
 static json_t *common(const struct nb_sweep_result *e)
 {
-	return json_pack("{s:s, s:I, s:b, s:s, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, "
-			      "s:f, s:b, s:b}",
-			      "case_id", e->case_id, "rep", (json_int_t)e->rep, "search", e->search,
+	return json_pack("{s:s, s:I, s:I, s:b, s:s, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, "
+			      "s:o, s:f, s:b, s:b}",
+			      "case_id", e->case_id, "rep", (json_int_t)e->rep,
+			      "first_run_id", (json_int_t)e->first_run_id, "search", e->search,
 			      "unit", e->unit, "flows", (json_int_t)e->flows, "trials", (json_int_t)e->trials,
 			      "retries", (json_int_t)(isfinite(e->retries) ? e->retries : 0),
 			      "elapsed_s", e->elapsed_s, "trial_s", e->trial_s,
@@ -75,23 +77,38 @@ static json_t *load_doc(const char *path)
 bool nb_sweeps_json_append(const char *dir, const struct nb_sweep_result *e, size_t n,
 			   struct nb_error *err)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_SWEEPS_JSON_FILE, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	json_t *doc = load_doc(path);
 	if (!doc)
 		return nb_error_set(err, NB_SWEEPS_JSON_FILE ": out of memory");
 	json_t *arr = json_object_get(doc, "sweeps");
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, e[i].search ? goal_entry(&e[i]) : plain_entry(&e[i]));
-	int rc = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12), err);
 	json_decref(doc);
-	if (rc != 0 || rename(tmp, path) != 0) {
-		int en = errno;
-		unlink(tmp);
-		return nb_error_set(err, "cannot write %s: %s", path, strerror(en));
+	return ok;
+}
+
+bool nb_sweeps_json_drop(const char *dir, const char *case_id, uint32_t rep, struct nb_error *err)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/" NB_SWEEPS_JSON_FILE, dir);
+	if (access(path, F_OK) != 0)
+		return true;
+	json_t *doc = load_doc(path);
+	if (!doc)
+		return nb_error_set(err, NB_SWEEPS_JSON_FILE ": out of memory");
+	json_t *arr = json_object_get(doc, "sweeps");
+	for (size_t i = json_array_size(arr); i-- > 0;) {
+		json_t *o = json_array_get(arr, i);
+		const char *id = json_string_value(json_object_get(o, "case_id"));
+		if (id && strcmp(id, case_id) == 0 && json_integer_value(json_object_get(o, "rep")) == rep)
+			json_array_remove(arr, i);
 	}
-	return true;
+	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12), err);
+	json_decref(doc);
+	return ok;
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -144,6 +161,7 @@ static void read_entry(json_t *o, struct nb_sweep_result *out)
 	json_t *c = json_object_get(o, "complete");
 	*out = (struct nb_sweep_result){
 		.case_id = jstr(o, "case_id"), .rep = ju32(o, "rep"),
+		.first_run_id = ju32(o, "first_run_id"),
 		.search = json_is_true(json_object_get(o, "search")), .unit = jstr(o, "unit"),
 		.flows = ju32(o, "flows"), .trials = jnum(o, "trials"), .elapsed_s = jnum(o, "elapsed_s"),
 		.trial_s = jnum(o, "trial_s"), .host_bound_above = jnum(o, "host_bound_above"),

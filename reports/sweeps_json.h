@@ -20,6 +20,7 @@ struct nb_results;
 struct nb_sweep_result {
 	const char *case_id;
 	uint32_t rep;
+	uint32_t first_run_id;   /* the run id of its first trial (0: not said) */
 	bool search;             /* a loss-threshold search (else a plain sweep of rates) */
 	const char *unit;        /* "bit/s" or "pkt/s" */
 	uint32_t flows;
@@ -53,6 +54,9 @@ struct nb_sweep_result {
 /** Append n entries to DIR/sweeps.json (created when missing; replaced atomically). */
 bool nb_sweeps_json_append(const char *dir, const struct nb_sweep_result *e, size_t n,
 			   struct nb_error *err);
+/** Remove the entries of case_id's repetition rep from DIR/sweeps.json (a resumed batch runs
+ *  that sweep again); a missing file is fine. */
+bool nb_sweeps_json_drop(const char *dir, const char *case_id, uint32_t rep, struct nb_error *err);
 /** The nth (0-based) entry of case_id in the order recorded (a search's loss goals); false
  *  past the last. */
 bool nb_sweeps_json_goal(const struct nb_results *res, const char *case_id, size_t nth,

@@ -1,5 +1,5 @@
-/* nbrun — command-line parsing. One option table for every subcommand; each
- * subcommand then checks its positional arguments. Errors are one line. */
+/* nbrun — command-line parsing. One table says which options each subcommand takes; an option
+ * of another subcommand is a usage error, never silently ignored. Errors are one line. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -7,84 +7,190 @@
 #include <string.h>
 
 #include "compare.h"
+#include "export.h"
 #include "limits.h"
 #include "nb_config.h"
 #include "units.h"
 
 enum {
-	OPT_PEER = 256, OPT_OUT, OPT_DRY_RUN, OPT_FILTER, OPT_SET, OPT_BIND, OPT_PORT, OPT_DATA_PORTS,
-	OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD, OPT_METRIC, OPT_FORMAT,
-	OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF, OPT_ALLOW_MISSING,
-	OPT_FAIL_INCONCLUSIVE, OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS,
-	OPT_MAX_MESSAGE,
+	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
+	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
+	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
+	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
+	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE,
 };
 
-static const struct option long_opts[] = {
-	{ "peer", required_argument, NULL, OPT_PEER },
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "set", required_argument, NULL, OPT_SET },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "port", required_argument, NULL, OPT_PORT },
-	{ "data-ports", required_argument, NULL, OPT_DATA_PORTS },
-	{ "once", no_argument, NULL, OPT_ONCE },
-	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
-	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
-	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
-	{ "allow", required_argument, NULL, OPT_ALLOW },
-	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
-	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
-	{ "max-message", required_argument, NULL, OPT_MAX_MESSAGE },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "names", required_argument, NULL, OPT_NAMES },
-	{ "neutral", no_argument, NULL, OPT_NEUTRAL },
-	{ "expect-diff", required_argument, NULL, OPT_EXPECT_DIFF },
-	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
-	{ "fail-on-inconclusive", no_argument, NULL, OPT_FAIL_INCONCLUSIVE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+#define C(x) (1u << NB_CMD_##x)
+#define ALL (C(RUN) | C(RESUME) | C(SERVE) | C(VALIDATE) | C(REPORT) | C(COMPARE) | C(ENV) | C(EXPORT))
 
-static const struct {
+/* Every option: its name, argument, the subcommands that take it. */
+static const struct optdef {
 	const char *name;
-	enum nb_cmd cmd;
-} subcommands[] = {
-	{ "serve", NB_CMD_SERVE }, { "report", NB_CMD_REPORT }, { "compare", NB_CMD_COMPARE },
-	{ "env", NB_CMD_ENV },     { "validate", NB_CMD_VALIDATE }, { "help", NB_CMD_HELP },
+	int has_arg;
+	int id;
+	unsigned cmds;
+} optdefs[] = {
+	{ "peer", required_argument, OPT_PEER, C(RUN) | C(RESUME) | C(ENV) },
+	{ "out", required_argument, OPT_OUT, C(RUN) | C(COMPARE) | C(EXPORT) },
+	{ "force", no_argument, OPT_FORCE, C(RUN) },
+	{ "dry-run", no_argument, OPT_DRY_RUN, C(RUN) },
+	{ "check", no_argument, OPT_CHECK, C(RUN) },
+	{ "filter", required_argument, OPT_FILTER, C(RUN) | C(VALIDATE) },
+	{ "set", required_argument, OPT_SET, C(RUN) | C(VALIDATE) },
+	{ "label", required_argument, OPT_LABEL, C(RUN) },
+	{ "secret-file", required_argument, OPT_SECRET_FILE, C(RUN) | C(RESUME) | C(ENV) | C(SERVE) },
+	{ "bind", required_argument, OPT_BIND, C(SERVE) },
+	{ "port", required_argument, OPT_PORT, C(SERVE) },
+	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
+	{ "once", no_argument, OPT_ONCE, C(SERVE) },
+	{ "max-duration", required_argument, OPT_MAX_DURATION, C(SERVE) },
+	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
+	{ "allow", required_argument, OPT_ALLOW, C(SERVE) },
+	{ "max-rate", required_argument, OPT_MAX_RATE, C(SERVE) },
+	{ "max-streams", required_argument, OPT_MAX_STREAMS, C(SERVE) },
+	{ "max-message", required_argument, OPT_MAX_MESSAGE, C(SERVE) },
+	{ "threshold", required_argument, OPT_THRESHOLD, C(COMPARE) },
+	{ "metric", required_argument, OPT_METRIC, C(COMPARE) },
+	{ "format", required_argument, OPT_FORMAT, C(COMPARE) | C(EXPORT) },
+	{ "junit", required_argument, OPT_JUNIT, C(COMPARE) },
+	{ "summary", required_argument, OPT_SUMMARY, C(COMPARE) },
+	{ "better", required_argument, OPT_BETTER, C(EXPORT) },
+	{ "names", required_argument, OPT_NAMES, C(COMPARE) },
+	{ "neutral", no_argument, OPT_NEUTRAL, C(COMPARE) },
+	{ "expect-diff", required_argument, OPT_EXPECT_DIFF, C(COMPARE) },
+	{ "allow-missing", no_argument, OPT_ALLOW_MISSING, C(COMPARE) },
+	{ "fail-on-inconclusive", no_argument, OPT_FAIL_INCONCLUSIVE, C(COMPARE) },
+	{ "json", required_argument, OPT_JSON, C(ENV) },
+	{ "quiet", no_argument, 'q', ALL },
+	{ "verbose", no_argument, 'v', ALL },
+	{ "version", no_argument, OPT_VERSION, C(RUN) },
+	{ "help", no_argument, 'h', ALL },
 };
+#define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))
 
-void nb_cli_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n"
-		"       nbrun serve [--bind ADDR] [--port %d] [--data-ports %d-%d] [--once]\n"
-		"                   [--secret-file FILE] [--allow CIDR]... [--idle-timeout SECONDS]\n"
-		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
-		"                   [--max-rate BITS]  the agent (docs/agent.md: on a cloud VM)\n"
-		"       nbrun validate CONFIG.yaml          check a config, print the case count\n"
-		"       nbrun report DIR                    rebuild report, summary and charts\n"
-		"       nbrun compare BASE NEW [NEW...] [--threshold 5%%] [--metric NAME]\n"
-		"                     [--out FILE.md] [--format md|csv|json] [--allow-missing]\n"
-		"                     [--fail-on-inconclusive] [--expect-diff KEY] [--names A,B] [--neutral]\n"
-		"       nbrun env [--peer HOST[:PORT]] [--json FILE]  environment facts of both ends\n"
-		"\n"
-		"options:\n"
+/* What `nbrun SUB --help` prints: the synopsis, then one line per option. */
+static const struct cmddef {
+	const char *name;
+	const char *synopsis;
+	const char *options;
+} cmddefs[] = {
+	[NB_CMD_RUN] = { "run",
+		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n",
 		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback)\n"
-		"  --out DIR            results folder (default results/<name>-<UTC timestamp>)\n"
+		"  --out DIR            results folder, new or empty (default results/<name>-<UTC timestamp>)\n"
+		"  --force              use a non-empty --out anyway, replacing the results files in it\n"
 		"  --dry-run            print the plan and its estimated duration, run nothing\n"
+		"  --check              ask both ends for what the plan needs (congestion control, CPUs,\n"
+		"                       data ports, limits), one line per problem; run nothing\n"
 		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
 		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
-		"  --secret-file FILE   the agent's shared secret (run, env, serve; else $NBRUN_SECRET_FILE)\n"
-		"  -q, --quiet          only errors;  -v, --verbose  more detail\n"
-		"  --version            print the version;  -h, --help  this text\n",
-		NB_DEFAULT_CONTROL_PORT, NB_DEFAULT_DATA_LO, NB_DEFAULT_DATA_HI);
+		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
+		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
+	[NB_CMD_RESUME] = { "resume",
+		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
+		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
+	[NB_CMD_SERVE] = { "serve",
+		"usage: nbrun serve [--bind ADDR] [--port 7575] [--data-ports 7600-7699] [--once]\n"
+		"                   [--secret-file FILE] [--allow CIDR]... [--idle-timeout SECONDS]\n"
+		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
+		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
+		"  --bind ADDR          listen on ADDR only (default: every address)\n"
+		"  --port PORT          control port (default 7575)\n"
+		"  --data-ports LO-HI   data port range (default 7600-7699)\n"
+		"  --once               exit after the first session\n"
+		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE;\n"
+		"                       without one, anyone who reaches the port may use the agent)\n"
+		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
+		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
+		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
+		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
+		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G (default: none)\n"
+		"  --idle-timeout S     close a control connection idle for S seconds (default 300)\n" },
+	[NB_CMD_VALIDATE] = { "validate",
+		"usage: nbrun validate CONFIG.yaml [--filter GLOB] [--set KEY=VALUE]   check a config\n",
+		"  --filter GLOB        count only cases whose id matches (repeatable)\n"
+		"  --set KEY=VALUE      override a default for every test (repeatable)\n" },
+	[NB_CMD_REPORT] = { "report",
+		"usage: nbrun report DIR                    rebuild report, summary and charts\n", "" },
+	[NB_CMD_COMPARE] = { "compare",
+		"usage: nbrun compare BASE NEW [NEW...] [--threshold 5%] [--metric NAME]\n"
+		"                     [--out FILE.md] [--format md|csv|json] [--junit FILE.xml]\n"
+		"                     [--summary FILE.md] [--allow-missing]\n"
+		"                     [--fail-on-inconclusive] [--expect-diff KEY] [--names A,B]\n"
+		"                     [--neutral]   regression gate, vendor comparison\n",
+		"  --threshold PCT      smallest change that counts (default 5%)\n"
+		"  --metric NAME        judge every case on this column; all: each case's headline\n"
+		"                       (the default); repeatable: --metric all --metric lat_p99_us\n"
+		"  --out FILE           write the comparison here (charts beside it), not on stdout\n"
+		"  --format FMT         md (default), csv or json\n"
+		"  --junit FILE         also write JUnit XML: a testsuite per metric, a testcase per\n"
+		"                       case, a failure wherever the gate fails\n"
+		"  --summary FILE       also append a short Markdown summary (the gate, then the\n"
+		"                       changes), e.g. --summary \"$GITHUB_STEP_SUMMARY\"\n"
+		"  --allow-missing      a case of BASE missing in NEW does not fail the gate\n"
+		"  --fail-on-inconclusive  an inconclusive case fails the gate\n"
+		"  --expect-diff KEY    a difference in this plan or environment key is intended\n"
+		"                       (repeatable)\n"
+		"  --names A,B          name the folders in the report\n"
+		"  --neutral            vendor comparison: no better or worse, only differences\n" },
+	[NB_CMD_ENV] = { "env",
+		"usage: nbrun env [--peer HOST[:PORT]] [--json FILE]   environment facts of both ends\n",
+		"  --peer HOST[:PORT]   also ask the agent on HOST for its facts\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
+		"  --json FILE          also write the facts as JSON to FILE\n" },
+	[NB_CMD_EXPORT] = { "export",
+		"usage: nbrun export DIR --format prometheus|github-benchmark|jsonl|csv [-o FILE]\n"
+		"                    [--better bigger|smaller]   results for other systems\n",
+		"  --format FMT         prometheus (text exposition: Pushgateway, textfile collector),\n"
+		"                       github-benchmark (github-action-benchmark's custom JSON),\n"
+		"                       jsonl (runs.jsonl's records) or csv (one row per case)\n"
+		"  -o, --out FILE       write here, whole or not at all (default: stdout)\n"
+		"  --better DIR         github-benchmark: only the bigger- or smaller-is-better\n"
+		"                       headlines (needed when the folder has both)\n" },
+};
+
+static const char common_options[] =
+	"  -q, --quiet          only errors;  -v, --verbose  more detail;  -h, --help  this text\n";
+
+static const char exit_codes[] =
+	"exit codes: 0 every run measured; 1 some runs failed (recorded); 2 bad input (config, CLI);\n"
+	"  3 the peer is unreachable, busy, or died mid-run; 4 a results file cannot be written;\n"
+	"  5 --check found a problem; 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM\n"
+	"  (every finished run is kept and reported).\n";
+
+const char *nb_cli_cmd_name(enum nb_cmd cmd)
+{
+	return cmd <= NB_CMD_EXPORT ? cmddefs[cmd].name : cmd == NB_CMD_HELP ? "help" : "version";
+}
+
+static void overview(FILE *out)
+{
+	fputs(cmddefs[NB_CMD_RUN].synopsis, out);
+	for (int c = NB_CMD_RESUME; c <= NB_CMD_EXPORT; c++)
+		fprintf(out, "       %s", cmddefs[c].synopsis + strlen("usage: "));
+	fputs("       nbrun help [SUBCOMMAND]             this text, or a subcommand's options\n"
+	      "\noptions of a run:\n", out);
+	fputs(cmddefs[NB_CMD_RUN].options, out);
+	fputs(common_options, out);
+	fputs("  --version            print the version\n\n", out);
+	fputs(exit_codes, out);
+	fputs("'nbrun SUBCOMMAND --help' lists its options; `man nbrun` has the details.\n", out);
+}
+
+void nb_cli_usage(enum nb_cmd cmd, FILE *out)
+{
+	if (cmd > NB_CMD_EXPORT) {
+		overview(out);
+		return;
+	}
+	fputs(cmddefs[cmd].synopsis, out);
+	fputs("\noptions:\n", out);
+	fputs(cmddefs[cmd].options, out);
+	fputs(common_options, out);
+	if (cmd == NB_CMD_RUN || cmd == NB_CMD_RESUME)
+		fprintf(out, "\n%s", exit_codes);
 }
 
 static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -115,41 +221,6 @@ static bool parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 	return true;
 }
 
-/* serve's limits and who may connect: --allow, --max-*, --idle-timeout. */
-static bool apply_serve(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
-{
-	uint64_t v;
-	enum nb_rate_unit unit;
-	const char *why;
-	switch (c) {
-	case OPT_ALLOW:
-		if (cli->nallow >= NB_CLI_MAX_LIST)
-			return nb_error_set(err, "too many --allow (at most %d)", NB_CLI_MAX_LIST);
-		return nb_cidr_parse(arg, &cli->allow[cli->nallow++], err);
-	case OPT_MAX_DURATION:
-		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
-			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
-		return true;
-	case OPT_IDLE_TIMEOUT:
-		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
-			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
-		return true;
-	case OPT_MAX_STREAMS:
-		if (!parse_u32(arg, 1, NB_MAX_FLOWS, &cli->max_streams))
-			return nb_error_set(err, "--max-streams '%s': expected flows, 1..%d", arg, NB_MAX_FLOWS);
-		return true;
-	case OPT_MAX_MESSAGE:
-		if (!nb_units_size(arg, &v, &why) || v < 1 || v > (1u << 30))
-			return nb_error_set(err, "--max-message '%s': expected a size, 1 to 1G, e.g. 1M", arg);
-		cli->max_message = (uint32_t)v;
-		return true;
-	}
-	if (!nb_units_rate(arg, &v, &unit, &why) || unit == NB_RATE_PPS)
-		return nb_error_set(err, "--max-rate '%s': expected bit/s, e.g. 10G (0: no limit)", arg);
-	cli->max_rate = v;
-	return true;
-}
-
 static bool push(const char **list, size_t *n, const char *v, const char *what, struct nb_error *err)
 {
 	if (*n >= NB_CLI_MAX_LIST)
@@ -171,6 +242,8 @@ static void cli_defaults(struct nb_cli *cli)
 	cli->max_message = NB_LIMITS_SERVE_MESSAGE;
 	cli->threshold = 0.05;
 	cli->format = "md";
+	cli->export_format = -1;
+	cli->better = NB_BETTER_NONE;
 }
 
 static void save_cmdline(int argc, char **argv, struct nb_cli *cli)
@@ -185,21 +258,42 @@ static void save_cmdline(int argc, char **argv, struct nb_cli *cli)
 	}
 }
 
-/* Apply one parsed option; false with err set on a bad value. */
-static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *cli,
-		      struct nb_error *err)
+/* serve's limits on one test: --max-streams, --max-message, --max-rate. */
+static bool apply_limit_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	uint64_t v;
+	enum nb_rate_unit unit;
+	const char *why;
+	switch (c) {
+	case OPT_MAX_STREAMS:
+		if (!parse_u32(arg, 1, NB_MAX_FLOWS, &cli->max_streams))
+			return nb_error_set(err, "--max-streams '%s': expected flows, 1..%d", arg, NB_MAX_FLOWS);
+		return true;
+	case OPT_MAX_MESSAGE:
+		if (!nb_units_size(arg, &v, &why) || v < 1 || v > (1u << 30))
+			return nb_error_set(err, "--max-message '%s': expected a size, 1 to 1G, e.g. 1M", arg);
+		cli->max_message = (uint32_t)v;
+		return true;
+	}
+	if (!nb_units_rate(arg, &v, &unit, &why) || unit == NB_RATE_PPS)
+		return nb_error_set(err, "--max-rate '%s': expected bit/s, e.g. 10G (0: no limit)", arg);
+	cli->max_rate = v;
+	return true;
+}
+
+/* Options of serve: numbers with ranges, who may connect, the limits. */
+static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
 {
 	uint32_t v;
 	switch (c) {
-	case OPT_PEER: cli->peer = arg; return true;
-	case OPT_OUT: cli->out = arg; return true;
-	case OPT_DRY_RUN: cli->dry_run = true; return true;
-	case OPT_FILTER: return push(cli->filters, &cli->nfilters, arg, "--filter", err);
-	case OPT_SET:
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return nb_error_set(err, "--set '%s': expected KEY=VALUE", arg);
-		return push(cli->sets, &cli->nsets, arg, "--set", err);
-	case OPT_BIND: cli->bind = arg; return true;
+	case OPT_ALLOW:
+		if (cli->nallow >= NB_CLI_MAX_LIST)
+			return nb_error_set(err, "too many --allow (at most %d)", NB_CLI_MAX_LIST);
+		return nb_cidr_parse(arg, &cli->allow[cli->nallow++], err);
+	case OPT_MAX_STREAMS:
+	case OPT_MAX_MESSAGE:
+	case OPT_MAX_RATE:
+		return apply_limit_opt(c, arg, cli, err);
 	case OPT_PORT:
 		if (!parse_u32(arg, 1, 65535, &v))
 			return nb_error_set(err, "--port '%s': expected a port 1..65535", arg);
@@ -209,34 +303,129 @@ static bool apply_opt(int c, const char *arg, const char *argv0, struct nb_cli *
 		if (!parse_port_range(arg, &cli->data_lo, &cli->data_hi))
 			return nb_error_set(err, "--data-ports '%s': expected LOW-HIGH, e.g. 7600-7699", arg);
 		return true;
-	case OPT_ONCE: cli->once = true; return true;
+	case OPT_MAX_DURATION:
+		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
+			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
+		return true;
+	case OPT_IDLE_TIMEOUT:
+		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
+			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
+		return true;
+	}
+	return true;
+}
+
+/* Options of compare. */
+static bool apply_compare_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	switch (c) {
 	case OPT_THRESHOLD: return nb_cmp_parse_threshold(arg, &cli->threshold, err);
-	case OPT_METRIC: cli->metric = arg; return true;
 	case OPT_FORMAT:
 		if (strcmp(arg, "md") && strcmp(arg, "csv") && strcmp(arg, "json"))
 			return nb_error_set(err, "--format '%s': expected md, csv or json", arg);
 		cli->format = arg;
 		return true;
-	case OPT_JSON: cli->json = arg; return true;
+	case OPT_METRIC: return push(cli->metrics, &cli->nmetrics, arg, "--metric", err);
 	case OPT_NAMES: cli->names = arg; return true;
+	case OPT_JUNIT: cli->junit = arg; return true;
+	case OPT_SUMMARY: cli->summary = arg; return true;
 	case OPT_NEUTRAL: cli->neutral = true; return true;
 	case OPT_EXPECT_DIFF: return push(cli->expect, &cli->nexpect, arg, "--expect-diff", err);
 	case OPT_ALLOW_MISSING: cli->allow_missing = true; return true;
 	case OPT_FAIL_INCONCLUSIVE: cli->fail_on_inconclusive = true; return true;
+	}
+	return true;
+}
+
+/* Options of export. */
+static bool apply_export_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	enum nb_export_format f;
+	if (c == OPT_FORMAT) {
+		if (!nb_export_format_parse(arg, &f))
+			return nb_error_set(err, "--format '%s': expected prometheus, github-benchmark, "
+					    "jsonl or csv", arg);
+		cli->export_format = (int)f;
+		return true;
+	}
+	if (strcmp(arg, "bigger") && strcmp(arg, "smaller"))
+		return nb_error_set(err, "--better '%s': expected bigger or smaller", arg);
+	cli->better = arg[0] == 'b' ? NB_BETTER_HIGHER : NB_BETTER_LOWER;
+	return true;
+}
+
+/* Apply one parsed option; false with err set on a bad value. */
+static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	switch (c) {
+	case OPT_PEER: cli->peer = arg; return true;
+	case OPT_OUT: cli->out = arg; return true;
+	case OPT_FORCE: cli->force = true; return true;
+	case OPT_DRY_RUN: cli->dry_run = true; return true;
+	case OPT_CHECK: cli->check = true; return true;
+	case OPT_FILTER: return push(cli->filters, &cli->nfilters, arg, "--filter", err);
+	case OPT_SET:
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return nb_error_set(err, "--set '%s': expected KEY=VALUE", arg);
+		return push(cli->sets, &cli->nsets, arg, "--set", err);
+	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
+	case OPT_BIND: cli->bind = arg; return true;
+	case OPT_ONCE: cli->once = true; return true;
+	case OPT_JSON: cli->json = arg; return true;
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
-	case OPT_ALLOW:
-	case OPT_MAX_DURATION:
-	case OPT_IDLE_TIMEOUT:
-	case OPT_MAX_RATE:
-	case OPT_MAX_STREAMS:
-	case OPT_MAX_MESSAGE:
-		return apply_serve(c, arg, cli, err);
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
-	case 'h': cli->cmd = NB_CMD_HELP; return true;
-	case OPT_VERSION: cli->cmd = NB_CMD_VERSION; return true;
+	case OPT_BETTER:
+		return apply_export_opt(c, arg, cli, err);
+	case OPT_FORMAT:
+		if (cli->cmd == NB_CMD_EXPORT)
+			return apply_export_opt(c, arg, cli, err);
+		return apply_compare_opt(c, arg, cli, err);
+	case OPT_THRESHOLD:
+	case OPT_METRIC:
+	case OPT_JUNIT:
+	case OPT_SUMMARY:
+	case OPT_NAMES:
+	case OPT_NEUTRAL:
+	case OPT_EXPECT_DIFF:
+	case OPT_ALLOW_MISSING:
+	case OPT_FAIL_INCONCLUSIVE:
+		return apply_compare_opt(c, arg, cli, err);
 	}
-	return nb_error_set(err, "%s: unknown option", argv0);
+	return apply_serve_opt(c, arg, cli, err);
+}
+
+static const struct optdef *optdef_of(int id)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (optdefs[i].id == id)
+			return &optdefs[i];
+	return NULL;
+}
+
+/* "serve" or "run, resume or env": the subcommands taking an option. */
+static void owners(unsigned cmds, char *buf, size_t len)
+{
+	const char *names[NB_CMD_EXPORT + 1];
+	size_t n = 0;
+	for (int c = NB_CMD_RUN; c <= NB_CMD_EXPORT; c++)
+		if ((cmds >> c) & 1u)
+			names[n++] = cmddefs[c].name;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+}
+
+/* An option this subcommand does not take: name the ones that do. */
+static bool foreign_opt(const struct nb_cli *cli, const struct optdef *d, bool *foreign,
+			struct nb_error *err)
+{
+	char who[128];
+	owners(d->cmds, who, sizeof(who));
+	*foreign = true;
+	return nb_error_set(err, "--%s is not an option of nbrun %s (only of nbrun %s)", d->name,
+			    nb_cli_cmd_name(cli->cmd), who);
 }
 
 static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
@@ -248,9 +437,16 @@ static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
 			return nb_error_set(err, cli->nargs ? "expected one CONFIG.yaml, got %zu arguments"
 							  : "missing CONFIG.yaml%.0zu", cli->nargs);
 		return true;
+	case NB_CMD_EXPORT:
+		if (cli->nargs == 1 && cli->export_format < 0)
+			return nb_error_set(err, "export: --format is required (prometheus, "
+					    "github-benchmark, jsonl or csv)");
+		/* fall through */
 	case NB_CMD_REPORT:
+	case NB_CMD_RESUME:
 		if (cli->nargs != 1)
-			return nb_error_set(err, "report: expected one results folder");
+			return nb_error_set(err, "%s: expected one results folder",
+					    nb_cli_cmd_name(cli->cmd));
 		return true;
 	case NB_CMD_COMPARE:
 		if (cli->nargs < 2)
@@ -261,38 +457,74 @@ static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
 		if (cli->nargs)
 			return nb_error_set(err, "unexpected argument '%s'", cli->args[0]);
 		return true;
-	case NB_CMD_HELP:
-	case NB_CMD_VERSION:
+	default:
 		return true;
 	}
-	return true;
 }
 
-bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, struct nb_error *err)
+/* The subcommand named by argv[1], if any (*named); `help` takes an optional subcommand. */
+static int subcommand(int argc, char **argv, struct nb_cli *cli, bool *named)
 {
-	cli_defaults(cli);
-	save_cmdline(argc, argv, cli);
-	int first = 1;
-	if (argc > 1) {
-		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-			if (strcmp(argv[1], subcommands[i].name) == 0) {
-				cli->cmd = subcommands[i].cmd;
-				first = 2;
-			}
+	*named = false;
+	if (argc < 2)
+		return 1;
+	for (int c = NB_CMD_RUN; c <= NB_CMD_EXPORT; c++)
+		if (strcmp(argv[1], cmddefs[c].name) == 0) {
+			cli->cmd = (enum nb_cmd)c;
+			*named = true;
+			return 2;
 		}
-	}
-	optind = first;
+	if (strcmp(argv[1], "help") != 0)
+		return 1;
+	cli->cmd = NB_CMD_HELP;
+	cli->help_for = NB_CMD_HELP;
+	for (int c = NB_CMD_RUN; argc > 2 && c <= NB_CMD_EXPORT; c++)
+		if (strcmp(argv[2], cmddefs[c].name) == 0)
+			cli->help_for = (enum nb_cmd)c;
+	return argc;
+}
+
+static bool parse_opts(int argc, char **argv, struct nb_cli *cli, bool named, bool *foreign,
+		       struct nb_error *err)
+{
+	struct option long_opts[NOPTS + 1];
+	for (size_t i = 0; i < NOPTS; i++)
+		long_opts[i] = (struct option){ optdefs[i].name, optdefs[i].has_arg, NULL, optdefs[i].id };
+	long_opts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":qvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qvho:", long_opts, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
+		c = c == 'o' ? OPT_OUT : c;
 		if (c == '?')
 			return nb_error_set(err, "unknown option '%s'", optopt ? (char[]){ '-', (char)optopt, 0 } : bad);
 		if (c == ':')
 			return nb_error_set(err, "option '%s' needs an argument", bad);
-		if (!apply_opt(c, optarg, bad, cli, err))
+		const struct optdef *d = optdef_of(c);
+		if (d && !((d->cmds >> cli->cmd) & 1u))
+			return foreign_opt(cli, d, foreign, err);
+		if (c == 'h' || c == OPT_VERSION) {
+			cli->help_for = named ? cli->cmd : NB_CMD_HELP;
+			cli->cmd = c == 'h' ? NB_CMD_HELP : NB_CMD_VERSION;
+			continue;
+		}
+		if (!apply_opt(c, optarg, cli, err))
 			return false;
 	}
+	return true;
+}
+
+bool nb_cli_parse(int argc, char **argv, struct nb_cli *cli, bool *foreign, struct nb_error *err)
+{
+	cli_defaults(cli);
+	save_cmdline(argc, argv, cli);
+	*foreign = false;
+	bool named;
+	optind = subcommand(argc, argv, cli, &named);
+	if (cli->cmd == NB_CMD_HELP)
+		return true;
+	if (!parse_opts(argc, argv, cli, named, foreign, err))
+		return false;
 	for (int i = optind; i < argc; i++)
 		if (!push(cli->args, &cli->nargs, argv[i], "arguments", err))
 			return false;

@@ -11,6 +11,7 @@
 #include "ctl.h"
 #include "env.h"
 #include "env_json.h"
+#include "export.h"
 #include "facts.h"
 #include "pitfalls.h"
 #include "report.h"
@@ -28,6 +29,65 @@ bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_erro
 	return true;
 }
 
+/* Every error of the config, one line each. */
+static bool load_config(const struct nb_cli *cli, struct nb_config *cfg)
+{
+	struct nb_config_errors *errs = malloc(sizeof(*errs));
+	if (!errs) {
+		fprintf(stderr, "nbrun: out of memory\n");
+		return false;
+	}
+	bool ok = nb_config_load_all(cli->args[0], cli->sets, cli->nsets, cfg, errs);
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "nbrun: %s\n", errs->v[i].msg);
+	if (errs->more)
+		fprintf(stderr, "nbrun: %s: %zu more error%s not shown (fix these first)\n",
+			cli->args[0], errs->more, errs->more == 1 ? "" : "s");
+	free(errs);
+	return ok;
+}
+
+bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan)
+{
+	struct nb_error err = { { 0 } };
+	if (!load_config(cli, cfg))
+		return false;
+	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		nb_config_free(cfg);
+		return false;
+	}
+	return true;
+}
+
+int nb_cmd_validate(const struct nb_cli *cli)
+{
+	struct nb_config cfg = { 0 };
+	struct nb_plan plan = { 0 };
+	if (!nb_cmd_load(cli, &cfg, &plan))
+		return 2;
+	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
+	       plan.nslots == 1 ? "" : "s");
+	nb_plan_free(&plan);
+	nb_config_free(&cfg);
+	return 0;
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+int nb_cmd_export(const struct nb_cli *cli)
+{
+	struct nb_error err = { { 0 } };
+	int rc = nb_export(cli->args[0], (enum nb_export_format)cli->export_format,
+			   (enum nb_better)cli->better, cli->out, &err);
+	if (rc != 0)
+		fprintf(stderr, "nbrun: export: %s\n", err.msg);
+	return rc;
+}
+
 int nb_cmd_report(const struct nb_cli *cli)
 {
 	struct nb_report_info info;
@@ -36,32 +96,37 @@ int nb_cmd_report(const struct nb_cli *cli)
 		fprintf(stderr, "nbrun: report: %s\n", err.msg);
 		return 2;
 	}
-	fprintf(stderr, "report: %zu cases, %zu runs (%zu failed), %zu incomplete rows skipped, "
-		"%zu charts (%zu rendered)%s%s\n", info.cases, info.runs, info.failed_runs,
-		info.incomplete_rows, info.charts, info.charts_rendered, info.note[0] ? "; " : "", info.note);
+	fprintf(stderr, "report: %zu case%s, %zu run%s (%zu failed), %zu incomplete row%s skipped, "
+		"%zu chart%s (%zu rendered)%s%s\n", info.cases, plural(info.cases), info.runs,
+		plural(info.runs), info.failed_runs, info.incomplete_rows, plural(info.incomplete_rows),
+		info.charts, plural(info.charts), info.charts_rendered, info.note[0] ? "; " : "",
+		info.note);
 	return 0;
 }
 
-/* env --peer: the agent's session (its facts) and our facts toward it; an exit code. */
-static int open_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_facts *local)
+/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer or secret file, 3
+ * unreachable or refused). */
+static int env_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_facts *local)
 {
 	struct sockaddr_storage addr;
 	socklen_t len;
-	struct nb_secret secret;
+	char host[256];
+	uint16_t port;
+	struct nb_secret secret = { 0 };
 	struct nb_error err = { { 0 } };
-	if (!nb_cmd_secret(cli, &secret, &err)) {
-		fprintf(stderr, "nbrun: %s\n", err.msg);
-		return 2;
-	}
-	bool ok = nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) &&
-		  nb_client_open(c, cli->peer, &addr, len, &secret, &err);
+	int rc = 0;
+	if (!nb_ctl_parse_peer(cli->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err) ||
+	    !nb_cmd_secret(cli, &secret, &err))
+		rc = 2;
+	else if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
+		 !nb_client_open(c, cli->peer, &addr, len, &secret, &err))
+		rc = 3;
 	sodium_memzero(&secret, sizeof(secret));
-	if (!ok) {
+	if (rc)
 		fprintf(stderr, "nbrun: %s\n", err.msg);
-		return 3;
-	}
-	nb_env_collect("/", (struct sockaddr *)&addr, len, local);
-	return 0;
+	else
+		nb_env_collect("/", (struct sockaddr *)&addr, len, local);
+	return rc;
 }
 
 int nb_cmd_env(const struct nb_cli *cli)
@@ -73,7 +138,7 @@ int nb_cmd_env(const struct nb_cli *cli)
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	nb_facts_init(&c.peer_facts);
-	int rc = cli->peer ? open_peer(cli, &c, &local) : 0;
+	int rc = cli->peer ? env_peer(cli, &c, &local) : 0;
 	if (rc) {
 		nb_facts_free(&local);
 		return rc;
@@ -102,7 +167,7 @@ int nb_cmd_compare(const struct nb_cli *cli)
 {
 	struct nb_compare_opts o = {
 		.paths = cli->args, .npaths = cli->nargs, .threshold = cli->threshold,
-		.metric = cli->metric, .format = cli->format, .out = cli->out, .names = cli->names,
+		.metrics = cli->metrics, .nmetrics = cli->nmetrics, .format = cli->format, .junit = cli->junit, .summary = cli->summary, .out = cli->out, .names = cli->names,
 		.neutral = cli->neutral, .allow_missing = cli->allow_missing,
 		.fail_on_inconclusive = cli->fail_on_inconclusive, .expect = cli->expect,
 		.nexpect = cli->nexpect,

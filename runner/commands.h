@@ -1,9 +1,17 @@
-/* nbrun — the smaller subcommands: report, env, compare. Each returns the exit code. */
+/* nbrun — the smaller subcommands: validate, report, env, compare, and loading a config for
+ * a run. Each returns the exit code. */
 #ifndef NB_COMMANDS_H
 #define NB_COMMANDS_H
 
 #include "auth.h"
 #include "cli.h"
+#include "config.h"
+#include "plan.h"
+
+/** Load cli's config and build its plan; false after printing every error on stderr. */
+bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan);
+/** `nbrun validate CONFIG`: check a config, print its case and run counts. */
+int nb_cmd_validate(const struct nb_cli *cli);
 
 /** The shared secret of --secret-file, else of $NBRUN_SECRET_FILE, else none (s->set false);
  *  warns on stderr when others may read the file. */
@@ -14,5 +22,7 @@ int nb_cmd_report(const struct nb_cli *cli);
 int nb_cmd_env(const struct nb_cli *cli);
 /** `nbrun compare BASE NEW...`: regression / vendor comparison. */
 int nb_cmd_compare(const struct nb_cli *cli);
+/** nbrun export DIR --format FMT [-o FILE]: 0, 2 bad input, 4 the output cannot be written. */
+int nb_cmd_export(const struct nb_cli *cli);
 
 #endif

@@ -1,4 +1,7 @@
-/* nbrun — entry point. Only main() exits. */
+/* nbrun — entry point. Only main() exits. SIGINT, SIGTERM and SIGHUP stop a batch the same
+ * way (the current run ends as interrupted, every finished row is kept, the report is
+ * written) and the exit code says which signal it was (128 + its number); a second one of the
+ * same kind ends the process at once. */
 #include <signal.h>
 #include <sodium.h>
 #include <stdatomic.h>
@@ -8,41 +11,57 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "commands.h"
 #include "config.h"
 #include "nb_config.h"
 #include "plan.h"
 #include "run.h"
-#include "commands.h"
 #include "units.h"
 
 static atomic_bool interrupted;
+static atomic_int signo;
 static struct nb_agent *serving;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
+	atomic_store(&signo, sig);
 	atomic_store(&interrupted, true);
 	if (serving)
 		nb_agent_request_stop(serving);
-	signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends at once */
+}
+
+/* SA_RESETHAND: the second signal of a kind takes its default action (ends nbrun). */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static int fail(const struct nb_error *err, int code)
 {
-	fprintf(stderr, "nbrun: %s\n", err->msg);
+	if (err->msg[0])
+		fprintf(stderr, "nbrun: %s\n", err->msg);
 	return code;
 }
 
-static int load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan *plan,
-		struct nb_error *err)
+static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_secret *secret)
 {
-	if (!nb_config_load(cli->args[0], cli->sets, cli->nsets, cfg, err))
-		return 2;
-	if (!nb_plan_build(cfg, cli->filters, cli->nfilters, plan, err)) {
-		nb_config_free(cfg);
-		return 2;
-	}
-	return 0;
+	return (struct nb_run_opts){
+		.peer = cli->peer, .secret = secret, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
+		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
+		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
+		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
+		.interrupt = &interrupted, .signo = &signo,
+	};
+}
+
+static int exit_code(enum nb_run_exit rc)
+{
+	return rc == NB_EXIT_SIGNAL ? NB_EXIT_SIGNAL + atomic_load(&signo) : (int)rc;
 }
 
 static int cmd_run(const struct nb_cli *cli)
@@ -51,25 +70,18 @@ static int cmd_run(const struct nb_cli *cli)
 	struct nb_plan plan = { 0 };
 	struct nb_error err = { { 0 } };
 	struct nb_secret secret = { 0 };
-	if (load(cli, &cfg, &plan, &err))
-		return fail(&err, 2);
+	if (!nb_cmd_load(cli, &cfg, &plan))
+		return NB_EXIT_USAGE;
 	int rc = 0;
-	if (cli->cmd == NB_CMD_VALIDATE) {
-		printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s",
-		       plan.nslots, plan.nslots == 1 ? "" : "s");
-	} else if (cli->dry_run) {
+	if (cli->dry_run) {
 		nb_plan_print(&plan, stdout);
 	} else if (cli->peer && !nb_cmd_secret(cli, &secret, &err)) {
-		rc = fail(&err, 2);
+		rc = fail(&err, NB_EXIT_USAGE);
 	} else {
-		struct nb_run_opts o = { .peer = cli->peer, .secret = &secret, .out_dir = cli->out,
-					 .cmdline = cli->cmdline, .verbosity = cli->verbosity,
-					 .interrupt = &interrupted };
-		signal(SIGINT, on_sigint);
-		signal(SIGPIPE, SIG_IGN);
-		rc = (int)nb_run_plan(&cfg, &plan, &o, &err);
-		if (rc != 0 && err.msg[0])
-			fprintf(stderr, "nbrun: %s\n", err.msg);
+		struct nb_run_opts o = run_opts(cli, &secret);
+		catch_signals();
+		rc = exit_code(nb_run_plan(&cfg, &plan, &o, &err));
+		fail(&err, rc);
 	}
 	sodium_memzero(&secret, sizeof(secret));
 	nb_plan_free(&plan);
@@ -105,6 +117,19 @@ static void serve_banner(const struct nb_agent *a, const struct nb_agent_opts *o
 			o->nallow ? "" : ", and --allow CIDR to limit who may connect");
 }
 
+static int cmd_resume(const struct nb_cli *cli)
+{
+	struct nb_error err = { { 0 } };
+	struct nb_secret secret;
+	if (!nb_cmd_secret(cli, &secret, &err))
+		return fail(&err, NB_EXIT_USAGE);
+	struct nb_run_opts o = run_opts(cli, &secret);
+	catch_signals();
+	int rc = fail(&err, exit_code(nb_run_resume(cli->args[0], &o, &err)));
+	sodium_memzero(&secret, sizeof(secret));
+	return rc;
+}
+
 static int cmd_serve(const struct nb_cli *cli)
 {
 	struct nb_secret secret;
@@ -126,8 +151,7 @@ static int cmd_serve(const struct nb_cli *cli)
 	}
 	serve_banner(a, &o);
 	serving = a;
-	signal(SIGINT, on_sigint);
-	signal(SIGTERM, on_sigint);
+	catch_signals();
 	bool ok = nb_agent_run(a, &err);
 	serving = NULL;
 	nb_agent_destroy(a);
@@ -135,24 +159,41 @@ static int cmd_serve(const struct nb_cli *cli)
 	return ok ? 0 : fail(&err, 1);
 }
 
+/* A usage error: one line with where to look; an option of another subcommand also shows
+ * this subcommand's usage. */
+static int usage_error(const struct nb_cli *cli, bool foreign, const struct nb_error *err)
+{
+	if (foreign) {
+		fprintf(stderr, "nbrun: %s\n\n", err->msg);
+		nb_cli_usage(cli->cmd, stderr);
+	} else if (cli->cmd == NB_CMD_RUN || cli->cmd > NB_CMD_EXPORT) {
+		fprintf(stderr, "nbrun: %s (try 'nbrun --help')\n", err->msg);
+	} else {
+		fprintf(stderr, "nbrun: %s (try 'nbrun %s --help')\n", err->msg, nb_cli_cmd_name(cli->cmd));
+	}
+	return NB_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct nb_cli cli;
 	struct nb_error err = { { 0 } };
-	if (!nb_cli_parse(argc, argv, &cli, &err)) {
-		fprintf(stderr, "nbrun: %s (try 'nbrun --help')\n", err.msg);
-		return 2;
-	}
+	bool foreign;
+	if (!nb_cli_parse(argc, argv, &cli, &foreign, &err))
+		return usage_error(&cli, foreign, &err);
 	switch (cli.cmd) {
 	case NB_CMD_HELP:
-		nb_cli_usage(stdout);
+		nb_cli_usage(cli.help_for, stdout);
 		return 0;
 	case NB_CMD_VERSION:
 		printf("nbrun %s%s\n", NB_VERSION, NB_STATIC_BUILD ? " (static)" : "");
 		return 0;
 	case NB_CMD_RUN:
-	case NB_CMD_VALIDATE:
 		return cmd_run(&cli);
+	case NB_CMD_RESUME:
+		return cmd_resume(&cli);
+	case NB_CMD_VALIDATE:
+		return nb_cmd_validate(&cli);
 	case NB_CMD_SERVE:
 		return cmd_serve(&cli);
 	case NB_CMD_REPORT:
@@ -161,6 +202,8 @@ int main(int argc, char **argv)
 		return nb_cmd_env(&cli);
 	case NB_CMD_COMPARE:
 		return nb_cmd_compare(&cli);
+	case NB_CMD_EXPORT:
+		return nb_cmd_export(&cli);
 	}
-	return 2;
+	return NB_EXIT_USAGE;
 }

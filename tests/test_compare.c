@@ -56,7 +56,8 @@ static void run_opts(const char *const *names, size_t n, struct nb_compare_opts 
 static void compare_opts(const char *const *names, size_t n, const char *format, const char *metric,
 			 const char *outfile, struct outcome *r)
 {
-	struct nb_compare_opts o = { .metric = metric, .format = format, .out = outfile };
+	struct nb_compare_opts o = { .metrics = &metric, .nmetrics = metric != NULL, .format = format,
+				     .out = outfile };
 	run_opts(names, n, &o, r);
 }
 
@@ -79,7 +80,8 @@ static void build(const char *base, const char *nw, const char *metric, struct n
 	fixture(base, a, sizeof(a));
 	fixture(nw, b, sizeof(b));
 	const char *paths[] = { a, b };
-	struct nb_compare_opts o = { .paths = paths, .npaths = 2, .threshold = 0.05, .metric = metric };
+	struct nb_compare_opts o = { .paths = paths, .npaths = 2, .threshold = 0.05,
+				     .metrics = &metric, .nmetrics = metric != NULL };
 	struct nb_error err = { "" };
 	cr_assert(nb_compare_build(c, &o, &err), "build: %s", err.msg);
 }

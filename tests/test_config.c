@@ -297,10 +297,10 @@ Test(config, out_of_range_values_are_rejected_table)
 		  "omit 1s leaves 0.2s of duration 1.2s, less than one interval of 0.5s (expected omit "
 		  "at most 0.5s)" },
 		{ "rate: -1M", "4:11", "bad rate '-1M': negative" },
-		{ "tos: 256", "4:10", "256 is out of range (expected an integer from 0 to 255)" },
+		{ "tos: 256", "4:10", "tos 256 is out of range (expected a TOS byte 0..255 or 0x00..0xff" },
 		{ "direction: sideways", "4:16", "unknown value 'sideways' (expected forward, reverse "
 						 "or bidir)" },
-		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp or udp; did you mean 'tcp'?)" },
+		{ "protocol: sctp", "4:15", "unknown value 'sctp' (expected tcp, udp or icmp; did you mean 'tcp'?)" },
 	};
 	assert_errs("tests:\n  - name: a\n    engine: stream\n    ", t, sizeof(t) / sizeof(t[0]));
 }
@@ -340,10 +340,10 @@ Test(config, engines_get_their_protocol_and_size_checks)
 Test(config, unknown_engine_is_suggested)
 {
 	assert_err(fail("tests:\n  - name: a\n    engine: strem\n"), "3:13",
-		   "unknown value 'strem' (expected stream, pps, rr, crr or latency; did you mean "
+		   "unknown value 'strem' (expected stream, pps, rr, crr, latency, icmp or connect; did you mean "
 		   "'stream'?)");
 	assert_err(fail("tests:\n  - name: a\n    size: 64\n"), "2:5",
-		   "test 'a' has no engine (expected engine: stream, pps, rr, crr or latency)");
+		   "test 'a' has no engine (expected engine: stream, pps, rr, crr, latency, icmp or connect)");
 }
 
 Test(config, engine_in_defaults_serves_every_test)
@@ -361,7 +361,7 @@ Test(config, rate_units_follow_the_engine)
 {
 	struct nb_config cfg;
 	struct nb_error err;
-	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n    rate: [500kpps, 200k, 1000]\n"
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: pps\n    rate: [500kpps, 200kpps, 1000pps]\n"
 			    "  - name: b\n    engine: stream\n    rate: [1Gbps, 10kpps]\n",
 			    NULL, 0, &cfg, &err), "%s", err.msg);
 	cr_assert_eq(cfg.tests[0].rate.v[0], 500000);
@@ -372,6 +372,10 @@ Test(config, rate_units_follow_the_engine)
 	nb_config_free(&cfg);
 	assert_err(fail("tests:\n  - name: a\n    engine: latency\n    rate: 1Gbps\n"), "4:11",
 		   "'1Gbps' is a bit rate but engine latency paces packets (expected a packet rate");
+	/* a packet rate needs its unit; 0 (unpaced) needs none */
+	assert_err(fail("tests:\n  - name: a\n    engine: pps\n    rate: [0, 200k]\n"), "4:15",
+		   "rate '200k' has no unit: engine pps paces in pkt/s, where a bare number is "
+		   "ambiguous (expected 200kpps)");
 }
 
 Test(config, repeated_list_values_are_rejected)

@@ -51,7 +51,7 @@ Test(config, sweeps_parse_each_mode)
 			    "    sweep: {rate: {steps: [100M, 200M, 500M]}}\n"
 			    "  - name: b\n    engine: stream\n    sweep: {rate: {from: 1G, to: 10G, "
 			    "step: 1G}}\n"
-			    "  - name: c\n    engine: pps\n    sweep: {rate: {from: 10k, to: 1M, "
+			    "  - name: c\n    engine: pps\n    sweep: {rate: {from: 10kpps, to: 1Mpps, "
 			    "factor: 2}, trial: 3s}\n"
 			    "  - name: d\n    engine: stream\n    protocol: udp\n    sweep: {rate: {from: "
 			    "10M, to: 1G, loss: [0%, 0.5%]}, confirm: 3, retries: 0}\n",

@@ -1,4 +1,5 @@
-/* CSV writing: quoting per RFC 4180, empty cells for NAN, a header only once. */
+/* CSV writing: quoting per RFC 4180, empty cells for NAN, a header only once; a created file
+ * appears whole or not at all, and a failed write names the file. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "csv.h"
 #include "fixture_util.h"
+#include "afile.h"
 #include "runs_csv.h"
 
 /* The file's text (kept until the next call). */
@@ -96,4 +98,68 @@ Test(csv, runs_header_has_fixed_then_metric_columns)
 	cr_assert_not_null(strstr(text, ",rx_bps,"));
 	cr_assert_not_null(strstr(text, ",lat_p999_us,"));
 	nbt_rmtree(dir);
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+Test(csv, a_created_file_appears_whole_when_finished)
+{
+	char dir[64], path[128], tmp[140];
+	cr_assert(nbt_tmpdir("csvc", dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/plan.csv", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	const char *hdr[] = { "a" };
+	struct nb_csv *c = nb_csv_create(path, hdr, 1, NULL);
+	cr_assert_not_null(c);
+	nb_csv_u64(c, 7);
+	cr_expect(nb_csv_end(c));
+	cr_expect_not(exists(path), "the file is not there before it is finished");
+	struct nb_error err = { "" };
+	cr_assert(nb_csv_finish(c, &err), "%s", err.msg);
+	cr_expect_str_eq(slurp(path), "a\n7\n");
+	cr_expect_not(exists(tmp), "no temporary file is left");
+	nbt_rmtree(dir);
+}
+
+Test(csv, a_created_file_that_failed_leaves_nothing_and_says_why)
+{
+	char dir[64], path[128];
+	cr_assert(nbt_tmpdir("csvf", dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/plan.csv", dir);
+	const char *hdr[] = { "a", "b" };
+	struct nb_csv *c = nb_csv_create(path, hdr, 2, NULL);
+	nb_csv_u64(c, 1);
+	cr_expect_not(nb_csv_end(c), "a row of one cell in a file of two fails");
+	struct nb_error err = { "" };
+	cr_expect_not(nb_csv_finish(c, &err));
+	char want[200];
+	snprintf(want, sizeof(want), "cannot write %s: a row with the wrong number of cells", path);
+	cr_expect_str_eq(err.msg, want);
+	cr_expect_not(exists(path));
+	cr_expect_eq(rmdir(dir), 0, "the folder is empty: no .tmp left");
+}
+
+/* /dev/full accepts the open and fails every write with ENOSPC, as a full disk does. */
+Test(csv, a_full_disk_fails_the_row_it_happens_in_and_names_the_file)
+{
+	const char *hdr[] = { "a" };
+	struct nb_csv *c = nb_csv_open("/dev/full", hdr, 1, NULL);
+	cr_assert_not_null(c);
+	nb_csv_u64(c, 1);
+	cr_expect_not(nb_csv_end(c));
+	struct nb_error err = { "" };
+	cr_expect_not(nb_csv_ok(c, &err));
+	cr_expect_str_eq(err.msg, "cannot write /dev/full: No space left on device");
+	cr_expect_not(nb_csv_sync(c, NULL));
+	cr_expect_not(nb_csv_finish(c, NULL));
+}
+
+Test(csv, a_whole_file_write_to_a_missing_folder_names_the_file)
+{
+	struct nb_error err = { "" };
+	cr_expect_not(nb_afile_write("/nonexistent/dir/x.json", "{}", 2, &err));
+	cr_expect_str_eq(err.msg, "cannot write /nonexistent/dir/x.json: No such file or directory");
 }

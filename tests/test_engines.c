@@ -25,7 +25,7 @@ static size_t nengines(void)
 Test(engines, the_registry_finds_each_engine_by_its_unique_name)
 {
 	const struct nb_engine *const *list = nb_engine_list();
-	cr_assert_eq(nengines(), 5);
+	cr_assert_eq(nengines(), 7);
 	for (size_t i = 0; list[i]; i++) {
 		cr_assert_eq(nb_engine_find(list[i]->name), list[i], "%s", list[i]->name);
 		cr_assert_lt(strlen(list[i]->name), sizeof(((struct nb_params *)0)->engine));
@@ -82,7 +82,8 @@ Test(engines, request_and_response_come_together_with_their_keys)
 		cr_assert_eq(rr, t->default_response > 0, "%s", (*e)->name);
 		cr_assert_eq(rr, nb_engine_has_key(*e, "request"), "%s", (*e)->name);
 		cr_assert_eq(rr, nb_engine_has_key(*e, "response"), "%s", (*e)->name);
-		cr_assert_neq(rr, nb_engine_has_key(*e, "size"), "%s: size or request/response",
+		/* size or request/response, or neither (connect sends no payload) */
+		cr_assert_not(rr && nb_engine_has_key(*e, "size"), "%s: size or request/response",
 			      (*e)->name);
 	}
 }
@@ -105,9 +106,10 @@ Test(engines, protocols_default_and_note_agree)
 {
 	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++) {
 		const struct nb_engine_traits *t = &(*e)->traits;
-		bool one = nb_engine_runs_over(*e, NB_PROTO_TCP) != nb_engine_runs_over(*e, NB_PROTO_UDP);
+		bool one = nb_engine_runs_over(*e, NB_PROTO_TCP) + nb_engine_runs_over(*e, NB_PROTO_UDP) +
+				   nb_engine_runs_over(*e, NB_PROTO_ICMP) == 1;
 		cr_assert(nb_engine_runs_over(*e, t->default_proto), "%s", (*e)->name);
-		cr_assert_eq(t->protocols & ~(1u << NB_PROTO_TCP | 1u << NB_PROTO_UDP), 0);
+		cr_assert_eq(t->protocols & ~(1u << NB_PROTO_TCP | 1u << NB_PROTO_UDP | 1u << NB_PROTO_ICMP), 0);
 		cr_assert_eq(t->protocols_note != NULL, one, "%s", (*e)->name);
 	}
 }
@@ -150,7 +152,21 @@ static const struct expect expected[] = {
 	  "trans_per_s", "request response wait" },
 	{ &nb_engine_latency, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 32, 32, 24, 24, 0,
 	  0, "lat_p50_us", "size rate wait timeout" },
+	{ &nb_engine_icmp, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 0, 0, 0, 0, 0, 0,
+	  "lat_p50_us", "size rate timeout" },
+	{ &nb_engine_connect, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 0, 0, 0, 0, 0, 0,
+	  "lat_p50_us", "rate timeout port" },
 };
+
+Test(engines, only_icmp_and_connect_need_no_agent)
+{
+	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++)
+		cr_assert_eq(nb_engine_agentless(*e),
+			     *e == &nb_engine_icmp || *e == &nb_engine_connect, "%s", (*e)->name);
+	cr_assert_eq(nb_engine_icmp.traits.default_size[NB_PROTO_ICMP], 56, "ping's default");
+	cr_assert_eq(nb_engine_icmp.traits.min_size[NB_PROTO_ICMP], 24, "the header");
+	cr_assert_not(nb_engine_agentless(NULL));
+}
 
 static void keys_str(const struct nb_engine *e, char *buf, size_t len)
 {

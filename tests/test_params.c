@@ -8,7 +8,7 @@
 Test(params, every_name_parses_back_to_its_value)
 {
 	static const struct { enum nb_proto v; const char *name; } protos[] = {
-		{ NB_PROTO_TCP, "tcp" }, { NB_PROTO_UDP, "udp" },
+		{ NB_PROTO_TCP, "tcp" }, { NB_PROTO_UDP, "udp" }, { NB_PROTO_ICMP, "icmp" },
 	};
 	static const struct { enum nb_dir v; const char *name; } dirs[] = {
 		{ NB_DIR_FORWARD, "forward" }, { NB_DIR_REVERSE, "reverse" }, { NB_DIR_BIDIR, "bidir" },

@@ -216,3 +216,68 @@ Test(pitfalls, print_writes_one_warning_line_each)
 	cr_expect_eq(strchr(buf, '\n'), buf + strlen(buf) - 1);
 	nb_pitfalls_free(&out);
 }
+
+/* The same pitfall in several cases is one line naming them; findings beyond one per case (the
+ * two ends of a case) are counted on stderr, and the report shows the first case's in full. */
+Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
+{
+	struct nb_pitfall_case c[5] = {
+		{ .case_id = "a", .n = 3, .cv = 0.2 }, { .case_id = "b", .n = 3, .cv = 0.3 },
+		{ .case_id = "c", .n = 3, .cv = 0.4 }, { .case_id = "d", .n = 3, .cv = 0.5 },
+		{ .case_id = "e", .n = 3, .cv = 0.01,
+		  .cpu_thread_max_pct = { { 99, NAN }, { 98, NAN } } },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 5, 0.05, &out));
+	cr_assert_eq(out.n, 6, "4 unstable, 2 cpu-bound");
+	struct nb_pitfall_group *g;
+	size_t n;
+	cr_assert(nb_pitfalls_group(&out, &g, &n));
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(g[0].first->code, "unstable");
+	cr_expect_eq(g[0].ncases, 4);
+	cr_expect_eq(g[0].more, 0);
+	cr_expect_str_eq(g[1].first->code, "cpu-bound");
+	cr_expect_eq(g[1].ncases, 1);
+	cr_expect_eq(g[1].more, 1, "the peer end of the same case");
+	cr_assert_eq(g[1].nalso, 1, "the first case's other finding is kept for the report");
+	cr_expect_eq(strncmp(g[1].also[0]->text, "CPU bound on the peer end", 25), 0, "%s",
+		     g[1].also[0]->text);
+	nb_pitfalls_groups_free(g, n);
+	char buf[2048];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	nb_pitfalls_print(&out, m);
+	fclose(m);
+	cr_expect_eq(strncmp(buf, "warning: unstable in 4 cases (a, b, c and 1 more): unstable result: "
+			     "CV 20.0 %", 77), 0, "%s", buf);
+	char *second = strchr(buf, '\n') + 1;
+	cr_expect_eq(strncmp(second, "warning: cpu-bound e: CPU bound on the local end: its busiest "
+			     "sending thread", 76), 0, "%s", second);
+	cr_expect_not_null(strstr(second, "(+1 more like it)\n"), "%s", second);
+	cr_expect_eq(strchr(second, '\n'), buf + strlen(buf) - 1, "two lines");
+	nb_pitfalls_free(&out);
+}
+
+/* icmp (issue 19): every case says the echo is the target's kernel; unanswered requests also name
+ * the target's ICMP rate limit; an engine with no such notes (latency over UDP) says neither. */
+Test(pitfalls, icmp_cases_say_what_an_echo_measures_and_what_a_missing_reply_may_be)
+{
+	struct nb_pitfall_case c[3] = {
+		{ .case_id = "ping/icmp/s56/f1", .eng = &nb_engine_icmp, .n = 1, .lost_max = 0 },
+		{ .case_id = "ping/icmp/s56/f1/r2kpps", .eng = &nb_engine_icmp, .n = 1, .lost_max = 40,
+		  .loss_pct_max = 1 },
+		{ .case_id = "lat/udp/s64/f1/pp", .eng = &nb_engine_latency, .n = 1, .lost_max = 40,
+		  .loss_pct_max = 1 },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 3, 0.05, &out));
+	cr_assert_eq(out.n, 3);
+	cr_expect_str_eq(out.v[0].code, "icmp-kernel");
+	cr_expect_str_eq(out.v[0].case_id, "ping/icmp/s56/f1");
+	cr_expect_str_eq(out.v[1].code, "icmp-kernel");
+	cr_expect_str_eq(out.v[2].code, "icmp-ratelimit");
+	cr_expect_str_eq(out.v[2].case_id, "ping/icmp/s56/f1/r2kpps");
+	cr_expect_not_null(strstr(out.v[2].text, "up to 40 requests (1.00 %)"), "%s", out.v[2].text);
+	cr_expect_not_null(strstr(out.v[2].text, "icmp_ratelimit"));
+	nb_pitfalls_free(&out);
+}

@@ -274,7 +274,7 @@ Test(plan, sweeps_are_one_case_each_and_start_at_from)
 {
 	build("tests:\n  - name: s\n    engine: stream\n    protocol: udp\n    size: [64, 1400]\n"
 	      "    sweep: {rate: {from: 10M, to: 1G, loss: [0%, 0.1%], precision: 1%}, trial: 2s, "
-	      "confirm: 2}\n  - name: p\n    engine: pps\n    sweep: {rate: {steps: [1k, 2k, 4k]}}\n",
+	      "confirm: 2}\n  - name: p\n    engine: pps\n    sweep: {rate: {steps: [1kpps, 2kpps, 4kpps]}}\n",
 	      NULL, 0);
 	cr_assert_eq(plan.ncases, 3);
 	cr_assert_str_eq(plan.cases[0].id, "s/udp/s64/p1/forward/search");
@@ -339,13 +339,12 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	      "    protocol: udp\n    rate: 1G\n  - name: r\n    engine: rr\n    repetitions: auto\n"
 	      "  - name: l\n    engine: latency\n    protocol: udp\n    wait: spin\n"
 	      "  - name: s\n    engine: pps\n    direction: reverse\n"
-	      "    sweep:\n      rate: {from: 10k, to: 40k, steps: [10k, 40k]}\n",
+	      "    sweep:\n      rate: {from: 10kpps, to: 40kpps, steps: [10kpps, 40kpps]}\n",
 	      NULL, 0);
-	char dir[64], out[64], path[96];
+	char dir[64], path[96];
 	cr_assert(nbt_tmpdir("plancsv", dir, sizeof(dir)));
 	struct nb_error err;
-	cr_assert(nb_outdir_open(dir, &cfg, &plan, out, sizeof(out), &err), "%s", err.msg);
-	cr_assert_str_eq(out, dir);
+	cr_assert(nb_outdir_write(dir, &cfg, &plan, &err), "%s", err.msg);
 	snprintf(path, sizeof(path), "%s/plan.csv", dir);
 	char *text = nbt_slurp(path, NULL);
 	nbt_rmtree(dir);
@@ -370,10 +369,10 @@ Test(plan, plan_csv_keeps_the_auto_repetitions_rule)
 {
 	build("tests:\n  - name: r\n    engine: rr\n"
 	      "    repetitions: {auto: true, min: 2, max: 5, ci: 1%}\n", NULL, 0);
-	char dir[64], out[64];
+	char dir[64];
 	cr_assert(nbt_tmpdir("planauto", dir, sizeof(dir)));
 	struct nb_error err;
-	cr_assert(nb_outdir_open(dir, &cfg, &plan, out, sizeof(out), &err), "%s", err.msg);
+	cr_assert(nb_outdir_write(dir, &cfg, &plan, &err), "%s", err.msg);
 	struct nb_results res;
 	bool ok = nb_results_load(dir, &res, &err);
 	nbt_rmtree(dir);

@@ -161,6 +161,63 @@ Test(proto, error_and_ready_round_trip)
 	nb_buf_free(&b);
 }
 
+Test(proto, check_carries_what_a_plan_needs_and_its_result_the_problems)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK }, out;
+	m.u.check = (struct nb_msg_check){ .ncc = 2, .ncpus = 3, .protocols = 3,
+					   .longest_ns = 61000000000ull, .max_flows = 16 };
+	snprintf(m.u.check.cc[0], sizeof(m.u.check.cc[0]), "cubic");
+	snprintf(m.u.check.cc[1], sizeof(m.u.check.cc[1]), "bbr2");
+	m.u.check.cpus[0] = 0;
+	m.u.check.cpus[1] = 3;
+	m.u.check.cpus[2] = 4095;
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_expect_eq(out.type, NB_MSG_CHECK);
+	cr_expect_eq(out.u.check.ncc, 2);
+	cr_expect_str_eq(out.u.check.cc[1], "bbr2");
+	cr_expect_eq(out.u.check.ncpus, 3);
+	cr_expect_eq(out.u.check.cpus[2], 4095);
+	cr_expect_eq(out.u.check.protocols, 3);
+	cr_expect_eq(out.u.check.longest_ns, 61000000000ull);
+	cr_expect_eq(out.u.check.max_flows, 16);
+	nb_buf_free(&b);
+	m = (struct nb_msg){ .type = NB_MSG_CHECK_RESULT };
+	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "a\nb\n");
+	b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_expect_str_eq(out.u.check_result.text, "a\nb\n");
+	cr_expect_str_eq(nb_msg_name(NB_MSG_CHECK_RESULT), "CHECK_RESULT");
+	nb_buf_free(&b);
+}
+
+Test(proto, check_result_lines_are_clean_text_too)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT }, out;
+	struct nb_error err = { { 0 } };
+	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "ok line\n\x1b]0;owned\a\n");
+	struct nb_buf b = encode(&m);
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
+	cr_expect_not_null(strstr(err.msg, "check result text"), "%s", err.msg);
+	nb_buf_free(&b);
+	m.u.check_result.text[0] = '\r';
+	m.u.check_result.text[1] = '\0';
+	b = encode(&m);
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "only \\n separates lines");
+	nb_buf_free(&b);
+}
+
+Test(proto, a_check_asking_about_too_many_cpus_is_rejected)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK }, out;
+	struct nb_buf b = encode(&m);
+	b.p[4 + 2 + 1] = 0xff; /* after the type and ncc = 0: the CPU count, 65280 */
+	struct nb_error err = { { 0 } };
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
+	cr_expect_not_null(strstr(err.msg, "too many CPUs"), "%s", err.msg);
+	nb_buf_free(&b);
+}
+
 /* ---- rejection: each case corrupts one encoded frame body ---- */
 
 struct bad_case {

@@ -190,7 +190,7 @@ Test(report, truncated_runs_csv_still_reports_and_counts_the_row, .init = setup,
 	cr_assert(strstr(info.note, "runs.csv:"), "note names the file and line: %s", info.note);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	char *md = nbt_slurp(path, NULL);
-	cr_assert(strstr(md, "1 incomplete rows skipped"));
+	cr_assert(strstr(md, "1 incomplete row skipped"));
 	free(md);
 }
 
@@ -254,7 +254,7 @@ Test(report, warnings_list_every_pitfall_found, .init = setup, .fini = teardown)
 	size_t n = 0;
 	for (const char *p = md; (p = strstr(p, "- ⚠️ **")); p++)
 		n++;
-	cr_assert_eq(n, info.warnings);
+	cr_assert_eq(n, info.warning_codes, "one line per pitfall");
 	cr_assert_gt(info.warnings, 0, "MTU 9001 vs 1500 in the fixture");
 	cr_assert(strstr(md, "| iface | mtu | 9001 | 1500 |"), "difference table");
 	free(md);
@@ -463,5 +463,71 @@ Test(report, a_sender_short_search_claims_no_host_bound, .init = setup, .fini = 
 				      "sent 156 Mbit/s in this search"), "%s", md);
 	cr_assert_not_null(strstr(md, "no limit of the sender is claimed — the pacer forgave 150 ms"));
 	cr_assert_null(strstr(md, "host-bound"), "nothing here shows the generator's limit");
+	free(md);
+}
+
+static const char *at(const char *md, const char *what)
+{
+	const char *p = strstr(md, what);
+	cr_assert_not_null(p, "report.md has no %s", what);
+	return p;
+}
+
+/* Results first: the verdict, then the tables; the differences between the ends in view, the
+ * full environment folded. */
+Test(report, the_report_leads_with_the_verdict_then_the_results, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	const char *verdict = at(md, "**Verdict:** 6 of 6 cases measured in 22 runs (1 failed).");
+	cr_expect_lt(verdict, at(md, "\n## "), "no section before the verdict");
+	cr_expect_eq(at(md, "\n## "), at(md, "\n## Results"), "the first section is the results");
+	cr_expect_lt(at(md, "## Results"), at(md, "## Warnings"));
+	cr_expect_lt(at(md, "## Warnings"), at(md, "## Environment"));
+	const char *diff = at(md, "| iface | mtu | 9001 | 1500 |");
+	const char *details = at(md, "<details>\n<summary>Every fact of both ends");
+	cr_expect_lt(diff, details, "the differences stay outside the fold");
+	cr_expect_gt(at(md, "| host | hostname |"), details, "every fact is inside it");
+	cr_expect_not_null(strstr(verdict, "3 pitfalls (mtu-mismatch, offload-mismatch, single-stream)"));
+	free(md);
+}
+
+/* A batch a signal cut: the report says so, and an interrupted run is no failed one. */
+Test(report, an_interrupted_run_is_named_as_such_and_the_status_says_by_what, .init = setup,
+     .fini = teardown)
+{
+	rename_cells("runs.csv", ",failed,", ",interrupted,");
+	rename_cells("meta.json", "\"complete\": true", "\"complete\": false, \"stopped_by\": \"SIGTERM\"");
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_expect_eq(info.failed_runs, 0);
+	at(md, "(1 interrupted); the batch is incomplete.");
+	at(md, "- Interrupted: `tcp-rr/tcp/r32x128/f1` repetition 3: agent said");
+	at(md, "**incomplete** — interrupted by SIGTERM");
+	cr_expect_null(strstr(md, "(1 failed)"));
+	free(md);
+}
+
+/* A plain sweep has no loss goal: the report states its sentence, never "loss ≤ nan %"; a
+ * resumed sweep shows the trials of its recorded attempt and counts the earlier ones. */
+Test(report, a_plain_sweep_states_its_sentence_and_only_its_attempts_trials, .init = setup,
+     .fini = teardown)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	const char *meta = "{\"nbrun_version\": \"0.1.0\", \"config_name\": \"basic\"}";
+	cr_assert(nbt_write(path, meta, strlen(meta)));
+	snprintf(path, sizeof(path), "%s/sweeps.json", dir);
+	const char *sweeps = "{\"sweeps\": [{\"case_id\": \"udp-loss/udp/s1400\", \"rep\": 1, "
+			     "\"first_run_id\": 19, \"search\": false, \"interrupted\": false, "
+			     "\"sentence\": \"udp-loss/udp/s1400: sweep of 4 rates\"}]}";
+	cr_assert(nbt_write(path, sweeps, strlen(sweeps)));
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_expect_not(has_nan_word(md), "NaN text in the report");
+	at(md, "udp-loss/udp/s1400: sweep of 4 rates\n");
+	at(md, "| 4 | 450 Mbit/s |");
+	cr_expect_null(strstr(md, "| 5 | "), "trials before run 19 are not in the table");
+	at(md, "3 trials of an earlier, interrupted attempt are in runs.csv, not above.");
 	free(md);
 }

@@ -193,7 +193,7 @@ Test(files, plan_csv_rewrites_the_file_and_names_an_unwritable_one)
 	cr_expect_eq(res.ncases, 1);
 	nb_results_free(&res);
 	cr_assert_not(nb_plan_csv_write("/nonexistent/dir", &plan_cases[0].row, 1, &err));
-	cr_expect_str_eq(err.msg, "/nonexistent/dir/plan.csv: cannot create: No such file or directory");
+	cr_expect_str_eq(err.msg, "cannot write /nonexistent/dir/plan.csv: No such file or directory");
 }
 
 /* ---- runs.csv --------------------------------------------------------------------------- */
@@ -318,7 +318,9 @@ Test(files, meta_json_round_trip)
 	struct nb_meta w = { .command = "nbrun x.yaml --peer 10.0.0.2", .config_name = "x",
 			     .config_sha256 = "9f86d0", .started = "2026-01-02T03:04:05Z",
 			     .finished = "2026-01-02T03:14:05Z", .peer = "10.0.0.2", .order = "random",
-			     .complete = true, .runs_ok = 41, .runs_failed = 2 };
+			     .complete = true, .runs_ok = 41, .runs_failed = 2, .runs_interrupted = 1,
+			     .stopped = "SIGTERM", .sets = { "duration=2s", "omit=0s" }, .nsets = 2,
+			     .filters = { "tcp-*" }, .nfilters = 1 };
 	struct nb_error err = { "" };
 	cr_assert(nb_meta_json_write(dir, &w, &err), "%s", err.msg);
 	struct nb_meta r;
@@ -326,7 +328,12 @@ Test(files, meta_json_round_trip)
 	cr_expect_str_eq(r.version, NB_VERSION);
 #define S(f) cr_expect_str_eq(r.f, w.f, #f)
 	S(command); S(config_name); S(config_sha256); S(started); S(finished); S(peer); S(order);
+	S(stopped); S(sets[1]); S(filters[0]);
 #undef S
+	cr_expect_eq(r.nsets, 2);
+	cr_expect_eq(r.nfilters, 1);
+	cr_expect_eq(r.runs_interrupted, 1);
+	cr_expect_null(r.resumed);
 	cr_expect(r.complete_known);
 	cr_expect(r.complete);
 	cr_expect_eq(r.runs_ok, 41);
@@ -349,9 +356,12 @@ Test(files, meta_json_bytes_and_unknown_strings)
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text, "{\n  \"command\": \"nbrun x.yaml\",\n  \"complete\": false,\n"
 			       "  \"config_name\": \"x\",\n  \"config_sha256\": \"ab\",\n"
-			       "  \"finished_utc\": \"\",\n  \"nbrun_version\": \"" NB_VERSION "\",\n"
-			       "  \"order\": \"sequential\",\n  \"peer\": \"\",\n  \"runs_failed\": 1,\n"
-			       "  \"runs_ok\": 2,\n  \"started_utc\": \"2026-01-02T03:04:05Z\"\n}");
+			       "  \"filters\": [],\n"
+			       "  \"finished_utc\": \"\",\n  \"labels\": {},\n  \"nbrun_version\": \"" NB_VERSION "\",\n"
+			       "  \"order\": \"sequential\",\n  \"peer\": \"\",\n  \"resumed_utc\": \"\",\n"
+			       "  \"runs_failed\": 1,\n  \"runs_interrupted\": 0,\n"
+			       "  \"runs_ok\": 2,\n  \"sets\": [],\n"
+			       "  \"started_utc\": \"2026-01-02T03:04:05Z\",\n  \"stopped_by\": \"\"\n}");
 	free(text);
 	struct nb_meta r;
 	cr_assert(nb_meta_json_read(dir, &r, &err), "%s", err.msg);
@@ -397,8 +407,8 @@ static const struct nb_sweep_result sweep_entries[] = {
 	  .complete_known = true, .complete = true, .sentence = "p: sweep of 3 rates",
 	  .loss_target = NAN, .threshold = NAN, .lowest_fail = NAN, .bracket_lo = NAN,
 	  .bracket_hi = NAN, .achieved_rate = NAN, .rates = plain_rates, .nrates = 3 },
-	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
-	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
+	{ .case_id = "s", .rep = 1, .first_run_id = 12, .search = true, .unit = "pkt/s", .flows = 4,
+	  .trials = 14, .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
 	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
 	  .limit = "a sending thread used 99 % of a core",
 	  .interrupted = false, .trial_limit = true, .complete_known = true, .complete = true,
@@ -421,7 +431,7 @@ static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_
 #define N(f) expect_num(r->f, w->f, #f)
 #define E(f) cr_expect_eq(r->f, w->f, "%s " #f, w->case_id)
 	S(case_id); S(unit); S(sentence);
-	E(rep); E(search); E(flows); E(interrupted); E(trial_limit); E(complete_known); E(complete);
+	E(rep); E(first_run_id); E(search); E(flows); E(interrupted); E(trial_limit); E(complete_known); E(complete);
 	E(goal_trials);
 	N(trials); N(elapsed_s); N(trial_s); N(host_bound_above); N(max_burst); N(loss_target);
 	N(threshold); N(lowest_fail); N(bracket_lo); N(bracket_hi); N(achieved_rate);
@@ -463,6 +473,20 @@ Test(files, sweeps_json_entries_round_trip_across_appends)
 	nb_results_free(&res);
 }
 
+/* A resumed batch runs an interrupted sweep again: its old entries go, the others stay. */
+Test(files, sweeps_json_drop_removes_one_repetitions_entries)
+{
+	struct nb_error err = { "" };
+	cr_assert(nb_sweeps_json_drop(dir, "s", 1, &err), "no file yet: %s", err.msg);
+	cr_assert(nb_sweeps_json_append(dir, sweep_entries, 3, &err), "%s", err.msg);
+	cr_assert(nb_sweeps_json_drop(dir, "s", 1, &err), "%s", err.msg);
+	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, NULL);
+	json_t *list = json_object_get(doc, "sweeps");
+	cr_expect_eq(json_array_size(list), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "case_id")), "p");
+	json_decref(doc);
+}
+
 /* The keys of each kind of entry, in the order written; a plain sweep lists its rates. */
 Test(files, sweeps_json_entry_keys_and_rates)
 {
@@ -472,13 +496,13 @@ Test(files, sweeps_json_entry_keys_and_rates)
 	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, &je);
 	cr_assert_not_null(doc, "%s", je.text);
 	static const char *const plain[] = {
-		"case_id", "rep", "search", "unit", "flows", "trials", "retries", "elapsed_s", "trial_s",
-		"host_bound_above", "unreached", "sender_max", "calibration_rate", "limit", "max_burst",
-		"interrupted", "trial_limit", "complete", "rates", "sentence", NULL };
+		"case_id", "rep", "first_run_id", "search", "unit", "flows", "trials", "retries",
+		"elapsed_s", "trial_s", "host_bound_above", "unreached", "sender_max", "calibration_rate",
+		"limit", "max_burst", "interrupted", "trial_limit", "complete", "rates", "sentence", NULL };
 	static const char *const goal[] = {
-		"case_id", "rep", "search", "unit", "flows", "trials", "retries", "elapsed_s", "trial_s",
-		"host_bound_above", "unreached", "sender_max", "calibration_rate", "limit", "max_burst",
-		"interrupted", "trial_limit", "loss", "status",
+		"case_id", "rep", "first_run_id", "search", "unit", "flows", "trials", "retries",
+		"elapsed_s", "trial_s", "host_bound_above", "unreached", "sender_max", "calibration_rate",
+		"limit", "max_burst", "interrupted", "trial_limit", "loss", "status",
 		"complete", "threshold", "lowest_fail", "bracket_lo", "bracket_hi", "goal_trials",
 		"target_rate", "achieved_rate", "sentence", NULL };
 	const char *const *want[] = { plain, goal };
@@ -539,7 +563,7 @@ Test(files, hist_csv_round_trip_keeps_every_bucket)
 		for (uint64_t k = 0; k < rec[i].n; k++, total++)
 			nb_hist_record(w, rec[i].ns);
 	struct nb_error err = { "" };
-	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &err), "%s", err.msg);
+	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
 	cr_assert(nb_hist_csv_write(dir, 42, w, &err), "%s", err.msg);
 	cr_assert(nb_hist_csv_read(dir, 42, r, &err), "%s", err.msg);
 	for (size_t b = 0; b < NB_HIST_BUCKETS; b++)
@@ -560,7 +584,7 @@ Test(files, hist_csv_bytes_and_its_place_in_the_folder)
 	nb_hist_record(w, 1000);
 	nb_hist_record(w, 50000);
 	struct nb_error err = { "" };
-	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &err), "%s", err.msg);
+	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
 	cr_assert(nb_hist_csv_write(dir, 3, w, &err), "%s", err.msg);
 	nb_hist_destroy(w);
 	char want[128];
@@ -653,17 +677,21 @@ Test(files, results_dir_is_made_with_its_latency_folder)
 	char out[256], want[256];
 	struct nb_error err = { "" };
 	snprintf(want, sizeof(want), "%s/a/b", dir);
-	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &err), "%s", err.msg);
+	bool made;
+	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &made, &err), "%s", err.msg);
 	cr_expect_str_eq(out, want);
+	cr_expect(made);
 	cr_expect(is_dir(path_in("a/b/latency")));
+	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &made, &err), "%s", err.msg);
+	cr_expect_not(made, "an existing folder is not made again");
 
 	/* no folder given: results/<config name>-<UTC timestamp>, "nbrun" for a nameless config */
 	cr_assert_eq(chdir(dir), 0);
 	static const struct { const char *name, *prefix; } names[] = {
 		{ "cloud-vm", "results/cloud-vm-" }, { "", "results/nbrun-" } };
 	for (size_t i = 0; i < 2; i++) {
-		cr_assert(nb_results_dir_create(NULL, names[i].name, out, sizeof(out), &err), "%s",
-			  err.msg);
+		cr_assert(nb_results_dir_create(NULL, names[i].name, out, sizeof(out), &made, &err),
+			  "%s", err.msg);
 		size_t n = strlen(names[i].prefix);
 		cr_expect_eq(strncmp(out, names[i].prefix, n), 0, "%s", out);
 		cr_expect_eq(strlen(out), n + strlen("20260102T030405Z"), "%s", out);
@@ -672,6 +700,43 @@ Test(files, results_dir_is_made_with_its_latency_folder)
 		snprintf(sub, sizeof(sub), "%s/latency", out);
 		cr_expect(is_dir(sub), "%s", sub);
 	}
+}
+
+/* Two batches started in the same second get two folders: the second name takes -2 (the
+ * clock is read again, so the test makes the first folder's every possible name exist). */
+Test(files, default_results_folders_are_unique_within_a_second)
+{
+	char a[256], b[256];
+	struct nb_error err = { "" };
+	bool made;
+	cr_assert_eq(chdir(dir), 0);
+	cr_assert(nb_results_dir_create(NULL, "x", a, sizeof(a), &made, &err), "%s", err.msg);
+	for (int tries = 0; tries < 5; tries++) {
+		cr_assert(nb_results_dir_create(NULL, "x", b, sizeof(b), &made, &err), "%s", err.msg);
+		if (strncmp(a, b, strlen(a)) == 0)
+			break; /* same second: b is a with a suffix */
+		strcpy(a, b);
+	}
+	cr_expect_neq(strcmp(a, b), 0);
+	cr_expect_str_eq(b + strlen(a), "-2", "%s then %s", a, b);
+}
+
+Test(files, a_folder_in_use_is_named_and_clearing_keeps_other_files)
+{
+	char what[256];
+	cr_expect_not(nb_results_dir_in_use(dir, what, sizeof(what)), "an empty folder is free");
+	cr_expect_not(nb_results_dir_in_use(path_in("none"), what, sizeof(what)));
+	struct nb_error err = { "" };
+	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err));
+	put(NB_RUNS_CSV_FILE, "run_id\n1\n");
+	put("latency/run-1.csv", "bucket_lower_ns,count\n");
+	put("notes.txt", "mine");
+	cr_expect(nb_results_dir_in_use(dir, what, sizeof(what)));
+	cr_expect_not_null(strstr(what, NB_RUNS_CSV_FILE), "%s", what);
+	cr_assert(nb_results_dir_clear(dir, &err), "%s", err.msg);
+	cr_expect_not(access(path_in(NB_RUNS_CSV_FILE), F_OK) == 0);
+	cr_expect_not(access(path_in("latency/run-1.csv"), F_OK) == 0);
+	cr_expect(access(path_in("notes.txt"), F_OK) == 0, "a file nbrun does not write stays");
 }
 
 /* ---- the shipped fixtures --------------------------------------------------------------- */

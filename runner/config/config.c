@@ -1,7 +1,9 @@
 /* Loading a config: read the file, build the node tree, check the top level,
  * then resolve every test through three layers — the last --set, the test's
  * own key, `defaults:` — in key-table order, and finish with the checks that
- * span keys. Any error leaves *cfg zeroed and frees everything. */
+ * span keys. An error is noted and the parser goes on with the next key or
+ * test, so one pass finds them all; any error leaves *cfg zeroed and frees
+ * everything. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +16,37 @@
 
 #define MAX_FILE (1u << 20)
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+/* Where an error points: its line and column when it names c's file (0, 0 for --set). */
+static void location(const struct nb_cfg_ctx *c, const char *msg, unsigned long *line,
+		     unsigned long *col)
+{
+	size_t n = strlen(c->src.file);
+	*line = *col = 0;
+	if (strncmp(msg, c->src.file, n) == 0 && msg[n] == ':')
+		sscanf(msg + n + 1, "%lu:%lu", line, col);
+}
+
+bool nb_cfg_note(struct nb_cfg_ctx *c)
+{
+	struct nb_config_errors *e = c->errs;
+	for (size_t i = 0; i < e->n; i++)
+		if (strcmp(e->v[i].msg, c->err->msg) == 0)
+			return false;
+	if (e->n == NB_CONFIG_MAX_ERRORS) {
+		e->more++;
+		return false;
+	}
+	unsigned long line, col, l2, c2;
+	location(c, c->err->msg, &line, &col);
+	size_t at = e->n;
+	while (at > 0 && (location(c, e->v[at - 1].msg, &l2, &c2), l2 > line || (l2 == line && c2 > col)))
+		at--;
+	memmove(&e->v[at + 1], &e->v[at], (e->n - at) * sizeof(e->v[0]));
+	e->v[at] = *c->err;
+	e->n++;
+	return false;
+}
 
 bool nb_config_engine_key(const char *name)
 {
@@ -105,7 +138,8 @@ static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 	t->direction = (struct nb_axis_u64){ { NB_DIR_FORWARD }, 1 };
 	t->request = (struct nb_axis_u64){ { e->traits.default_request }, 1 };
 	t->response = (struct nb_axis_u64){ { e->traits.default_response }, 1 };
-	t->timing = (struct nb_timing){ 10000000000ull, 1000000000ull, 0, 1000000000ull };
+	t->timing = (struct nb_timing){ .duration_ns = 10000000000ull, .warmup_ns = 1000000000ull,
+				       .interval_ns = 1000000000ull };
 	t->reps = (struct nb_reps){ .count = 1, .min = 1, .max = 1 };
 }
 
@@ -122,20 +156,20 @@ static const struct nb_engine *first_engine_of(const struct nb_cfg_key *k)
  * even where no test uses it; tests re-apply the values in context. */
 static bool check_layer(struct nb_cfg_ctx *c, const struct nb_ynode *map)
 {
+	bool ok = true;
 	for (size_t i = 0; i < map->nkids; i += 2) {
 		const struct nb_cfg_key *k = nb_cfg_key_find(map->kids[i]->str);
 		if (!k || !k->apply)
 			continue;
 		struct nb_test *scratch = malloc(sizeof(*scratch));
 		if (!scratch)
-			return nb_error_set(c->err, "out of memory");
+			return nb_error_set(c->err, "out of memory") || nb_cfg_note(c);
 		test_defaults(scratch, first_engine_of(k));
-		bool ok = k->apply(c, map->kids[i + 1], scratch);
+		if (!k->apply(c, map->kids[i + 1], scratch))
+			ok = nb_cfg_note(c);
 		free(scratch);
-		if (!ok)
-			return false;
 	}
-	return true;
+	return ok;
 }
 
 static bool parse_set(struct nb_cfg_ctx *c, const char *set, struct nb_cfg_set *s)
@@ -157,19 +191,27 @@ static bool parse_set(struct nb_cfg_ctx *c, const char *set, struct nb_cfg_set *
 	return nb_cfg_check_map(c, &map, NB_KS_DEFAULTS, NULL) && check_layer(c, &map);
 }
 
-static bool parse_sets(struct nb_cfg_ctx *c, const char *const *sets, size_t nsets)
+/* Each --set alone; a bad one is noted and ignored, so the file's errors are found too. */
+static void parse_sets(struct nb_cfg_ctx *c, const char *const *sets, size_t nsets)
 {
 	if (nsets == 0)
-		return true;
+		return;
 	c->sets = calloc(nsets, sizeof(*c->sets));
-	if (!c->sets)
-		return nb_error_set(c->err, "out of memory");
-	for (; c->nsets < nsets; c->nsets++)
-		if (!parse_set(c, sets[c->nsets], &c->sets[c->nsets])) {
-			c->nsets++; /* so its value is freed */
-			return false;
+	if (!c->sets) {
+		nb_error_set(c->err, "out of memory");
+		nb_cfg_note(c);
+		return;
+	}
+	for (size_t i = 0; i < nsets; i++) {
+		struct nb_cfg_set *s = &c->sets[c->nsets];
+		if (parse_set(c, sets[i], s)) {
+			c->nsets++;
+			continue;
 		}
-	return true;
+		nb_cfg_note(c);
+		nb_ynode_free(s->value);
+		memset(s, 0, sizeof(*s));
+	}
 }
 
 static bool no_engine(struct nb_cfg_ctx *c, const struct nb_ynode *node, const char *test)
@@ -180,19 +222,19 @@ static bool no_engine(struct nb_cfg_ctx *c, const struct nb_ynode *node, const c
 	return nb_yerror(c->err, node, "test '%s' has no engine (expected engine: %s)", test, list);
 }
 
-/* The engine, from the layers; then every other key in table order. */
+/* The engine, from the layers; then every other key in table order, each error noted; the
+ * checks across keys only when every key was good. */
 static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t)
 {
 	const struct nb_ynode *ev = nb_cfg_lookup(c, node, "engine");
 	if (!ev)
-		return no_engine(c, node, t->name);
+		return no_engine(c, node, t->name) || nb_cfg_note(c);
 	char name[sizeof(t->name)];
 	memcpy(name, t->name, sizeof(name));
 	if (!nb_cfg_key_find("engine")->apply(c, ev, t))
-		return false;
+		return nb_cfg_note(c);
 	const struct nb_engine *e = t->engine;
-	if (!nb_cfg_check_map(c, node, NB_KS_TEST, e))
-		return false;
+	bool ok = nb_cfg_check_map(c, node, NB_KS_TEST, e);
 	test_defaults(t, e);
 	memcpy(t->name, name, sizeof(name));
 	t->line = node->line;
@@ -203,31 +245,34 @@ static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, stru
 					   ? nb_cfg_lookup(c, node, k->name)
 					   : NULL;
 		if (v && !k->apply(c, v, t))
-			return false;
+			ok = nb_cfg_note(c);
 	}
-	return nb_cfg_check_test(c, node, t);
+	return ok && (nb_cfg_check_test(c, node, t) || nb_cfg_note(c));
 }
 
-static bool load_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_config *cfg)
+/* One test; its errors are noted (a test with one is left out of cfg). */
+static void load_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_config *cfg)
 {
 	struct nb_test *t = &cfg->tests[cfg->ntests];
-	if (node->kind != NB_Y_MAP)
-		return nb_yerror(c->err, node, "expected a test (a mapping with name and engine), "
-				 "got %s", nb_ynode_kind_name(node));
 	const struct nb_ynode *nv = nb_ymap_get(node, "name");
-	if (!nv)
-		return nb_yerror(c->err, node, "test without a name (expected name: ...)");
-	if (!parse_name(c, nv, t->name, sizeof(t->name)))
-		return false;
+	if (node->kind != NB_Y_MAP)
+		nb_yerror(c->err, node, "expected a test (a mapping with name and engine), got %s",
+			  nb_ynode_kind_name(node));
+	else if (!nv)
+		nb_yerror(c->err, node, "test without a name (expected name: ...)");
+	if (node->kind != NB_Y_MAP || !nv || !parse_name(c, nv, t->name, sizeof(t->name))) {
+		nb_cfg_note(c);
+		return;
+	}
 	for (size_t i = 0; i < cfg->ntests; i++)
-		if (strcmp(cfg->tests[i].name, t->name) == 0)
-			return nb_yerror(c->err, nv, "duplicate test name '%s' (first at line %u, "
-					 "column %u)", t->name, cfg->tests[i].line,
-					 cfg->tests[i].col);
-	if (!resolve_test(c, node, t))
-		return false;
-	cfg->ntests++;
-	return true;
+		if (strcmp(cfg->tests[i].name, t->name) == 0) {
+			nb_yerror(c->err, nv, "duplicate test name '%s' (first at line %u, column %u)",
+				  t->name, cfg->tests[i].line, cfg->tests[i].col);
+			nb_cfg_note(c);
+			return;
+		}
+	if (resolve_test(c, node, t))
+		cfg->ntests++;
 }
 
 static bool load_tests(struct nb_cfg_ctx *c, struct nb_config *cfg)
@@ -244,8 +289,7 @@ static bool load_tests(struct nb_cfg_ctx *c, struct nb_config *cfg)
 	if (!cfg->tests)
 		return nb_error_set(c->err, "out of memory");
 	for (size_t i = 0; i < tv->nkids; i++)
-		if (!load_test(c, tv->kids[i], cfg))
-			return false;
+		load_test(c, tv->kids[i], cfg);
 	return true;
 }
 
@@ -273,29 +317,33 @@ static bool load_order_seed(struct nb_cfg_ctx *c, struct nb_config *cfg)
 	return !dup && (!v || nb_cfg_uint(c, v, 0, UINT64_MAX, &cfg->seed));
 }
 
+/* The top level; each error is noted and the next key looked at. */
 static bool load_top(struct nb_cfg_ctx *c, struct nb_config *cfg)
 {
 	const struct nb_ynode *v;
 	if (c->root->kind != NB_Y_MAP)
 		return nb_yerror(c->err, c->root, "expected a mapping with name, defaults and tests at "
 				 "the top level, got %s", nb_ynode_kind_name(c->root));
-	if (!nb_cfg_check_map(c, c->root, NB_KS_TOP, NULL))
-		return false;
+	nb_cfg_check_map(c, c->root, NB_KS_TOP, NULL);
 	if ((v = nb_ymap_get(c->root, "name")) && !parse_name(c, v, cfg->name, sizeof(cfg->name)))
-		return false;
+		nb_cfg_note(c);
 	if ((v = nb_ymap_get(c->root, "description")) && !nb_cfg_scalar(c, v, "free text"))
-		return false;
-	if (v)
+		nb_cfg_note(c);
+	else if (v)
 		snprintf(cfg->description, sizeof(cfg->description), "%s", v->str);
+	if ((v = nb_ymap_get(c->root, "labels")) && !nb_ynode_is_null(v))
+		nb_cfg_load_labels(c, v, cfg);
 	v = nb_ymap_get(c->root, "defaults");
-	if (v && v->kind != NB_Y_MAP && !nb_ynode_is_null(v))
-		return nb_yerror(c->err, v, "expected a mapping of keys, got %s",
-				 nb_ynode_kind_name(v));
+	if (v && v->kind != NB_Y_MAP && !nb_ynode_is_null(v)) {
+		nb_yerror(c->err, v, "expected a mapping of keys, got %s", nb_ynode_kind_name(v));
+		nb_cfg_note(c);
+	}
 	c->defaults = v && v->kind == NB_Y_MAP ? v : NULL;
-	if (c->defaults && (!nb_cfg_check_map(c, c->defaults, NB_KS_DEFAULTS, NULL) ||
-			    !check_layer(c, c->defaults)))
-		return false;
-	return load_order_seed(c, cfg) && load_tests(c, cfg);
+	if (c->defaults && nb_cfg_check_map(c, c->defaults, NB_KS_DEFAULTS, NULL))
+		check_layer(c, c->defaults);
+	if (!load_order_seed(c, cfg))
+		nb_cfg_note(c);
+	return load_tests(c, cfg);
 }
 
 /* The config's name when it has no `name:`: the file's base name without extension. */
@@ -307,50 +355,88 @@ static void default_name(struct nb_config *cfg)
 	snprintf(cfg->name, sizeof(cfg->name), "%.*s", (int)(n < 63 ? n : 63), base);
 }
 
-/* Parse cfg->text; cfg->path names it in errors. */
-static bool parse_text(const char *const *sets, size_t nsets, struct nb_config *cfg,
-		       struct nb_error *err)
+/* Parse cfg->text, name naming it in errors, every error into errs (err: one already met, e.g.
+ * reading the file, when ok is false); whether there was none. */
+static bool parse_text(const char *name, bool ok, struct nb_error *err, const char *const *sets,
+		       size_t nsets, struct nb_config *cfg, struct nb_config_errors *errs)
 {
-	struct nb_cfg_ctx c = { .src = { .file = cfg->path }, .err = err };
-	bool ok = nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
+	struct nb_cfg_ctx c = { .src = { .file = name }, .err = err, .errs = errs };
+	ok = ok && nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
 	if (ok && !c.root)
-		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", cfg->path);
-	ok = ok && parse_sets(&c, sets, nsets) && load_top(&c, cfg);
+		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", name);
+	if (ok)
+		parse_sets(&c, sets, nsets);
+	if (ok && !load_top(&c, cfg))
+		ok = nb_cfg_note(&c);
+	if (!ok && errs->n == 0)
+		nb_cfg_note(&c);
+	ok = errs->n == 0;
 	if (ok && !cfg->name[0])
 		default_name(cfg);
 	nb_ynode_free(c.root);
 	for (size_t i = 0; i < c.nsets; i++)
 		nb_ynode_free(c.sets[i].value);
 	free(c.sets);
+	if (!ok)
+		nb_config_free(cfg);
+	return ok;
+}
+
+bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
+			struct nb_config *cfg, struct nb_config_errors *errs)
+{
+	struct nb_error err = { { 0 } };
+	memset(cfg, 0, sizeof(*cfg));
+	memset(errs, 0, sizeof(*errs));
+	bool ok = read_file(path, cfg, &err);
+	return parse_text(path, ok, &err, sets, nsets, cfg, errs);
+}
+
+/* nb_config_load_all of text already in memory (copied into cfg); name stands for the file. */
+static bool load_text_all(const char *name, const char *text, size_t len, const char *const *sets,
+			  size_t nsets, struct nb_config *cfg, struct nb_config_errors *errs)
+{
+	struct nb_error err = { { 0 } };
+	memset(cfg, 0, sizeof(*cfg));
+	memset(errs, 0, sizeof(*errs));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
+	cfg->text = malloc(len + 1);
+	if (cfg->text) {
+		memcpy(cfg->text, text, len); /* text: never NULL here */
+		cfg->text[len] = '\0';
+		cfg->text_len = len;
+	}
+	bool ok = !cfg->text ? nb_error_set(&err, "%s: out of memory", name)
+		  : len == 0 ? nb_error_set(&err, "%s: empty file (expected a YAML mapping with tests:)", name)
+			     : true;
+	return parse_text(name, ok, &err, sets, nsets, cfg, errs);
+}
+
+/* Load path (text NULL) or text; err gets the first error. */
+static bool load_first(const char *path, const char *text, size_t len, const char *const *sets,
+		       size_t nsets, struct nb_config *cfg, struct nb_error *err)
+{
+	struct nb_config_errors *errs = malloc(sizeof(*errs));
+	if (!errs)
+		return nb_error_set(err, "out of memory");
+	bool ok = text ? load_text_all(path, text, len, sets, nsets, cfg, errs)
+		       : nb_config_load_all(path, sets, nsets, cfg, errs);
+	if (!ok && err)
+		*err = errs->v[0];
+	free(errs);
 	return ok;
 }
 
 bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
 		    struct nb_error *err)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	bool ok = read_file(path, cfg, err) && parse_text(sets, nsets, cfg, err);
-	if (!ok)
-		nb_config_free(cfg);
-	return ok;
+	return load_first(path, NULL, 0, sets, nsets, cfg, err);
 }
 
 bool nb_config_load_text(const char *name, const char *text, size_t len, const char *const *sets,
 			 size_t nsets, struct nb_config *cfg, struct nb_error *err)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
-	cfg->text = malloc(len + 1);
-	if (!cfg->text)
-		return nb_error_set(err, "%s: out of memory", name);
-	memcpy(cfg->text, text, len);
-	cfg->text[len] = '\0';
-	cfg->text_len = len;
-	bool ok = len > 0 ? parse_text(sets, nsets, cfg, err)
-			  : nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", name);
-	if (!ok)
-		nb_config_free(cfg);
-	return ok;
+	return load_first(name, text ? text : "", text ? len : 0, sets, nsets, cfg, err);
 }
 
 void nb_config_free(struct nb_config *cfg)

@@ -1,7 +1,8 @@
 /* nbrun — the YAML test matrix, typed.
  *
  * nb_config_load reads a file with libyaml, checks every key and value (each
- * error is one line "FILE:LINE:COL: what (expected what)"), applies
+ * error is one line "FILE:LINE:COL: what (expected what)"; a file with several
+ * errors gets them all, up to NB_CONFIG_MAX_ERRORS), applies
  * `defaults:` to each test and `--set key=value` overrides on top, and keeps
  * for every test the axes (lists) that the plan expands into cases.
  */
@@ -17,6 +18,16 @@
 #define NB_AXIS_MAX 32
 #define NB_LOSS_MAX 4
 #define NB_SWEEP_RETRIES 2   /* default re-runs of a sweep trial whose sender fell short */
+
+#define NB_LABELS_MAX 32
+#define NB_LABEL_KEY_MAX 64
+#define NB_LABEL_VALUE_MAX 256
+
+/** A user's label (config `labels:`, `--label`): tags every exported row, record and series. */
+struct nb_label {
+	char key[NB_LABEL_KEY_MAX];
+	char value[NB_LABEL_VALUE_MAX];
+};
 
 enum nb_order { NB_ORDER_SEQUENTIAL, NB_ORDER_INTERLEAVED, NB_ORDER_RANDOM };
 
@@ -48,6 +59,7 @@ struct nb_sweep {
 /** Run timing shared by every case of a test. */
 struct nb_timing {
 	uint64_t duration_ns, warmup_ns, omit_ns, interval_ns;
+	uint64_t cooldown_ns;   /* the tail of the measured window left out of the statistics */
 };
 
 /** One axis value list; every list-valued key becomes one. */
@@ -84,14 +96,28 @@ struct nb_config {
 	uint64_t seed;
 	struct nb_test *tests;
 	size_t ntests;
+	struct nb_label labels[NB_LABELS_MAX]; /* `labels:`, in the order of the file */
+	size_t nlabels;
 	char *text;                       /* the file's bytes, copied into the results folder */
 	size_t text_len;
 };
 
 struct nb_error;
 
+#define NB_CONFIG_MAX_ERRORS 20
+
+/** Every error of a config file, in the order of the file (--set errors first). */
+struct nb_config_errors {
+	struct nb_error v[NB_CONFIG_MAX_ERRORS];
+	size_t n;
+	size_t more;                      /* errors beyond the first NB_CONFIG_MAX_ERRORS */
+};
+
+/** nb_config_load collecting every error into errs (zeroed here) instead of the first. */
+bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
+			struct nb_config *cfg, struct nb_config_errors *errs);
 /** Parse and check path; sets ("key=value", applied to every test) override defaults and tests.
- *  On error fills err with "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
+ *  On error fills err with the first "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
 bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
 		    struct nb_error *err);
 /** nb_config_load of text already in memory (copied); name stands for the file in errors. */
@@ -102,6 +128,16 @@ void nb_config_free(struct nb_config *cfg);
 /** Whether name is a key of a test that means something only to the engines listing it in their
  *  traits.keys ("size", "gso" ...); false for common keys ("duration") and unknown names. */
 bool nb_config_engine_key(const char *name);
+/** Check a label: key by the Prometheus label-name rules and none of the names nbrun's exports
+ *  set themselves, value UTF-8 without control characters; false with err saying why. */
+bool nb_config_label_check(const char *key, const char *value, struct nb_error *err);
+/** Whether key is a label name nbrun's exports set themselves (case_id, test, quantile ...). */
+bool nb_config_label_reserved(const char *key);
+/** Set key to value in labels[*n] (the same key is replaced, so a later one wins), checked. */
+bool nb_config_label_set(struct nb_label *labels, size_t *n, const char *key, const char *value,
+			 struct nb_error *err);
+/** nb_config_label_set from "KEY=VALUE" (a --label argument). */
+bool nb_config_label_arg(struct nb_label *labels, size_t *n, const char *arg, struct nb_error *err);
 /** The name of an order mode: "sequential", "interleaved", "random". */
 const char *nb_order_name(enum nb_order order);
 

@@ -96,19 +96,57 @@ static bool check_omit(struct nb_cfg_ctx *c, const struct nb_ynode *test, const 
 	return true;
 }
 
+static bool from_set(const struct nb_ynode *v)
+{
+	return v && v->src->set_key;
+}
+
+/* key (shorter) against duration when one of them came from --set and the other did not:
+ * point at the --set and say which other key to set with it. */
+static bool set_collision(struct nb_cfg_ctx *c, const struct nb_ynode *test, const char *key,
+			  const char *kv, const char *dv, const char *fix)
+{
+	const struct nb_ynode *k = nb_cfg_lookup(c, test, key), *d = nb_cfg_lookup(c, test, "duration");
+	const struct nb_ynode *set = from_set(d) ? d : k, *other = set == d ? k : d;
+	char at[600] = "the default";
+	if (other)
+		snprintf(at, sizeof(at), "%s:%u:%u", other->src->file, other->line, other->col);
+	if (set == d)
+		return nb_yerror(c->err, set, "duration %s leaves no room for %s %s (%s): also set %s, "
+				 "e.g. --set %s", dv, key, kv, at, key, fix);
+	return nb_yerror(c->err, set, "%s %s does not fit in duration %s (%s): also set duration, "
+			 "e.g. --set %s", key, kv, dv, at, fix);
+}
+
 static bool check_timing(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
 {
 	const struct nb_timing *tm = &t->timing;
-	char d[32], o[32];
+	char d[32], o[32], fix[48];
 	snprintf(d, sizeof(d), "%gs", (double)tm->duration_ns / 1e9);
+	bool set_d = from_set(nb_cfg_lookup(c, test, "duration"));
 	if (tm->omit_ns >= tm->duration_ns) {
 		snprintf(o, sizeof(o), "%gs", (double)tm->omit_ns / 1e9);
+		if (set_d)
+			snprintf(fix, sizeof(fix), "omit=0s");
+		else
+			snprintf(fix, sizeof(fix), "duration=%gs", (double)tm->omit_ns / 1e9 + 10);
+		if (set_d != from_set(nb_cfg_lookup(c, test, "omit")))
+			return set_collision(c, test, "omit", o, d, fix);
 		return nb_yerror(c->err, where(c, test, "omit", "duration"),
 				 "omit %s is not shorter than duration %s (expected omit < duration)",
 				 o, d);
 	}
+	if (tm->cooldown_ns && tm->omit_ns + tm->cooldown_ns + tm->interval_ns > tm->duration_ns) {
+		snprintf(o, sizeof(o), "%gs", (double)(tm->omit_ns + tm->cooldown_ns) / 1e9);
+		return nb_yerror(c->err, where(c, test, "cooldown", "duration"),
+				 "omit + cooldown %s leaves less than one interval of duration %s "
+				 "(expected omit + cooldown + interval <= duration)", o, d);
+	}
 	if (tm->interval_ns > tm->duration_ns) {
 		snprintf(o, sizeof(o), "%gs", (double)tm->interval_ns / 1e9);
+		snprintf(fix, sizeof(fix), "%s=%s", set_d ? "interval" : "duration", set_d ? d : o);
+		if (set_d != from_set(nb_cfg_lookup(c, test, "interval")))
+			return set_collision(c, test, "interval", o, d, fix);
 		return nb_yerror(c->err, where(c, test, "interval", "duration"),
 				 "interval %s is longer than duration %s (expected interval <= "
 				 "duration)", o, d);

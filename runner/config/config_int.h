@@ -32,8 +32,13 @@ struct nb_cfg_ctx {
 	const struct nb_ynode *defaults;   /* the `defaults:` mapping, or NULL */
 	struct nb_cfg_set *sets;
 	size_t nsets;
-	struct nb_error *err;
+	struct nb_error *err;              /* the error being made; nb_cfg_note keeps it */
+	struct nb_config_errors *errs;     /* every error kept so far */
 };
+
+/** Keep the error in c->err (once, in file order); returns false, so a check that failed
+ *  can be noted and the parser can go on: `ok = check(...) || nb_cfg_note(c);`. */
+bool nb_cfg_note(struct nb_cfg_ctx *c);
 
 /** A key of a test (or of defaults) and how its value lands in a struct nb_test. */
 struct nb_cfg_key {
@@ -59,7 +64,7 @@ void nb_cfg_join_or(const char *const *names, size_t n, char *buf, size_t len);
 /** The closest of cands to word when it is close enough, else NULL. */
 const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
 /** Check every key of map is allowed at scope (and, when scope is a test and e is not NULL,
- *  means something to engine e). */
+ *  means something to engine e); each bad key is noted (nb_cfg_note), false when any was. */
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
 		      const struct nb_engine *e);
 /** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
@@ -77,6 +82,16 @@ bool nb_cfg_uint(struct nb_cfg_ctx *c, const struct nb_ynode *v, uint64_t lo, ui
 		 uint64_t *out);
 /** A duration in nanoseconds, at most 24 h. */
 bool nb_cfg_duration(struct nb_cfg_ctx *c, const struct nb_ynode *v, uint64_t *ns);
+/** The error for a size that nb_units_size refused with why, saying what is wrong with it
+ *  (its unit reads as bits, an unknown unit, not whole ...); returns false. */
+bool nb_cfg_size_error(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *key,
+		       const char *why, const char *expected);
+/** A TOS byte: 0..255, hex (0x10), or a DSCP name (ef, af11..af43, cs0..cs7, le) shifted into
+ *  the byte. */
+bool nb_cfg_tos(struct nb_cfg_ctx *c, const struct nb_ynode *v, int *out);
+/** Append the CPUs of one list item ("3", "0-3", "0-3,8") to cpus[*n] (NB_MAX_CPUS at most,
+ *  each once). */
+bool nb_cfg_cpulist(struct nb_cfg_ctx *c, const struct nb_ynode *v, int16_t *cpus, uint32_t *n);
 /** A percentage as a ratio in [lo, hi]. */
 bool nb_cfg_percent(struct nb_cfg_ctx *c, const struct nb_ynode *v, double lo, double hi,
 		    double *out);
@@ -93,6 +108,10 @@ bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const struct nb
 const struct nb_ynode *nb_cfg_item(const struct nb_ynode *v, size_t i);
 /** Number of values of an axis written as a scalar or a list. */
 size_t nb_cfg_nitems(const struct nb_ynode *v);
+
+/* labels.c */
+/** `labels:` into cfg->labels; each bad entry noted, false when any was. */
+bool nb_cfg_load_labels(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_config *cfg);
 
 /* config_sweep.c */
 /** `repetitions:` an integer, `auto`, or {auto: true, min, max, ci}. */

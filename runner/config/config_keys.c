@@ -95,7 +95,7 @@ static bool one_size(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_t
 	if (!nb_cfg_scalar(c, v, what))
 		return false;
 	if (!nb_units_size(v->str, &x, &why))
-		return nb_yerror(c->err, v, "bad size '%s': %s (expected %s)", v->str, why, what);
+		return nb_cfg_size_error(c, v, "size", why, what);
 	if (x < 1 || x > (64u << 20))
 		return nb_yerror(c->err, v, "size %s is out of range (expected 1 byte to 64M)", v->str);
 	*out = x;
@@ -182,6 +182,11 @@ static bool apply_omit(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 	return nb_cfg_duration(c, v, &t->timing.omit_ns);
 }
 
+static bool apply_cooldown(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	return nb_cfg_duration(c, v, &t->timing.cooldown_ns);
+}
+
 static bool apply_interval(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
 	uint64_t ns;
@@ -198,11 +203,13 @@ static bool apply_window(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct 
 {
 	uint64_t x;
 	const char *why;
-	if (!nb_cfg_scalar(c, v, "a buffer size such as 4M"))
+	static const char what[] = "a buffer size up to 1G such as 4M";
+	if (!nb_cfg_scalar(c, v, what))
 		return false;
-	if (!nb_units_size(v->str, &x, &why) || x > (1u << 30))
-		return nb_yerror(c->err, v, "bad window '%s' (expected a buffer size up to 1G such as 4M)",
-				 v->str);
+	if (!nb_units_size(v->str, &x, &why))
+		return nb_cfg_size_error(c, v, "window", why, what);
+	if (x > (1u << 30))
+		return nb_yerror(c->err, v, "window %s is too large (expected %s)", v->str, what);
 	t->base.window = (uint32_t)x;
 	return true;
 }
@@ -235,10 +242,10 @@ static bool apply_congestion(struct nb_cfg_ctx *c, const struct nb_ynode *v, str
 
 static bool apply_tos(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
-	uint64_t x;
-	if (!nb_cfg_uint(c, v, 0, 255, &x))
+	int tos;
+	if (!nb_cfg_tos(c, v, &tos))
 		return false;
-	t->base.tos = (int32_t)x;
+	t->base.tos = tos;
 	return true;
 }
 
@@ -277,20 +284,29 @@ static bool apply_timeout(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct
 	return true;
 }
 
+static bool apply_port(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
+{
+	uint64_t x;
+	if (!nb_cfg_uint(c, v, 1, 65535, &x))
+		return false;
+	t->base.port = (uint16_t)x;
+	return true;
+}
+
+/* cpus: 2, cpus: 0-3,8 or cpus: [0-3, 8]: CPU numbers and ranges, each CPU once. */
 static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
 	if (v->kind == NB_Y_MAP)
-		return nb_yerror(c->err, v, "expected a list of CPU numbers, got a mapping");
-	if (v->kind == NB_Y_SEQ && (v->nkids == 0 || v->nkids > NB_MAX_CPUS))
-		return nb_yerror(c->err, v, "%zu CPUs (expected 1 to %d CPU numbers)", v->nkids,
-				 NB_MAX_CPUS);
-	for (size_t i = 0; i < nb_cfg_nitems(v); i++) {
-		uint64_t x;
-		if (!nb_cfg_uint(c, nb_cfg_item(v, i), 0, 4095, &x))
+		return nb_yerror(c->err, v, "expected CPU numbers or ranges such as 0-3,8, got a mapping");
+	if (v->kind == NB_Y_SEQ && v->nkids == 0)
+		return nb_yerror(c->err, v, "empty list (expected CPU numbers or ranges such as 0-3,8)");
+	int16_t cpus[NB_MAX_CPUS];
+	uint32_t n = 0;
+	for (size_t i = 0; i < nb_cfg_nitems(v); i++)
+		if (!nb_cfg_cpulist(c, nb_cfg_item(v, i), cpus, &n))
 			return false;
-		t->base.cpus[i] = (int16_t)x;
-	}
-	t->base.ncpus = (uint32_t)nb_cfg_nitems(v);
+	memcpy(t->base.cpus, cpus, n * sizeof(cpus[0]));
+	t->base.ncpus = n;
 	return true;
 }
 
@@ -301,6 +317,7 @@ static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, COMMON, NULL },
 	{ "description", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "labels", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "defaults", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "tests", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, COMMON, NULL },
@@ -316,6 +333,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "duration", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_duration },
 	{ "warmup", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_warmup },
 	{ "omit", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_omit },
+	{ "cooldown", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cooldown },
 	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_interval },
 	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_reps },
 	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_window },
@@ -327,6 +345,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_gso },
 	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_batch },
 	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_timeout },
+	{ "port", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_port },
 	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cpus },
 	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
 	{ NULL, NULL, 0, false, NULL },
@@ -422,8 +441,43 @@ static void engines_of(const struct nb_cfg_key *k, char *buf, size_t len)
 				 (*e)->name);
 }
 
+/* The names people bring from iperf3 and netperf, and what nbrun calls them. */
+static const struct {
+	const char *names[4];
+	const char *tool;        /* where the name comes from */
+	const char *here;        /* what to write instead */
+} tool_keys[] = {
+	{ { "parallel", "P", "-P" }, "iperf3's -P/--parallel", "streams: N" },
+	{ { "bandwidth", "b", "-b" }, "iperf3's -b/--bandwidth", "rate: 100M (per stream)" },
+	{ { "reverse", "R", "-R" }, "iperf3's -R/--reverse", "direction: reverse" },
+	{ { "bidir" }, "iperf3's --bidir", "direction: bidir" },
+	{ { "length", "len", "l", "-l" }, "iperf3's -l/--length", "size: 1400" },
+	{ { "time", "t", "-t" }, "iperf3's -t/--time", "duration: 10s" },
+	{ { "udp", "u", "-u" }, "iperf3's -u/--udp", "protocol: udp" },
+	{ { "O", "-O" }, "iperf3's -O/--omit", "omit: 2s" },
+	{ { "w", "-w" }, "iperf3's -w/--window", "window: 4M" },
+	{ { "C", "-C" }, "iperf3's -C/--congestion", "congestion: bbr" },
+	{ { "affinity", "A", "-A" }, "iperf3's -A/--affinity", "cpus: 0-3" },
+	{ { "send_size", "m", "-m" }, "netperf's -m (send size)", "size: 1400" },
+	{ { "r", "-r" }, "netperf's -r (request,response)", "request: 32 and response: 128" },
+	{ { "test_length", "test-length" }, "netperf's -l (test length)", "duration: 10s" },
+};
+
+/* "(iperf3's -P/--parallel is `streams: N` here)" when key is such a name. */
+static bool tool_key(struct nb_cfg_ctx *c, const struct nb_ynode *key)
+{
+	for (size_t i = 0; i < N(tool_keys); i++)
+		for (size_t k = 0; k < 4 && tool_keys[i].names[k]; k++)
+			if (strcmp(key->str, tool_keys[i].names[k]) == 0)
+				return nb_yerror(c->err, key, "unknown key '%s' (%s is '%s' in nbrun)",
+						 key->str, tool_keys[i].tool, tool_keys[i].here);
+	return true;
+}
+
 static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsigned scope)
 {
+	if (!tool_key(c, key))
+		return false;
 	const char *cands[64];
 	size_t n = 0;
 	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name && n < 62; k++) {
@@ -465,10 +519,11 @@ static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const st
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
 		      const struct nb_engine *e)
 {
+	bool ok = true;
 	for (size_t i = 0; i < map->nkids; i += 2)
 		if (!check_key(c, map, map->kids[i], scope, e))
-			return false;
-	return true;
+			ok = nb_cfg_note(c);
+	return ok;
 }
 
 bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,

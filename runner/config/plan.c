@@ -28,8 +28,12 @@ static void case_id(struct nb_case *c, bool rate_pps)
 {
 	const struct nb_params *p = &c->params;
 	const char *proto = nb_proto_name(p->proto);
-	char s[24], q[24], r[24], tail[40] = "";
-	nb_units_fmt_size(p->size, s, sizeof(s));
+	char s[32], q[24], r[24], tail[40] = "";
+	nb_units_fmt_size(p->size, q, sizeof(q));
+	if (nb_engine_has_key(c->engine, "port")) /* no payload (connect): the port names the case */
+		snprintf(s, sizeof(s), "port%u", (unsigned)p->port);
+	else
+		snprintf(s, sizeof(s), "s%s", q);
 	if (c->sweep.enabled)
 		snprintf(tail, sizeof(tail), "/%s", c->sweep.search ? "search" : "sweep");
 	else if (p->rate && (rate_pps || c->engine->traits.rate != NB_RATE_KIND_BITS))
@@ -42,10 +46,10 @@ static void case_id(struct nb_case *c, bool rate_pps)
 		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u", c->test->name, proto, q, r,
 			 p->streams);
 	} else if (!c->engine->traits.directional) {
-		snprintf(c->id, sizeof(c->id), "%s/%s/s%s/f%u%s", c->test->name, proto, s, p->streams,
+		snprintf(c->id, sizeof(c->id), "%s/%s/%s/f%u%s", c->test->name, proto, s, p->streams,
 			 nb_engine_closed_loop(c->engine, p->rate) ? "/pp" : tail);
 	} else {
-		snprintf(c->id, sizeof(c->id), "%s/%s/s%s/p%u/%s%s", c->test->name, proto, s,
+		snprintf(c->id, sizeof(c->id), "%s/%s/%s/p%u/%s%s", c->test->name, proto, s,
 			 p->streams, nb_dir_name(p->direction), tail);
 	}
 }

@@ -71,12 +71,14 @@ static void *conn_main(void *arg)
 		nb_agent_log(a, 1, &c->peer, "no handshake: %s", err.msg);
 	} else if (!take_slot(a, c)) {
 		nb_ctl_send_error(c->fd, NB_ERR_BUSY, "agent is busy with another client; try again later");
-		nb_agent_log(a, 1, &c->peer, "told busy");
+		nb_agent_log(a, 0, &c->peer, "refused: busy with another client");
 	} else {
-		nb_agent_log(a, 1, &c->peer, "session begins (nbrun %s)", auth.peer_version);
-		nb_agent_session_serve(a, c, &auth);
+		char who[80];
+		nb_ctl_addr_str(&c->peer, who, sizeof(who));
+		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s)", who, auth.peer_version);
+		uint32_t runs = nb_agent_session_serve(a, c, &auth);
 		release_slot(a, c);
-		nb_agent_log(a, 1, &c->peer, "session ends");
+		nb_agent_log(a, 0, &c->peer, "session ended after %u run%s", runs, runs == 1 ? "" : "s");
 	}
 	sodium_memzero(&auth, sizeof(auth));
 	pthread_mutex_lock(&a->lock);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "agent.h"
@@ -42,7 +43,9 @@ struct nb_agent {
 /** Log one line about a peer when the agent's verbosity is at least level. */
 void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/** Serve an authenticated client's session on c until BYE, an error or a stop request. */
-void nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c, const struct nb_auth *auth);
+/** Serve an authenticated client's session on c until BYE, an error or a stop request; the
+ *  tests it asked for. */
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c,
+				const struct nb_auth *auth);
 
 #endif

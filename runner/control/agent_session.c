@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent_int.h"
+#include "check.h"
 #include "ctl.h"
 #include "hello_facts.h"
 #include "ifstats.h"
@@ -23,6 +24,7 @@ struct session_ctx {
 	struct nb_agent *a;
 	struct nb_agent_conn *conn;
 	int fd;
+	uint32_t runs;                  /* tests asked for in this session */
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
 };
@@ -146,8 +148,18 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 	}
 }
 
-/* The data port, the client's data connections, START, the run, RESULT. */
-static void run_started(struct session_ctx *c, const struct nb_engine *e, struct nb_msg_setup *su)
+/* Refuse a test: tell the client, and what for the console. */
+static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why, char *what,
+		   size_t n)
+{
+	nb_ctl_send_error(c->fd, code, why);
+	snprintf(what, n, "refused: %s", why);
+}
+
+/* The data port, the client's data connections, START, the run, RESULT; what says how it
+ * ended, for the console. */
+static void run_started(struct session_ctx *c, const struct nb_engine *e, struct nb_msg_setup *su,
+			char *what, size_t n)
 {
 	struct nb_agent *a = c->a;
 	struct nb_error err = { { 0 } };
@@ -157,40 +169,79 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 						 a->addr_len, (struct sockaddr *)&c->conn->peer,
 						 c->conn->peer_len, a->o.data_lo, a->o.data_hi, &port, &err);
 	if (!s)
-		return nb_ctl_send_error(c->fd, NB_ERR_SETUP, err.msg);
+		return refuse(c, NB_ERR_SETUP, err.msg, what, n);
 	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
 	struct nb_snapshot *snap = nb_snapshot_create(false);
 	uint64_t t0 = 0;
+	snprintf(what, n, "the client went away during the run");
 	if (!snap || !nb_ctl_send(c->fd, &ready, 5000, &err) ||
 	    !nb_session_accept(s, SETUP_TIMEOUT_MS, &err)) {
-		nb_ctl_send_error(c->fd, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory");
+		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
 	} else if (!await_start(c->fd)) {
-		nb_agent_log(a, 1, &c->conn->peer, "client went away before START");
+		snprintf(what, n, "the client went away before START");
 	} else if (!nb_session_start(s, &err)) {
-		nb_ctl_send_error(c->fd, NB_ERR_RUN, err.msg);
+		refuse(c, NB_ERR_RUN, err.msg, what, n);
 	} else if (run_timeline(c, s, su, snap, &t0)) {
 		nb_session_snapshot(s, snap);
 		nb_ifstats_fill_snapshot(snap, c->ifname);
 		bool ok = nb_session_stop(s, &err);
 		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
+		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);
 	}
 	atomic_fetch_add(&a->tests, 1);
 	nb_session_destroy(s);
 	nb_snapshot_destroy(snap);
 }
 
+/* One test, and a console line: its run, its case (sanitised) and how it ended. */
 static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 {
-	char why[NB_TEXT_MAX] = "", id[sizeof(su->case_id)];
+	char why[NB_TEXT_MAX] = "", what[NB_TEXT_MAX + 32], id[sizeof(su->case_id)];
 	enum nb_err_code code = check_setup(c->a, su, why, sizeof(why));
-	nb_agent_log(c->a, 1, &c->conn->peer, "test %s%s%s",
-		     nb_text_sanitize(id, sizeof(id), su->case_id), code ? " refused: " : "", why);
-	if (code)
-		return nb_ctl_send_error(c->fd, code, why);
-	nb_auth_run_key(c->session_key, su->run_id, su->params.key);
-	run_started(c, nb_engine_find(su->params.engine), su);
-	sodium_memzero(su->params.key, sizeof(su->params.key));
+	c->runs++;
+	if (code) {
+		refuse(c, code, why, what, sizeof(what));
+	} else {
+		nb_auth_run_key(c->session_key, su->run_id, su->params.key);
+		run_started(c, nb_engine_find(su->params.engine), su, what, sizeof(what));
+		sodium_memzero(su->params.key, sizeof(su->params.key));
+	}
+	nb_agent_log(c->a, 0, &c->conn->peer, "run %u %s: %s", su->run_id,
+		     nb_text_sanitize(id, sizeof(id), su->case_id), what);
+}
+
+/* CHECK: this host against what the client's plan needs, one line per problem. */
+static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
+{
+	struct nb_agent *a = c->a;
+	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
+				       .max_duration_s = a->o.limits.max_duration_s };
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
+	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
+	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
+}
+
+/* One message between tests; false when the session ends. */
+static bool between_tests(struct session_ctx *c, struct nb_msg *m)
+{
+	switch (m->type) {
+	case NB_MSG_SETUP:
+		run_test(c, &m->u.setup);
+		return true;
+	case NB_MSG_CHECK:
+		answer_check(c, &m->u.check);
+		return true;
+	case NB_MSG_BYE:
+		return false;
+	case NB_MSG_STOP:
+		return true;
+	default:
+		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
+		return false;
+	}
 }
 
 /* ---- one session ---- */
@@ -220,7 +271,8 @@ static bool send_facts(struct session_ctx *c)
 	return ok;
 }
 
-void nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn, const struct nb_auth *auth)
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn,
+				const struct nb_auth *auth)
 {
 	struct session_ctx c = { .a = a, .conn = conn, .fd = conn->fd };
 	memcpy(c.session_key, auth->session_key, NB_KEY_LEN);
@@ -233,15 +285,9 @@ void nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn, cons
 			nb_ctl_send_error(c.fd, NB_ERR_LIMIT, "idle control connection closed by the agent");
 		if (r != 1)
 			break;
-		enum nb_msg_type t = m.type;
-		if (t == NB_MSG_SETUP)
-			run_test(&c, &m.u.setup);
+		go = between_tests(&c, &m) && !atomic_load(&a->stopping);
 		nb_msg_free(&m);
-		go = t != NB_MSG_BYE && !atomic_load(&a->stopping);
-		if (go && t != NB_MSG_SETUP && t != NB_MSG_STOP) {
-			nb_ctl_send_error(c.fd, NB_ERR_PROTOCOL, "unexpected message between tests");
-			go = false;
-		}
 	}
 	sodium_memzero(c.session_key, sizeof(c.session_key));
+	return c.runs;
 }

@@ -7,6 +7,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,6 +223,19 @@ static bool peer_error(struct nb_error *err, const char *peer)
 	return nb_error_set(err, "peer %s: %s", peer, msg);
 }
 
+/* What came back to HELLO is no nbrun frame (an HTTP server answers "HTTP", read as a length). */
+static bool not_nbrun(int fd, const char *peer, struct nb_error *err)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	char where[80];
+	if (getpeername(fd, (struct sockaddr *)&addr, &len) == 0)
+		nb_ctl_addr_str(&addr, where, sizeof(where));
+	else
+		snprintf(where, sizeof(where), "%s", peer);
+	return nb_error_set(err, "the peer at %s does not speak the nbrun protocol", where);
+}
+
 /* The agent's answer to our HELLO: its HELLO, checked. */
 static bool client_hello(int fd, uint64_t deadline_ms, const char *peer, struct nb_msg *m,
 			 struct nb_error *err)
@@ -230,6 +244,8 @@ static bool client_hello(int fd, uint64_t deadline_ms, const char *peer, struct 
 	char text[NB_TEXT_MAX + 1];
 	if (r == 0)
 		return nb_error_set(err, "peer %s did not answer the handshake in time", peer);
+	if (r < 0 && strncmp(err->msg, "bad frame", 9) == 0)
+		return not_nbrun(fd, peer, err);
 	if (r < 0)
 		return peer_error(err, peer);
 	if (m->type == NB_MSG_ERROR)

@@ -121,8 +121,8 @@ static uint32_t last_reading(const struct test_state *t)
 
 static void release(struct test_state *t, uint32_t k)
 {
-	uint32_t j = t->first_kept, K = t->tl.nticks;
-	if (k == j || k == j + t->lag || k == K || k == last_reading(t))
+	uint32_t j = t->first_kept, K = t->tl.nticks, c = nb_timeline_last_kept(&t->tl);
+	if (k == j || k == j + t->lag || k == K || k == c || k == c + t->lag || k == last_reading(t))
 		return;
 	nb_snapshot_destroy(t->L[k]);
 	nb_snapshot_destroy(t->P[k]);
@@ -198,8 +198,8 @@ static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb
 	return lost(t, "an unexpected message");
 }
 
-/* Ctrl-C mid-run: stop both ends now and record the run as failed (its window is cut short,
- * so it has no result); the agent is left ready for the next session. */
+/* A signal (or the caller) stops the run: stop both ends now and record the run as
+ * interrupted (its window is cut short, so it has no result); the agent is left ready. */
 static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *out)
 {
 	snprintf(out->error, sizeof(out->error), "interrupted after %.1f s of the run",
@@ -218,7 +218,12 @@ static enum nb_outcome interrupted(struct test_state *t, struct nb_test_result *
 		return lost(t, "no RESULT after STOP");
 	struct nb_error ignored;
 	nb_session_stop(t->s, &ignored);
-	return NB_OUT_CASE_FAILED;
+	return NB_OUT_INTERRUPTED;
+}
+
+static bool stop_asked(const struct nb_client *c)
+{
+	return (c->interrupt && atomic_load(c->interrupt)) || atomic_load(&c->abort);
 }
 
 static bool both_closed(const struct test_state *t)
@@ -231,7 +236,7 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
 {
 	uint64_t end = t->t0 + t->su->warmup_ns + t->su->duration_ns;
 	while (!both_closed(t)) {
-		if (t->c->interrupt && atomic_load(t->c->interrupt))
+		if (stop_asked(t->c))
 			return interrupted(t, out);
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
@@ -262,7 +267,7 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
  * those ticks' intervals (j + lag and K + lag). */
 static void result(struct test_state *t, struct nb_test_result *out)
 {
-	uint32_t j = t->first_kept, K = t->tl.nticks, n = t->lag;
+	uint32_t j = t->first_kept, K = nb_timeline_last_kept(&t->tl), n = t->lag;
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
 				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n] };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
@@ -272,7 +277,7 @@ static void result(struct test_state *t, struct nb_test_result *out)
 			nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
 	}
 	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
-	nb_metrics_window(t->e, t->L[K + n], &out->m);
+	nb_metrics_window(t->e, t->L[last_reading(t)], &out->m);
 }
 
 /* The agent's readings after its drain, then its RESULT (in *m). */
@@ -379,12 +384,13 @@ static enum nb_outcome run_started(struct test_state *t, struct nb_test_result *
 	t->t0 = nb_now_ns();
 	nb_timeline_init(&t->tl, t->t0, t->su->warmup_ns, t->su->omit_ns, t->su->duration_ns,
 			 t->su->interval_ns);
+	nb_timeline_set_cooldown(&t->tl, t->su->cooldown_ns);
 	t->first_kept = nb_timeline_first_kept(&t->tl);
 	t->next_pair = 1;
 	uint64_t base = t->t0 + t->su->warmup_ns;
 	nb_session_set_lag(t->s, t->lag);
 	nb_session_set_window(t->s, base + nb_timeline_tick_offset(&t->tl, t->first_kept),
-			      base + t->su->duration_ns);
+			      base + nb_timeline_tick_offset(&t->tl, nb_timeline_last_kept(&t->tl)));
 	if (!nb_session_start(t->s, t->err)) {
 		snprintf(out->error, sizeof(out->error), "%s", t->err->msg);
 		return NB_OUT_CASE_FAILED;
@@ -451,4 +457,30 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	free_state(&t, nslots);
 	sodium_memzero(run.params.key, sizeof(run.params.key));
 	return o;
+}
+
+bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
+		     size_t len, struct nb_error *err)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK };
+	m.u.check = *need;
+	problems[0] = '\0';
+	if (!nb_ctl_send(c->fd, &m, 5000, err))
+		return false;
+	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	if (r == 0)
+		nb_error_set(err, "peer %s did not answer the check within %d s", c->peer_name,
+			     HANDSHAKE_MS / 1000);
+	if (r != 1)
+		return false;
+	bool ok = m.type == NB_MSG_CHECK_RESULT;
+	if (ok)
+		snprintf(problems, len, "%s", m.u.check_result.text);
+	else if (m.type == NB_MSG_ERROR)
+		nb_error_set(err, "peer %s cannot check: %s", c->peer_name, m.u.error.text);
+	else
+		nb_error_set(err, "peer %s answered the check with %s", c->peer_name,
+			     nb_msg_name(m.type));
+	nb_msg_free(&m);
+	return ok;
 }

@@ -18,6 +18,8 @@ enum nb_outcome {
 	NB_OUT_OK,           /* the run measured */
 	NB_OUT_CASE_FAILED,  /* the agent refused or the run failed: record it and go on */
 	NB_OUT_PEER_LOST,    /* the agent died, stopped answering or spoke garbage: stop the batch */
+	NB_OUT_INTERRUPTED,  /* stopped early (a signal, or the results could not be written): the
+				run has no result and is no failed measurement */
 };
 
 struct nb_client {
@@ -29,7 +31,8 @@ struct nb_client {
 	char peer_version[40];          /* clean text: safe to print */
 	unsigned char session_key[NB_KEY_LEN]; /* from the handshake: each run's data key derives from it */
 	struct nb_facts peer_facts;
-	const atomic_bool *interrupt;   /* set (SIGINT): end the current run early, as failed */
+	const atomic_bool *interrupt;   /* set (a signal): end the current run early */
+	atomic_bool abort;              /* set by the caller's sink (e.g. a write failed): the same */
 };
 
 /** Receives each measured interval as soon as both ends' counters for it are in. */
@@ -55,6 +58,10 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 void nb_client_close(struct nb_client *c);
 /** Free what a test result owns. */
 void nb_test_result_free(struct nb_test_result *r);
+/** Ask the agent whether its host has what need asks (CHECK); problems gets its lines ("" =
+ *  none). False with err when the agent did not answer (then the session is over). */
+bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
+		     size_t len, struct nb_error *err);
 /** Run one test. err holds the peer-lost message for NB_OUT_PEER_LOST. */
 enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *su,
 			       const struct nb_test_sink *sink, struct nb_test_result *out,

@@ -164,20 +164,31 @@ static bool split_host_port(const char *s, char *host, size_t hn, char *port, si
 	return host[0] != '\0';
 }
 
+bool nb_ctl_parse_peer(const char *host_port, uint16_t default_port, char *host, size_t hn,
+		       uint16_t *port, struct nb_error *err)
+{
+	char ps[16];
+	if (!split_host_port(host_port, host, hn, ps, sizeof(ps)))
+		return nb_error_set(err, "peer '%s': expected HOST, HOST:PORT or [V6ADDR]:PORT", host_port);
+	char *end;
+	unsigned long pt = ps[0] ? strtoul(ps, &end, 10) : default_port;
+	if (ps[0] && (*end || pt == 0 || pt > 65535))
+		return nb_error_set(err, "peer '%s': bad port '%s'", host_port, ps);
+	*port = (uint16_t)pt;
+	return true;
+}
+
 bool nb_ctl_resolve(const char *host_port, uint16_t default_port, struct sockaddr_storage *addr,
 		    socklen_t *len, struct nb_error *err)
 {
-	char host[256], port[16];
-	if (!split_host_port(host_port, host, sizeof(host), port, sizeof(port)))
-		return nb_error_set(err, "peer '%s': expected HOST, HOST:PORT or [V6ADDR]:PORT", host_port);
-	char *end;
-	unsigned long pt = port[0] ? strtoul(port, &end, 10) : default_port;
-	if (port[0] && (*end || pt == 0 || pt > 65535))
-		return nb_error_set(err, "peer '%s': bad port '%s'", host_port, port);
+	char host[256];
+	uint16_t pt;
+	if (!nb_ctl_parse_peer(host_port, default_port, host, sizeof(host), &pt, err))
+		return false;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *res = NULL;
 	char ps[8];
-	snprintf(ps, sizeof(ps), "%lu", pt);
+	snprintf(ps, sizeof(ps), "%u", pt);
 	int rc = getaddrinfo(host, ps, &hints, &res);
 	if (rc != 0)
 		return nb_error_set(err, "peer '%s': %s", host, gai_strerror(rc));

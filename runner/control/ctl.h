@@ -27,6 +27,9 @@ int nb_ctl_recv_by(int fd, struct nb_msg *m, uint64_t deadline_ms, uint32_t max_
 uint64_t nb_ctl_now_ms(void);
 /** Send an ERROR frame with code and text (best effort). */
 void nb_ctl_send_error(int fd, enum nb_err_code code, const char *text);
+/** Check the form of "HOST[:PORT]" / "[V6]:PORT" without resolving it: host and port out. */
+bool nb_ctl_parse_peer(const char *host_port, uint16_t default_port, char *host, size_t hn,
+		       uint16_t *port, struct nb_error *err);
 /** Resolve "HOST[:PORT]" / "[V6]:PORT" (numeric addresses always work; names via getaddrinfo). */
 bool nb_ctl_resolve(const char *host_port, uint16_t default_port, struct sockaddr_storage *addr,
 		    socklen_t *len, struct nb_error *err);

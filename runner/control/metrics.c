@@ -204,6 +204,23 @@ static void latency_cols(const struct nb_hist *h, struct nb_metrics *m)
 	m->v[NB_COL_LAT_MAX_US] = (double)s.max_ns / 1000.0;
 }
 
+/* Agentless engines: every request answered, refused (connect) or lost (icmp: timeouts). */
+static void agentless(const struct nb_params *p, const struct nb_span *s, uint32_t lo, uint32_t hi,
+		      struct nb_metrics *m)
+{
+	const struct nb_snapshot *a = s->l0, *b = s->l1;
+	double lost = csum(a, b, lo, hi, NB_C_TIMEOUTS);
+	m->v[NB_COL_TIMEOUTS] = lost;
+	if (p->proto == NB_PROTO_TCP) {
+		m->v[NB_COL_REFUSED] = csum(a, b, lo, hi, NB_C_REFUSED);
+		return;
+	}
+	m->v[NB_COL_LOST] = lost;
+	m->v[NB_COL_LOSS_PCT] = pct(lost, lost + m->v[NB_COL_TRANS]);
+	m->v[NB_COL_DUP] = csum(a, b, lo, hi, NB_C_DUP);
+	m->v[NB_COL_SND_ERRS] = csum(a, b, lo, hi, NB_C_SND_ERRS);
+}
+
 static void request_response(const struct nb_params *p, const struct nb_span *s, uint32_t lo,
 			     uint32_t hi, struct nb_metrics *m)
 {
@@ -259,6 +276,8 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 		directional(e, p, s, lo, hi, out);
 	else
 		request_response(p, s, lo, hi, out);
+	if (nb_engine_agentless(e))
+		agentless(p, s, lo, hi, out);
 	if (hist && flow < 0)
 		latency_cols(hist, out);
 	if (flow < 0) {

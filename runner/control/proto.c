@@ -91,7 +91,8 @@ static uint64_t get_range(struct rd *r, int bytes, uint64_t lo, uint64_t hi, con
 	return v;
 }
 
-static void get_str(struct rd *r, char *dst, size_t max, const char *what)
+/* A string of at most max bytes: clean text, or (lines) clean lines each ending in '\n'. */
+static void get_text(struct rd *r, char *dst, size_t max, bool lines, const char *what)
 {
 	size_t n = (size_t)get_uint(r, 2);
 	dst[0] = '\0';
@@ -99,11 +100,17 @@ static void get_str(struct rd *r, char *dst, size_t max, const char *what)
 		return;
 	if (n > max || r->len - r->off < n)
 		return (void)fail(r, what);
-	if (!nb_text_clean((const char *)r->p + r->off, n))
+	const char *s = (const char *)r->p + r->off;
+	if (!(lines ? nb_text_clean_lines(s, n) : nb_text_clean(s, n)))
 		return (void)fail(r, what);
 	memcpy(dst, r->p + r->off, n);
 	dst[n] = '\0';
 	r->off += n;
+}
+
+static void get_str(struct rd *r, char *dst, size_t max, const char *what)
+{
+	get_text(r, dst, max, false, what);
 }
 
 static void get_bytes(struct rd *r, uint8_t *dst, size_t n)
@@ -297,6 +304,34 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 	}
 }
 
+/* ---- check ---- */
+
+static void enc_check(struct nb_buf *b, const struct nb_msg_check *c)
+{
+	put_u8(b, c->ncc);
+	for (uint8_t i = 0; i < c->ncc; i++)
+		put_str(b, c->cc[i]);
+	put_u16(b, c->ncpus);
+	for (uint16_t i = 0; i < c->ncpus; i++)
+		put_u16(b, c->cpus[i]);
+	put_u8(b, c->protocols);
+	put_u64(b, c->longest_ns);
+	put_u32(b, c->max_flows);
+}
+
+static void dec_check(struct rd *r, struct nb_msg_check *c)
+{
+	c->ncc = (uint8_t)get_range(r, 1, 0, NB_CHECK_MAX_CC, "too many congestion controls");
+	for (uint8_t i = 0; i < c->ncc && !r->bad; i++)
+		get_str(r, c->cc[i], sizeof(c->cc[i]) - 1, "congestion control name");
+	c->ncpus = (uint16_t)get_range(r, 2, 0, NB_CHECK_MAX_CPUS, "too many CPUs");
+	for (uint16_t i = 0; i < c->ncpus && !r->bad; i++)
+		c->cpus[i] = (uint16_t)get_range(r, 2, 0, 4095, "cpu number");
+	c->protocols = (uint8_t)get_range(r, 1, 0, 3, "protocol mask");
+	c->longest_ns = get_uint(r, 8);
+	c->max_flows = (uint32_t)get_uint(r, 4);
+}
+
 /* ---- frames ---- */
 
 static void enc_body(struct nb_buf *b, const struct nb_msg *m)
@@ -317,6 +352,8 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		put_u16(b, m->u.error.code);
 		put_str(b, m->u.error.text);
 		break;
+	case NB_MSG_CHECK: enc_check(b, &m->u.check); break;
+	case NB_MSG_CHECK_RESULT: put_str(b, m->u.check_result.text); break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
 	case NB_MSG_BYE:
@@ -357,6 +394,10 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	case NB_MSG_ERROR:
 		m->u.error.code = (uint16_t)get_range(r, 2, 1, NB_ERR_CODE_MAX, "error code");
 		get_str(r, m->u.error.text, NB_TEXT_MAX, "error text");
+		break;
+	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
+	case NB_MSG_CHECK_RESULT:
+		get_text(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, true, "check result text");
 		break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
@@ -413,7 +454,8 @@ bool nb_frame_len(const uint8_t hdr[4], uint32_t *len, struct nb_error *err)
 
 const char *nb_msg_name(int type)
 {
-	static const char *const names[] = { "?",      "HELLO", "AUTH",   "SETUP", "READY", "START",
-					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "FACTS" };
+	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
+					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
+					     "CHECK_RESULT", "FACTS" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

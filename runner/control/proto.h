@@ -17,6 +17,9 @@
  * READY(port) | ERROR; START; agent sends INTERVAL frames; client sends STOP
  * after the drain; agent answers RESULT -> ... -> BYE. SETUP carries no key:
  * both ends derive the run's data key from the handshake and the run id.
+ * Before a batch (and for --check) the client asks CHECK with what its plan needs; the agent
+ * answers CHECK_RESULT, one line per problem it finds on its host ("" = none): only after
+ * authentication, like FACTS.
  */
 #ifndef NB_PROTO_H
 #define NB_PROTO_H
@@ -43,7 +46,8 @@
 
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
-	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_FACTS,
+	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
+	NB_MSG_FACTS,
 	NB_MSG_TYPE_MAX = NB_MSG_FACTS
 };
 
@@ -81,6 +85,22 @@ struct nb_msg_setup {
 	char case_id[160];
 	struct nb_params params;
 	uint64_t warmup_ns, omit_ns, duration_ns, interval_ns, drain_ns;
+	uint64_t cooldown_ns;      /* client only (not sent): the tail left out of the result */
+};
+
+#define NB_CHECK_MAX_CC 8          /* congestion control algorithms one CHECK asks about */
+#define NB_CHECK_MAX_CPUS 256      /* CPUs one CHECK asks about */
+#define NB_CHECK_TEXT_MAX 4096     /* CHECK_RESULT: its problem lines */
+
+/** CHECK: what a plan needs of an end, asked before any run. */
+struct nb_msg_check {
+	uint8_t ncc;
+	char cc[NB_CHECK_MAX_CC][16];      /* TCP congestion control algorithms */
+	uint16_t ncpus;
+	uint16_t cpus[NB_CHECK_MAX_CPUS];  /* CPUs the flows are pinned to */
+	uint8_t protocols;                 /* bit 1 << enum nb_proto: a data port of that kind */
+	uint64_t longest_ns;               /* the longest run: warm-up + duration */
+	uint32_t max_flows;                /* the most flows of one run */
 };
 
 struct nb_msg_snap {
@@ -100,6 +120,8 @@ struct nb_msg {
 		struct nb_msg_snap interval;
 		struct { uint8_t ok; char text[NB_TEXT_MAX + 1]; struct nb_msg_snap s; } result;
 		struct { uint16_t code; char text[NB_TEXT_MAX + 1]; } error;
+		struct nb_msg_check check;
+		struct { char text[NB_CHECK_TEXT_MAX + 1]; } check_result; /* lines ending in \n */
 	} u;
 };
 

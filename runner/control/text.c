@@ -33,6 +33,19 @@ bool nb_text_clean(const char *s, size_t n)
 	return true;
 }
 
+bool nb_text_clean_lines(const char *s, size_t n)
+{
+	const char *end = s + n;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *stop = nl ? nl : end;
+		if (!nb_text_clean(s, (size_t)(stop - s)))
+			return false;
+		s = nl ? nl + 1 : end;
+	}
+	return true;
+}
+
 char *nb_text_sanitize(char *dst, size_t n, const char *src)
 {
 	const unsigned char *p = (const unsigned char *)src;

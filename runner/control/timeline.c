@@ -28,6 +28,20 @@ uint32_t nb_timeline_settle_lag(const struct nb_timeline *tl, uint64_t drain_ns)
 	return lag < 1 ? 1 : lag > NB_EPOCH_LAG_MAX ? NB_EPOCH_LAG_MAX : (uint32_t)lag;
 }
 
+void nb_timeline_set_cooldown(struct nb_timeline *tl, uint64_t cooldown_ns)
+{
+	tl->cooldown = cooldown_ns;
+}
+
+uint32_t nb_timeline_last_kept(const struct nb_timeline *tl)
+{
+	uint32_t k = tl->nticks, first = nb_timeline_first_kept(tl);
+	uint64_t end = tl->cooldown < tl->duration ? tl->duration - tl->cooldown : 0;
+	while (k > first + 1 && nb_timeline_tick_offset(tl, k) > end)
+		k--;
+	return k;
+}
+
 
 uint64_t nb_timeline_next(const struct nb_timeline *tl)
 {

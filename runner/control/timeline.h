@@ -26,6 +26,7 @@ enum nb_tl_event { NB_TL_NONE, NB_TL_BASELINE, NB_TL_TICK };
 
 struct nb_timeline {
 	uint64_t t0, warmup, omit, duration, interval;
+	uint64_t cooldown;     /* the tail of the window left out of the result (0 = none) */
 	uint32_t nticks;
 	uint32_t ticks_done;   /* ticks fired, baseline included as tick 0 */
 };
@@ -39,6 +40,10 @@ uint64_t nb_timeline_next(const struct nb_timeline *tl);
 enum nb_tl_event nb_timeline_take(struct nb_timeline *tl, uint64_t now_ns, uint32_t *tick);
 /** Offset of tick k from the baseline, in ns. */
 uint64_t nb_timeline_tick_offset(const struct nb_timeline *tl, uint32_t k);
+/** Leave the last cooldown_ns of the window out of the run's result (after nb_timeline_init). */
+void nb_timeline_set_cooldown(struct nb_timeline *tl, uint64_t cooldown_ns);
+/** The last tick at or before duration - cooldown (the end of the run's result). */
+uint32_t nb_timeline_last_kept(const struct nb_timeline *tl);
 /** The first tick at or after the end of omit (the baseline of the run's result). */
 uint32_t nb_timeline_first_kept(const struct nb_timeline *tl);
 /** Ticks a receiver keeps an interval open: at least one, as many as span drain_ns. */

@@ -17,6 +17,7 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
 	row.t_start = tick_s(su, k - 1);
 	row.t_end = tick_s(su, k);
 	row.omitted = row.t_start * 1e9 < (double)su->omit_ns - 1;
+	row.cooldown = su->cooldown_ns && row.t_end * 1e9 > (double)(su->duration_ns - su->cooldown_ns) + 1;
 	uint32_t nflows = span->l1->nflows;
 	bool dir = e->traits.directional;
 	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {

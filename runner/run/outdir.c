@@ -10,7 +10,6 @@
 #include "config_copy.h"
 #include "params.h"
 #include "plan_csv.h"
-#include "results_dir.h"
 
 void nb_outdir_utc_now(char *out, size_t n)
 {
@@ -111,9 +110,8 @@ static bool write_plan(const char *dir, const struct nb_plan *plan, struct nb_er
 	return ok;
 }
 
-bool nb_outdir_open(const char *dir, const struct nb_config *cfg, const struct nb_plan *plan,
-		    char *out, size_t n, struct nb_error *err)
+bool nb_outdir_write(const char *dir, const struct nb_config *cfg, const struct nb_plan *plan,
+		     struct nb_error *err)
 {
-	return nb_results_dir_create(dir, cfg->name, out, n, err) &&
-	       nb_config_copy_write(out, cfg->text, cfg->text_len, err) && write_plan(out, plan, err);
+	return nb_config_copy_write(dir, cfg->text, cfg->text_len, err) && write_plan(dir, plan, err);
 }

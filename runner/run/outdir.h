@@ -1,6 +1,6 @@
-/* nbrun — the runner's side of the results folder: it creates the folder and fills what
- * reports/ writes into it from the config and the plan (config.yaml, plan.csv); the files
- * themselves belong to reports/ (results_dir, config_copy, plan_csv, meta_json ...). */
+/* nbrun — the runner's side of the results folder: it fills what reports/ writes into it from
+ * the config and the plan (config.yaml, plan.csv); the folder and its files belong to reports/
+ * (results_dir, config_copy, plan_csv, meta_json ...). */
 #ifndef NB_OUTDIR_H
 #define NB_OUTDIR_H
 
@@ -15,9 +15,8 @@
 void nb_outdir_utc_now(char *out, size_t n);
 /** SHA-256 of a buffer as 64 hex characters. */
 void nb_outdir_sha256_hex(const void *data, size_t len, char out[65]);
-/** Choose (when dir is NULL: results/<config name>-<UTC timestamp>) and create the results
- *  folder, out gets its path; then write config.yaml (the exact bytes that ran) and plan.csv. */
-bool nb_outdir_open(const char *dir, const struct nb_config *cfg, const struct nb_plan *plan,
-		    char *out, size_t n, struct nb_error *err);
+/** Write config.yaml (the exact bytes that ran) and plan.csv into the results folder dir. */
+bool nb_outdir_write(const char *dir, const struct nb_config *cfg, const struct nb_plan *plan,
+		     struct nb_error *err);
 
 #endif

@@ -218,10 +218,11 @@ static double achieved_at(const struct nb_sweep_outcome *o, uint64_t rate)
 
 /* What every entry of the sweep says: the case, the whole sweep's trials and time. */
 static struct nb_sweep_result common(const struct nb_case *c, uint32_t rep,
-				     const struct nb_sweep_outcome *o, double max_burst)
+				     const struct nb_sweep_outcome *o, double max_burst,
+				     uint32_t first_run_id)
 {
 	return (struct nb_sweep_result){
-		.case_id = c->id, .rep = rep, .search = o->search, .unit = rate_unit(c),
+		.case_id = c->id, .rep = rep, .first_run_id = first_run_id, .search = o->search, .unit = rate_unit(c),
 		.flows = nb_params_nflows(&c->params), .trials = (double)o->ntrials,
 		.elapsed_s = (double)o->elapsed_ns / 1e9, .trial_s = (double)o->trial_ns / 1e9,
 		.host_bound_above = rate_or_nan(o->host_bound_above), .max_burst = max_burst,
@@ -247,7 +248,8 @@ static void goal_entry(const struct nb_sweep_outcome *o, uint32_t g, struct nb_s
 }
 
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
-			    const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err)
+			    const struct nb_sweep_outcome *o, double max_burst, uint32_t first_run_id,
+			    struct nb_error *err)
 {
 	uint32_t n = o->search ? o->ngoals : 1;
 	struct nb_sweep_result e[NB_LOSS_MAX];
@@ -259,7 +261,7 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 	for (size_t i = 0; i < o->ntrials; i++)
 		rates[i] = (double)o->trials[i].offered;
 	for (uint32_t g = 0; g < n; g++) {
-		e[g] = common(c, rep, o, max_burst);
+		e[g] = common(c, rep, o, max_burst, first_run_id);
 		nb_sweep_sentence(c, o, o->search ? g : UINT32_MAX, sentence[g], sizeof(sentence[g]));
 		e[g].sentence = sentence[g];
 		e[g].limit = o->unreached ? limit : NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cols.h"
+#include "fmt.h"
 #include "metrics.h"
 #include "outdir.h"
 #include "params.h"
@@ -19,17 +20,37 @@ struct trial_ctx {
 	const struct nb_case *c;
 	uint32_t rep, n;              /* repetition; trials run so far */
 	uint32_t run_id;              /* the current trial's run id */
+	uint32_t first_run_id;        /* the first trial's */
 	struct nb_msg_setup su;
 	double max_burst;             /* largest pacer burst of any trial */
 	bool lost;                    /* the agent was lost: err says why */
+	bool stopped;                 /* a trial was interrupted */
 	struct nb_error *err;
 };
+
+/* The first results file that cannot be written stops the trial and the sweep. */
+static bool write_failed(const struct nb_sweep_env *env, const struct nb_error *err)
+{
+	if (!*env->write_failed)
+		*env->werr = *err;
+	*env->write_failed = true;
+	atomic_store(&env->client->abort, true);
+	return false;
+}
+
+static bool rows_ok(const struct trial_ctx *x)
+{
+	struct nb_error err = { { 0 } };
+	return (nb_csv_ok(x->env->intervals, &err) && nb_csv_ok(x->env->runs, &err)) ||
+	       write_failed(x->env, &err);
+}
 
 static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
 {
 	struct trial_ctx *x = ctx;
 	nb_rows_write_interval(x->env->intervals, x->c->engine, &x->su, x->run_id, x->rep, k, span,
 			       hist);
+	rows_ok(x);
 }
 
 static void no_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
@@ -154,8 +175,13 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, con
 		append_flag(out, n, "snd-errs");
 }
 
+static const char *trial_status(const struct nb_trial *t, enum nb_outcome o)
+{
+	return o == NB_OUT_INTERRUPTED ? "interrupted" : !t->ok ? "failed" : t->valid ? "ok" : "invalid";
+}
+
 static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const char *started,
-			const struct nb_test_result *res)
+			enum nb_outcome o, const struct nb_test_result *res)
 {
 	const struct nb_case *c = x->c;
 	char flags[256];
@@ -164,15 +190,18 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
-		.offered_rate = (double)t->offered, .status = !t->ok ? "failed" : t->valid ? "ok" : "invalid",
+		.offered_rate = (double)t->offered, .status = trial_status(t, o),
 		.metric = nb_cols[head].name, .value = t->ok ? res->m.v[head] : NAN, .flags = flags,
 		.error = res->error, .started = started, .m = res->m,
 	};
 	nb_runs_csv_write(x->env->runs, &row);
-	if (t->ok)
-		(*x->env->runs_ok)++;
-	else
-		(*x->env->runs_failed)++;
+	struct nb_error jerr;
+	if (!nb_runs_jsonl_write(x->env->jsonl, &row, &jerr))
+		write_failed(x->env, &jerr);
+	struct nb_meta *m = x->env->meta;
+	m->runs_ok += t->ok;
+	m->runs_interrupted += o == NB_OUT_INTERRUPTED;
+	m->runs_failed += !t->ok && o != NB_OUT_INTERRUPTED;
 }
 
 static void say(const struct nb_sweep_env *env, const char *text)
@@ -210,19 +239,23 @@ static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char
 		snprintf(buf + len, n - len, ")");
 }
 
-static void progress(const struct trial_ctx *x, const struct nb_trial *t, const char *error)
+/* One line per trial, every rate with its unit ("offered 100 Mbit/s ..., sent 99.8 Mbit/s"). */
+static void progress(const struct trial_ctx *x, const struct nb_trial *t, enum nb_outcome o,
+		     const char *error)
 {
 	const char *unit = x->c->engine->traits.rate_unit;
-	char line[NB_TEXT_MAX + 512], note[192];
+	char line[NB_TEXT_MAX + 512], note[192], off[48], sent[48], recv[48];
 	short_note(x, t, note, sizeof(note));
+	nb_fmt_value((double)t->offered, unit, off, sizeof(off));
+	nb_fmt_value(t->sent_rate, unit, sent, sizeof(sent));
+	nb_fmt_value(t->recv_rate, unit, recv, sizeof(recv));
 	if (!t->ok)
-		snprintf(line, sizeof(line), "  %s trial %u at %.6g %s: FAILED: %s", x->c->id, x->n,
-			 (double)t->offered, unit, error);
+		snprintf(line, sizeof(line), "  %s trial %u at %s: %s: %s", x->c->id, x->n, off,
+			 o == NB_OUT_INTERRUPTED ? "interrupted" : "FAILED", error);
 	else
-		snprintf(line, sizeof(line), "  %s trial %u: offered %.6g %s for %.3g s, sent %.6g, "
-			 "received %.6g, loss %.4g %%%s", x->c->id, x->n, (double)t->offered, unit,
-			 (double)t->duration_ns / 1e9, t->sent_rate, t->recv_rate, t->loss_ratio * 100.0,
-			 note);
+		snprintf(line, sizeof(line), "  %s trial %u: offered %s for %.3g s, sent %s, received "
+			 "%s, loss %.4g %%%s", x->c->id, x->n, off, (double)t->duration_ns / 1e9, sent,
+			 recv, t->loss_ratio * 100.0, note);
 	say(x->env, line);
 }
 
@@ -260,6 +293,8 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	if (t->calibration)
 		return run_calibration(x, t);
 	x->run_id = ++*x->env->run_id;
+	if (!x->first_run_id)
+		x->first_run_id = x->run_id;
 	x->n++;
 	build_setup(x, t);
 	char started[32];
@@ -274,16 +309,17 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	t->ok = o == NB_OUT_OK;
 	if (t->ok)
 		fill_trial(x, &res.m, t);
-	write_trial(x, t, started, &res);
-	progress(x, t, res.error);
+	write_trial(x, t, started, o, &res);
+	progress(x, t, o, res.error);
 	nb_test_result_free(&res);
-	return o != NB_OUT_PEER_LOST;
+	x->stopped |= o == NB_OUT_INTERRUPTED;
+	return o != NB_OUT_PEER_LOST && o != NB_OUT_INTERRUPTED && rows_ok(x);
 }
 
 enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
 			      struct nb_error *err)
 {
-	struct trial_ctx x = { .env = env, .c = c, .rep = rep, .err = err };
+	struct trial_ctx x = { .env = env, .c = c, .rep = rep + 1, .err = err }; /* files count from 1 */
 	struct nb_sweep_outcome o;
 	struct nb_sweep_opts opts = { .calibrate_ns = c->sweep.search ? NB_SWEEP_CALIBRATE_NS : 0 };
 	if (!nb_sweep_execute(&c->sweep, &opts, run_trial, &x, &o)) {
@@ -291,8 +327,11 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		return NB_OUT_CASE_FAILED;
 	}
 	struct nb_error jerr = { { 0 } };
-	if (!nb_sweep_record_append(env->dir, c, rep, &o, x.max_burst, &jerr))
-		fprintf(stderr, "nbrun: %s\n", jerr.msg);
+	if (!*env->write_failed &&
+	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &jerr)) {
+		*env->werr = jerr;
+		*env->write_failed = true;
+	}
 	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
 		char line[NB_SWEEP_SENTENCE_MAX];
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
@@ -300,7 +339,8 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 	}
 	if (env->progress)
 		nb_progress_run_done(env->progress, c->id, rep + 1, o.search ? "search done" : "sweep done");
-	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST
+	bool stopped = x.stopped || (o.interrupted && !x.lost);
+	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST : stopped ? NB_OUT_INTERRUPTED
 			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
 	nb_sweep_outcome_free(&o);
 	return rc;

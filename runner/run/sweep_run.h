@@ -10,6 +10,8 @@
 
 #include "client.h"
 #include "csv.h"
+#include "meta_json.h"
+#include "runs_jsonl.h"
 #include "plan.h"
 #include "progress.h"
 #include "sweep.h"
@@ -20,24 +22,30 @@
 struct nb_sweep_env {
 	struct nb_client *client;
 	struct nb_csv *runs, *intervals;
+	struct nb_runs_jsonl *jsonl;     /* runs.jsonl: a record per trial */
 	const char *dir;                 /* results folder: sweeps.json goes there */
 	uint32_t *run_id;                /* the batch's run counter: each trial takes the next id */
-	uint32_t *runs_ok, *runs_failed; /* the batch's counts (meta.json), one per trial */
-	const atomic_bool *interrupt;    /* set by SIGINT: no new trial starts */
+	struct nb_meta *meta;            /* the batch's run counts (meta.json), one per trial */
+	const atomic_bool *interrupt;    /* set by a signal: no new trial starts */
 	int verbosity;                   /* < 0: quiet; 0: one line per trial and the result */
 	struct nb_progress *progress;    /* lines go through it when set, else straight to stderr */
+	bool *write_failed;              /* set at the first results file that cannot be written */
+	struct nb_error *werr;           /* which one, and why */
 };
 
-/** Run the sweep or search of case c (repetition rep). NB_OUT_PEER_LOST when the agent was
- *  lost (err says why), NB_OUT_CASE_FAILED when trials failed to run or the search could not
- *  finish, else NB_OUT_OK; an interrupted search returns NB_OUT_OK and keeps its trials. */
+/** Run the sweep or search of case c (the plan's repetition rep, 0-based; its rows say rep + 1). NB_OUT_PEER_LOST when the agent was
+ *  lost (err says why), NB_OUT_INTERRUPTED when a signal or a write failure stopped it (its
+ *  trials are kept), NB_OUT_CASE_FAILED when trials failed to run or the search could not
+ *  finish, else NB_OUT_OK. */
 enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
 			      struct nb_error *err);
 
-/** Append the outcome of case c's sweep to DIR/sweeps.json ({"sweeps": [...]}, one entry per
- *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial. */
+/** Append the outcome of case c's sweep (repetition rep, from 1) to DIR/sweeps.json ({"sweeps": [...]}, one entry per
+ *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial,
+ *  first_run_id the run id of its first trial. */
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
-			    const struct nb_sweep_outcome *o, double max_burst, struct nb_error *err);
+			    const struct nb_sweep_outcome *o, double max_burst, uint32_t first_run_id,
+			    struct nb_error *err);
 /** The sentence stating goal g's result ("id: highest rate with loss ≤ 0.1 %: 187.4 Mbit/s
  *  (lowest failing 189.2 Mbit/s, 14 trials, 2 retries, 41 s)"; where every attempt fell short,
  *  what held the sender back and what to do), or a plain sweep's summary when g is out of

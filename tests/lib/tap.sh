@@ -1,4 +1,5 @@
-# Shared by the shell tests (sourced, POSIX sh): TAP output and network-namespace helpers.
+# Shared by the shell tests (sourced, POSIX sh): TAP output, waiting for a listener or for
+# rows, and network-namespace helpers.
 # A test sets N=0 FAILED=0, sources this file, and exits with $FAILED.
 
 ok()   { N=$((N + 1)); echo "ok $N - $1"; }
@@ -17,7 +18,15 @@ check() {
 	if "$@" >/dev/null 2>&1; then ok "$_d"; else nok "$_d" "$_f"; fi
 }
 
-# wait_rows FILE N: until FILE (a CSV with a header) has N data rows (20 s at most).
+# wait_port PORT: until a TCP socket listens on PORT in this namespace (5 s at most).
+wait_port() {
+	_i=0
+	while [ $_i -lt 50 ] && ! grep -q ":$(printf %04X "$1") " /proc/net/tcp 2>/dev/null; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+}
+
+# wait_rows FILE N: until FILE holds N rows after its header line (20 s at most).
 wait_rows() {
 	_i=0
 	while [ $_i -lt 200 ]; do

@@ -67,7 +67,7 @@ grep -q "limits per test: --max-streams 2, --max-message 1M, --max-duration 3600
 	ok "the right secret runs (exit 1: one case beyond a limit)" || nok "right secret (rc $RC)" "$TMP/right.err"
 grep -q "limit: 4 flows, above this agent's --max-streams 2" "$TMP/right/runs.csv" &&
 	ok "the 4-stream case failed naming --max-streams" || nok "limit named" "$TMP/right/runs.csv"
-tests_before=$(grep -c ": test " "$TMP/serve.err")
+tests_before=$(grep -c ": run [0-9]" "$TMP/serve.err")
 
 run wrong --secret-file "$TMP/other"
 [ $RC -eq 3 ] && ok "a wrong secret: exit 3" || nok "a wrong secret: exit 3 (got $RC)" "$TMP/wrong.err"
@@ -84,10 +84,10 @@ NBRUN_SECRET_FILE=$TMP/secret run env_secret
 [ $RC -eq 1 ] && grep -q ',run,,ok,' "$TMP/env_secret/runs.csv" &&
 	ok "NBRUN_SECRET_FILE works as --secret-file" || nok "NBRUN_SECRET_FILE (rc $RC)" "$TMP/env_secret.err"
 
-[ "$(grep -c "[0-9]: refused: " "$TMP/serve.err")" -eq 2 ] &&
+[ "$(grep -c "^nbrun serve: [0-9.]*:[0-9]*: refused: " "$TMP/serve.err")" -eq 2 ] &&
 	grep -q "refused: authentication failed" "$TMP/serve.err" &&
 	ok "the agent logged one line per refused client" || nok "agent log" "$TMP/serve.err"
-[ "$(grep -c ": test " "$TMP/serve.err")" -eq $((tests_before + 2)) ] &&
+[ "$(grep -c ": run [0-9]" "$TMP/serve.err")" -eq $((tests_before + 2)) ] &&
 	ok "nothing ran for the refused clients" || nok "tests run" "$TMP/serve.err"
 unserve
 

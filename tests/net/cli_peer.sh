@@ -26,10 +26,7 @@ trap 'exit 1' INT TERM
 serve() {
 	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" -q 2>"$TMP/serve.err" &
 	SERVE_PID=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q ":$(printf %04X "$PORT") " /proc/net/tcp 2>/dev/null; do
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_port "$PORT"
 }
 
 cat >"$TMP/three.yaml" <<'YAML'

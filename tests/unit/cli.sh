@@ -3,8 +3,8 @@
 # with their exit codes and their exact one-line messages; --help, --version, --dry-run,
 # validate, report, compare, env. Nothing here reaches a peer: a bad --peer port stops before
 # any connection, and `serve` is only started on an address this host does not have.
-# What issue 15 says is wrong today is written as the right behaviour and marked TODO, so it
-# turns into an unexpected pass when issue 15 is done: then drop the TODO.
+# Issue 15's CLI items are here too: a bad port is exit 2 and leaves nothing behind, an option
+# of another subcommand is exit 2 with this subcommand's usage, each subcommand has its help.
 # Speaks TAP. Environment: NBRUN (the binary), NB_SRCDIR (the source tree), NB_VERSION_LINE
 # (what --version prints); meson sets them.
 set -u
@@ -17,7 +17,6 @@ TMP=$(mktemp -d /tmp/nbt_cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 export NBRUN_GNUPLOT=none
-I15='issue 15'
 mkdir "$TMP/cwd" && cd "$TMP/cwd" || exit 1   # stays empty: no command writes where it runs
 
 # nb ARGS...: run nbrun (60 s at most: a hang fails, it does not block); RC, $TMP/out and
@@ -64,14 +63,18 @@ tests:
   - {name: b, engine: rr}
 YAML
 
-# --- usage errors: exit 2 and "nbrun: MESSAGE (try 'nbrun --help')", nothing else -----------
+# --- usage errors: exit 2 and "nbrun: MESSAGE (try 'nbrun [SUBCOMMAND] --help')", nothing else
 # MESSAGE|ARGUMENTS (split on spaces)
 while IFS='|' read -r msg args; do
 	set -f
 	set -- $args
 	set +f
+	case "${1:-}" in
+	serve | validate | report | compare | env | resume) hint="nbrun $1 --help" ;;
+	*) hint="nbrun --help" ;;
+	esac
 	nb "$@"
-	said "nbrun $args: exit 2, $msg" 2 "nbrun: $msg (try 'nbrun --help')"
+	said "nbrun $args: exit 2, $msg" 2 "nbrun: $msg (try '$hint')"
 done <<'EOF'
 missing CONFIG.yaml|
 missing CONFIG.yaml|--dry-run
@@ -94,6 +97,7 @@ option '--set' needs an argument|a.yaml --set
 option '--port' needs an argument|serve --port
 option '--json' needs an argument|env --json
 option '--threshold' needs an argument|compare a b --threshold
+option '--junit' needs an argument|compare a b --junit
 --set 'duration': expected KEY=VALUE|a.yaml --set duration
 --set '=5s': expected KEY=VALUE|a.yaml --set =5s
 --port '0': expected a port 1..65535|serve --port 0
@@ -118,7 +122,8 @@ verdict "--help: exit 0, the usage on stdout"
 missing=
 for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
 	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
-	--idle-timeout --threshold --metric --format --json --allow-missing --fail-on-inconclusive \
+	--idle-timeout --threshold --metric --format --junit --summary --json --allow-missing \
+	--fail-on-inconclusive \
 	--expect-diff --names --neutral -q --quiet -v --verbose --version \
 	-h --help; do
 	grep -q -e "$word\b" "$TMP/help" || missing="$missing $word"
@@ -195,9 +200,14 @@ nb compare "$F/base" "$F/drop" --format csv --metric lat_p99_us
 [ "$RC" -eq 0 ] && starts "$TMP/out" "case_id,test,metric,unit,better,base,new," &&
 	grep -q '^tcp-stream/tcp/s128K/p1/forward,tcp-stream,lat_p99_us,.*,no data,' "$TMP/out"
 verdict "compare --format csv --metric lat_p99_us: CSV of that column (stream runs have none)"
+nb compare "$F/base" "$F/mixed" --format csv --metric all --metric lat_p99_us
+[ "$RC" -eq 1 ] && [ "$(grep -c ',lat_p99_us,' "$TMP/out")" -eq 5 ] &&
+	grep -q '^latency/udp/r64/64,latency,lat_p50_us,.*,regression,' "$TMP/out" &&
+	grep -q '^latency/udp/r64/64,latency,lat_p99_us,.*,regression,' "$TMP/out"
+verdict "compare --metric all --metric lat_p99_us: a row per case and metric, both judged"
 nb compare "$F/base" "$F/drop" --metric bogus
 said "compare --metric that is no column: exit 2, with examples" 2 "nbrun: compare: --metric \
-'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct)"
+'bogus': not a metric column (e.g. rx_bps, trans_per_s, lat_p99_us, loss_pct) or all"
 nb compare "$F/base" "$F/drop" --out "$TMP/cmp.md"
 [ "$RC" -eq 1 ] && [ ! -s "$TMP/out" ] && starts "$TMP/cmp.md" "# nbrun compare" &&
 	[ -s "$TMP/cmp-charts/compare.dat" ]
@@ -211,47 +221,110 @@ nb env --json "$TMP/env.json"
 verdict "env --json FILE: facts on stdout, and in FILE with no peer"
 nb env --json "$TMP/no/env.json"
 [ "$RC" -ne 0 ] &&
-	[ "$(cat "$TMP/err")" = "nbrun: $TMP/no/env.json: cannot write: No such file or directory" ]
+	[ "$(cat "$TMP/err")" = "nbrun: cannot write $TMP/no/env.json: No such file or directory" ]
 verdict "env --json to a missing folder: fails, one line naming the file"
 
 # --- a bad --peer port ---------------------------------------------------------------------
 BADPORT="nbrun: peer '127.0.0.1:99999': bad port '99999'"
 nb "$CFG" --peer 127.0.0.1:99999 --out "$TMP/badport"
-has "$TMP/err" "$BADPORT"
-verdict "--peer HOST:99999 says the port is bad"
-todo "--peer 127.0.0.1:99999 is bad input: exit 2 (got $RC)" \
-	"$I15: a bad port (--peer 127.0.0.1:99999) is bad input, exit 2" [ "$RC" -eq 2 ]
-[ "$(cat "$TMP/err")" = "$BADPORT" ]
-verdict "--peer with a bad port: the error is the only line"
-[ ! -e "$TMP/badport" ]
-verdict "--peer with a bad port leaves no results folder (a peer never reached writes nothing)"
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ] && [ ! -e "$TMP/badport" ]
+verdict "--peer HOST:99999: exit 2, the port named in the only line, no results folder"
 nb env --peer 127.0.0.1:99999
-[ "$(cat "$TMP/err")" = "$BADPORT" ]
-verdict "env --peer HOST:99999 says the port is bad, in one line"
-todo "env --peer 127.0.0.1:99999: exit 2 (got $RC)" "$I15: a bad port is bad input, exit 2" \
-	[ "$RC" -eq 2 ]
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ]
+verdict "env --peer HOST:99999: exit 2, the port named in the only line"
 
-# --- options of another subcommand (issue 15: accepted silently today) ---------------------
+# --- options of another subcommand: exit 2, the error, then this subcommand's usage ---------
+# foreign DESCRIPTION SUBCOMMAND-USAGE-LINE MESSAGE ARGS...
 foreign() {
-	_what=$1
-	shift
+	_what=$1 _usage=$2 _msg=$3
+	shift 3
 	nb "$@"
-	todo "$_what: exit 2 (got $RC)" \
-		"$I15: an option that does not belong is exit 2 with the subcommand's usage" [ "$RC" -eq 2 ]
+	[ "$RC" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(head -n 1 "$TMP/err")" = "nbrun: $_msg" ] &&
+		sed -n 3p "$TMP/err" | grep -q "^usage: $_usage" && ! grep -q "options of a run" "$TMP/err"
+	verdict "$_what: exit 2, named, and the usage of $_usage"
 }
-foreign "run --port (a serve option)" "$CFG" --dry-run --port 17575
-foreign "run --json (an env option)" "$CFG" --dry-run --json "$TMP/x.json"
-foreign "report --threshold (a compare option)" report "$TMP/res" --threshold 5%
-foreign "env --filter (a run option)" env --filter 'a/*'
-# serve on an address this host does not have: today it fails to listen (exit 1), never serves
-foreign "serve --threshold (a compare option)" serve --threshold 5% --bind 192.0.2.1 --port 17999
-for sub in serve validate report compare env; do
+foreign "run --port (a serve option)" "nbrun \[OPTIONS\] CONFIG.yaml" \
+	"--port is not an option of nbrun run (only of nbrun serve)" "$CFG" --dry-run --port 17575
+foreign "run --json (an env option)" "nbrun \[OPTIONS\] CONFIG.yaml" \
+	"--json is not an option of nbrun run (only of nbrun env)" "$CFG" --dry-run --json "$TMP/x.json"
+foreign "report --threshold (a compare option)" "nbrun report" \
+	"--threshold is not an option of nbrun report (only of nbrun compare)" report "$TMP/res" \
+	--threshold 5%
+foreign "env --filter (a run option)" "nbrun env" \
+	"--filter is not an option of nbrun env (only of nbrun run or validate)" env --filter 'a/*'
+foreign "serve --threshold (a compare option)" "nbrun serve" \
+	"--threshold is not an option of nbrun serve (only of nbrun compare)" serve --threshold 5% \
+	--bind 192.0.2.1 --port 17999
+foreign "resume --out (a run option)" "nbrun resume" \
+	"--out is not an option of nbrun resume (only of nbrun run, compare or export)" resume "$TMP/res" \
+	--out x
+foreign "run --max-rate (a serve option)" "nbrun \\[OPTIONS\\] CONFIG.yaml" \
+	"--max-rate is not an option of nbrun run (only of nbrun serve)" "$CFG" --dry-run --max-rate 1G
+foreign "env --allow (a serve option)" "nbrun env" \
+	"--allow is not an option of nbrun env (only of nbrun serve)" env --allow 10.0.0.0/8
+for sub in run resume serve validate report compare env export; do
 	nb $sub --help
-	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && starts "$TMP/out" "usage: nbrun"
-	verdict "nbrun $sub --help: exit 0, a usage on stdout"
-	todo "nbrun $sub --help prints its own usage" "$I15: each subcommand has its own options and help" \
-		starts "$TMP/out" "usage: nbrun $sub"
+	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && { starts "$TMP/out" "usage: nbrun $sub" ||
+		{ [ $sub = run ] && starts "$TMP/out" "usage: nbrun [OPTIONS] CONFIG.yaml"; }; } &&
+		! grep -q "options of a run" "$TMP/out"
+	verdict "nbrun $sub --help: exit 0, its own usage on stdout"
+	cp "$TMP/out" "$TMP/subhelp"
+	nb help $sub
+	got "nbrun help $sub prints the same" 0 "$TMP/subhelp" /dev/null
 done
+# --- a results folder belongs to one batch: a used --out is refused, nothing touched --------
+snap() { (cd "$1" && find . -type f -exec sha256sum {} + | sort; find . | sort); }
+snap "$TMP/res" >"$TMP/before"
+nb "$CFG" --out "$TMP/res" --peer 127.0.0.1:1
+[ "$RC" -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "^nbrun: --out $TMP/res is not empty (.*): a results folder holds one batch; choose a new folder, or add --force to replace its results$" "$TMP/err"
+verdict "a used --out: exit 2, one line, before any peer is contacted"
+snap "$TMP/res" >"$TMP/after"
+cmp -s "$TMP/before" "$TMP/after"
+verdict "a used --out: every file and folder in it unchanged"
+nb "$CFG" --out "$TMP/res" --force --peer 127.0.0.1:1
+[ "$RC" -eq 3 ] && cmp -s "$TMP/before" "$(snap "$TMP/res" >"$TMP/after2"; echo "$TMP/after2")"
+verdict "--force with a peer that cannot be reached: exit 3, the folder still untouched"
+
+# --- every config error at once ------------------------------------------------------------
+printf 'name: bad\ndefaults:\n  duration: 10x\ntests:\n  - {name: a, engine: stream, parallel: 4}\n  - {name: b, engine: rr, window: 4mb}\n' >"$TMP/bad.yaml"
+nb validate "$TMP/bad.yaml"
+[ "$RC" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 3 ] &&
+	[ "$(grep -c "^nbrun: $TMP/bad.yaml:[0-9]*:[0-9]*: " "$TMP/err")" -eq 3 ] &&
+	grep -q "'parallel' (iperf3's -P/--parallel is 'streams: N' in nbrun)" "$TMP/err"
+verdict "a config with three errors: exit 2, three located lines"
+
+# --- the man page and the bash completion ---------------------------------------------------
+MAN=$SRC/docs/nbrun.1
+[ -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)" ]
+verdict "nbrun.1 renders without a groff warning"
+missing=
+for sub in run resume serve validate report compare env export; do
+	for o in $("$NBRUN" $sub --help | grep -o -- '--[a-z-]*' | sort -u); do
+		grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$MAN" || missing="$missing $sub:$o"
+	done
+done
+[ -z "$missing" ]
+verdict "nbrun.1 documents every option of every subcommand${missing:+ (missing:$missing)}"
+COMP=$SRC/docs/nbrun.bash
+# complete WORDS...: what the completion offers for the last word
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _nbrun; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$COMP" "$@"
+}
+bash -n "$COMP" && [ "$(complete_words nbrun re | sort | tr '\n' ' ')" = "report resume " ]
+verdict "bash completion: the subcommands"
+got_serve=$(complete_words nbrun serve -- | tr '\n' ' ')
+case "$got_serve" in *--port*) ! echo "$got_serve" | grep -q -- --threshold ;; *) false ;; esac
+verdict "bash completion: serve's options, not compare's (${got_serve% })"
+case "$got_serve" in *--secret-file*--allow*--max-rate*) true ;; *) false ;; esac
+verdict "bash completion: serve's --secret-file, --allow and limits"
+[ "$(complete_words nbrun compare a b --format j)" = json ]
+verdict "bash completion: --format's values"
+[ "$(complete_words nbrun compare a b --metric a)" = all ] &&
+	[ "$(complete_words nbrun export --b | tr '\n' ' ')" = "--better " ]
+verdict "bash completion: --metric's values; export's options after export"
+
 left=$(ls -A "$TMP/cwd")
 [ -z "$left" ]
 verdict "no command wrote into the folder it ran in${left:+ (found: $left)}"

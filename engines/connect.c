@@ -1,0 +1,189 @@
+/* nbrun — the connect engine: TCP handshake time to any host:port, no agent (hping3 -S,
+ * tcping).
+ *
+ * Each attempt is a non-blocking connect() on a fresh socket; the time recorded is from the
+ * attempt's start to connect completion (the SYN-ACK is in and the ACK sent), then the socket
+ * is closed with SO_LINGER {1, 0}: a RST, so no TIME_WAIT piles up on either end and the
+ * target's accept queue only sees a connection that is gone. A RST instead of a SYN-ACK
+ * counts as refused (NB_C_REFUSED), no answer within the timeout as a timeout
+ * (NB_C_TIMEOUTS); neither enters the histogram. Any other error (no route) fails the flow
+ * with its reason.
+ *
+ * rate 0: one attempt in flight per flow, the next as soon as the last ends. rate > 0:
+ * attempt k is due at t0 + k / rate; one attempt is in flight per flow, so an attempt that
+ * starts late (the last one was slow) is still timed from its due time, as the latency
+ * engine stamps its messages (no coordinated omission).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "engines.h"
+#include "io.h"
+#include "sock.h"
+
+#define DEFAULT_TIMEOUT_MS 1000u
+#define MAX_RATE 100000ull     /* attempts/s per flow */
+
+static bool connect_validate(const struct nb_params *p, struct nb_error *err)
+{
+	if (p->proto != NB_PROTO_TCP)
+		return nb_error_set(err, "connect runs over TCP only");
+	if (p->port == 0)
+		return nb_error_set(err, "connect needs the target's port (port: 1..65535)");
+	if (p->streams == 0 || p->streams > NB_MAX_FLOWS)
+		return nb_error_set(err, "flows must be 1..%d", NB_MAX_FLOWS);
+	if (p->rate > MAX_RATE)
+		return nb_error_set(err, "rate must be at most %llu attempts/s per flow",
+				    (unsigned long long)MAX_RATE);
+	return true;
+}
+
+static uint64_t timeout_ns(const struct nb_params *p)
+{
+	return (uint64_t)(p->timeout_ms ? p->timeout_ms : DEFAULT_TIMEOUT_MS) * 1000000ull;
+}
+
+/* Sleep until the absolute time t (CLOCK_MONOTONIC), waking each slice to see a stop. */
+static void sleep_until(const struct nb_flow *f, uint64_t t)
+{
+	uint64_t now;
+	while (!nb_flow_quiet(f) && (now = nb_now_ns()) < t) {
+		uint64_t ns = t - now, slice = NB_IO_SLICE_MS * 1000000ull;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(ns < slice ? ns : slice) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* A fresh non-blocking socket that closes with a RST. */
+static int attempt_socket(struct nb_flow *f)
+{
+	int fd = socket(f->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return nb_error_errno(&f->err, errno, "socket"), -1;
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)) < 0 ||
+	    !nb_sock_apply(fd, f->p, f->peer.ss_family, &f->err)) {
+		if (!f->err.msg[0])
+			nb_error_errno(&f->err, errno, "SO_LINGER");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait for the handshake on fd until deadline; the connect's outcome as an errno (0 = up). */
+static int handshake(const struct nb_flow *f, int fd, uint64_t deadline)
+{
+	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return errno;
+	uint64_t now;
+	while ((now = nb_now_ns()) < deadline && !nb_flow_stopping(f)) {
+		uint64_t ms = (deadline - now + 999999) / 1000000ull;
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int n = poll(&pfd, 1, (int)(ms < NB_IO_SLICE_MS ? ms : NB_IO_SLICE_MS));
+		if (n < 0 && errno != EINTR)
+			return errno;
+		if (n > 0) {
+			int e = 0;
+			socklen_t el = sizeof(e);
+			return getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 ? errno : e;
+		}
+	}
+	return nb_flow_stopping(f) ? EINTR : ETIMEDOUT;
+}
+
+/* One attempt due at due_ns: counted as connected, refused or timed out; false on any other
+ * error (f->err set). */
+static bool attempt(struct nb_flow *f, uint64_t due_ns)
+{
+	int fd = attempt_socket(f);
+	if (fd < 0)
+		return false;
+	uint64_t start = nb_now_ns();
+	int e = handshake(f, fd, start + timeout_ns(f->p));
+	uint64_t end = nb_now_ns();
+	close(fd); /* SO_LINGER {1, 0}: a RST, no TIME_WAIT */
+	nb_count(f, NB_C_TX_PACKETS, 1);
+	if (e == 0) {
+		nb_count(f, NB_C_TRANSACTIONS, 1);
+		nb_count(f, NB_C_CONNECTS, 1);
+		nb_count(f, NB_C_CONNECT_NS, end - start);
+		nb_count(f, NB_C_RX_PACKETS, 1);
+		if (f->hist)
+			nb_hist_record(f->hist, end - due_ns);
+		return true;
+	}
+	if (e == ECONNREFUSED) {
+		nb_count(f, NB_C_REFUSED, 1);
+		nb_count(f, NB_C_RX_PACKETS, 1);
+		return true;
+	}
+	if (e == ETIMEDOUT) {
+		nb_count(f, NB_C_TIMEOUTS, 1);
+		return true;
+	}
+	if (e == EINTR)
+		return true; /* stopped mid-attempt: not counted */
+	return nb_error_errno(&f->err, e, "connect");
+}
+
+static int connect_client_flow(struct nb_flow *f)
+{
+	const struct nb_params *p = f->p;
+	uint64_t t0 = nb_now_ns();
+	for (uint64_t k = 0; !nb_flow_quiet(f); k++) {
+		uint64_t due = nb_now_ns();
+		if (p->rate) {
+			due = t0 + k / p->rate * 1000000000ull + k % p->rate * 1000000000ull / p->rate;
+			sleep_until(f, due);
+			if (nb_flow_quiet(f))
+				break;
+		}
+		if (!attempt(f, due))
+			return -1;
+	}
+	return 0;
+}
+
+/* No agent: nothing runs on the far end but its kernel. */
+static int connect_server_flow(struct nb_flow *f)
+{
+	return nb_error_set(&f->err, "connect needs no agent"), -1;
+}
+
+/* The config keys that mean something to connect beyond the common ones. */
+static const char *const connect_keys[] = { "rate", "timeout", "port", NULL };
+
+const struct nb_engine nb_engine_connect = {
+	.name = "connect",                    /* hping3 -S, tcping */
+	.summary = "TCP handshake time to any host:port (no agent): connected, refused, timed out",
+	.traits = {
+		.directional = false,                   /* the client connects; the target answers */
+		.loop = NB_LOOP_CLOSED_UNPACED,         /* rate 0: back to back; rate > 0: a schedule */
+		.rate = NB_RATE_KIND_PACKETS,           /* attempts/s per flow */
+		.rate_unit = "conn/s",
+		.protocols = 1u << NB_PROTO_TCP,
+		.default_proto = NB_PROTO_TCP,
+		.default_size = { 0 },                  /* no payload */
+		.min_size = { 0 },
+		.default_request = 0,
+		.default_response = 0,
+		.protocols_note = "opens TCP connections only",
+		.keys = connect_keys,
+		.headline = { "lat_p50_us", "us", false }, /* median handshake time */
+		.agentless = true,                      /* any host:port, no agent */
+	},
+	.validate = connect_validate,         /* TCP, a port, rate, flows */
+	.per_connection = true,               /* client flows connect to f->peer per attempt */
+	.records_latency = true,              /* client: handshake time of each connected attempt */
+	.client_flow = connect_client_flow,   /* connect, time it, close with RST */
+	.server_flow = connect_server_flow,   /* never runs: no agent */
+	.prepare_socket = NULL,
+};

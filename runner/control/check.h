@@ -1,0 +1,33 @@
+/* nbrun — the preflight check: does this host have what a plan needs? Congestion control
+ * algorithms are tried on a real socket, pinned CPUs against the CPUs this process may use,
+ * data ports by binding one in the agent's range, and the run length against the agent's
+ * limit. Each problem is one line of text; the agent answers a CHECK with its lines, the
+ * client adds its own (its congestion control and CPUs). Nothing runs, so it takes moments. */
+#ifndef NB_CHECK_H
+#define NB_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "proto.h"
+
+/** The agent's side of the check: where it binds data ports and its limits. */
+struct nb_check_limits {
+	const struct sockaddr_storage *bind;  /* the agent's address (its data ports bind there) */
+	socklen_t bind_len;
+	uint16_t data_lo, data_hi;            /* 0, 0: ephemeral ports, nothing to check */
+	uint32_t max_duration_s;              /* 0: no limit */
+};
+
+/** Append one line ("...\n") per problem of this host with need to text (len bytes); lim NULL
+ *  checks only what the client end needs (congestion control, CPUs). Returns the count. */
+size_t nb_check_host(const struct nb_msg_check *need, const struct nb_check_limits *lim,
+		     char *text, size_t len);
+/** Add a congestion control name to need (once; false when it is full). */
+bool nb_check_add_cc(struct nb_msg_check *need, const char *name);
+/** Add a CPU to need (once; false when it is full). */
+bool nb_check_add_cpu(struct nb_msg_check *need, unsigned cpu);
+
+#endif

@@ -1,0 +1,27 @@
+/* nbrun — a test of an agentless engine (traits.agentless: icmp, connect): no control session
+ * and no agent; the client's flows reach the target by themselves, and the run is the same
+ * timeline (warm-up, omit, intervals, cool-down) driven on the local clock alone. The peer's
+ * half of every span is an empty snapshot, so every agent column stays empty. */
+#ifndef NB_SOLO_H
+#define NB_SOLO_H
+
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+#include "client.h"
+
+/** Where an agentless test goes: the target's address (the port comes from the case's params),
+ *  the local interface toward it (for the interface counters), and Ctrl-C. */
+struct nb_solo_target {
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char ifname[64];
+	const atomic_bool *interrupt;
+};
+
+/** Run one test of an agentless engine; never NB_OUT_PEER_LOST (there is no peer to lose). */
+enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_msg_setup *su,
+			     const struct nb_test_sink *sink, struct nb_test_result *out,
+			     struct nb_error *err);
+
+#endif

@@ -1,0 +1,87 @@
+/* nbrun — one batch against one agent, from first contact to the report: the peer reached
+ * (and checked) before any folder exists, the results folder claimed for this batch alone,
+ * its files written, and at the end the report. Shared by a new batch (run.c) and
+ * `nbrun resume` (resume.c); the run loop itself is run.c. */
+#ifndef NB_BATCH_H
+#define NB_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "client.h"
+#include "config.h"
+#include "csv.h"
+#include "meta_json.h"
+#include "plan.h"
+#include "progress.h"
+#include "run.h"
+#include "runs_jsonl.h"
+#include "solo.h"
+#include "stats.h"
+
+struct nb_batch {
+	const struct nb_config *cfg;
+	const struct nb_plan *plan;
+	const struct nb_run_opts *o;
+	const char *peer;            /* o->peer, or for a resume the peer meta.json names */
+	char dir[4096];
+	bool made_dir;               /* this batch created dir: removed again when nothing ran */
+	bool claimed;                /* dir is this batch's and holds its first files */
+	bool closed;
+	struct nb_agent *local_agent;
+	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
+	struct nb_client client;
+	bool need_agent;             /* some case's engine needs an agent (else no control session) */
+	struct nb_solo_target solo;  /* agentless cases: the target (the peer's host, or 127.0.0.1) */
+	char peer_text[300];         /* meta's peer when no case needs an agent */
+	struct nb_csv *runs, *intervals;
+	struct nb_runs_jsonl *jsonl;  /* runs.jsonl, beside runs.csv */
+	struct nb_meta meta;
+	struct nb_label labels[NB_LABELS_MAX]; /* the config's, then --label over them (meta's) */
+	size_t nlabels;
+	char sha256[65], started[32], finished[32], resumed[32]; /* meta's strings */
+	uint32_t run_id;             /* the last run id used */
+	bool peer_local;             /* loopback path: GRO artefacts possible */
+	struct nb_progress *progress;
+	struct nb_stats *stats;      /* per case: headline values of its successful runs */
+	size_t runs_done;            /* runs (a sweep: its trials) that finished, this invocation */
+	struct nb_slot *done;        /* resume: case x repetition pairs already measured */
+	size_t ndone;
+	bool write_failed;           /* a results file could not be written: werr says which */
+	struct nb_error werr;
+};
+
+/** Zero b for cfg, plan and o (stats allocated); false when out of memory. */
+bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct nb_plan *plan,
+		   const struct nb_run_opts *o);
+/** Reach the agent (o->peer, or an embedded one): NB_EXIT_USAGE for a malformed peer,
+ *  NB_EXIT_PEER when it cannot be reached or refuses. */
+enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err);
+/** Ask both ends for what the plan needs; prints one line per problem on stderr and returns
+ *  how many there were (preflight.c). err is set when the agent could not be asked. */
+size_t nb_batch_check(struct nb_batch *b, struct nb_error *err);
+/** Refuse a --out that holds anything (unless --force), before anything is touched. */
+bool nb_batch_out_free(const struct nb_run_opts *o, struct nb_error *err);
+/** Claim the results folder (a new unique one, or --out) and write config.yaml, plan.csv,
+ *  meta.json and env.json; false with err naming the file that could not be written. */
+bool nb_batch_claim(struct nb_batch *b, struct nb_error *err);
+/** Open runs.csv, runs.jsonl and intervals.csv for appending. */
+bool nb_batch_open_rows(struct nb_batch *b, struct nb_error *err);
+/** Flush runs.csv and intervals.csv to the disk (after each run, outside its measurement). */
+void nb_batch_sync_rows(struct nb_batch *b);
+/** Note the first write failure (err) and stop the run in progress. */
+void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err);
+/** Sync and close the CSV files, rewrite meta.json (complete or not, what stopped it) and say
+ *  goodbye to the agent; the first write failure goes to b->werr. */
+void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped);
+/** Rebuild summary, report and charts; false (err) when a report file cannot be written. */
+bool nb_batch_report(struct nb_batch *b, struct nb_error *err);
+/** From the agent reached to the exit code (run.c): the check, the folder claimed (unless
+ *  resume adopted it already), every run not yet done, the report. */
+enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err);
+/** Free what init allocated (not the folder). */
+void nb_batch_free(struct nb_batch *b);
+
+#endif
