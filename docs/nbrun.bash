@@ -4,13 +4,13 @@
 
 _nbrun_options() {
 	case "$1" in
-	run) echo "--peer --out --force --dry-run --check --filter --set --label --version" ;;
-	resume) echo "--peer" ;;
-	serve) echo "--bind --port --data-ports --once --max-duration --idle-timeout" ;;
+	run) echo "--peer --out --force --dry-run --check --filter --set --label --secret-file --version" ;;
+	resume) echo "--peer --secret-file" ;;
+	serve) echo "--bind --port --data-ports --once --secret-file --allow --max-duration --max-streams --max-message --max-rate --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
 	compare) echo "--threshold --metric --out --format --junit --summary --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
-	env) echo "--peer --json" ;;
+	env) echo "--peer --secret-file --json" ;;
 	export) echo "--format --out --better" ;;
 	esac
 }
@@ -39,9 +39,10 @@ _nbrun() {
 		mapfile -t COMPREPLY < <(compgen -W "all rx_bps rx_pps trans_per_s lat_p50_us lat_p99_us loss_pct" -- "$cur")
 		return ;;
 	--better) mapfile -t COMPREPLY < <(compgen -W "bigger smaller" -- "$cur"); return ;;
-	--out | -o | --json | --junit | --summary) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+	--out | -o | --json | --junit | --summary | --secret-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
-		--set | --label | --threshold | --expect-diff | --names) return ;;
+		--set | --label | --threshold | --expect-diff | --names | --allow | --max-streams | \
+		--max-message | --max-rate) return ;;
 	esac
 	if [[ $sub == help ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env export" -- "$cur")

@@ -3,7 +3,7 @@
  * An engine is one file exporting one `const struct nb_engine` table. It knows
  * sockets, threads, pacing and counters; it knows nothing of YAML, CSV or the
  * control protocol. The harness in session.c sets up the data connections
- * (one connected socket per flow, with a cookie check), runs one thread per
+ * (one connected socket per flow, each proving the run's key), runs one thread per
  * flow calling the engine's client_flow or server_flow, and lets the runner
  * read every flow's cumulative counters at any time (single-writer atomics).
  */
@@ -21,6 +21,7 @@
 #define NB_MAX_FLOWS 256
 #define NB_MAX_CPUS 64
 #define NB_UDP_MAX_PAYLOAD 65507u
+#define NB_KEY_LEN 32           /* bytes of a run's data key (params.key) */
 
 /* The names of these three enums, and the flow layout of a case: params.h. */
 enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP, NB_PROTO_ICMP };
@@ -65,7 +66,9 @@ struct nb_params {
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
 	int16_t cpus[NB_MAX_CPUS];
-	uint64_t cookie;        /* session cookie; every data connection presents it */
+	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each
+	 * end derives it from the control session's handshake; it never crosses the wire. */
+	unsigned char key[NB_KEY_LEN];
 	uint16_t port;          /* agentless engines (connect): the target's port; not sent to agents */
 };
 

@@ -496,8 +496,8 @@ static int latency_server_flow(struct nb_flow *f)
 	for (;;) {
 		size_t got;
 		enum nb_io r = nb_io_recv(f, f->fd, buf, cap, 0, &got);
-		if (r == NB_IO_CLOSED && p->proto == NB_PROTO_UDP && !nb_flow_stopping(f))
-			continue; /* ICMP from an earlier echo: the client went away */
+		/* UDP: an ICMP unreachable from an earlier echo means the client is gone: stop
+		 * echoing (whatever still arrives is not its message), as on a closed TCP connection. */
 		if (r == NB_IO_OK)
 			r = nb_io_send_all(f, f->fd, buf, got);
 		if (r != NB_IO_OK) {

@@ -22,6 +22,13 @@
  * closes right after its response; the client's RST then frees the server's
  * half. The RTT of a CRR transaction includes socket(), the handshake and the
  * request/response; NB_C_CONNECT_NS sums the time from connect() to established.
+ * Each connection's first bytes are the flow's data hello (dhello.h), sent with the request
+ * in one write: the agent answers only connections from the client's host that prove the
+ * run's key, and closes any other at once.
+ *
+ * The UDP_RR server answers only requests of the run's request size (its socket is connected
+ * to the client, whose return path was proven), and stops at the first ICMP unreachable: the
+ * client is gone, and whatever still arrives is not its request.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +38,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "dhello.h"
 #include "engines.h"
 #include "io.h"
 #include "sock.h"
@@ -84,17 +92,19 @@ static void transaction_done(struct nb_flow *f, uint64_t t0)
 	nb_count(f, NB_C_TRANSACTIONS, 1);
 }
 
-/* One buffer big enough for a request and one for a response, zero-filled. */
+/* One buffer for a request, preceded by room for a crr connection's data hello (wire: hello
+ * and request, what a crr connection sends first), and one for a response; zero-filled. */
 struct bufs {
-	unsigned char *req, *resp;
+	unsigned char *wire, *req, *resp;
 };
 
 static bool bufs_alloc(struct nb_flow *f, struct bufs *b)
 {
-	b->req = calloc(1, f->p->request);
+	b->wire = calloc(1, NB_DHELLO_LEN + (size_t)f->p->request + 1); /* + 1: see udp_rr_server */
+	b->req = b->wire ? b->wire + NB_DHELLO_LEN : NULL;
 	b->resp = calloc(1, f->p->response);
-	if (!b->req || !b->resp) {
-		free(b->req);
+	if (!b->wire || !b->resp) {
+		free(b->wire);
 		free(b->resp);
 		return nb_error_set(&f->err, "out of memory");
 	}
@@ -103,15 +113,17 @@ static bool bufs_alloc(struct nb_flow *f, struct bufs *b)
 
 static void bufs_free(struct bufs *b)
 {
-	free(b->req);
+	free(b->wire);
 	free(b->resp);
 }
 
 /* ---- TCP_RR ---- */
 
-static enum nb_io tcp_exchange(struct nb_flow *f, int fd, struct bufs *b)
+/* One request and its response; with_hello (crr): the data hello goes out with the request. */
+static enum nb_io tcp_exchange(struct nb_flow *f, int fd, struct bufs *b, bool with_hello)
 {
-	enum nb_io r = nb_io_send_all(f, fd, b->req, f->p->request);
+	size_t hl = with_hello ? NB_DHELLO_LEN : 0;
+	enum nb_io r = nb_io_send_all(f, fd, b->req - hl, hl + f->p->request);
 	if (r != NB_IO_OK)
 		return r;
 	count_io(f, true, f->p->request);
@@ -125,7 +137,7 @@ static int tcp_rr_client(struct nb_flow *f, struct bufs *b)
 {
 	while (!nb_flow_quiet(f)) {
 		uint64_t t0 = nb_now_ns();
-		enum nb_io r = tcp_exchange(f, f->fd, b);
+		enum nb_io r = tcp_exchange(f, f->fd, b, false);
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "TCP_RR transaction");
 		transaction_done(f, t0);
@@ -133,12 +145,17 @@ static int tcp_rr_client(struct nb_flow *f, struct bufs *b)
 	return 0;
 }
 
-/* Answer one request on fd; the server counts a transaction when its response is out. */
-static enum nb_io serve_one(struct nb_flow *f, int fd, struct bufs *b)
+/* Answer one request on fd; the server counts a transaction when its response is out. With
+ * with_hello (crr) the request must follow a data hello of the run: else no answer. */
+static enum nb_io serve_one(struct nb_flow *f, int fd, struct bufs *b, bool with_hello)
 {
-	enum nb_io r = nb_io_recv_all(f, fd, b->req, f->p->request);
+	size_t hl = with_hello ? NB_DHELLO_LEN : 0;
+	struct nb_dhello h;
+	enum nb_io r = nb_io_recv_all(f, fd, b->req - hl, hl + f->p->request);
 	if (r != NB_IO_OK)
 		return r;
+	if (with_hello && !nb_dhello_get(b->wire, NB_DHELLO_LEN, NB_DH_CRR, f->p->key, &h))
+		return NB_IO_CLOSED;
 	count_io(f, false, f->p->request);
 	r = nb_io_send_all(f, fd, b->resp, f->p->response);
 	if (r != NB_IO_OK)
@@ -151,7 +168,7 @@ static enum nb_io serve_one(struct nb_flow *f, int fd, struct bufs *b)
 static int tcp_rr_server(struct nb_flow *f, struct bufs *b)
 {
 	for (;;) {
-		enum nb_io r = serve_one(f, f->fd, b);
+		enum nb_io r = serve_one(f, f->fd, b, false);
 		if (r == NB_IO_CLOSED)
 			return 0; /* the client ended the run (it reports its own failures) */
 		if (r != NB_IO_OK)
@@ -213,18 +230,19 @@ static int udp_rr_server(struct nb_flow *f, struct bufs *b)
 {
 	for (;;) {
 		size_t got;
-		enum nb_io r = nb_io_recv(f, f->fd, b->req, f->p->request, 0, &got);
-		if (r == NB_IO_CLOSED && !nb_flow_stopping(f))
-			continue; /* ICMP unreachable from an earlier answer: the client went away */
+		/* One byte more than a request: a longer datagram shows as the wrong size. */
+		enum nb_io r = nb_io_recv(f, f->fd, b->req, f->p->request + 1u, 0, &got);
+		if (r == NB_IO_CLOSED)
+			return 0; /* ICMP unreachable from an earlier answer: the client is gone */
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "UDP_RR server");
 		count_io(f, false, got);
-		if (got < SEQ_BYTES)
+		if (got != f->p->request)
 			continue;
 		seq_put(b->resp, seq_get(b->req));
 		r = nb_io_send_all(f, f->fd, b->resp, f->p->response);
 		if (r == NB_IO_CLOSED)
-			continue;
+			return 0;
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "UDP_RR server");
 		count_io(f, true, f->p->response);
@@ -319,13 +337,14 @@ static int crr_client_flow(struct nb_flow *f)
 	struct bufs b;
 	if (!bufs_alloc(f, &b))
 		return -1;
+	nb_dhello_put(b.wire, &(struct nb_dhello){ .kind = NB_DH_CRR, .flow = f->index }, f->p->key);
 	int rc = 0;
 	while (!nb_flow_quiet(f)) {
 		uint64_t t0 = nb_now_ns();
 		enum nb_io r;
 		int fd = crr_connect(f, &r);
 		if (fd >= 0) {
-			r = tcp_exchange(f, fd, &b);
+			r = tcp_exchange(f, fd, &b, true);
 			close(fd); /* SO_LINGER {1, 0}: a RST, no TIME_WAIT */
 		}
 		if (r != NB_IO_OK) {
@@ -338,14 +357,22 @@ static int crr_client_flow(struct nb_flow *f)
 	return rc;
 }
 
-/* Take one connection off the shared listener; -1 when none came (or stopping). In
- * block and busy-poll modes accept() blocks for one slice (the listener's
- * SO_RCVTIMEO) and the harness's shutdown of the listener wakes it at the stop. */
+/* Take one connection off the shared listener; -1 when none came (or stopping), or it came
+ * from another host than the client's (f->peer: closed at once). In block and busy-poll modes
+ * accept() blocks for one slice (the listener's SO_RCVTIMEO) and the harness's shutdown of the
+ * listener wakes it at the stop. */
 static int crr_accept(struct nb_flow *f, enum nb_io *r)
 {
 	bool spin = f->p->wait == NB_WAIT_SPIN;
-	int fd = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0));
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	int fd = accept4(f->listen_fd, (struct sockaddr *)&from, &fl,
+			 SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0));
 	*r = NB_IO_OK;
+	if (fd >= 0 && !nb_sock_same_host(&from, &f->peer)) {
+		close(fd);
+		return -1;
+	}
 	if (fd >= 0)
 		return fd;
 	if (nb_flow_stopping(f))
@@ -380,7 +407,7 @@ static int crr_server_flow(struct nb_flow *f)
 		enum nb_io r;
 		int fd = crr_accept(f, &r);
 		if (fd >= 0) {
-			r = serve_one(f, fd, &b);
+			r = serve_one(f, fd, &b, true);
 			close(fd);
 			if (r == NB_IO_CLOSED || r == NB_IO_ERROR)
 				r = NB_IO_OK; /* one client's broken connection is not the run's */

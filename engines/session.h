@@ -5,8 +5,8 @@
  *                  -> nb_session_start -> ... -> nb_session_stop -> nb_session_destroy
  * Client:          nb_session_connect -> nb_session_start -> ... -> nb_session_stop
  *
- * Every data connection starts with a hello {magic, cookie, flow index}; one
- * with a wrong cookie or index is closed and ignored, never trusted.
+ * Every data connection proves the run's key and comes from the client's host; a UDP flow
+ * proves its return path before the agent sends it anything (dataconn.h, dhello.h).
  */
 #ifndef NB_SESSION_H
 #define NB_SESSION_H
@@ -45,11 +45,12 @@ struct nb_snapshot *nb_snapshot_create(bool with_hist);
 /** Free; NULL is a no-op. */
 void nb_snapshot_destroy(struct nb_snapshot *s);
 
-/** Server: bind a data port in [port_lo, port_hi] (0,0 = ephemeral) on bind_addr; fills *port. */
+/** Server: bind a data port in [port_lo, port_hi] (0,0 = ephemeral) on bind_addr; fills *port.
+ *  Data connections are taken from peer's host only (the authenticated control peer). */
 struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_params *p,
 				     const struct sockaddr *bind_addr, socklen_t bind_len,
-				     uint16_t port_lo, uint16_t port_hi, uint16_t *port,
-				     struct nb_error *err);
+				     const struct sockaddr *peer, socklen_t peer_len, uint16_t port_lo,
+				     uint16_t port_hi, uint16_t *port, struct nb_error *err);
 /** Server: wait until every flow has connected and said hello (or timeout_ms passes). */
 bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *err);
 /** Client: connect every flow to peer:port and say hello. */

@@ -1,6 +1,6 @@
 /* nbrun — the harness's session, shared by its two files: session.c sets up the data
- * connections (listen, accept, connect, hellos), session_run.c runs them (threads, ticks,
- * readings, the drain, the stop). Internal to those two files. */
+ * connections (listen, accept, connect; dataconn.c proves them), session_run.c runs them
+ * (threads, ticks, readings, the drain, the stop). Internal to those two files. */
 #ifndef NB_SESSION_INT_H
 #define NB_SESSION_INT_H
 
@@ -19,9 +19,11 @@ struct nb_session {
 	enum nb_side side;
 	uint32_t nflows;
 	uint32_t nthreads;             /* flow threads started (joined by stop) */
-	int listen_fd;                 /* server: TCP listener or UDP base socket */
+	int listen_fd;                 /* server: TCP listener or UDP hello socket */
 	struct sockaddr_storage local; /* server: bound address */
 	socklen_t local_len;
+	struct sockaddr_storage peer;  /* server: the client; data from any other host is refused */
+	uint16_t port_lo, port_hi;     /* server: the data port range */
 	atomic_bool stop;
 	atomic_bool quiesce;
 	_Atomic uint32_t epoch;        /* the epoch this end is in (engine.h) */

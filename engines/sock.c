@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <linux/errqueue.h>
 #include <linux/sock_diag.h> /* SK_MEMINFO_DROPS */
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -45,8 +47,11 @@ bool nb_sock_apply(int fd, const struct nb_params *p, int family, struct nb_erro
 		return false;
 	if (p->mss && !set_int(fd, IPPROTO_TCP, TCP_MAXSEG, (int)p->mss, "TCP_MAXSEG", err))
 		return false;
-	if (p->congestion[0] &&
-	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion, (socklen_t)strlen(p->congestion)) < 0)
+	if (!p->congestion[0])
+		return true;
+	if (!nb_sock_cc_allowed(p->congestion, err))
+		return false;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion, (socklen_t)strlen(p->congestion)) < 0)
 		return nb_error_errno(err, errno, "congestion control '%s'", p->congestion);
 	return true;
 }
@@ -204,6 +209,37 @@ void nb_sock_drain_errqueue(int fd)
 	}
 }
 
+/* An ICMP (v4 type 3, v6 type 1) destination unreachable in one error-queue message. */
+static bool unreachable_in(struct msghdr *m)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (!((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+		      (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)))
+			continue;
+		struct sock_extended_err e;
+		memcpy(&e, CMSG_DATA(c), sizeof(e));
+		if ((e.ee_origin == SO_EE_ORIGIN_ICMP && e.ee_type == 3) ||
+		    (e.ee_origin == SO_EE_ORIGIN_ICMP6 && e.ee_type == 1))
+			return true;
+	}
+	return false;
+}
+
+bool nb_sock_peer_unreachable(int fd)
+{
+	char buf[256], ctl[512];
+	bool gone = false;
+	for (int i = 0; i < 64; i++) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		gone = gone || unreachable_in(&m);
+	}
+	return gone;
+}
+
 bool nb_sock_set_rcvtimeo(int fd, uint32_t ms)
 {
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
@@ -213,4 +249,49 @@ bool nb_sock_set_rcvtimeo(int fd, uint32_t ms)
 int nb_sock_family(const struct sockaddr_storage *ss)
 {
 	return ss->ss_family;
+}
+
+/* The host part of an address as bytes: IPv4 (or IPv4-mapped IPv6) as 4 bytes, else 16. */
+static size_t host_bytes(const struct sockaddr_storage *ss, const unsigned char **out)
+{
+	if (ss->ss_family == AF_INET) {
+		*out = (const unsigned char *)&((const struct sockaddr_in *)ss)->sin_addr;
+		return 4;
+	}
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	*out = a6->s6_addr;
+	if (IN6_IS_ADDR_V4MAPPED(a6)) {
+		*out += 12;
+		return 4;
+	}
+	return 16;
+}
+
+bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const unsigned char *x = NULL, *y = NULL;
+	size_t n = host_bytes(a, &x);
+	return n > 0 && n == host_bytes(b, &y) && memcmp(x, y, n) == 0;
+}
+
+#define CC_ALLOWED "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+
+bool nb_sock_cc_allowed(const char *name, struct nb_error *err)
+{
+	char list[512] = "", words[512];
+	FILE *f = fopen(CC_ALLOWED, "r");
+	if (!f)
+		return nb_error_errno(err, errno, "congestion control '%s': cannot read %s", name, CC_ALLOWED);
+	if (!fgets(list, sizeof(list), f))
+		list[0] = '\0';
+	fclose(f);
+	list[strcspn(list, "\n")] = '\0';
+	memcpy(words, list, sizeof(words));
+	for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (strcmp(w, name) == 0)
+			return true;
+	return nb_error_set(err, "congestion control '%s' is not in net.ipv4.tcp_allowed_congestion_control "
+			    "(%s)", name, list[0] ? list : "empty");
 }

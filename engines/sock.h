@@ -43,9 +43,19 @@ bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct n
 bool nb_sock_rcv_drops(int fd, uint32_t *drops);
 /** Drop the ICMP errors IP_RECVERR queued, so the error queue holds no buffer memory. */
 void nb_sock_drain_errqueue(int fd);
+/** Whether the error queue (IP_RECVERR) held an ICMP destination unreachable: the peer's port
+ *  or host is gone. Drains the queue. A partial sendmmsg returns its count and loses the
+ *  error that stopped it, so a UDP sender asks this after one. */
+bool nb_sock_peer_unreachable(int fd);
 /** Set a socket's receive timeout in ms (0 = none). */
 bool nb_sock_set_rcvtimeo(int fd, uint32_t ms);
 /** Address family of a sockaddr length pair's address. */
 int nb_sock_family(const struct sockaddr_storage *ss);
+/** Whether a and b are the same host address (ports ignored; an IPv4-mapped IPv6 address is
+ *  its IPv4 address). */
+bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/** Whether name is listed in net.ipv4.tcp_allowed_congestion_control: the only algorithms nbrun
+ *  sets, so that TCP_CONGESTION never makes a privileged process load a kernel module. */
+bool nb_sock_cc_allowed(const char *name, struct nb_error *err);
 
 #endif

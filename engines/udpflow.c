@@ -46,7 +46,13 @@ static int send_stamped(struct nb_udptx *t, uint32_t n, uint32_t epoch)
 		return -1;
 	}
 	/* sendmmsg stops at the first datagram the kernel refuses and, having sent
-	 * some, returns their number and forgets the error: that one is counted here. */
+	 * some, returns their number and forgets the error: an ICMP unreachable (the
+	 * peer is gone) ends the flow like a refused first datagram; any other refusal
+	 * is counted here. */
+	if ((uint32_t)sent < n && nb_sock_peer_unreachable(f->fd)) {
+		errno = ECONNREFUSED;
+		return -1;
+	}
 	if ((uint32_t)sent < n)
 		nb_count(f, NB_C_SND_ERRS, 1);
 	t->seq += (uint64_t)sent;

@@ -196,7 +196,8 @@ static int cmp_double(const void *a, const void *b)
 
 void nb_stats_sort(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	if (n > 1) /* v may be NULL when n is 0 (no run succeeded): qsort must not see it */
+		qsort(v, n, sizeof(*v), cmp_double);
 }
 
 double nb_stats_percentile(const double *sorted, size_t n, double p)

@@ -8,13 +8,16 @@
 
 #include "compare.h"
 #include "export.h"
+#include "limits.h"
 #include "nb_config.h"
+#include "units.h"
 
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
 	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
+	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -35,12 +38,17 @@ static const struct optdef {
 	{ "filter", required_argument, OPT_FILTER, C(RUN) | C(VALIDATE) },
 	{ "set", required_argument, OPT_SET, C(RUN) | C(VALIDATE) },
 	{ "label", required_argument, OPT_LABEL, C(RUN) },
+	{ "secret-file", required_argument, OPT_SECRET_FILE, C(RUN) | C(RESUME) | C(ENV) | C(SERVE) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
 	{ "once", no_argument, OPT_ONCE, C(SERVE) },
 	{ "max-duration", required_argument, OPT_MAX_DURATION, C(SERVE) },
 	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
+	{ "allow", required_argument, OPT_ALLOW, C(SERVE) },
+	{ "max-rate", required_argument, OPT_MAX_RATE, C(SERVE) },
+	{ "max-streams", required_argument, OPT_MAX_STREAMS, C(SERVE) },
+	{ "max-message", required_argument, OPT_MAX_MESSAGE, C(SERVE) },
 	{ "threshold", required_argument, OPT_THRESHOLD, C(COMPARE) },
 	{ "metric", required_argument, OPT_METRIC, C(COMPARE) },
 	{ "format", required_argument, OPT_FORMAT, C(COMPARE) | C(EXPORT) },
@@ -77,18 +85,28 @@ static const struct cmddef {
 		"  --filter GLOB        run only cases whose id matches (repeatable)\n"
 		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
 		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
-		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n" },
+		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
-		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n" },
+		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
 	[NB_CMD_SERVE] = { "serve",
 		"usage: nbrun serve [--bind ADDR] [--port 7575] [--data-ports 7600-7699] [--once]\n"
-		"                   [--max-duration SECONDS] [--idle-timeout SECONDS]   the agent\n",
+		"                   [--secret-file FILE] [--allow CIDR]... [--idle-timeout SECONDS]\n"
+		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
+		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
 		"  --bind ADDR          listen on ADDR only (default: every address)\n"
 		"  --port PORT          control port (default 7575)\n"
 		"  --data-ports LO-HI   data port range (default 7600-7699)\n"
 		"  --once               exit after the first session\n"
+		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE;\n"
+		"                       without one, anyone who reaches the port may use the agent)\n"
+		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
 		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
+		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
+		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
+		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G (default: none)\n"
 		"  --idle-timeout S     close a control connection idle for S seconds (default 300)\n" },
 	[NB_CMD_VALIDATE] = { "validate",
 		"usage: nbrun validate CONFIG.yaml [--filter GLOB] [--set KEY=VALUE]   check a config\n",
@@ -120,6 +138,7 @@ static const struct cmddef {
 	[NB_CMD_ENV] = { "env",
 		"usage: nbrun env [--peer HOST[:PORT]] [--json FILE]   environment facts of both ends\n",
 		"  --peer HOST[:PORT]   also ask the agent on HOST for its facts\n"
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
 		"  --json FILE          also write the facts as JSON to FILE\n" },
 	[NB_CMD_EXPORT] = { "export",
 		"usage: nbrun export DIR --format prometheus|github-benchmark|jsonl|csv [-o FILE]\n"
@@ -217,8 +236,10 @@ static void cli_defaults(struct nb_cli *cli)
 	cli->port = NB_DEFAULT_CONTROL_PORT;
 	cli->data_lo = NB_DEFAULT_DATA_LO;
 	cli->data_hi = NB_DEFAULT_DATA_HI;
-	cli->max_duration_s = 3600;
+	cli->max_duration_s = NB_LIMITS_SERVE_DURATION_S;
 	cli->idle_timeout_s = 300;
+	cli->max_streams = NB_LIMITS_SERVE_FLOWS;
+	cli->max_message = NB_LIMITS_SERVE_MESSAGE;
 	cli->threshold = 0.05;
 	cli->format = "md";
 	cli->export_format = -1;
@@ -237,11 +258,42 @@ static void save_cmdline(int argc, char **argv, struct nb_cli *cli)
 	}
 }
 
-/* Options of serve: numbers with ranges. */
+/* serve's limits on one test: --max-streams, --max-message, --max-rate. */
+static bool apply_limit_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	uint64_t v;
+	enum nb_rate_unit unit;
+	const char *why;
+	switch (c) {
+	case OPT_MAX_STREAMS:
+		if (!parse_u32(arg, 1, NB_MAX_FLOWS, &cli->max_streams))
+			return nb_error_set(err, "--max-streams '%s': expected flows, 1..%d", arg, NB_MAX_FLOWS);
+		return true;
+	case OPT_MAX_MESSAGE:
+		if (!nb_units_size(arg, &v, &why) || v < 1 || v > (1u << 30))
+			return nb_error_set(err, "--max-message '%s': expected a size, 1 to 1G, e.g. 1M", arg);
+		cli->max_message = (uint32_t)v;
+		return true;
+	}
+	if (!nb_units_rate(arg, &v, &unit, &why) || unit == NB_RATE_PPS)
+		return nb_error_set(err, "--max-rate '%s': expected bit/s, e.g. 10G (0: no limit)", arg);
+	cli->max_rate = v;
+	return true;
+}
+
+/* Options of serve: numbers with ranges, who may connect, the limits. */
 static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
 {
 	uint32_t v;
 	switch (c) {
+	case OPT_ALLOW:
+		if (cli->nallow >= NB_CLI_MAX_LIST)
+			return nb_error_set(err, "too many --allow (at most %d)", NB_CLI_MAX_LIST);
+		return nb_cidr_parse(arg, &cli->allow[cli->nallow++], err);
+	case OPT_MAX_STREAMS:
+	case OPT_MAX_MESSAGE:
+	case OPT_MAX_RATE:
+		return apply_limit_opt(c, arg, cli, err);
 	case OPT_PORT:
 		if (!parse_u32(arg, 1, 65535, &v))
 			return nb_error_set(err, "--port '%s': expected a port 1..65535", arg);
@@ -320,6 +372,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
 	case OPT_JSON: cli->json = arg; return true;
+	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case OPT_BETTER:

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "ctl.h"
 #include "error.h"
@@ -37,6 +38,8 @@ struct nb_cli {
 	struct nb_label labels[NB_LABELS_MAX]; /* run: --label KEY=VALUE, checked (a later one wins) */
 	size_t nlabels;
 	const char *json;                    /* env: also write the facts as env.json here */
+	/* run, env, serve */
+	const char *secret_file;             /* --secret-file (else NBRUN_SECRET_FILE) */
 	/* serve */
 	const char *bind;
 	uint16_t port;
@@ -44,6 +47,11 @@ struct nb_cli {
 	bool once;
 	uint32_t max_duration_s;
 	uint32_t idle_timeout_s;
+	uint64_t max_rate;                   /* bit/s; 0 = no limit */
+	uint32_t max_streams;                /* flows per test */
+	uint32_t max_message;                /* bytes */
+	struct nb_cidr allow[NB_CLI_MAX_LIST]; /* --allow; none = anyone may connect */
+	size_t nallow;
 	/* compare */
 	double threshold;                    /* fraction, 0.05 = 5 % */
 	const char *metrics[NB_CLI_MAX_LIST]; /* --metric NAME or all (repeatable) */

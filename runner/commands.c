@@ -1,6 +1,7 @@
 /* nbrun — report, env and compare subcommands. */
 #include "commands.h"
 
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,19 @@
 #include "facts.h"
 #include "pitfalls.h"
 #include "report.h"
+
+bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err)
+{
+	const char *path = cli->secret_file ? cli->secret_file : getenv("NBRUN_SECRET_FILE");
+	memset(s, 0, sizeof(*s));
+	if (!path || !*path)
+		return true;
+	if (!nb_secret_load(path, s, err))
+		return false;
+	if (s->others_can_read)
+		fprintf(stderr, "nbrun: warning: %s can be read by other users (chmod 600 %s)\n", path, path);
+	return true;
+}
 
 /* Every error of the config, one line each. */
 static bool load_config(const struct nb_cli *cli, struct nb_config *cfg)
@@ -90,20 +104,24 @@ int nb_cmd_report(const struct nb_cli *cli)
 	return 0;
 }
 
-/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer, 3 unreachable). */
-static int env_peer(const char *peer, struct nb_client *c, struct nb_facts *local)
+/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer or secret file, 3
+ * unreachable or refused). */
+static int env_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_facts *local)
 {
 	struct sockaddr_storage addr;
 	socklen_t len;
 	char host[256];
 	uint16_t port;
+	struct nb_secret secret = { 0 };
 	struct nb_error err = { { 0 } };
 	int rc = 0;
-	if (!nb_ctl_parse_peer(peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err))
+	if (!nb_ctl_parse_peer(cli->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err) ||
+	    !nb_cmd_secret(cli, &secret, &err))
 		rc = 2;
-	else if (!nb_ctl_resolve(peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
-		 !nb_client_open(c, peer, &addr, len, &err))
+	else if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
+		 !nb_client_open(c, cli->peer, &addr, len, &secret, &err))
 		rc = 3;
+	sodium_memzero(&secret, sizeof(secret));
 	if (rc)
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 	else
@@ -120,9 +138,11 @@ int nb_cmd_env(const struct nb_cli *cli)
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	nb_facts_init(&c.peer_facts);
-	int rc = cli->peer ? env_peer(cli->peer, &c, &local) : 0;
-	if (rc)
+	int rc = cli->peer ? env_peer(cli, &c, &local) : 0;
+	if (rc) {
+		nb_facts_free(&local);
 		return rc;
+	}
 	if (!cli->peer)
 		nb_env_collect("/", NULL, 0, &local);
 	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");

@@ -3,6 +3,7 @@
 #ifndef NB_COMMANDS_H
 #define NB_COMMANDS_H
 
+#include "auth.h"
 #include "cli.h"
 #include "config.h"
 #include "plan.h"
@@ -12,6 +13,9 @@ bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan
 /** `nbrun validate CONFIG`: check a config, print its case and run counts. */
 int nb_cmd_validate(const struct nb_cli *cli);
 
+/** The shared secret of --secret-file, else of $NBRUN_SECRET_FILE, else none (s->set false);
+ *  warns on stderr when others may read the file. */
+bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err);
 /** `nbrun report DIR`: rebuild summary, report and charts from a results folder. */
 int nb_cmd_report(const struct nb_cli *cli);
 /** `nbrun env [--peer HOST]`: environment facts of this host (and the agent's). */

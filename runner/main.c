@@ -3,6 +3,7 @@
  * written) and the exit code says which signal it was (128 + its number); a second one of the
  * same kind ends the process at once. */
 #include <signal.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "nb_config.h"
 #include "plan.h"
 #include "run.h"
+#include "units.h"
 
 static atomic_bool interrupted;
 static atomic_int signo;
@@ -46,10 +48,10 @@ static int fail(const struct nb_error *err, int code)
 	return code;
 }
 
-static struct nb_run_opts run_opts(const struct nb_cli *cli)
+static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_secret *secret)
 {
 	return (struct nb_run_opts){
-		.peer = cli->peer, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
+		.peer = cli->peer, .secret = secret, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
 		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
 		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
@@ -67,50 +69,93 @@ static int cmd_run(const struct nb_cli *cli)
 	struct nb_config cfg = { 0 };
 	struct nb_plan plan = { 0 };
 	struct nb_error err = { { 0 } };
+	struct nb_secret secret = { 0 };
 	if (!nb_cmd_load(cli, &cfg, &plan))
 		return NB_EXIT_USAGE;
 	int rc = 0;
 	if (cli->dry_run) {
 		nb_plan_print(&plan, stdout);
+	} else if (cli->peer && !nb_cmd_secret(cli, &secret, &err)) {
+		rc = fail(&err, NB_EXIT_USAGE);
 	} else {
-		struct nb_run_opts o = run_opts(cli);
+		struct nb_run_opts o = run_opts(cli, &secret);
 		catch_signals();
 		rc = exit_code(nb_run_plan(&cfg, &plan, &o, &err));
 		fail(&err, rc);
 	}
+	sodium_memzero(&secret, sizeof(secret));
 	nb_plan_free(&plan);
 	nb_config_free(&cfg);
 	return rc;
 }
 
+/* What `nbrun serve` says at start: where it listens, its limits, who may use it. */
+static void serve_banner(const struct nb_agent *a, const struct nb_agent_opts *o)
+{
+	char msg[32], rate[32], who[1024] = "";
+	if (o->verbosity >= 0) {
+		fprintf(stderr, "nbrun serve: listening on port %u (data ports %u-%u)\n", nb_agent_port(a),
+			o->data_lo, o->data_hi);
+		nb_units_fmt_size(o->limits.max_message, msg, sizeof(msg));
+		nb_units_fmt_si(o->limits.max_rate, rate, sizeof(rate));
+		fprintf(stderr, "nbrun serve: limits per test: --max-streams %u, --max-message %s, "
+			"--max-duration %u s, --max-rate %s\n", o->limits.max_flows, msg,
+			o->limits.max_duration_s, o->limits.max_rate ? rate : "none (bit/s)");
+	}
+	for (size_t i = 0, used = 0; i < o->nallow && used < sizeof(who) - 64; i++) {
+		used += (size_t)snprintf(who + used, sizeof(who) - used, "%s", i ? ", " : "");
+		nb_cidr_str(&o->allow[i], who + used, sizeof(who) - used);
+		used = strlen(who);
+	}
+	if (o->nallow && o->verbosity >= 0)
+		fprintf(stderr, "nbrun serve: connections only from %s (--allow)\n", who);
+	if (!o->secret->set) /* loud, even with -q */
+		fprintf(stderr, "nbrun serve: WARNING: no --secret-file: anyone who can reach port %u%s "
+			"can make this host send traffic and read its environment; give --secret-file "
+			"FILE (the same on the client)%s\n", nb_agent_port(a),
+			o->nallow ? " from the --allow ranges" : "",
+			o->nallow ? "" : ", and --allow CIDR to limit who may connect");
+}
+
 static int cmd_resume(const struct nb_cli *cli)
 {
 	struct nb_error err = { { 0 } };
-	struct nb_run_opts o = run_opts(cli);
+	struct nb_secret secret;
+	if (!nb_cmd_secret(cli, &secret, &err))
+		return fail(&err, NB_EXIT_USAGE);
+	struct nb_run_opts o = run_opts(cli, &secret);
 	catch_signals();
-	return fail(&err, exit_code(nb_run_resume(cli->args[0], &o, &err)));
+	int rc = fail(&err, exit_code(nb_run_resume(cli->args[0], &o, &err)));
+	sodium_memzero(&secret, sizeof(secret));
+	return rc;
 }
 
 static int cmd_serve(const struct nb_cli *cli)
 {
+	struct nb_secret secret;
+	struct nb_error err = { { 0 } };
+	if (!nb_cmd_secret(cli, &secret, &err))
+		return fail(&err, 2);
 	struct nb_agent_opts o = {
 		.bind = cli->bind, .port = cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
-		.once = cli->once, .max_duration_s = cli->max_duration_s,
-		.idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity, .collect_facts = true,
+		.once = cli->once, .idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity,
+		.collect_facts = true, .secret = &secret, .allow = cli->allow, .nallow = cli->nallow,
+		.limits = { .max_rate = cli->max_rate, .max_flows = cli->max_streams,
+			    .max_duration_s = cli->max_duration_s, .max_message = cli->max_message },
 	};
-	struct nb_error err = { { 0 } };
 	signal(SIGPIPE, SIG_IGN);
 	struct nb_agent *a = nb_agent_create(&o, &err);
-	if (!a)
+	if (!a) {
+		sodium_memzero(&secret, sizeof(secret));
 		return fail(&err, 1);
-	if (cli->verbosity >= 0)
-		fprintf(stderr, "nbrun serve: listening on port %u (data ports %u-%u)\n", nb_agent_port(a),
-			o.data_lo, o.data_hi);
+	}
+	serve_banner(a, &o);
 	serving = a;
 	catch_signals();
 	bool ok = nb_agent_run(a, &err);
 	serving = NULL;
 	nb_agent_destroy(a);
+	sodium_memzero(&secret, sizeof(secret));
 	return ok ? 0 : fail(&err, 1);
 }
 

@@ -34,7 +34,7 @@ struct nb_params nbt_params(const char *name, enum nb_proto proto)
 {
 	struct nb_params p = { .proto = proto, .request = 32, .response = 128, .size = 64,
 			       .streams = 1, .nodelay = true, .tos = -1, .wait = NB_WAIT_BLOCK,
-			       .timeout_ms = 200, .cookie = 0x72727465737421ull };
+			       .timeout_ms = 200 };
 	snprintf(p.engine, sizeof(p.engine), "%s", name);
 	return p;
 }
@@ -48,7 +48,8 @@ void nbt_pair_open(struct nbt_pair *pr, const struct nb_engine *e, const struct 
 	cr_assert(e->validate(&pr->p, &err), "%s", err.msg);
 	uint16_t port = 0;
 	struct accept_arg a = { 0 };
-	a.s = nb_session_listen(e, &pr->p, (struct sockaddr *)&lo, sizeof(lo), 0, 0, &port, &err);
+	a.s = nb_session_listen(e, &pr->p, (struct sockaddr *)&lo, sizeof(lo), (struct sockaddr *)&lo,
+				sizeof(lo), 0, 0, &port, &err);
 	cr_assert_not_null(a.s, "%s", err.msg);
 	pthread_t th;
 	cr_assert_eq(pthread_create(&th, NULL, accept_main, &a), 0);

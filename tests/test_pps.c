@@ -34,8 +34,7 @@ struct pair {
 static struct nb_params params(uint32_t streams, enum nb_dir dir, uint64_t rate)
 {
 	return (struct nb_params){ .engine = "pps", .proto = NB_PROTO_UDP, .direction = dir,
-				   .size = 64, .streams = streams, .rate = rate, .tos = -1,
-				   .cookie = 0x7070737465737421ull };
+				   .size = 64, .streams = streams, .rate = rate, .tos = -1 };
 }
 
 static void pair_open(struct pair *pr)

@@ -43,7 +43,6 @@ static struct nb_msg_setup sample_setup(void)
 	s.params.cpus[0] = 1;
 	s.params.cpus[1] = 3;
 	snprintf(s.params.congestion, sizeof(s.params.congestion), "bbr");
-	s.params.cookie = 0xdeadbeefcafef00dull;
 	return s;
 }
 
@@ -64,7 +63,6 @@ Test(proto, setup_round_trips_every_parameter)
 	cr_assert_eq(s->params.wait, NB_WAIT_BUSY_POLL);
 	cr_assert_eq(s->params.ncpus, 2);
 	cr_assert_eq(s->params.cpus[1], 3);
-	cr_assert_eq(s->params.cookie, 0xdeadbeefcafef00dull);
 	cr_assert_eq(s->omit_ns, 2000000000ull);
 	cr_assert_eq(s->drain_ns, 500000000ull);
 	nb_buf_free(&b);
@@ -80,21 +78,33 @@ Test(proto, tos_minus_one_means_leave_it_and_survives_the_trip)
 	nb_buf_free(&b);
 }
 
-Test(proto, hello_carries_versions_nonce_and_facts)
+Test(proto, hello_carries_versions_auth_mode_and_nonce_only)
 {
-	struct nb_kv kv[2] = { { "iface.mtu", "1500" }, { "cpu.governor", "!no cpufreq in this VM" } };
 	struct nb_msg m = { .type = NB_MSG_HELLO }, out;
 	m.u.hello = (struct nb_msg_hello){ .proto_version = NB_PROTO_VERSION, .role = NB_ROLE_AGENT,
-					   .auth = NB_AUTH_NONE, .nkv = 2, .kv = kv };
+					   .auth = NB_AUTH_MAC };
 	snprintf(m.u.hello.version, sizeof(m.u.hello.version), "0.1.0");
 	memset(m.u.hello.nonce, 0xab, NB_NONCE_LEN);
 	struct nb_buf b = encode(&m);
 	cr_assert(decode(&b, &out, NULL));
 	cr_assert_eq(out.u.hello.proto_version, NB_PROTO_VERSION);
 	cr_assert_str_eq(out.u.hello.version, "0.1.0");
+	cr_assert_eq(out.u.hello.auth, NB_AUTH_MAC);
 	cr_assert_eq(out.u.hello.nonce[31], 0xab);
-	cr_assert_eq(out.u.hello.nkv, 2);
-	cr_assert_str_eq(out.u.hello.kv[1].v, "!no cpufreq in this VM");
+	/* type 2 + version 2 + 5 + proto 2 + role 1 + auth 1 + nonce 32: no fact rides along */
+	cr_assert_eq(b.len, 4 + 2 + 2 + 2 + 5 + 1 + 1 + NB_NONCE_LEN);
+	nb_buf_free(&b);
+}
+
+Test(proto, facts_round_trip)
+{
+	struct nb_kv kv[2] = { { "iface.mtu", "1500" }, { "cpu.governor", "!no cpufreq in this VM" } };
+	struct nb_msg m = { .type = NB_MSG_FACTS }, out;
+	m.u.facts = (struct nb_msg_facts){ .nkv = 2, .kv = kv };
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.u.facts.nkv, 2);
+	cr_assert_str_eq(out.u.facts.kv[1].v, "!no cpufreq in this VM");
 	nb_msg_free(&out);
 	nb_buf_free(&b);
 }
@@ -181,6 +191,22 @@ Test(proto, check_carries_what_a_plan_needs_and_its_result_the_problems)
 	nb_buf_free(&b);
 }
 
+Test(proto, check_result_lines_are_clean_text_too)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT }, out;
+	struct nb_error err = { { 0 } };
+	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "ok line\n\x1b]0;owned\a\n");
+	struct nb_buf b = encode(&m);
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
+	cr_expect_not_null(strstr(err.msg, "check result text"), "%s", err.msg);
+	nb_buf_free(&b);
+	m.u.check_result.text[0] = '\r';
+	m.u.check_result.text[1] = '\0';
+	b = encode(&m);
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "only \\n separates lines");
+	nb_buf_free(&b);
+}
+
 Test(proto, a_check_asking_about_too_many_cpus_is_rejected)
 {
 	struct nb_msg m = { .type = NB_MSG_CHECK }, out;
@@ -218,6 +244,26 @@ static void zero_streams(struct nb_buf *b)
 	size_t at = setup_params_at() + 1 + 1 + 4 + 4 + 4;
 	memset(b->p + at, 0, 4);
 }
+static void esc_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = 0x1b; }
+static void c1_in_case_id(struct nb_buf *b) /* U+009B, CSI of 8-bit terminals, as UTF-8 */
+{
+	b->p[4 + 2 + 4 + 2 + 3] = 0xc2;
+	b->p[4 + 2 + 4 + 2 + 4] = 0x9b;
+}
+static void bad_utf8_in_case_id(struct nb_buf *b) { b->p[4 + 2 + 4 + 2 + 3] = 0xff; }
+/* After the engine name: proto 1, dir 1, size 4, request 4, response 4, streams 4, rate 8,
+ * window 4, mss 4, nodelay 1, congestion 2 + len("bbr"), tos 4. */
+static size_t rate_at(void) { return setup_params_at() + 1 + 1 + 4 + 4 + 4 + 4; }
+static size_t tos_at(void) { return rate_at() + 8 + 4 + 4 + 1 + 2 + 3; }
+static void huge_rate(struct nb_buf *b) { memset(b->p + rate_at(), 0xff, 8); }
+static void huge_window(struct nb_buf *b) { memset(b->p + rate_at() + 8, 0xff, 4); }
+static void slash_in_congestion(struct nb_buf *b) { b->p[rate_at() + 8 + 4 + 4 + 1 + 2] = '/'; }
+/* 0x80000000: the top bit set; minus one it overflowed a signed int before the range check. */
+static void tos_top_bit(struct nb_buf *b)
+{
+	memset(b->p + tos_at(), 0, 4);
+	b->p[tos_at()] = 0x80;
+}
 
 static const struct bad_case bad_cases[] = {
 	{ "truncated", truncate_last, "truncated" },
@@ -228,6 +274,13 @@ static const struct bad_case bad_cases[] = {
 	{ "NUL inside a string", nul_in_case_id, "case id" },
 	{ "string longer than the frame", long_case_id, "case id" },
 	{ "zero streams", zero_streams, "streams" },
+	{ "an escape character in a string", esc_in_case_id, "case id" },
+	{ "a C1 control character in a string", c1_in_case_id, "case id" },
+	{ "invalid UTF-8 in a string", bad_utf8_in_case_id, "case id" },
+	{ "a rate beyond any rate", huge_rate, "rate" },
+	{ "a window beyond 1G", huge_window, "window" },
+	{ "a congestion control name that is no name", slash_in_congestion, "congestion" },
+	{ "tos with its top bit set", tos_top_bit, "tos" },
 };
 
 Test(proto, every_malformed_setup_is_rejected_with_its_reason)
@@ -245,6 +298,17 @@ Test(proto, every_malformed_setup_is_rejected_with_its_reason)
 		cr_assert_eq(out.type, 0, "%s: a rejected message holds nothing", bad_cases[i].name);
 		nb_buf_free(&b);
 	}
+}
+
+Test(proto, a_string_of_printable_utf8_is_accepted)
+{
+	struct nb_msg m = { .type = NB_MSG_ERROR }, out;
+	m.u.error.code = NB_ERR_SETUP;
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "caf\xc3\xa9 \xe2\x82\xac 10 %%");
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_str_eq(out.u.error.text, "caf\xc3\xa9 \xe2\x82\xac 10 %");
+	nb_buf_free(&b);
 }
 
 Test(proto, frame_length_outside_the_limits_is_rejected)

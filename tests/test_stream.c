@@ -44,7 +44,7 @@ static void capture_interval(void *ctx, uint32_t k, const struct nb_span *span, 
 
 static void open_pair(void)
 {
-	struct nb_agent_opts o = { .bind = "127.0.0.1", .max_duration_s = 600, .idle_timeout_s = 60 };
+	struct nb_agent_opts o = { .bind = "127.0.0.1", .limits.max_duration_s = 600, .idle_timeout_s = 60 };
 	struct nb_error err = { { 0 } };
 	agent = nb_agent_create(&o, &err);
 	cr_assert_not_null(agent, "%s", err.msg);
@@ -54,7 +54,7 @@ static void open_pair(void)
 	struct sockaddr_storage addr;
 	socklen_t len;
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
-	cr_assert(nb_client_open(&cli, name, &addr, len, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&cli, name, &addr, len, NULL, &err), "%s", err.msg);
 }
 
 static void close_pair(void)
@@ -76,7 +76,6 @@ static struct nb_msg_setup setup_for(enum nb_proto proto, enum nb_dir dir, uint3
 	su.params.size = size;
 	su.params.rate = rate;
 	su.params.tos = -1;
-	su.params.cookie = 0x1234;
 	su.drain_ns = proto == NB_PROTO_UDP ? 300000000ull : 0;
 	return su;
 }
@@ -281,7 +280,7 @@ Test(stream, a_second_client_is_told_the_agent_is_busy)
 	struct nb_error err = { { 0 } };
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	struct nb_client second;
-	cr_assert_not(nb_client_open(&second, name, &addr, len, &err));
+	cr_assert_not(nb_client_open(&second, name, &addr, len, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "busy"), "%s", err.msg);
 }
 
@@ -388,7 +387,7 @@ Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	bool opened = false;
 	for (int tries = 0; tries < 50 && !opened; tries++) {
-		opened = nb_client_open(&cli, name, &addr, len, &err);
+		opened = nb_client_open(&cli, name, &addr, len, NULL, &err);
 		if (!opened)
 			usleep(100000);
 	}

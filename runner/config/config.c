@@ -355,17 +355,15 @@ static void default_name(struct nb_config *cfg)
 	snprintf(cfg->name, sizeof(cfg->name), "%.*s", (int)(n < 63 ? n : 63), base);
 }
 
-bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
-			struct nb_config *cfg, struct nb_config_errors *errs)
+/* Parse cfg->text, name naming it in errors, every error into errs (err: one already met, e.g.
+ * reading the file, when ok is false); whether there was none. */
+static bool parse_text(const char *name, bool ok, struct nb_error *err, const char *const *sets,
+		       size_t nsets, struct nb_config *cfg, struct nb_config_errors *errs)
 {
-	struct nb_error err = { { 0 } };
-	struct nb_cfg_ctx c = { .src = { .file = path }, .err = &err, .errs = errs };
-	memset(cfg, 0, sizeof(*cfg));
-	memset(errs, 0, sizeof(*errs));
-	bool ok = read_file(path, cfg, &err) &&
-		  nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, &err);
+	struct nb_cfg_ctx c = { .src = { .file = name }, .err = err, .errs = errs };
+	ok = ok && nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
 	if (ok && !c.root)
-		ok = nb_error_set(&err, "%s: empty file (expected a YAML mapping with tests:)", path);
+		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", name);
 	if (ok)
 		parse_sets(&c, sets, nsets);
 	if (ok && !load_top(&c, cfg))
@@ -384,17 +382,61 @@ bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
 	return ok;
 }
 
-bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
-		    struct nb_error *err)
+bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
+			struct nb_config *cfg, struct nb_config_errors *errs)
+{
+	struct nb_error err = { { 0 } };
+	memset(cfg, 0, sizeof(*cfg));
+	memset(errs, 0, sizeof(*errs));
+	bool ok = read_file(path, cfg, &err);
+	return parse_text(path, ok, &err, sets, nsets, cfg, errs);
+}
+
+/* nb_config_load_all of text already in memory (copied into cfg); name stands for the file. */
+static bool load_text_all(const char *name, const char *text, size_t len, const char *const *sets,
+			  size_t nsets, struct nb_config *cfg, struct nb_config_errors *errs)
+{
+	struct nb_error err = { { 0 } };
+	memset(cfg, 0, sizeof(*cfg));
+	memset(errs, 0, sizeof(*errs));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
+	cfg->text = malloc(len + 1);
+	if (cfg->text) {
+		memcpy(cfg->text, text, len); /* text: never NULL here */
+		cfg->text[len] = '\0';
+		cfg->text_len = len;
+	}
+	bool ok = !cfg->text ? nb_error_set(&err, "%s: out of memory", name)
+		  : len == 0 ? nb_error_set(&err, "%s: empty file (expected a YAML mapping with tests:)", name)
+			     : true;
+	return parse_text(name, ok, &err, sets, nsets, cfg, errs);
+}
+
+/* Load path (text NULL) or text; err gets the first error. */
+static bool load_first(const char *path, const char *text, size_t len, const char *const *sets,
+		       size_t nsets, struct nb_config *cfg, struct nb_error *err)
 {
 	struct nb_config_errors *errs = malloc(sizeof(*errs));
 	if (!errs)
 		return nb_error_set(err, "out of memory");
-	bool ok = nb_config_load_all(path, sets, nsets, cfg, errs);
+	bool ok = text ? load_text_all(path, text, len, sets, nsets, cfg, errs)
+		       : nb_config_load_all(path, sets, nsets, cfg, errs);
 	if (!ok && err)
 		*err = errs->v[0];
 	free(errs);
 	return ok;
+}
+
+bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
+		    struct nb_error *err)
+{
+	return load_first(path, NULL, 0, sets, nsets, cfg, err);
+}
+
+bool nb_config_load_text(const char *name, const char *text, size_t len, const char *const *sets,
+			 size_t nsets, struct nb_config *cfg, struct nb_error *err)
+{
+	return load_first(name, text ? text : "", text ? len : 0, sets, nsets, cfg, err);
 }
 
 void nb_config_free(struct nb_config *cfg)

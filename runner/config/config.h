@@ -120,6 +120,9 @@ bool nb_config_load_all(const char *path, const char *const *sets, size_t nsets,
  *  On error fills err with the first "FILE:LINE:COL: ..." and leaves *cfg zeroed. */
 bool nb_config_load(const char *path, const char *const *sets, size_t nsets, struct nb_config *cfg,
 		    struct nb_error *err);
+/** nb_config_load of text already in memory (copied); name stands for the file in errors. */
+bool nb_config_load_text(const char *name, const char *text, size_t len, const char *const *sets,
+			 size_t nsets, struct nb_config *cfg, struct nb_error *err);
 /** Free what nb_config_load allocated; a zeroed cfg is fine. */
 void nb_config_free(struct nb_config *cfg);
 /** Whether name is a key of a test that means something only to the engines listing it in their

@@ -1,22 +1,41 @@
 /* nbrun — the agent (`nbrun serve`, and the embedded agent of local mode).
- * One client session at a time; a second client gets an ERROR busy frame. */
+ *
+ * Anyone may knock; few get in. A connection from outside the --allow ranges is closed at
+ * once; at most NB_AGENT_PER_ADDR connections per address and NB_AGENT_CONNS in all may be
+ * shaking hands, each with NB_AGENT_HANDSHAKE_MS to finish (auth.h), so silent connections
+ * hold nothing an honest client needs. Only a client that finished the handshake (proved the
+ * secret, when the agent has one) may take the one session slot; a second one is told the
+ * agent is busy, and nothing about the first. Each test is checked against the limits
+ * (limits.h), and its data connections are accepted from the client's host only, UDP ones
+ * after a return-path check (dataconn.h): the agent sends to no address but its client's. */
 #ifndef NB_AGENT_H
 #define NB_AGENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
+#include "cidr.h"
 #include "error.h"
+#include "limits.h"
+
+#define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
+#define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */
+#define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
 
 struct nb_agent_opts {
 	const char *bind;            /* control/data address; NULL = all (IPv6 dual-stack or IPv4) */
 	uint16_t port;               /* control port; 0 = ephemeral */
 	uint16_t data_lo, data_hi;   /* data port range; 0,0 = ephemeral */
 	bool once;                   /* exit after the first session */
-	uint32_t max_duration_s;     /* no test may last longer (warm-up + duration) */
+	struct nb_limits limits;     /* what one test may ask (zero fields: no limit) */
 	uint32_t idle_timeout_s;     /* an idle control connection is closed after this */
-	int verbosity;
-	bool collect_facts;          /* read this host's environment for HELLO */
+	int verbosity;               /* -1 silent, 0 refusals and warnings, 1+ every connection */
+	bool collect_facts;          /* read this host's environment for FACTS */
+	const struct nb_secret *secret; /* NULL or unset: no authentication (anyone may use it) */
+	const struct nb_cidr *allow; /* who may connect at all; nallow 0 = anyone */
+	size_t nallow;
 };
 
 struct nb_agent;
@@ -33,7 +52,7 @@ bool nb_agent_start_thread(struct nb_agent *a, struct nb_error *err);
 void nb_agent_request_stop(struct nb_agent *a);
 /** Stop, join and free; NULL is a no-op. */
 void nb_agent_destroy(struct nb_agent *a);
-/** Sessions served so far and tests run (for tests). */
+/** Tests run so far (for tests). */
 uint64_t nb_agent_tests_run(const struct nb_agent *a);
 
 #endif

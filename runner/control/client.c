@@ -2,6 +2,7 @@
 #include "client.h"
 
 #include <errno.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +15,39 @@
 #include "sock.h"
 #include "timeline.h"
 #include "hello_facts.h"
+#include "text.h"
 
 #define HANDSHAKE_MS 10000
 #define SETUP_MS 20000          /* the agent waits 10 s for data connections, then says why */
 #define PEER_SLACK_NS (5ull * 1000000000ull)
 #define RESULT_MS 15000
 
-/* What came back to HELLO is no nbrun frame (an HTTP server answers "HTTP", read as a length). */
-static void not_nbrun(const struct nb_client *c, struct nb_error *err)
+/* The agent's FACTS once the session is ours, or its ERROR (busy). */
+static bool read_facts(struct nb_client *c, struct nb_error *err)
 {
-	char where[80];
-	nb_ctl_addr_str(&c->addr, where, sizeof(where));
-	nb_error_set(err, "the peer at %s does not speak the nbrun protocol", where);
+	struct nb_msg m;
+	char text[NB_TEXT_MAX + 1];
+	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	if (r == 0)
+		return nb_error_set(err, "peer %s did not answer the handshake within %d s", c->peer_name,
+				    HANDSHAKE_MS / 1000);
+	if (r < 0)
+		return nb_error_set(err, "peer %s: %s", c->peer_name, nb_text_sanitize(text, sizeof(text),
+												err->msg));
+	bool ok = m.type == NB_MSG_FACTS;
+	if (ok)
+		nb_hello_facts_read(&m.u.facts, &c->peer_facts);
+	else if (m.type == NB_MSG_ERROR)
+		nb_error_set(err, "peer %s: %s", c->peer_name,
+			     nb_text_sanitize(text, sizeof(text), m.u.error.text));
+	else
+		nb_error_set(err, "peer %s: expected FACTS, got %s", c->peer_name, nb_msg_name(m.type));
+	nb_msg_free(&m);
+	return ok;
 }
 
 bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
-		    socklen_t len, struct nb_error *err)
+		    socklen_t len, const struct nb_secret *secret, struct nb_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	nb_facts_init(&c->peer_facts);
@@ -39,39 +57,19 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 	c->fd = nb_ctl_connect(addr, len, HANDSHAKE_MS, err);
 	if (c->fd < 0)
 		return false;
-	struct nb_msg hello = { .type = NB_MSG_HELLO };
-	hello.u.hello.proto_version = NB_PROTO_VERSION;
-	hello.u.hello.role = NB_ROLE_CLIENT;
-	snprintf(hello.u.hello.version, sizeof(hello.u.hello.version), "%s", NB_VERSION);
-	struct nb_msg m;
-	if (!nb_ctl_send(c->fd, &hello, HANDSHAKE_MS, err))
-		goto fail;
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
-	if (r == 0)
-		nb_error_set(err, "peer %s did not answer the handshake within %d s", peer_name, HANDSHAKE_MS / 1000);
-	if (r < 0 && strncmp(err->msg, "bad frame", 9) == 0)
-		not_nbrun(c, err);
-	if (r != 1)
-		goto fail;
-	if (m.type == NB_MSG_ERROR) {
-		nb_error_set(err, "peer %s: %s", peer_name, m.u.error.text);
-	} else if (m.type != NB_MSG_HELLO || m.u.hello.proto_version != NB_PROTO_VERSION) {
-		nb_error_set(err, "peer %s: protocol version mismatch (agent speaks v%u, we speak v%d)",
-			     peer_name, m.type == NB_MSG_HELLO ? m.u.hello.proto_version : 0, NB_PROTO_VERSION);
-	} else {
-		snprintf(c->peer_version, sizeof(c->peer_version), "%s", m.u.hello.version);
-		nb_hello_facts_read(&m.u.hello, &c->peer_facts);
-		nb_msg_free(&m);
-		if (!nb_ifstats_route_ifname((const struct sockaddr *)addr, len, c->ifname,
-					     sizeof(c->ifname), NULL))
-			c->ifname[0] = '\0';
-		return true;
+	struct nb_auth auth;
+	if (!nb_auth_client(c->fd, secret, HANDSHAKE_MS, peer_name, &auth, err) || !read_facts(c, err)) {
+		close(c->fd);
+		c->fd = -1;
+		return false;
 	}
-	nb_msg_free(&m);
-fail:
-	close(c->fd);
-	c->fd = -1;
-	return false;
+	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
+	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
+	sodium_memzero(&auth, sizeof(auth));
+	if (!nb_ifstats_route_ifname((const struct sockaddr *)addr, len, c->ifname, sizeof(c->ifname),
+				     NULL))
+		c->ifname[0] = '\0';
+	return true;
 }
 
 void nb_client_close(struct nb_client *c)
@@ -82,6 +80,7 @@ void nb_client_close(struct nb_client *c)
 		close(c->fd);
 		c->fd = -1;
 	}
+	sodium_memzero(c->session_key, sizeof(c->session_key));
 	nb_facts_free(&c->peer_facts);
 }
 
@@ -173,6 +172,13 @@ static enum nb_outcome lost(struct test_state *t, const char *why)
 	return NB_OUT_PEER_LOST;
 }
 
+/* out->error: "agent: TEXT", the agent's text sanitised. */
+static void agent_text(struct nb_test_result *out, const char *text)
+{
+	char clean[NB_TEXT_MAX + 1];
+	snprintf(out->error, sizeof(out->error), "agent: %s", nb_text_sanitize(clean, sizeof(clean), text));
+}
+
 /* Handle one frame from the agent during the run. */
 static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb_test_result *out)
 {
@@ -186,7 +192,7 @@ static enum nb_outcome on_peer(struct test_state *t, struct nb_msg *m, struct nb
 		return NB_OUT_OK;
 	}
 	if (m->type == NB_MSG_ERROR) {
-		snprintf(out->error, sizeof(out->error), "agent: %s", m->u.error.text);
+		agent_text(out, m->u.error.text);
 		return NB_OUT_CASE_FAILED;
 	}
 	return lost(t, "an unexpected message");
@@ -312,8 +318,10 @@ static enum nb_outcome finish(struct test_state *t, struct nb_test_result *out)
 	bool local_ok = nb_session_stop(t->s, &serr);
 	result(t, out);
 	if (!m.u.result.ok || !local_ok) {
-		snprintf(out->error, sizeof(out->error), "%s%s", local_ok ? "agent: " : "",
-			 local_ok ? m.u.result.text : serr.msg);
+		if (local_ok)
+			agent_text(out, m.u.result.text);
+		else
+			snprintf(out->error, sizeof(out->error), "%s", serr.msg);
 		o = NB_OUT_CASE_FAILED;
 	}
 	out->lfinal = t->L[last_reading(t)];
@@ -347,7 +355,7 @@ static enum nb_outcome setup(struct test_state *t, uint16_t *port, struct nb_tes
 	if (m.type == NB_MSG_READY) {
 		*port = m.u.ready.port;
 	} else if (m.type == NB_MSG_ERROR) {
-		snprintf(out->error, sizeof(out->error), "agent: %s", m.u.error.text);
+		agent_text(out, m.u.error.text);
 		o = NB_OUT_CASE_FAILED;
 	} else {
 		o = lost(t, "an unexpected answer to SETUP");
@@ -412,7 +420,9 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	memset(out, 0, sizeof(*out));
 	nb_metrics_clear(&out->m);
 	const struct nb_engine *e = nb_engine_find(su->params.engine);
-	struct test_state t = { .c = c, .e = e, .su = su, .sink = sink, .err = err,
+	struct nb_msg_setup run = *su; /* with the run's data key, which never crosses the wire */
+	nb_auth_run_key(c->session_key, su->run_id, run.params.key);
+	struct test_state t = { .c = c, .e = e, .su = &run, .sink = sink, .err = err,
 				.t0 = nb_now_ns() };
 	if (!e) {
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
@@ -440,11 +450,12 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	uint16_t port = 0;
 	enum nb_outcome o = setup(&t, &port, out);
 	if (o == NB_OUT_OK) {
-		t.s = nb_session_connect(e, &su->params, (struct sockaddr *)&c->addr, c->addr_len, port,
+		t.s = nb_session_connect(e, &run.params, (struct sockaddr *)&c->addr, c->addr_len, port,
 					 10000, err);
 		o = t.s ? run_started(&t, out) : resync(&t, out, err->msg);
 	}
 	free_state(&t, nslots);
+	sodium_memzero(run.params.key, sizeof(run.params.key));
 	return o;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "auth.h"
 #include "cols.h"
 #include "facts.h"
 #include "metrics.h"
@@ -27,7 +28,8 @@ struct nb_client {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	char ifname[64];            /* local interface toward the peer */
-	char peer_version[40];
+	char peer_version[40];          /* clean text: safe to print */
+	unsigned char session_key[NB_KEY_LEN]; /* from the handshake: each run's data key derives from it */
 	struct nb_facts peer_facts;
 	const atomic_bool *interrupt;   /* set (a signal): end the current run early */
 	atomic_bool abort;              /* set by the caller's sink (e.g. a write failed): the same */
@@ -45,12 +47,13 @@ struct nb_test_result {
 	struct nb_hist *hist;       /* the run's RTT histogram (caller frees), or NULL */
 	struct nb_snapshot *lfinal; /* both ends' counters after the drain (caller frees), or NULL */
 	struct nb_snapshot *pfinal;
-	char error[NB_TEXT_MAX + 64]; /* NB_OUT_CASE_FAILED: why */
+	char error[NB_TEXT_MAX + 64]; /* NB_OUT_CASE_FAILED: why (agent text sanitised) */
 };
 
-/** Connect and shake hands; busy/version errors come back as text in err. */
+/** Connect and shake hands (proving secret when it is set, auth.h); busy, version and
+ *  authentication errors come back as one line in err, agent text sanitised. */
 bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
-		    socklen_t len, struct nb_error *err);
+		    socklen_t len, const struct nb_secret *secret, struct nb_error *err);
 /** Say BYE and close; safe on a closed client. */
 void nb_client_close(struct nb_client *c);
 /** Free what a test result owns. */

@@ -1,4 +1,4 @@
-/* nbrun — control connection I/O (see control.h). */
+/* nbrun — control connection I/O (see ctl.h). */
 #include "ctl.h"
 
 #include <arpa/inet.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ms(void)
+uint64_t nb_ctl_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -23,7 +23,7 @@ static uint64_t now_ms(void)
 
 static int left_ms(uint64_t deadline)
 {
-	uint64_t n = now_ms();
+	uint64_t n = nb_ctl_now_ms();
 	return n >= deadline ? 0 : (int)(deadline - n);
 }
 
@@ -49,7 +49,7 @@ bool nb_ctl_send(int fd, const struct nb_msg *m, int timeout_ms, struct nb_error
 		nb_buf_free(&b);
 		return false;
 	}
-	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = nb_ctl_now_ms() + (uint64_t)timeout_ms;
 	size_t off = 0;
 	bool ok = true;
 	while (ok && off < b.len) {
@@ -86,22 +86,26 @@ static int read_full(int fd, uint8_t *dst, size_t n, uint64_t deadline, struct n
 	return 1;
 }
 
-int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err)
+/* Wait for a frame until wait_deadline; once it has begun, it must be whole by the earlier of
+ * now + NB_CTL_FRAME_MS and frame_cap, and at most max_len bytes long. */
+static int recv_frame(int fd, struct nb_msg *m, uint64_t wait_deadline, uint64_t frame_cap,
+		      uint32_t max_len, struct nb_error *err)
 {
 	uint8_t hdr[4];
-	uint64_t deadline = now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int ready = poll(&p, 1, timeout_ms);
-	if (ready == 0 || (ready < 0 && errno == EINTR))
+	int w = wait_fd(fd, POLLIN, wait_deadline);
+	if (w == 0 || (w < 0 && errno == EINTR))
 		return 0;
-	/* Once a frame has begun, its rest must follow promptly. */
-	uint64_t frame_deadline = deadline > now_ms() + 5000 ? deadline : now_ms() + 5000;
+	uint64_t frame_deadline = nb_ctl_now_ms() + NB_CTL_FRAME_MS;
+	if (frame_deadline > frame_cap)
+		frame_deadline = frame_cap;
 	int r = read_full(fd, hdr, 4, frame_deadline, err);
 	if (r <= 0)
 		return r == 0 ? (nb_error_set(err, "control connection: partial frame"), -1) : -1;
 	uint32_t len;
 	if (!nb_frame_len(hdr, &len, err))
 		return -1;
+	if (len > max_len)
+		return nb_error_set(err, "bad frame: length %u above %u here", len, max_len), -1;
 	uint8_t *body = malloc(len);
 	if (!body)
 		return nb_error_set(err, "out of memory"), -1;
@@ -111,6 +115,18 @@ int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err)
 	bool ok = r > 0 && nb_msg_decode(body, len, m, err);
 	free(body);
 	return ok ? 1 : -1;
+}
+
+int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err)
+{
+	uint64_t wait = nb_ctl_now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+	return recv_frame(fd, m, wait, UINT64_MAX, NB_FRAME_MAX, err);
+}
+
+int nb_ctl_recv_by(int fd, struct nb_msg *m, uint64_t deadline_ms, uint32_t max_len,
+		   struct nb_error *err)
+{
+	return recv_frame(fd, m, deadline_ms, deadline_ms, max_len, err);
 }
 
 void nb_ctl_send_error(int fd, enum nb_err_code code, const char *text)
@@ -199,7 +215,7 @@ int nb_ctl_connect(const struct sockaddr_storage *addr, socklen_t len, int timeo
 	}
 	int e = 0;
 	socklen_t el = sizeof(e);
-	int w = wait_fd(fd, POLLOUT, now_ms() + (uint64_t)timeout_ms);
+	int w = wait_fd(fd, POLLOUT, nb_ctl_now_ms() + (uint64_t)timeout_ms);
 	if (w <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e != 0) {
 		nb_error_errno(err, w == 0 ? ETIMEDOUT : e, "cannot reach agent at %s (is `nbrun serve` running?)",
 			       name);
@@ -218,7 +234,7 @@ int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error 
 		return nb_error_errno(err, errno, "socket"), -1;
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)addr, len) < 0 || listen(fd, 16) < 0) {
+	if (bind(fd, (struct sockaddr *)addr, len) < 0 || listen(fd, 128) < 0) {
 		nb_error_errno(err, errno, "cannot listen on %s", name);
 		close(fd);
 		return -1;

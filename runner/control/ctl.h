@@ -11,12 +11,20 @@
 #define NB_DEFAULT_CONTROL_PORT 7575   /* nbrun serve's control port */
 #define NB_DEFAULT_DATA_LO 7600        /* and its data port range */
 #define NB_DEFAULT_DATA_HI 7699
+#define NB_CTL_FRAME_MS 5000           /* a frame that has begun must be whole this soon */
 
 /** Send one message (blocking up to timeout_ms). */
 bool nb_ctl_send(int fd, const struct nb_msg *m, int timeout_ms, struct nb_error *err);
 /** Receive one message: 1 received, 0 nothing within timeout_ms (nothing consumed),
- *  -1 closed, garbage or I/O error (err says which). */
+ *  -1 closed, garbage or I/O error (err says which). A frame that has begun must be whole
+ *  within NB_CTL_FRAME_MS, however long timeout_ms. */
 int nb_ctl_recv(int fd, struct nb_msg *m, int timeout_ms, struct nb_error *err);
+/** Receive one message of at most max_len bytes that is whole by deadline_ms (nb_ctl_now_ms
+ *  clock): the handshake's bounded wait. Returns as nb_ctl_recv. */
+int nb_ctl_recv_by(int fd, struct nb_msg *m, uint64_t deadline_ms, uint32_t max_len,
+		   struct nb_error *err);
+/** CLOCK_MONOTONIC in milliseconds. */
+uint64_t nb_ctl_now_ms(void);
 /** Send an ERROR frame with code and text (best effort). */
 void nb_ctl_send_error(int fd, enum nb_err_code code, const char *text);
 /** Check the form of "HOST[:PORT]" / "[V6]:PORT" without resolving it: host and port out. */

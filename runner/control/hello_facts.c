@@ -5,23 +5,24 @@
 #include <string.h>
 
 #include "env.h"
+#include "text.h"
 
 struct kv_fill {
-	struct nb_msg_hello *h;
+	struct nb_msg_facts *f;
 	uint32_t cap;
 };
 
 static void put_kv(void *ctx, const char *k, const char *v)
 {
-	struct kv_fill *f = ctx;
-	if (f->h->nkv >= f->cap)
+	struct kv_fill *x = ctx;
+	if (x->f->nkv >= x->cap)
 		return;
-	struct nb_kv *kv = &f->h->kv[f->h->nkv++];
-	snprintf(kv->k, sizeof(kv->k), "%s", k);
-	snprintf(kv->v, sizeof(kv->v), "%s", v);
+	struct nb_kv *kv = &x->f->kv[x->f->nkv++];
+	nb_text_sanitize(kv->k, sizeof(kv->k), k);
+	nb_text_sanitize(kv->v, sizeof(kv->v), v);
 }
 
-void nb_hello_facts_fill(struct nb_msg_hello *h, bool collect, const struct sockaddr_storage *peer,
+void nb_hello_facts_fill(struct nb_msg_facts *f, bool collect, const struct sockaddr_storage *peer,
 			 socklen_t len)
 {
 	struct nb_facts facts;
@@ -29,22 +30,22 @@ void nb_hello_facts_fill(struct nb_msg_hello *h, bool collect, const struct sock
 	if (collect)
 		nb_env_collect("/", (const struct sockaddr *)peer, len, &facts);
 	nb_env_add_nbrun(&facts, "one thread per flow", "not pinned");
-	h->kv = calloc(facts.n ? facts.n : 1, sizeof(*h->kv));
-	struct kv_fill f = { .h = h, .cap = h->kv ? (uint32_t)(facts.n < NB_KV_MAX ? facts.n : NB_KV_MAX) : 0 };
-	h->nkv = 0;
-	nb_facts_flatten(&facts, put_kv, &f);
+	f->kv = calloc(facts.n ? facts.n : 1, sizeof(*f->kv));
+	struct kv_fill x = { .f = f, .cap = f->kv ? (uint32_t)(facts.n < NB_KV_MAX ? facts.n : NB_KV_MAX) : 0 };
+	f->nkv = 0;
+	nb_facts_flatten(&facts, put_kv, &x);
 	nb_facts_free(&facts);
 }
 
-void nb_hello_facts_free(struct nb_msg_hello *h)
+void nb_hello_facts_free(struct nb_msg_facts *f)
 {
-	free(h->kv);
-	h->kv = NULL;
-	h->nkv = 0;
+	free(f->kv);
+	f->kv = NULL;
+	f->nkv = 0;
 }
 
-void nb_hello_facts_read(const struct nb_msg_hello *h, struct nb_facts *out)
+void nb_hello_facts_read(const struct nb_msg_facts *f, struct nb_facts *out)
 {
-	for (uint32_t i = 0; i < h->nkv; i++)
-		nb_facts_unflatten(out, h->kv[i].k, h->kv[i].v);
+	for (uint32_t i = 0; i < f->nkv; i++)
+		nb_facts_unflatten(out, f->kv[i].k, f->kv[i].v);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "text.h"
 
 /* ---- writing ---- */
 
@@ -90,7 +91,8 @@ static uint64_t get_range(struct rd *r, int bytes, uint64_t lo, uint64_t hi, con
 	return v;
 }
 
-static void get_str(struct rd *r, char *dst, size_t max, const char *what)
+/* A string of at most max bytes: clean text, or (lines) clean lines each ending in '\n'. */
+static void get_text(struct rd *r, char *dst, size_t max, bool lines, const char *what)
 {
 	size_t n = (size_t)get_uint(r, 2);
 	dst[0] = '\0';
@@ -98,11 +100,17 @@ static void get_str(struct rd *r, char *dst, size_t max, const char *what)
 		return;
 	if (n > max || r->len - r->off < n)
 		return (void)fail(r, what);
-	if (memchr(r->p + r->off, '\0', n))
+	const char *s = (const char *)r->p + r->off;
+	if (!(lines ? nb_text_clean_lines(s, n) : nb_text_clean(s, n)))
 		return (void)fail(r, what);
 	memcpy(dst, r->p + r->off, n);
 	dst[n] = '\0';
 	r->off += n;
+}
+
+static void get_str(struct rd *r, char *dst, size_t max, const char *what)
+{
+	get_text(r, dst, max, false, what);
 }
 
 static void get_bytes(struct rd *r, uint8_t *dst, size_t n)
@@ -122,11 +130,6 @@ static void enc_hello(struct nb_buf *b, const struct nb_msg_hello *h)
 	put_u8(b, h->role);
 	put_u8(b, h->auth);
 	put(b, h->nonce, NB_NONCE_LEN);
-	put_u32(b, h->nkv);
-	for (uint32_t i = 0; i < h->nkv; i++) {
-		put_str(b, h->kv[i].k);
-		put_str(b, h->kv[i].v);
-	}
 }
 
 static void dec_hello(struct rd *r, struct nb_msg_hello *h)
@@ -134,17 +137,32 @@ static void dec_hello(struct rd *r, struct nb_msg_hello *h)
 	h->proto_version = (uint16_t)get_uint(r, 2);
 	get_str(r, h->version, sizeof(h->version) - 1, "version string too long or not text");
 	h->role = (uint8_t)get_range(r, 1, 0, NB_ROLE_AGENT, "unknown role");
-	h->auth = (uint8_t)get_range(r, 1, 0, NB_AUTH_HMAC_SHA256, "unknown auth mode");
+	h->auth = (uint8_t)get_range(r, 1, 0, NB_AUTH_MAC, "unknown auth mode");
 	get_bytes(r, h->nonce, NB_NONCE_LEN);
-	h->nkv = (uint32_t)get_range(r, 4, 0, NB_KV_MAX, "too many facts");
-	if (r->bad || h->nkv == 0)
+}
+
+/* ---- facts ---- */
+
+static void enc_facts(struct nb_buf *b, const struct nb_msg_facts *f)
+{
+	put_u32(b, f->nkv);
+	for (uint32_t i = 0; i < f->nkv; i++) {
+		put_str(b, f->kv[i].k);
+		put_str(b, f->kv[i].v);
+	}
+}
+
+static void dec_facts(struct rd *r, struct nb_msg_facts *f)
+{
+	f->nkv = (uint32_t)get_range(r, 4, 0, NB_KV_MAX, "too many facts");
+	if (r->bad || f->nkv == 0)
 		return;
-	h->kv = calloc(h->nkv, sizeof(*h->kv));
-	if (!h->kv)
+	f->kv = calloc(f->nkv, sizeof(*f->kv));
+	if (!f->kv)
 		return (void)fail(r, "out of memory");
-	for (uint32_t i = 0; i < h->nkv && !r->bad; i++) {
-		get_str(r, h->kv[i].k, NB_KV_KEY_MAX, "fact key too long or not text");
-		get_str(r, h->kv[i].v, NB_KV_VAL_MAX, "fact value too long or not text");
+	for (uint32_t i = 0; i < f->nkv && !r->bad; i++) {
+		get_str(r, f->kv[i].k, NB_KV_KEY_MAX, "fact key too long or not text");
+		get_str(r, f->kv[i].v, NB_KV_VAL_MAX, "fact value too long or not text");
 	}
 }
 
@@ -164,7 +182,7 @@ static void enc_params(struct nb_buf *b, const struct nb_params *p)
 	put_u32(b, p->mss);
 	put_u8(b, p->nodelay);
 	put_str(b, p->congestion);
-	put_u32(b, (uint32_t)(p->tos + 1));
+	put_u32(b, (uint32_t)p->tos + 1u);
 	put_u8(b, p->wait);
 	put_u8(b, p->gso);
 	put_u32(b, p->batch);
@@ -172,7 +190,6 @@ static void enc_params(struct nb_buf *b, const struct nb_params *p)
 	put_u32(b, p->ncpus);
 	for (uint32_t i = 0; i < p->ncpus; i++)
 		put_u16(b, (uint16_t)p->cpus[i]);
-	put_u64(b, p->cookie);
 }
 
 static void dec_params(struct rd *r, struct nb_params *p)
@@ -184,12 +201,16 @@ static void dec_params(struct rd *r, struct nb_params *p)
 	p->request = (uint32_t)get_range(r, 4, 0, 1u << 30, "request size");
 	p->response = (uint32_t)get_range(r, 4, 0, 1u << 30, "response size");
 	p->streams = (uint32_t)get_range(r, 4, 1, NB_MAX_FLOWS, "streams");
-	p->rate = get_uint(r, 8);
-	p->window = (uint32_t)get_uint(r, 4);
+	p->rate = get_range(r, 8, 0, NB_RATE_MAX, "rate");
+	p->window = (uint32_t)get_range(r, 4, 0, 1u << 30, "window");
 	p->mss = (uint32_t)get_range(r, 4, 0, 65535, "mss");
 	p->nodelay = get_range(r, 1, 0, 1, "nodelay");
 	get_str(r, p->congestion, sizeof(p->congestion) - 1, "congestion control name");
-	p->tos = (int32_t)get_range(r, 4, 0, 256, "tos") - 1;
+	if (strspn(p->congestion, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(p->congestion))
+		fail(r, "congestion control name");
+	/* On the wire tos + 1 (0 = leave it): subtract only a value the range check passed. */
+	uint64_t tos = get_range(r, 4, 0, 256, "tos");
+	p->tos = r->bad ? -1 : (int32_t)tos - 1;
 	p->wait = (enum nb_wait)get_range(r, 1, 0, NB_WAIT_BUSY_POLL, "wait mode");
 	p->gso = get_range(r, 1, 0, 1, "gso");
 	p->batch = (uint32_t)get_range(r, 4, 0, 1024, "batch");
@@ -197,7 +218,6 @@ static void dec_params(struct rd *r, struct nb_params *p)
 	p->ncpus = (uint32_t)get_range(r, 4, 0, NB_MAX_CPUS, "cpu count");
 	for (uint32_t i = 0; i < p->ncpus && !r->bad; i++)
 		p->cpus[i] = (int16_t)get_range(r, 2, 0, 4095, "cpu number");
-	p->cookie = get_uint(r, 8);
 	if (!r->bad && nb_params_nflows(p) > NB_MAX_FLOWS)
 		fail(r, "too many flows");
 }
@@ -319,6 +339,7 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 	switch (m->type) {
 	case NB_MSG_HELLO: enc_hello(b, &m->u.hello); break;
 	case NB_MSG_AUTH: put(b, m->u.auth.mac, NB_MAC_LEN); break;
+	case NB_MSG_FACTS: enc_facts(b, &m->u.facts); break;
 	case NB_MSG_SETUP: enc_setup(b, &m->u.setup); break;
 	case NB_MSG_READY: put_u16(b, m->u.ready.port); break;
 	case NB_MSG_INTERVAL: enc_snap(b, &m->u.interval); break;
@@ -361,6 +382,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	switch (m->type) {
 	case NB_MSG_HELLO: dec_hello(r, &m->u.hello); break;
 	case NB_MSG_AUTH: get_bytes(r, m->u.auth.mac, NB_MAC_LEN); break;
+	case NB_MSG_FACTS: dec_facts(r, &m->u.facts); break;
 	case NB_MSG_SETUP: dec_setup(r, &m->u.setup); break;
 	case NB_MSG_READY: m->u.ready.port = (uint16_t)get_range(r, 2, 1, 65535, "port"); break;
 	case NB_MSG_INTERVAL: dec_snap(r, &m->u.interval); break;
@@ -375,7 +397,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 		break;
 	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
 	case NB_MSG_CHECK_RESULT:
-		get_str(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, "check result text");
+		get_text(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, true, "check result text");
 		break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
@@ -404,9 +426,9 @@ bool nb_msg_decode(const uint8_t *body, size_t len, struct nb_msg *m, struct nb_
 void nb_msg_free(struct nb_msg *m)
 {
 	switch (m->type) {
-	case NB_MSG_HELLO:
-		free(m->u.hello.kv);
-		m->u.hello.kv = NULL;
+	case NB_MSG_FACTS:
+		free(m->u.facts.kv);
+		m->u.facts.kv = NULL;
 		break;
 	case NB_MSG_INTERVAL:
 		nb_snapshot_destroy(m->u.interval.snap);
@@ -434,6 +456,6 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT" };
+					     "CHECK_RESULT", "FACTS" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

@@ -4,18 +4,22 @@
  *
  * Frame: u32 body length (big-endian, 2 .. NB_FRAME_MAX) then the body:
  * u16 message type, then the type's fields in a fixed order. Integers are
- * big-endian; a string is u16 length + bytes (no NUL inside, at most its
- * field's limit). The decoder rejects, never trusts: unknown types, lengths
- * beyond the body, counts beyond limits, enum values out of range, strings
- * with NUL or too long, and trailing bytes.
+ * big-endian; a string is u16 length + bytes (valid UTF-8 without control
+ * characters, at most its field's limit). The decoder rejects, never trusts:
+ * unknown types, lengths beyond the body, counts beyond limits, values out of
+ * range, strings that are not clean text or too long, and trailing bytes.
  *
- * Session: client HELLO -> agent HELLO (or ERROR busy / version) ->
- * [AUTH both ways when either HELLO asks for it: reserved for shared-secret
- * HMAC over the two nonces; adding it changes no other message] ->
- * per run: SETUP -> READY(port) | ERROR; START; agent sends INTERVAL frames;
- * client sends STOP after the drain; agent answers RESULT -> ... -> BYE.
+ * Session (v3): client HELLO -> agent HELLO (or ERROR version) -> when either
+ * HELLO asks for it (a shared secret), AUTH client -> AUTH agent, or ERROR auth
+ * (auth.h: a MAC over both nonces, each side proving the secret) -> the agent
+ * takes its one session slot: FACTS (its environment) or ERROR busy. Nothing
+ * about the agent crosses the wire before that. Then per run: SETUP ->
+ * READY(port) | ERROR; START; agent sends INTERVAL frames; client sends STOP
+ * after the drain; agent answers RESULT -> ... -> BYE. SETUP carries no key:
+ * both ends derive the run's data key from the handshake and the run id.
  * Before a batch (and for --check) the client asks CHECK with what its plan needs; the agent
- * answers CHECK_RESULT, one line per problem it finds on its host ("" = none).
+ * answers CHECK_RESULT, one line per problem it finds on its host ("" = none): only after
+ * authentication, like FACTS.
  */
 #ifndef NB_PROTO_H
 #define NB_PROTO_H
@@ -28,7 +32,9 @@
 #include "error.h"
 #include "session.h"
 
-#define NB_PROTO_VERSION 2 /* 2: snapshots carry steal ticks and each flow thread's CPU */
+/* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
+ * AUTH, FACTS after it) and the per-session data key */
+#define NB_PROTO_VERSION 3
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
@@ -36,11 +42,13 @@
 #define NB_KV_KEY_MAX 96
 #define NB_KV_VAL_MAX 256
 #define NB_TEXT_MAX 512
+#define NB_RATE_MAX 10000000000000ull  /* 10 T (bit/s or packets/s): more is no rate */
 
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
 	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
-	NB_MSG_TYPE_MAX = NB_MSG_CHECK_RESULT
+	NB_MSG_FACTS,
+	NB_MSG_TYPE_MAX = NB_MSG_FACTS
 };
 
 enum nb_err_code {
@@ -49,7 +57,8 @@ enum nb_err_code {
 	NB_ERR_CODE_MAX = NB_ERR_LIMIT
 };
 
-enum nb_auth_mode { NB_AUTH_NONE = 0, NB_AUTH_HMAC_SHA256 = 1 };
+/** What a HELLO's sender requires: nothing, or proof of the shared secret (crypto_auth). */
+enum nb_auth_mode { NB_AUTH_NONE = 0, NB_AUTH_MAC = 1 };
 enum nb_role { NB_ROLE_CLIENT = 0, NB_ROLE_AGENT = 1 };
 
 struct nb_kv {
@@ -62,8 +71,12 @@ struct nb_msg_hello {
 	char version[33];          /* nbrun version string */
 	uint8_t role;              /* enum nb_role */
 	uint8_t auth;              /* enum nb_auth_mode the sender requires */
-	uint8_t nonce[NB_NONCE_LEN];
-	uint32_t nkv;              /* agent: environment facts, flattened */
+	uint8_t nonce[NB_NONCE_LEN]; /* fresh and random for every connection */
+};
+
+/** The agent's environment facts, flattened; sent only once the session is the client's. */
+struct nb_msg_facts {
+	uint32_t nkv;
 	struct nb_kv *kv;          /* owned (decoder allocates; nb_msg_free frees) */
 };
 
@@ -101,6 +114,7 @@ struct nb_msg {
 	union {
 		struct nb_msg_hello hello;
 		struct { uint8_t mac[NB_MAC_LEN]; } auth;
+		struct nb_msg_facts facts;
 		struct nb_msg_setup setup;
 		struct { uint16_t port; } ready;
 		struct nb_msg_snap interval;

@@ -44,11 +44,14 @@ void nb_batch_free(struct nb_batch *b)
 	b->done = NULL;
 }
 
-/* The embedded agent on loopback: its console stays quiet (the user's terminal is ours). */
+/* The embedded agent on loopback: its console stays quiet (the user's terminal is ours), and a
+ * random secret only this process knows keeps other local users out of it. No limits. */
 static bool start_local(struct nb_batch *b, char *name, size_t n, struct nb_error *err)
 {
-	struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .max_duration_s = 86400,
-				    .idle_timeout_s = 3600, .collect_facts = true, .verbosity = -1 };
+	nb_secret_random(&b->local_secret);
+	struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .idle_timeout_s = 3600,
+				    .collect_facts = true, .verbosity = -1,
+				    .secret = &b->local_secret };
 	b->local_agent = nb_agent_create(&ao, err);
 	if (!b->local_agent || !nb_agent_start_thread(b->local_agent, err))
 		return false;
@@ -88,8 +91,9 @@ enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
 		snprintf(name, sizeof(name), "%s", b->peer);
 	else if (!start_local(b, name, sizeof(name), err))
 		return NB_EXIT_PEER;
+	const struct nb_secret *secret = b->peer ? b->o->secret : &b->local_secret;
 	if (!nb_ctl_resolve(name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
-	    !nb_client_open(&b->client, name, &addr, len, err))
+	    !nb_client_open(&b->client, name, &addr, len, secret, err))
 		return NB_EXIT_PEER;
 	b->client.interrupt = b->o->interrupt;
 	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
@@ -255,6 +259,7 @@ void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)
 	nb_client_close(&b->client);
 	nb_agent_destroy(b->local_agent);
 	b->local_agent = NULL;
+	sodium_memzero(&b->local_secret, sizeof(b->local_secret));
 	close_rows(b);
 	if (!b->claimed || b->write_failed)
 		return;

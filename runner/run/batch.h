@@ -31,6 +31,7 @@ struct nb_batch {
 	bool claimed;                /* dir is this batch's and holds its first files */
 	bool closed;
 	struct nb_agent *local_agent;
+	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
 	struct nb_client client;
 	bool need_agent;             /* some case's engine needs an agent (else no control session) */
 	struct nb_solo_target solo;  /* agentless cases: the target (the peer's host, or 127.0.0.1) */

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <signal.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +52,6 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->run_id = run_id;
 	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
 	su->params = c->params;
-	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
 	su->warmup_ns = c->timing.warmup_ns;
 	su->omit_ns = c->timing.omit_ns;
 	su->cooldown_ns = c->timing.cooldown_ns;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "auth.h"
 #include "config.h"
 #include "error.h"
 #include "plan.h"
@@ -16,6 +17,8 @@
 struct nb_run_opts {
 	const char *peer;            /* HOST[:PORT], or NULL for the embedded agent (resume: NULL
 					means the peer meta.json names) */
+	const struct nb_secret *secret; /* --peer's shared secret (NULL: none); the embedded agent
+					   and its client share a random one */
 	const char *out_dir;         /* NULL: a new results/<name>-<UTC timestamp>[-N] */
 	bool force;                  /* use a non-empty out_dir, replacing the results files in it */
 	bool check_only;             /* --check: check both ends against the plan, run nothing */

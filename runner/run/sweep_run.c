@@ -4,7 +4,6 @@
 #include "interval_rows.h"
 
 #include <math.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,7 +69,6 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
 	su->params = c->params;
 	su->params.rate = t->offered;
-	randombytes_buf(&su->params.cookie, sizeof(su->params.cookie));
 	su->warmup_ns = t->calibration ? 0 : c->timing.warmup_ns;
 	su->duration_ns = t->duration_ns;
 	su->interval_ns = c->timing.interval_ns < t->duration_ns && !t->calibration

@@ -258,6 +258,10 @@ foreign "serve --threshold (a compare option)" "nbrun serve" \
 foreign "resume --out (a run option)" "nbrun resume" \
 	"--out is not an option of nbrun resume (only of nbrun run, compare or export)" resume "$TMP/res" \
 	--out x
+foreign "run --max-rate (a serve option)" "nbrun \\[OPTIONS\\] CONFIG.yaml" \
+	"--max-rate is not an option of nbrun run (only of nbrun serve)" "$CFG" --dry-run --max-rate 1G
+foreign "env --allow (a serve option)" "nbrun env" \
+	"--allow is not an option of nbrun env (only of nbrun serve)" env --allow 10.0.0.0/8
 for sub in run resume serve validate report compare env export; do
 	nb $sub --help
 	[ "$RC" -eq 0 ] && [ ! -s "$TMP/err" ] && { starts "$TMP/out" "usage: nbrun $sub" ||
@@ -313,6 +317,8 @@ verdict "bash completion: the subcommands"
 got_serve=$(complete_words nbrun serve -- | tr '\n' ' ')
 case "$got_serve" in *--port*) ! echo "$got_serve" | grep -q -- --threshold ;; *) false ;; esac
 verdict "bash completion: serve's options, not compare's (${got_serve% })"
+case "$got_serve" in *--secret-file*--allow*--max-rate*) true ;; *) false ;; esac
+verdict "bash completion: serve's --secret-file, --allow and limits"
 [ "$(complete_words nbrun compare a b --format j)" = json ]
 verdict "bash completion: --format's values"
 [ "$(complete_words nbrun compare a b --metric a)" = all ] &&

@@ -1,0 +1,293 @@
+/* nbrun — the agent's side of an authenticated session: its facts, then each test on the
+ * engines' session harness, its counters streamed back (see agent.h). */
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_int.h"
+#include "check.h"
+#include "ctl.h"
+#include "hello_facts.h"
+#include "ifstats.h"
+#include "limits.h"
+#include "nb_config.h"
+#include "proto.h"
+#include "session.h"
+#include "sock.h"
+#include "text.h"
+#include "timeline.h"
+
+#define SETUP_TIMEOUT_MS 10000
+#define STOP_GRACE_NS (30ull * 1000000000ull)
+
+struct session_ctx {
+	struct nb_agent *a;
+	struct nb_agent_conn *conn;
+	int fd;
+	uint32_t runs;                  /* tests asked for in this session */
+	unsigned char session_key[NB_KEY_LEN];
+	char ifname[64];                /* the interface toward the client, for its counters */
+};
+
+/* ---- one test ---- */
+
+static void send_snap(int fd, enum nb_msg_type type, int32_t index, uint64_t t_ns,
+		      struct nb_snapshot *snap, const char *text)
+{
+	struct nb_msg m = { .type = type };
+	struct nb_msg_snap *ms = type == NB_MSG_RESULT ? &m.u.result.s : &m.u.interval;
+	ms->index = index;
+	ms->t_ns = t_ns;
+	ms->snap = snap;
+	if (type == NB_MSG_RESULT) {
+		m.u.result.ok = text[0] == '\0';
+		nb_text_sanitize(m.u.result.text, sizeof(m.u.result.text), text);
+	}
+	nb_ctl_send(fd, &m, 5000, NULL);
+}
+
+/* Whether this agent runs su: an engine it has, parameters the engine takes, within the
+ * limits, a congestion control the host allows. Else the ERROR code and why. */
+static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setup *su, char *why,
+				    size_t n)
+{
+	const struct nb_engine *e = nb_engine_find(su->params.engine);
+	struct nb_error err = { { 0 } };
+	if (!e) {
+		snprintf(why, n, "agent has no engine '%s' (nbrun %s)", su->params.engine, NB_VERSION);
+		return NB_ERR_SETUP;
+	}
+	if (e->validate && !e->validate(&su->params, &err)) {
+		snprintf(why, n, "%s", err.msg);
+		return NB_ERR_SETUP;
+	}
+	if (!nb_limits_check(&a->o.limits, e, su, why, n))
+		return NB_ERR_LIMIT;
+	if (su->params.proto == NB_PROTO_TCP && su->params.congestion[0] &&
+	    !nb_sock_cc_allowed(su->params.congestion, &err)) {
+		snprintf(why, n, "%s", err.msg);
+		return NB_ERR_SETUP;
+	}
+	return 0;
+}
+
+/* Wait for START; false when the client went away or sent something else. */
+static bool await_start(int fd)
+{
+	struct nb_msg m;
+	struct nb_error err;
+	int r = nb_ctl_recv(fd, &m, SETUP_TIMEOUT_MS, &err);
+	bool ok = r == 1 && m.type == NB_MSG_START;
+	if (r == 1)
+		nb_msg_free(&m);
+	return ok;
+}
+
+/* A tick: open the next epoch, read, and send the reading (engine.h, timeline.h). */
+static void on_tick(struct session_ctx *c, struct nb_session *s, uint32_t tick,
+		    struct nb_snapshot *snap, uint64_t t0)
+{
+	nb_session_tick(s, tick + 1);
+	nb_session_snapshot(s, snap);
+	nb_ifstats_fill_snapshot(snap, c->ifname);
+	send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
+}
+
+/* Ticks a receiver keeps an interval open; the client uses the same (timeline.h). */
+static uint32_t settle_lag(const struct nb_msg_setup *su)
+{
+	struct nb_timeline tl;
+	nb_timeline_init(&tl, 0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
+	return nb_timeline_settle_lag(&tl, su->drain_ns);
+}
+
+/* The client's STOP says both ends closed their last tick: only now do our senders stop; after
+ * the drain, ticks K + 1 .. K + lag back to back settle the last intervals (timeline.h). */
+static void wind_down(struct session_ctx *c, struct nb_session *s, const struct nb_msg_setup *su,
+		      const struct nb_timeline *tl, struct nb_snapshot *snap, uint64_t t0)
+{
+	nb_session_drain(s, su->drain_ns);
+	uint32_t last = tl->nticks + settle_lag(su);
+	for (uint32_t k = tl->nticks + 1; k <= last; k++)
+		on_tick(c, s, k, snap, t0);
+}
+
+/* Run the timeline until the client's STOP, then wind down; false if the client vanished. */
+static bool run_timeline(struct session_ctx *c, struct nb_session *s,
+			 const struct nb_msg_setup *su, struct nb_snapshot *snap, uint64_t *t0_out)
+{
+	struct nb_agent *a = c->a;
+	struct nb_timeline tl;
+	uint64_t t0 = *t0_out = nb_now_ns();
+	nb_timeline_init(&tl, t0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
+	uint64_t give_up = t0 + su->warmup_ns + su->duration_ns + su->drain_ns + STOP_GRACE_NS;
+	for (;;) {
+		uint64_t now = nb_now_ns();
+		uint32_t tick = 0;
+		while (nb_timeline_take(&tl, now, &tick) != NB_TL_NONE)
+			on_tick(c, s, tick, snap, t0);
+		uint64_t next = nb_timeline_next(&tl);
+		if (next == UINT64_MAX)
+			next = give_up;
+		if (now >= give_up || atomic_load(&a->stopping))
+			return false;
+		int wait_ms = (int)((next > now ? next - now : 0) / 1000000ull) + 1;
+		struct nb_msg m;
+		struct nb_error err;
+		int r = nb_ctl_recv(c->fd, &m, wait_ms, &err);
+		if (r < 0)
+			return false;
+		if (r == 1) {
+			bool stop = m.type == NB_MSG_STOP;
+			nb_msg_free(&m);
+			if (!stop)
+				return false; /* anything else mid-run is a protocol error */
+			wind_down(c, s, su, &tl, snap, t0);
+			return true;
+		}
+	}
+}
+
+/* Refuse a test: tell the client, and what for the console. */
+static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why, char *what,
+		   size_t n)
+{
+	nb_ctl_send_error(c->fd, code, why);
+	snprintf(what, n, "refused: %s", why);
+}
+
+/* The data port, the client's data connections, START, the run, RESULT; what says how it
+ * ended, for the console. */
+static void run_started(struct session_ctx *c, const struct nb_engine *e, struct nb_msg_setup *su,
+			char *what, size_t n)
+{
+	struct nb_agent *a = c->a;
+	struct nb_error err = { { 0 } };
+	uint16_t port = 0;
+	struct sockaddr_storage bind_addr = a->addr;
+	struct nb_session *s = nb_session_listen(e, &su->params, (struct sockaddr *)&bind_addr,
+						 a->addr_len, (struct sockaddr *)&c->conn->peer,
+						 c->conn->peer_len, a->o.data_lo, a->o.data_hi, &port, &err);
+	if (!s)
+		return refuse(c, NB_ERR_SETUP, err.msg, what, n);
+	nb_session_set_lag(s, settle_lag(su));
+	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
+	struct nb_snapshot *snap = nb_snapshot_create(false);
+	uint64_t t0 = 0;
+	snprintf(what, n, "the client went away during the run");
+	if (!snap || !nb_ctl_send(c->fd, &ready, 5000, &err) ||
+	    !nb_session_accept(s, SETUP_TIMEOUT_MS, &err)) {
+		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
+	} else if (!await_start(c->fd)) {
+		snprintf(what, n, "the client went away before START");
+	} else if (!nb_session_start(s, &err)) {
+		refuse(c, NB_ERR_RUN, err.msg, what, n);
+	} else if (run_timeline(c, s, su, snap, &t0)) {
+		nb_session_snapshot(s, snap);
+		nb_ifstats_fill_snapshot(snap, c->ifname);
+		bool ok = nb_session_stop(s, &err);
+		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
+		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);
+	}
+	atomic_fetch_add(&a->tests, 1);
+	nb_session_destroy(s);
+	nb_snapshot_destroy(snap);
+}
+
+/* One test, and a console line: its run, its case (sanitised) and how it ended. */
+static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
+{
+	char why[NB_TEXT_MAX] = "", what[NB_TEXT_MAX + 32], id[sizeof(su->case_id)];
+	enum nb_err_code code = check_setup(c->a, su, why, sizeof(why));
+	c->runs++;
+	if (code) {
+		refuse(c, code, why, what, sizeof(what));
+	} else {
+		nb_auth_run_key(c->session_key, su->run_id, su->params.key);
+		run_started(c, nb_engine_find(su->params.engine), su, what, sizeof(what));
+		sodium_memzero(su->params.key, sizeof(su->params.key));
+	}
+	nb_agent_log(c->a, 0, &c->conn->peer, "run %u %s: %s", su->run_id,
+		     nb_text_sanitize(id, sizeof(id), su->case_id), what);
+}
+
+/* CHECK: this host against what the client's plan needs, one line per problem. */
+static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
+{
+	struct nb_agent *a = c->a;
+	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
+				       .max_duration_s = a->o.limits.max_duration_s };
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
+	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
+	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
+}
+
+/* One message between tests; false when the session ends. */
+static bool between_tests(struct session_ctx *c, struct nb_msg *m)
+{
+	switch (m->type) {
+	case NB_MSG_SETUP:
+		run_test(c, &m->u.setup);
+		return true;
+	case NB_MSG_CHECK:
+		answer_check(c, &m->u.check);
+		return true;
+	case NB_MSG_BYE:
+		return false;
+	case NB_MSG_STOP:
+		return true;
+	default:
+		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
+		return false;
+	}
+}
+
+/* ---- one session ---- */
+
+/* Receive a frame; a malformed one is answered with an ERROR frame saying why, then the
+ * session ends (the client is never trusted to resynchronise). */
+static int recv_checked(struct session_ctx *c, struct nb_msg *m, int timeout_ms)
+{
+	struct nb_error err = { { 0 } };
+	int r = nb_ctl_recv(c->fd, m, timeout_ms, &err);
+	if (r < 0 && strstr(err.msg, "bad frame"))
+		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, err.msg);
+	return r;
+}
+
+/* The session is the client's: tell it this host's facts. */
+static bool send_facts(struct session_ctx *c)
+{
+	struct nb_msg facts = { .type = NB_MSG_FACTS };
+	struct nb_error err;
+	nb_hello_facts_fill(&facts.u.facts, c->a->o.collect_facts, &c->conn->peer, c->conn->peer_len);
+	bool ok = nb_ctl_send(c->fd, &facts, 5000, &err);
+	nb_hello_facts_free(&facts.u.facts);
+	if (!nb_ifstats_route_ifname((struct sockaddr *)&c->conn->peer, c->conn->peer_len, c->ifname,
+				     sizeof(c->ifname), NULL))
+		c->ifname[0] = '\0';
+	return ok;
+}
+
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn,
+				const struct nb_auth *auth)
+{
+	struct session_ctx c = { .a = a, .conn = conn, .fd = conn->fd };
+	memcpy(c.session_key, auth->session_key, NB_KEY_LEN);
+	int idle_ms = a->o.idle_timeout_s ? (int)a->o.idle_timeout_s * 1000 : 300000;
+	bool go = send_facts(&c);
+	while (go) {
+		struct nb_msg m;
+		int r = recv_checked(&c, &m, idle_ms);
+		if (r == 0)
+			nb_ctl_send_error(c.fd, NB_ERR_LIMIT, "idle control connection closed by the agent");
+		if (r != 1)
+			break;
+		go = between_tests(&c, &m) && !atomic_load(&a->stopping);
+		nb_msg_free(&m);
+	}
+	sodium_memzero(c.session_key, sizeof(c.session_key));
+	return c.runs;
+}

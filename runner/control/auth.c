@@ -1,0 +1,317 @@
+/* nbrun — the control handshake (see auth.h). */
+#include "auth.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "nb_config.h"
+#include "proto.h"
+#include "text.h"
+
+#define SECRET_FILE_MAX 4096
+#define LABEL_LEN 16
+#define KDF_CONTEXT "nbrun v3"    /* crypto_kdf context of the master key's subkeys: 8 bytes */
+#define RUN_CONTEXT "nbrunrun"    /* ... and of a session key's run keys */
+
+enum { KDF_AUTH = 1, KDF_SESSION = 2 };
+
+static const unsigned char no_secret[NB_KEY_LEN];
+
+bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nb_error_errno(err, errno, "secret file %s", path);
+	unsigned char buf[SECRET_FILE_MAX + 1];
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf)) : -1;
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return nb_error_errno(err, e, "secret file %s", path);
+	while (n > 0 && isspace(buf[n - 1]))
+		n--;
+	bool ok = n >= NB_SECRET_MIN && n <= SECRET_FILE_MAX;
+	if (ok)
+		crypto_generichash(s->key, NB_KEY_LEN, buf, (size_t)n, NULL, 0);
+	sodium_memzero(buf, sizeof(buf));
+	if (!ok)
+		return nb_error_set(err, "secret file %s: %zd bytes (expected %d to %d, e.g. from "
+				    "`head -c 32 /dev/urandom | base64`)", path, n, NB_SECRET_MIN,
+				    SECRET_FILE_MAX);
+	s->set = true;
+	s->others_can_read = (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
+	return true;
+}
+
+void nb_secret_random(struct nb_secret *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (sodium_init() >= 0) {
+		randombytes_buf(s->key, sizeof(s->key));
+		s->set = true;
+	}
+}
+
+static void subkey(const struct nb_secret *s, uint64_t id, unsigned char out[NB_KEY_LEN])
+{
+	crypto_kdf_derive_from_key(out, NB_KEY_LEN, id, KDF_CONTEXT, s && s->set ? s->key : no_secret);
+}
+
+/* One side's proof: crypto_auth over its label and both nonces, under the auth subkey. */
+static void proof(const struct nb_secret *s, enum nb_role who, const uint8_t *nc, const uint8_t *na,
+		  uint8_t mac[NB_MAC_LEN])
+{
+	unsigned char msg[LABEL_LEN + 2 * NB_NONCE_LEN] = { 0 }, k[NB_KEY_LEN];
+	const char *label = who == NB_ROLE_CLIENT ? "nbrun v3 client" : "nbrun v3 agent";
+	memcpy(msg, label, strlen(label));
+	memcpy(msg + LABEL_LEN, nc, NB_NONCE_LEN);
+	memcpy(msg + LABEL_LEN + NB_NONCE_LEN, na, NB_NONCE_LEN);
+	subkey(s, KDF_AUTH, k);
+	crypto_auth(mac, msg, sizeof(msg), k);
+	sodium_memzero(k, sizeof(k));
+}
+
+static bool proof_ok(const struct nb_secret *s, enum nb_role who, const uint8_t *nc,
+		     const uint8_t *na, const uint8_t mac[NB_MAC_LEN])
+{
+	uint8_t want[NB_MAC_LEN];
+	proof(s, who, nc, na, want);
+	return sodium_memcmp(want, mac, NB_MAC_LEN) == 0;
+}
+
+static void session_key(const struct nb_secret *s, const uint8_t *nc, const uint8_t *na,
+			unsigned char out[NB_KEY_LEN])
+{
+	unsigned char k[NB_KEY_LEN], in[2 * NB_NONCE_LEN];
+	memcpy(in, nc, NB_NONCE_LEN);
+	memcpy(in + NB_NONCE_LEN, na, NB_NONCE_LEN);
+	subkey(s, KDF_SESSION, k);
+	crypto_generichash(out, NB_KEY_LEN, in, sizeof(in), k, sizeof(k));
+	sodium_memzero(k, sizeof(k));
+}
+
+void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+		     unsigned char out[NB_KEY_LEN])
+{
+	crypto_kdf_derive_from_key(out, NB_KEY_LEN, run_id, RUN_CONTEXT, session_key);
+}
+
+static void hello_init(struct nb_msg *m, enum nb_role role, const struct nb_secret *s)
+{
+	*m = (struct nb_msg){ .type = NB_MSG_HELLO };
+	m->u.hello.proto_version = NB_PROTO_VERSION;
+	snprintf(m->u.hello.version, sizeof(m->u.hello.version), "%s", NB_VERSION);
+	m->u.hello.role = (uint8_t)role;
+	m->u.hello.auth = s && s->set ? NB_AUTH_MAC : NB_AUTH_NONE;
+	randombytes_buf(m->u.hello.nonce, NB_NONCE_LEN);
+}
+
+static bool send_auth(int fd, const struct nb_secret *s, enum nb_role who, const uint8_t *nc,
+		      const uint8_t *na, struct nb_error *err)
+{
+	struct nb_msg m = { .type = NB_MSG_AUTH };
+	proof(s, who, nc, na, m.u.auth.mac);
+	return nb_ctl_send(fd, &m, 2000, err);
+}
+
+/* ---- agent ---- */
+
+/* Tell the client why (the text is also the agent's log line) and refuse. */
+static enum nb_auth_verdict refuse(int fd, enum nb_err_code code, const char *text,
+				   struct nb_error *err)
+{
+	nb_ctl_send_error(fd, code, text);
+	nb_error_set(err, "%s", text);
+	return NB_AUTH_REFUSED;
+}
+
+/* Receive the next handshake frame by the deadline; a malformed one is answered with why. */
+static int recv_step(int fd, struct nb_msg *m, uint64_t deadline_ms, struct nb_error *err)
+{
+	int r = nb_ctl_recv_by(fd, m, deadline_ms, NB_HANDSHAKE_FRAME_MAX, err);
+	if (r < 0 && strstr(err->msg, "bad frame"))
+		nb_ctl_send_error(fd, NB_ERR_PROTOCOL, err->msg);
+	if (r == 0)
+		nb_error_set(err, "no handshake within its deadline");
+	return r;
+}
+
+/* The client's HELLO, checked: NB_AUTH_OK with it in *m (nothing to free). */
+static enum nb_auth_verdict agent_hello(int fd, uint64_t deadline_ms, struct nb_msg *m,
+					struct nb_error *err)
+{
+	if (recv_step(fd, m, deadline_ms, err) != 1)
+		return NB_AUTH_GONE;
+	if (m->type != NB_MSG_HELLO || m->u.hello.role != NB_ROLE_CLIENT) {
+		nb_msg_free(m);
+		return refuse(fd, NB_ERR_PROTOCOL, "expected the client's HELLO", err);
+	}
+	if (m->u.hello.proto_version != NB_PROTO_VERSION) {
+		char text[200];
+		snprintf(text, sizeof(text),
+			 "protocol version mismatch: agent nbrun %s speaks v%d, client nbrun %s speaks v%u",
+			 NB_VERSION, NB_PROTO_VERSION, m->u.hello.version, m->u.hello.proto_version);
+		return refuse(fd, NB_ERR_VERSION, text, err);
+	}
+	return NB_AUTH_OK;
+}
+
+/* The client's AUTH, checked against the secret; then the agent's own proof. */
+static enum nb_auth_verdict agent_prove(int fd, const struct nb_secret *s, const uint8_t *nc,
+					const uint8_t *na, uint64_t deadline_ms, struct nb_error *err)
+{
+	struct nb_msg m;
+	if (recv_step(fd, &m, deadline_ms, err) != 1)
+		return NB_AUTH_GONE;
+	bool is_auth = m.type == NB_MSG_AUTH;
+	bool ok = is_auth && proof_ok(s, NB_ROLE_CLIENT, nc, na, m.u.auth.mac);
+	nb_msg_free(&m);
+	if (!is_auth)
+		return refuse(fd, NB_ERR_PROTOCOL, "expected AUTH", err);
+	if (!ok)
+		return refuse(fd, NB_ERR_AUTH, "authentication failed: the client's secret is not this "
+			      "agent's (--secret-file)", err);
+	return send_auth(fd, s, NB_ROLE_AGENT, nc, na, err) ? NB_AUTH_OK : NB_AUTH_GONE;
+}
+
+enum nb_auth_verdict nb_auth_agent(int fd, const struct nb_secret *s, uint64_t deadline_ms,
+				   struct nb_auth *out, struct nb_error *err)
+{
+	struct nb_msg theirs, mine;
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise"), NB_AUTH_GONE;
+	enum nb_auth_verdict v = agent_hello(fd, deadline_ms, &theirs, err);
+	if (v != NB_AUTH_OK)
+		return v;
+	nb_text_sanitize(out->peer_version, sizeof(out->peer_version), theirs.u.hello.version);
+	hello_init(&mine, NB_ROLE_AGENT, s);
+	if (!nb_ctl_send(fd, &mine, 2000, err))
+		return NB_AUTH_GONE;
+	const uint8_t *nc = theirs.u.hello.nonce, *na = mine.u.hello.nonce;
+	bool want = s && s->set, they_want = theirs.u.hello.auth == NB_AUTH_MAC;
+	if (want && !they_want)
+		return refuse(fd, NB_ERR_AUTH, "this agent requires a shared secret: give the client "
+			      "--secret-file FILE (or NBRUN_SECRET_FILE)", err);
+	if (!want && they_want) /* the client requires a proof this agent cannot give */
+		return nb_error_set(err, "the client requires a shared secret; this agent has none "
+				    "(--secret-file)"), NB_AUTH_REFUSED;
+	if (want && (v = agent_prove(fd, s, nc, na, deadline_ms, err)) != NB_AUTH_OK)
+		return v;
+	session_key(s, nc, na, out->session_key);
+	return NB_AUTH_OK;
+}
+
+/* ---- client ---- */
+
+/* err's message, led by the peer's name. */
+static bool peer_error(struct nb_error *err, const char *peer)
+{
+	char msg[sizeof(err->msg)];
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return nb_error_set(err, "peer %s: %s", peer, msg);
+}
+
+/* What came back to HELLO is no nbrun frame (an HTTP server answers "HTTP", read as a length). */
+static bool not_nbrun(int fd, const char *peer, struct nb_error *err)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	char where[80];
+	if (getpeername(fd, (struct sockaddr *)&addr, &len) == 0)
+		nb_ctl_addr_str(&addr, where, sizeof(where));
+	else
+		snprintf(where, sizeof(where), "%s", peer);
+	return nb_error_set(err, "the peer at %s does not speak the nbrun protocol", where);
+}
+
+/* The agent's answer to our HELLO: its HELLO, checked. */
+static bool client_hello(int fd, uint64_t deadline_ms, const char *peer, struct nb_msg *m,
+			 struct nb_error *err)
+{
+	int r = nb_ctl_recv_by(fd, m, deadline_ms, NB_HANDSHAKE_FRAME_MAX, err);
+	char text[NB_TEXT_MAX + 1];
+	if (r == 0)
+		return nb_error_set(err, "peer %s did not answer the handshake in time", peer);
+	if (r < 0 && strncmp(err->msg, "bad frame", 9) == 0)
+		return not_nbrun(fd, peer, err);
+	if (r < 0)
+		return peer_error(err, peer);
+	if (m->type == NB_MSG_ERROR)
+		return nb_error_set(err, "peer %s: %s", peer,
+				    nb_text_sanitize(text, sizeof(text), m->u.error.text));
+	if (m->type != NB_MSG_HELLO || m->u.hello.role != NB_ROLE_AGENT) {
+		nb_msg_free(m);
+		return nb_error_set(err, "peer %s is no nbrun agent (it answered %s to HELLO)", peer,
+				    nb_msg_name(m->type));
+	}
+	if (m->u.hello.proto_version != NB_PROTO_VERSION)
+		return nb_error_set(err, "peer %s: protocol version mismatch (agent nbrun %s speaks v%u, "
+				    "we speak v%d)", peer, nb_text_sanitize(text, sizeof(text),
+				    m->u.hello.version), m->u.hello.proto_version, NB_PROTO_VERSION);
+	return true;
+}
+
+/* Our proof, then the agent's: it must know the secret too. */
+static bool client_prove(int fd, const struct nb_secret *s, const uint8_t *nc, const uint8_t *na,
+			 uint64_t deadline_ms, const char *peer, struct nb_error *err)
+{
+	struct nb_msg m;
+	char text[NB_TEXT_MAX + 1];
+	if (!send_auth(fd, s, NB_ROLE_CLIENT, nc, na, err))
+		return peer_error(err, peer);
+	int r = nb_ctl_recv_by(fd, &m, deadline_ms, NB_HANDSHAKE_FRAME_MAX, err);
+	if (r == 0)
+		return nb_error_set(err, "peer %s did not finish the handshake in time", peer);
+	if (r < 0)
+		return peer_error(err, peer);
+	if (m.type == NB_MSG_ERROR)
+		return nb_error_set(err, "peer %s: %s", peer,
+				    nb_text_sanitize(text, sizeof(text), m.u.error.text));
+	bool ok = m.type == NB_MSG_AUTH && proof_ok(s, NB_ROLE_AGENT, nc, na, m.u.auth.mac);
+	nb_msg_free(&m);
+	if (!ok)
+		return nb_error_set(err, "peer %s failed to prove the shared secret: not the agent "
+				    "meant, refusing it", peer);
+	return true;
+}
+
+bool nb_auth_client(int fd, const struct nb_secret *s, int timeout_ms, const char *peer,
+		    struct nb_auth *out, struct nb_error *err)
+{
+	struct nb_msg mine, theirs;
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise");
+	uint64_t deadline = nb_ctl_now_ms() + (uint64_t)timeout_ms;
+	hello_init(&mine, NB_ROLE_CLIENT, s);
+	if (!nb_ctl_send(fd, &mine, timeout_ms, err))
+		return peer_error(err, peer);
+	if (!client_hello(fd, deadline, peer, &theirs, err))
+		return false;
+	nb_text_sanitize(out->peer_version, sizeof(out->peer_version), theirs.u.hello.version);
+	const uint8_t *nc = mine.u.hello.nonce, *na = theirs.u.hello.nonce;
+	bool want = s && s->set, they_want = theirs.u.hello.auth == NB_AUTH_MAC;
+	if (they_want && !want)
+		return nb_error_set(err, "peer %s requires a shared secret: give --secret-file FILE (or "
+				    "NBRUN_SECRET_FILE) with the agent's secret", peer);
+	if (want && !they_want) {
+		nb_ctl_send_error(fd, NB_ERR_AUTH, "this client requires a shared secret; the agent has none");
+		return nb_error_set(err, "peer %s has no shared secret (start it with --secret-file); "
+				    "refusing to run unauthenticated", peer);
+	}
+	if (want && !client_prove(fd, s, nc, na, deadline, peer, err))
+		return false;
+	session_key(s, nc, na, out->session_key);
+	return true;
+}

@@ -1,0 +1,37 @@
+/* nbrun — what an agent lets one test ask of it (`nbrun serve --max-*`).
+ *
+ * A SETUP beyond a limit is refused with ERROR limit, saying which limit and by how much:
+ * never clamped, so a result always measured what the config asked for. The rate limit
+ * counts what the test's flows are asked to pace, summed, in payload bit/s (packet rates
+ * times the message size); closed-loop tests (rr, crr, latency ping-pong) and TCP streams
+ * without a rate are held back by their own feedback and pass, but an unpaced UDP test has
+ * no bound at all, so with a rate limit set it is refused.
+ */
+#ifndef NB_LIMITS_H
+#define NB_LIMITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "proto.h"
+
+/** The limits; a zero field is no limit (the embedded agent sets none). */
+struct nb_limits {
+	uint64_t max_rate;          /* payload bit/s summed over a test's flows */
+	uint32_t max_flows;         /* data connections per test (bidir counts both ways) */
+	uint32_t max_duration_s;    /* warm-up + duration + drain */
+	uint32_t max_message;       /* bytes of a message, datagram, request or response */
+};
+
+/* `nbrun serve` without options: generous for a benchmark, bounded for a public address. */
+#define NB_LIMITS_SERVE_FLOWS 64u
+#define NB_LIMITS_SERVE_DURATION_S 3600u
+#define NB_LIMITS_SERVE_MESSAGE (1u << 20)
+
+/** Whether su (of engine e) keeps within l; else why (one line naming the option) in why. */
+bool nb_limits_check(const struct nb_limits *l, const struct nb_engine *e,
+		     const struct nb_msg_setup *su, char *why, size_t n);
+
+#endif

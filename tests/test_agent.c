@@ -1,0 +1,410 @@
+/* net suite: the agent as an attacker meets it, on loopback — silent and garbage
+ * connections, wrong and missing secrets, tests beyond its limits, SETUP fields at their
+ * extremes — and the honest client it must go on serving. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "client.h"
+#include "ctl.h"
+#include "proto.h"
+
+static struct nb_agent *agent;
+static char name[64];
+static struct sockaddr_storage addr;
+static socklen_t addr_len;
+
+static void start(struct nb_agent_opts o)
+{
+	struct nb_error err = { { 0 } };
+	o.bind = "127.0.0.1";
+	o.idle_timeout_s = o.idle_timeout_s ? o.idle_timeout_s : 60;
+	agent = nb_agent_create(&o, &err);
+	cr_assert_not_null(agent, "%s", err.msg);
+	cr_assert(nb_agent_start_thread(agent, &err), "%s", err.msg);
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	cr_assert(nb_ctl_resolve(name, 0, &addr, &addr_len, &err));
+}
+
+static void stop(void)
+{
+	nb_agent_destroy(agent);
+	agent = NULL;
+}
+
+static struct nb_secret secret_of(unsigned char fill)
+{
+	struct nb_secret s = { .set = true };
+	memset(s.key, fill, sizeof(s.key));
+	return s;
+}
+
+/* A TCP connection to the agent from src (an address of 127.0.0.0/8). */
+static int connect_from(const char *src)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	cr_assert_eq(inet_pton(AF_INET, src, &me.sin_addr), 1);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0, "bind %s: %s", src, strerror(errno));
+	cr_assert_eq(connect(fd, (struct sockaddr *)&addr, addr_len), 0, "%s", strerror(errno));
+	return fd;
+}
+
+/* Whether the agent has closed fd (EOF or reset) rather than kept it open and silent. */
+static bool closed_now(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* Wait (up to 5 s) until the agent has closed fd. */
+static bool closed_soon(int fd)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	char c[64];
+	ssize_t n;
+	while ((n = recv(fd, c, sizeof(c), 0)) > 0)
+		;
+	return n == 0 || errno == ECONNRESET;
+}
+
+/* Open a client session, retrying while the agent still finishes an earlier one (busy), or
+ * while as many connections from this address as it takes are still shaking hands (it then
+ * closes or resets a new one at once). */
+static bool open_client(struct nb_client *c, const struct nb_secret *s, struct nb_error *err)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		if (nb_client_open(c, name, &addr, addr_len, s, err))
+			return true;
+		if (!strstr(err->msg, "busy") && !strstr(err->msg, "closed") && !strstr(err->msg, "reset"))
+			return false;
+		usleep(100000);
+	}
+	return false;
+}
+
+static struct nb_msg_setup small_test(uint32_t run_id)
+{
+	struct nb_msg_setup su = { .run_id = run_id, .duration_ns = 300000000ull,
+				   .interval_ns = 100000000ull };
+	snprintf(su.case_id, sizeof(su.case_id), "honest");
+	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
+	su.params.proto = NB_PROTO_TCP;
+	su.params.streams = 1;
+	su.params.size = 1000;
+	su.params.tos = -1;
+	return su;
+}
+
+static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
+{
+	(void)ctx, (void)k, (void)span, (void)h;
+}
+
+static enum nb_outcome run_test(struct nb_client *c, const struct nb_msg_setup *su, struct nb_test_result *res)
+{
+	struct nb_test_sink sink = { .interval = ignore_interval };
+	struct nb_error err = { { 0 } };
+	enum nb_outcome o = nb_client_test(c, su, &sink, res, &err);
+	nb_test_result_free(res);
+	return o;
+}
+
+/* The agent serves an honest client: it opens, one short test measures. */
+static void assert_serves(const struct nb_secret *s)
+{
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(open_client(&c, s, &err), "%s", err.msg);
+	struct nb_msg_setup su = small_test(1);
+	struct nb_test_result res;
+	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
+	nb_client_close(&c);
+}
+
+TestSuite(agent, .fini = stop, .timeout = 120);
+
+Test(agent, five_silent_connections_do_not_stop_an_honest_client_being_served_at_once)
+{
+	start((struct nb_agent_opts){ 0 });
+	int silent[5];
+	for (int i = 0; i < 5; i++)
+		silent[i] = connect_from("127.0.0.1");
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	for (int i = 0; i < 5; i++)
+		cr_assert_not(closed_now(silent[i]), "served while silent connection %d still waits", i);
+	struct nb_msg_setup su = small_test(1);
+	struct nb_test_result res;
+	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
+	nb_client_close(&c);
+	for (int i = 0; i < 5; i++) {
+		cr_assert(closed_soon(silent[i]), "the handshake deadline closes silent connection %d", i);
+		close(silent[i]);
+	}
+}
+
+Test(agent, a_wrong_and_a_missing_secret_are_refused_and_nothing_runs)
+{
+	struct nb_secret right = secret_of(1), wrong = secret_of(2);
+	start((struct nb_agent_opts){ .secret = &right });
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, &wrong, &err));
+	cr_assert_not_null(strstr(err.msg, "authentication failed"), "%s", err.msg);
+	cr_assert_eq(c.fd, -1);
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "requires a shared secret"), "%s", err.msg);
+	cr_assert_eq(nb_agent_tests_run(agent), 0);
+	assert_serves(&right);
+	cr_assert_eq(nb_agent_tests_run(agent), 1);
+}
+
+Test(agent, nothing_about_the_agent_is_said_before_the_secret_is_proven)
+{
+	struct nb_secret right = secret_of(1);
+	start((struct nb_agent_opts){ .secret = &right, .collect_facts = true });
+	int fd = connect_from("127.0.0.1");
+	struct nb_msg hello = { .type = NB_MSG_HELLO }, m;
+	hello.u.hello.proto_version = NB_PROTO_VERSION;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_ctl_send(fd, &hello, 2000, &err), "%s", err.msg);
+	int types[4], n = 0;
+	while (n < 4 && nb_ctl_recv(fd, &m, 5000, &err) == 1) {
+		types[n++] = m.type;
+		nb_msg_free(&m);
+	}
+	cr_assert_eq(n, 2, "the agent's HELLO, its ERROR, then it hangs up");
+	cr_assert_eq(types[0], NB_MSG_HELLO);
+	cr_assert_eq(types[1], NB_MSG_ERROR);
+	close(fd);
+}
+
+Test(agent, a_second_client_is_told_busy_and_nothing_about_the_first)
+{
+	start((struct nb_agent_opts){ 0 });
+	struct nb_client first, second;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_client_open(&first, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	cr_assert_not(nb_client_open(&second, name, &addr, addr_len, NULL, &err));
+	char want[128];
+	snprintf(want, sizeof(want), "peer %s: agent is busy with another client; try again later", name);
+	cr_assert_str_eq(err.msg, want);
+	nb_client_close(&first);
+}
+
+Test(agent, per_address_only_eight_handshakes_wait_and_others_are_served)
+{
+	start((struct nb_agent_opts){ 0 });
+	int silent[NB_AGENT_PER_ADDR];
+	for (int i = 0; i < NB_AGENT_PER_ADDR; i++)
+		silent[i] = connect_from("127.0.0.2");
+	int extra = connect_from("127.0.0.2");
+	cr_assert(closed_soon(extra), "one more from that address is closed");
+	for (int i = 0; i < NB_AGENT_PER_ADDR; i++)
+		cr_assert_not(closed_now(silent[i]), "before connection %d's handshake deadline", i);
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "another address: %s", err.msg);
+	nb_client_close(&c);
+	for (int i = 0; i < NB_AGENT_PER_ADDR; i++)
+		close(silent[i]);
+	close(extra);
+}
+
+Test(agent, allow_closes_connections_from_elsewhere_at_once)
+{
+	struct nb_cidr only;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_cidr_parse("127.0.0.2/32", &only, &err));
+	start((struct nb_agent_opts){ .allow = &only, .nallow = 1 });
+	int fd = connect_from("127.0.0.1");
+	cr_assert(closed_soon(fd), "not in --allow");
+	close(fd);
+	fd = connect_from("127.0.0.2");
+	struct nb_auth auth;
+	cr_assert(nb_auth_client(fd, NULL, 2000, name, &auth, &err), "in --allow: %s", err.msg);
+	close(fd);
+}
+
+/* ---- garbage ---- */
+
+/* What connection i sends before it hangs up: garbage, or the start of something valid. */
+static size_t garbage(unsigned i, unsigned char *b, size_t cap)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * (i + 1);
+	size_t n = 0;
+	struct nb_buf buf = { 0 };
+	struct nb_msg m = { .type = NB_MSG_HELLO };
+	switch (i % 6) {
+	case 0: /* random bytes */
+		n = 1 + x % 64;
+		for (size_t k = 0; k < n; k++, x = x * 6364136223846793005ull + 1442695040888963407ull)
+			b[k] = (unsigned char)(x >> 56);
+		return n;
+	case 1: /* a length prefix beyond any frame */
+		memcpy(b, "\x7f\xff\xff\xff\x00\x01", 6);
+		return 6;
+	case 2: /* a SETUP before any HELLO */
+		m = (struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = small_test(1) };
+		break;
+	case 3: /* a HELLO of another protocol version */
+		m.u.hello.proto_version = 77;
+		break;
+	default: /* a valid HELLO, truncated */
+		m.u.hello.proto_version = NB_PROTO_VERSION;
+		break;
+	}
+	nb_msg_encode(&m, &buf, NULL);
+	n = i % 6 >= 4 ? 1 + x % (buf.len - 1) : buf.len;
+	n = n < cap ? n : cap;
+	memcpy(b, buf.p, n);
+	nb_buf_free(&buf);
+	return n;
+}
+
+Test(agent, three_thousand_garbage_or_truncated_frames_leave_it_serving, .timeout = 300)
+{
+	start((struct nb_agent_opts){ 0 });
+	for (unsigned i = 0; i < 3000; i++) {
+		unsigned char b[4096];
+		size_t n = garbage(i, b, sizeof(b));
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cr_assert_eq(connect(fd, (struct sockaddr *)&addr, addr_len), 0, "connection %u", i);
+		(void)send(fd, b, n, MSG_NOSIGNAL);
+		close(fd);
+	}
+	assert_serves(NULL);
+}
+
+/* ---- limits ---- */
+
+Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
+{
+	start((struct nb_agent_opts){ .limits = { .max_rate = 100000000ull, .max_flows = 4,
+						  .max_duration_s = 5, .max_message = 65536 } });
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	struct nb_msg_setup su[4];
+	for (int i = 0; i < 4; i++)
+		su[i] = small_test((uint32_t)i + 1);
+	su[0].params.rate = 200000000ull;
+	su[1].params.streams = 5;
+	su[2].duration_ns = 6000000000ull;
+	su[3].params.size = 65537;
+	const char *want[4] = { "--max-rate", "--max-streams", "--max-duration", "--max-message" };
+	for (int i = 0; i < 4; i++) {
+		struct nb_test_result res;
+		cr_assert_eq(run_test(&c, &su[i], &res), NB_OUT_CASE_FAILED, "%s", want[i]);
+		cr_assert_not_null(strstr(res.error, "agent: limit: "), "%s", res.error);
+		cr_assert_not_null(strstr(res.error, want[i]), "%s", res.error);
+	}
+	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
+	struct nb_msg_setup ok = small_test(9);
+	struct nb_test_result res;
+	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "within the limits: %s", res.error);
+	nb_client_close(&c);
+}
+
+/* ---- SETUP fields at their extremes ---- */
+
+/* The wire layout of SETUP (proto.c), each field's width (0 = a string) and a valid value. */
+struct field {
+	const char *name;
+	int width;
+	uint64_t value;
+	const char *text;
+};
+
+static const struct field setup_fields[] = {
+	{ "run id", 4, 1, NULL }, { "case id", 0, 0, "extreme" }, { "engine", 0, 0, "stream" },
+	{ "protocol", 1, 0, NULL }, { "direction", 1, 0, NULL }, { "size", 4, 1000, NULL },
+	{ "request", 4, 0, NULL }, { "response", 4, 0, NULL }, { "streams", 4, 1, NULL },
+	{ "rate", 8, 0, NULL }, { "window", 4, 0, NULL }, { "mss", 4, 0, NULL },
+	{ "nodelay", 1, 0, NULL }, { "congestion", 0, 0, "" }, { "tos", 4, 0, NULL },
+	{ "wait", 1, 0, NULL }, { "gso", 1, 0, NULL }, { "batch", 4, 0, NULL },
+	{ "timeout", 4, 0, NULL }, { "cpu count", 4, 0, NULL }, { "warm-up", 8, 0, NULL },
+	{ "omit", 8, 0, NULL }, { "duration", 8, 1000000000ull, NULL },
+	{ "interval", 8, 500000000ull, NULL }, { "drain", 8, 0, NULL },
+};
+#define NFIELDS (sizeof(setup_fields) / sizeof(setup_fields[0]))
+
+static void put(struct nb_buf *b, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--)
+		b->p[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+/* A SETUP frame with field `which` set to v (a string: its length prefix); which = -1: valid. */
+static struct nb_buf setup_frame(int which, uint64_t v)
+{
+	static uint8_t mem[1024];
+	struct nb_buf b = { .p = mem, .cap = sizeof(mem) };
+	put(&b, 0, 4);
+	put(&b, NB_MSG_SETUP, 2);
+	for (int i = 0; i < (int)NFIELDS; i++) {
+		const struct field *f = &setup_fields[i];
+		if (f->width == 0) {
+			put(&b, i == which ? v : strlen(f->text), 2);
+			if (i != which)
+				for (const char *s = f->text; *s; s++)
+					b.p[b.len++] = (uint8_t)*s;
+		} else {
+			put(&b, i == which ? v : f->value, f->width);
+		}
+	}
+	size_t body = b.len - 4;
+	b.len = 0;
+	put(&b, body, 4);
+	b.len = body + 4;
+	return b;
+}
+
+/* Send frame on a fresh session; the agent must answer with an ERROR of one of the codes. */
+static void assert_refused(struct nb_buf frame, const char *what)
+{
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(open_client(&c, NULL, &err), "%s: %s", what, err.msg);
+	cr_assert_eq(send(c.fd, frame.p, frame.len, MSG_NOSIGNAL), (ssize_t)frame.len);
+	struct nb_msg m;
+	cr_assert_eq(nb_ctl_recv(c.fd, &m, 10000, &err), 1, "%s: an answer (%s)", what, err.msg);
+	cr_assert_eq(m.type, NB_MSG_ERROR, "%s: refused, not %s", what, nb_msg_name(m.type));
+	cr_assert(m.u.error.code == NB_ERR_PROTOCOL || m.u.error.code == NB_ERR_LIMIT ||
+		  m.u.error.code == NB_ERR_SETUP, "%s: code %u", what, m.u.error.code);
+	nb_client_close(&c);
+}
+
+Test(agent, a_setup_with_each_field_at_its_extremes_is_refused_cleanly, .timeout = 300)
+{
+	start((struct nb_agent_opts){ .limits = { .max_rate = 10000000000ull, .max_flows = 64,
+						  .max_duration_s = 3600, .max_message = 1u << 20 } });
+	struct nb_buf valid = setup_frame(-1, 0);
+	struct nb_msg m;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_msg_decode(valid.p + 4, valid.len - 4, &m, &err), "the baseline is valid: %s", err.msg);
+	for (int i = 1; i < (int)NFIELDS; i++) { /* the run id is any number */
+		const struct field *f = &setup_fields[i];
+		uint64_t all_ones = f->width ? (f->width == 8 ? UINT64_MAX : (1ull << (8 * f->width)) - 1)
+					     : 0xffff;
+		assert_refused(setup_frame(i, all_ones), f->name);
+	}
+	/* The largest values the decoder takes are beyond the agent's limits. */
+	const struct { int field; uint64_t v; } in_range[] = {
+		{ 5, 1u << 30 }, { 6, 1u << 30 }, { 8, NB_MAX_FLOWS }, { 9, NB_RATE_MAX },
+		{ 22, 86400ull * 1000000000ull }, { 8, 0 }, { 22, 0 }, { 23, 0 }, { 5, 0 },
+	};
+	for (size_t i = 0; i < sizeof(in_range) / sizeof(in_range[0]); i++)
+		assert_refused(setup_frame(in_range[i].field, in_range[i].v), setup_fields[in_range[i].field].name);
+	assert_serves(NULL);
+}
