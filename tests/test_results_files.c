@@ -15,66 +15,11 @@
 #include "fixture_util.h"
 #include "hist_csv.h"
 #include "nb_config.h"
+#include "nbt_files.h"
 #include "results.h"
 #include "results_dir.h"
 
-static char dir[64];
-
-static void setup(void)
-{
-	cr_assert(nbt_tmpdir("files", dir, sizeof(dir)));
-}
-
-static void teardown(void)
-{
-	nbt_rmtree(dir);
-}
-
-TestSuite(files, .init = setup, .fini = teardown);
-
-static const char *path_in(const char *name)
-{
-	static char path[256];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
-
-static void put(const char *name, const char *text)
-{
-	cr_assert(nbt_write(path_in(name), text, strlen(text)), "%s", name);
-}
-
-static void load(struct nb_results *res)
-{
-	struct nb_error err = { "" };
-	cr_assert(nb_results_load(dir, res, &err), "%s", err.msg);
-}
-
-/* Equal, or both NAN (an empty cell / null on both sides). */
-static bool same_num(double a, double b)
-{
-	return (isnan(a) && isnan(b)) || a == b;
-}
-
-static void expect_num(double got, double want, const char *what)
-{
-	cr_expect(same_num(got, want), "%s: got %.17g, want %.17g", what, got, want);
-}
-
-/* A runs.csv with one row, so that a folder loads without plan.csv. */
-static void one_run(uint32_t run_id, const char *case_id)
-{
-	struct nb_error err = { "" };
-	struct nb_csv *c = nb_runs_csv_open(dir, &err);
-	cr_assert_not_null(c, "%s", err.msg);
-	struct nb_run r = { .run_id = run_id, .case_id = case_id, .test = "t", .engine = "rr",
-			    .protocol = "tcp", .kind = "run", .offered_rate = NAN, .status = "ok",
-			    .metric = "trans_per_s", .value = 1, .flags = "", .error = "",
-			    .started = "2026-01-01T00:00:00Z" };
-	nb_metrics_clear(&r.m);
-	nb_runs_csv_write(c, &r);
-	cr_assert(nb_csv_close(c));
-}
+TestSuite(files, .init = nbt_files_setup, .fini = nbt_files_teardown);
 
 /* ---- plan.csv --------------------------------------------------------------------------- */
 
@@ -120,21 +65,21 @@ static void write_plan(void)
 	for (size_t i = 0; i < NPLAN; i++)
 		rows[i] = plan_cases[i].row;
 	struct nb_error err = { "" };
-	cr_assert(nb_plan_csv_write(dir, rows, NPLAN, &err), "%s", err.msg);
+	cr_assert(nb_plan_csv_write(nbt_files_dir, rows, NPLAN, &err), "%s", err.msg);
 }
 
 Test(files, plan_csv_rows_round_trip)
 {
 	write_plan();
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_assert_eq(res.ncases, NPLAN);
 	cr_assert_eq(res.incomplete, 0);
 	for (size_t i = 0; i < NPLAN; i++) {
 		const struct nb_plan_case *w = &plan_cases[i].row, *d = &plan_cases[i].derived;
 		const struct nb_plan_case *r = &res.cases[i];
 #define S(f) cr_expect_str_eq(r->f, w->f, "row %zu " #f, i)
-#define N(f) expect_num(r->f, w->f, #f)
+#define N(f) nbt_files_expect_num(r->f, w->f, #f)
 		S(case_id); S(test); S(engine); S(protocol); S(direction); S(wait); S(repetitions);
 		S(sweep);
 		N(size); N(request); N(response); N(streams); N(rate);
@@ -146,7 +91,7 @@ Test(files, plan_csv_rows_round_trip)
 		cr_expect_eq(r->autorep, d->autorep, "row %zu autorep", i);
 		cr_expect_eq(r->rep_min, d->rep_min, "row %zu rep_min", i);
 		cr_expect_eq(r->rep_max, d->rep_max, "row %zu rep_max", i);
-		expect_num(r->ci_target, d->ci_target, "ci_target");
+		nbt_files_expect_num(r->ci_target, d->ci_target, "ci_target");
 		cr_expect_eq(r->swept, d->swept, "row %zu swept", i);
 	}
 	nb_results_free(&res);
@@ -156,7 +101,7 @@ Test(files, plan_csv_rows_round_trip)
 Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 {
 	write_plan();
-	char *text = nbt_slurp(path_in(NB_PLAN_CSV_FILE), NULL);
+	char *text = nbt_slurp(nbt_files_path(NB_PLAN_CSV_FILE), NULL);
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
@@ -176,8 +121,8 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 	row.duration_s = 1.2345678;
 	row.omit_s = 1e-7;
 	struct nb_error err = { "" };
-	cr_assert(nb_plan_csv_write(dir, &row, 1, &err), "%s", err.msg);
-	text = nbt_slurp(path_in(NB_PLAN_CSV_FILE), NULL);
+	cr_assert(nb_plan_csv_write(nbt_files_dir, &row, 1, &err), "%s", err.msg);
+	text = nbt_slurp(nbt_files_path(NB_PLAN_CSV_FILE), NULL);
 	cr_assert_not_null(text);
 	cr_expect_not_null(strstr(text, ",10000000000,,1.23457,0.5,1e-07,0.25,3,,0,"), "%s", text);
 	free(text);
@@ -187,13 +132,13 @@ Test(files, plan_csv_rewrites_the_file_and_names_an_unwritable_one)
 {
 	write_plan();
 	struct nb_error err = { "" };
-	cr_assert(nb_plan_csv_write(dir, &plan_cases[1].row, 1, &err), "%s", err.msg);
+	cr_assert(nb_plan_csv_write(nbt_files_dir, &plan_cases[1].row, 1, &err), "%s", err.msg);
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_expect_eq(res.ncases, 1);
 	nb_results_free(&res);
-	cr_assert_not(nb_plan_csv_write("/nonexistent/dir", &plan_cases[0].row, 1, &err));
-	cr_expect_str_eq(err.msg, "cannot write /nonexistent/dir/plan.csv: No such file or directory");
+	cr_assert_not(nb_plan_csv_write("/nonexistent/nbt_files_dir", &plan_cases[0].row, 1, &err));
+	cr_expect_str_eq(err.msg, "cannot write /nonexistent/nbt_files_dir/plan.csv: No such file or directory");
 }
 
 /* ---- runs.csv --------------------------------------------------------------------------- */
@@ -221,14 +166,14 @@ Test(files, runs_csv_rows_round_trip)
 	w[1].m.v[NB_COL_LOSS_PCT] = 0.125;
 	w[2].m.v[NB_COL_LAT_P999_US] = 123.456789;
 	struct nb_error err = { "" };
-	struct nb_csv *c = nb_runs_csv_open(dir, &err);
+	struct nb_csv *c = nb_runs_csv_open(nbt_files_dir, &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	for (size_t i = 0; i < 3; i++)
 		nb_runs_csv_write(c, &w[i]);
 	cr_assert(nb_csv_close(c));
 
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_assert_eq(res.nruns, 3);
 	cr_expect_eq(res.ncases, 2, "cases made up from the runs when plan.csv is missing");
 	for (size_t i = 0; i < 3; i++) {
@@ -239,11 +184,11 @@ Test(files, runs_csv_rows_round_trip)
 #undef S
 		cr_expect_eq(r->run_id, w[i].run_id);
 		cr_expect_eq(r->rep, w[i].rep);
-		expect_num(r->offered_rate, w[i].offered_rate, "offered_rate");
-		expect_num(r->value, w[i].value, "value");
+		nbt_files_expect_num(r->offered_rate, w[i].offered_rate, "offered_rate");
+		nbt_files_expect_num(r->value, w[i].value, "value");
 		cr_expect_eq(r->metric_col, nb_col_find(w[i].metric));
 		for (int k = 0; k < NB_COL_COUNT; k++)
-			expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
+			nbt_files_expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
 	}
 	cr_expect_eq(res.runs[0].case_idx, res.runs[1].case_idx);
 	cr_expect_str_eq(res.cases[res.runs[2].case_idx].case_id, "r/2");
@@ -265,21 +210,21 @@ static struct nb_interval interval(int32_t stream, double t0, double rx_bps)
 
 Test(files, intervals_csv_rows_round_trip_and_index_their_run)
 {
-	one_run(7, "c/1");
+	nbt_files_one_run(7, "c/1");
 	struct nb_interval w[] = {
 		interval(1, 1, 2e9), interval(-1, 1, 5e9), interval(0, 0, 1e9),
 		interval(-1, 0, 3e9), interval(0, 1, 3e9), interval(1, 0, 2e9),
 	};
 	const size_t n = sizeof(w) / sizeof(w[0]);
 	struct nb_error err = { "" };
-	struct nb_csv *c = nb_intervals_csv_open(dir, &err);
+	struct nb_csv *c = nb_intervals_csv_open(nbt_files_dir, &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	for (size_t i = 0; i < n; i++)
 		nb_intervals_csv_write(c, &w[i]);
 	cr_assert(nb_csv_close(c));
 
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_assert_eq(res.nivals, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct nb_interval *r = &res.ivals[i];
@@ -287,27 +232,27 @@ Test(files, intervals_csv_rows_round_trip_and_index_their_run)
 		cr_expect_str_eq(r->case_id, "c/1");
 		cr_expect_eq(r->rep, 1);
 		cr_expect_eq(r->stream, w[i].stream, "row %zu", i);
-		expect_num(r->t_start, w[i].t_start, "t_start");
-		expect_num(r->t_end, w[i].t_end, "t_end");
+		nbt_files_expect_num(r->t_start, w[i].t_start, "t_start");
+		nbt_files_expect_num(r->t_end, w[i].t_end, "t_end");
 		cr_expect_eq(r->omitted, w[i].omitted, "row %zu", i);
 		for (int k = 0; k < NB_COL_COUNT; k++)
-			expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
+			nbt_files_expect_num(r->m.v[k], w[i].m.v[k], nb_cols[k].name);
 	}
 	/* the run's aggregate rows are the "sum" rows, in time order */
 	const struct nb_run *run = &res.runs[0];
 	cr_assert_eq(run->iv_n, 2);
 	cr_expect_eq(res.iv_sorted[run->iv_first]->stream, -1);
-	expect_num(res.iv_sorted[run->iv_first]->m.v[NB_COL_RX_BPS], 3e9, "first sum");
-	expect_num(res.iv_sorted[run->iv_first + 1]->m.v[NB_COL_RX_BPS], 5e9, "second sum");
+	nbt_files_expect_num(res.iv_sorted[run->iv_first]->m.v[NB_COL_RX_BPS], 3e9, "first sum");
+	nbt_files_expect_num(res.iv_sorted[run->iv_first + 1]->m.v[NB_COL_RX_BPS], 5e9, "second sum");
 	nb_results_free(&res);
 
 	/* bytes, packets and bits_per_second repeat the received metrics */
 	struct nb_csv_table t;
-	cr_assert(nb_csv_read(path_in(NB_INTERVALS_CSV_FILE), &t, &err), "%s", err.msg);
+	cr_assert(nb_csv_read(nbt_files_path(NB_INTERVALS_CSV_FILE), &t, &err), "%s", err.msg);
 	cr_expect_str_eq(nb_csv_cell(&t, 1, nb_csv_col(&t, "stream")), "sum");
-	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bytes")), 5e9 / 8, "bytes");
-	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "packets")), 1001, "packets");
-	expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bits_per_second")), 5e9, "bits_per_second");
+	nbt_files_expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bytes")), 5e9 / 8, "bytes");
+	nbt_files_expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "packets")), 1001, "packets");
+	nbt_files_expect_num(nb_csv_num_cell(&t, 1, nb_csv_col(&t, "bits_per_second")), 5e9, "bits_per_second");
 	nb_csv_table_free(&t);
 }
 
@@ -322,9 +267,9 @@ Test(files, meta_json_round_trip)
 			     .stopped = "SIGTERM", .sets = { "duration=2s", "omit=0s" }, .nsets = 2,
 			     .filters = { "tcp-*" }, .nfilters = 1 };
 	struct nb_error err = { "" };
-	cr_assert(nb_meta_json_write(dir, &w, &err), "%s", err.msg);
+	cr_assert(nb_meta_json_write(nbt_files_dir, &w, &err), "%s", err.msg);
 	struct nb_meta r;
-	cr_assert(nb_meta_json_read(dir, &r, &err), "%s", err.msg);
+	cr_assert(nb_meta_json_read(nbt_files_dir, &r, &err), "%s", err.msg);
 	cr_expect_str_eq(r.version, NB_VERSION);
 #define S(f) cr_expect_str_eq(r.f, w.f, #f)
 	S(command); S(config_name); S(config_sha256); S(started); S(finished); S(peer); S(order);
@@ -351,8 +296,8 @@ Test(files, meta_json_bytes_and_unknown_strings)
 			     .started = "2026-01-02T03:04:05Z", .order = "sequential", .runs_ok = 2,
 			     .runs_failed = 1 };
 	struct nb_error err = { "" };
-	cr_assert(nb_meta_json_write(dir, &w, &err), "%s", err.msg);
-	char *text = nbt_slurp(path_in(NB_META_JSON_FILE), NULL);
+	cr_assert(nb_meta_json_write(nbt_files_dir, &w, &err), "%s", err.msg);
+	char *text = nbt_slurp(nbt_files_path(NB_META_JSON_FILE), NULL);
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text, "{\n  \"command\": \"nbrun x.yaml\",\n  \"complete\": false,\n"
 			       "  \"config_name\": \"x\",\n  \"config_sha256\": \"ab\",\n"
@@ -364,7 +309,7 @@ Test(files, meta_json_bytes_and_unknown_strings)
 			       "  \"started_utc\": \"2026-01-02T03:04:05Z\",\n  \"stopped_by\": \"\"\n}");
 	free(text);
 	struct nb_meta r;
-	cr_assert(nb_meta_json_read(dir, &r, &err), "%s", err.msg);
+	cr_assert(nb_meta_json_read(nbt_files_dir, &r, &err), "%s", err.msg);
 	cr_expect_null(r.finished);
 	cr_expect_null(r.peer);
 	cr_expect(r.complete_known);
@@ -376,18 +321,18 @@ Test(files, meta_json_broken_or_missing)
 {
 	struct nb_meta r;
 	struct nb_error err = { "" };
-	cr_expect_not(nb_meta_json_read(dir, &r, &err));
+	cr_expect_not(nb_meta_json_read(nbt_files_dir, &r, &err));
 	cr_expect_null(r.root);
-	put(NB_META_JSON_FILE, "[1, 2]");
-	cr_expect_not(nb_meta_json_read(dir, &r, &err));
+	nbt_files_put(NB_META_JSON_FILE, "[1, 2]");
+	cr_expect_not(nb_meta_json_read(nbt_files_dir, &r, &err));
 	cr_expect_not_null(strstr(err.msg, "not an object"), "%s", err.msg);
 	cr_expect_eq(strncmp(err.msg, "meta.json:", 10), 0, "%s", err.msg);
 
 	/* in a folder: a broken meta.json is a problem note, the rest still loads */
-	one_run(1, "c/1");
-	put(NB_META_JSON_FILE, "{\"command\": ");
+	nbt_files_one_run(1, "c/1");
+	nbt_files_put(NB_META_JSON_FILE, "{\"command\": ");
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_expect_eq(res.nruns, 1);
 	cr_expect_null(res.meta.root);
 	cr_expect_not(res.meta.complete_known);
@@ -395,161 +340,6 @@ Test(files, meta_json_broken_or_missing)
 	cr_expect_eq(strncmp(res.problems[0], "meta.json:1: ", 13), 0, "%s", res.problems[0]);
 	nb_results_free(&res);
 }
-
-/* ---- sweeps.json ------------------------------------------------------------------------ */
-
-static const double plain_rates[] = { 1e7, 2e7, 4e7 };
-
-static const struct nb_sweep_result sweep_entries[] = {
-	{ .case_id = "p", .rep = 0, .search = false, .unit = "bit/s", .flows = 1, .trials = 3,
-	  .elapsed_s = 3.615527877, .trial_s = 1.5, .host_bound_above = NAN, .max_burst = 2,
-	  .unreached = NAN, .sender_max = 4e7, .calibration_rate = NAN, .retries = 0,
-	  .complete_known = true, .complete = true, .sentence = "p: sweep of 3 rates",
-	  .loss_target = NAN, .threshold = NAN, .lowest_fail = NAN, .bracket_lo = NAN,
-	  .bracket_hi = NAN, .achieved_rate = NAN, .rates = plain_rates, .nrates = 3 },
-	{ .case_id = "s", .rep = 1, .first_run_id = 12, .search = true, .unit = "pkt/s", .flows = 4,
-	  .trials = 14, .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
-	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
-	  .limit = "a sending thread used 99 % of a core",
-	  .interrupted = false, .trial_limit = true, .complete_known = true, .complete = true,
-	  .sentence = "s: highest rate with loss ≤ 0 %: 150 kpps", .loss_target = 0,
-	  .status = "host-bound", .threshold = 150000, .lowest_fail = NAN, .bracket_lo = 150000,
-	  .bracket_hi = 175000, .goal_trials = 9, .achieved_rate = 149996.405001 },
-	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
-	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
-	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
-	  .limit = "a sending thread used 99 % of a core",
-	  .interrupted = true, .trial_limit = true, .complete_known = true, .complete = false,
-	  .sentence = "s: search incomplete", .loss_target = 0.001, .status = "incomplete",
-	  .threshold = NAN, .lowest_fail = 190000, .bracket_lo = NAN, .bracket_hi = 190000,
-	  .goal_trials = 5, .achieved_rate = NAN },
-};
-
-static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_result *w)
-{
-#define S(f) cr_expect_str_eq(r->f, w->f, "%s " #f, w->case_id)
-#define N(f) expect_num(r->f, w->f, #f)
-#define E(f) cr_expect_eq(r->f, w->f, "%s " #f, w->case_id)
-	S(case_id); S(unit); S(sentence);
-	E(rep); E(first_run_id); E(search); E(flows); E(interrupted); E(trial_limit); E(complete_known); E(complete);
-	E(goal_trials);
-	N(trials); N(elapsed_s); N(trial_s); N(host_bound_above); N(max_burst); N(loss_target);
-	N(threshold); N(lowest_fail); N(bracket_lo); N(bracket_hi); N(achieved_rate);
-	N(unreached); N(sender_max); N(calibration_rate); N(retries);
-	if (w->limit)
-		S(limit);
-	else
-		cr_expect_null(r->limit);
-	if (w->status)
-		S(status);
-	else
-		cr_expect_null(r->status);
-#undef S
-#undef N
-#undef E
-}
-
-Test(files, sweeps_json_entries_round_trip_across_appends)
-{
-	struct nb_plan_case rows[2] = { plan_cases[0].row, plan_cases[0].row };
-	rows[0].case_id = "p";
-	rows[1].case_id = "s";
-	struct nb_error err = { "" };
-	cr_assert(nb_plan_csv_write(dir, rows, 2, &err), "%s", err.msg);
-	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[0], 1, &err), "%s", err.msg);
-	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[1], 2, &err), "%s", err.msg);
-
-	struct nb_results res;
-	load(&res);
-	struct nb_sweep_result r;
-	cr_assert(nb_sweeps_json_find(&res, "p", &r));
-	expect_sweep(&r, &sweep_entries[0]);
-	cr_assert(nb_sweeps_json_goal(&res, "s", 0, &r));
-	expect_sweep(&r, &sweep_entries[1]);
-	cr_assert(nb_sweeps_json_goal(&res, "s", 1, &r));
-	expect_sweep(&r, &sweep_entries[2]);
-	cr_expect_not(nb_sweeps_json_goal(&res, "s", 2, &r));
-	cr_expect_not(nb_sweeps_json_find(&res, "nope", &r));
-	nb_results_free(&res);
-}
-
-/* A resumed batch runs an interrupted sweep again: its old entries go, the others stay. */
-Test(files, sweeps_json_drop_removes_one_repetitions_entries)
-{
-	struct nb_error err = { "" };
-	cr_assert(nb_sweeps_json_drop(dir, "s", 1, &err), "no file yet: %s", err.msg);
-	cr_assert(nb_sweeps_json_append(dir, sweep_entries, 3, &err), "%s", err.msg);
-	cr_assert(nb_sweeps_json_drop(dir, "s", 1, &err), "%s", err.msg);
-	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, NULL);
-	json_t *list = json_object_get(doc, "sweeps");
-	cr_expect_eq(json_array_size(list), 1);
-	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "case_id")), "p");
-	json_decref(doc);
-}
-
-/* The keys of each kind of entry, in the order written; a plain sweep lists its rates. */
-Test(files, sweeps_json_entry_keys_and_rates)
-{
-	struct nb_error err = { "" };
-	cr_assert(nb_sweeps_json_append(dir, sweep_entries, 2, &err), "%s", err.msg);
-	json_error_t je;
-	json_t *doc = json_load_file(path_in(NB_SWEEPS_JSON_FILE), 0, &je);
-	cr_assert_not_null(doc, "%s", je.text);
-	static const char *const plain[] = {
-		"case_id", "rep", "first_run_id", "search", "unit", "flows", "trials", "retries",
-		"elapsed_s", "trial_s", "host_bound_above", "unreached", "sender_max", "calibration_rate",
-		"limit", "max_burst", "interrupted", "trial_limit", "complete", "rates", "sentence", NULL };
-	static const char *const goal[] = {
-		"case_id", "rep", "first_run_id", "search", "unit", "flows", "trials", "retries",
-		"elapsed_s", "trial_s", "host_bound_above", "unreached", "sender_max", "calibration_rate",
-		"limit", "max_burst", "interrupted", "trial_limit", "loss", "status",
-		"complete", "threshold", "lowest_fail", "bracket_lo", "bracket_hi", "goal_trials",
-		"target_rate", "achieved_rate", "sentence", NULL };
-	const char *const *want[] = { plain, goal };
-	for (size_t e = 0; e < 2; e++) {
-		json_t *o = json_array_get(json_object_get(doc, "sweeps"), e);
-		size_t k = 0;
-		for (void *it = json_object_iter(o); it; it = json_object_iter_next(o, it), k++)
-			cr_expect_str_eq(json_object_iter_key(it), want[e][k] ? want[e][k] : "(end)",
-					 "entry %zu key %zu", e, k);
-		cr_expect_null(want[e][k], "entry %zu has %zu keys", e, k);
-	}
-	json_t *rates = json_object_get(json_array_get(json_object_get(doc, "sweeps"), 0), "rates");
-	cr_assert_eq(json_array_size(rates), 3);
-	for (size_t i = 0; i < 3; i++)
-		expect_num(json_real_value(json_array_get(rates, i)), plain_rates[i], "rate");
-	json_t *s = json_array_get(json_object_get(doc, "sweeps"), 1);
-	expect_num(json_real_value(json_object_get(s, "target_rate")), 150000, "target_rate");
-	cr_expect(json_is_null(json_object_get(s, "lowest_fail")));
-	json_decref(doc);
-}
-
-Test(files, sweeps_in_meta_json_win_and_a_broken_sweeps_json_is_a_note)
-{
-	one_run(1, "s");
-	struct nb_error err = { "" };
-	cr_assert(nb_sweeps_json_append(dir, &sweep_entries[1], 1, &err), "%s", err.msg);
-	put(NB_META_JSON_FILE, "{\"sweeps\": [{\"case_id\": \"s\", \"loss\": 0.5}]}");
-	struct nb_results res;
-	load(&res);
-	struct nb_sweep_result r;
-	cr_assert(nb_sweeps_json_find(&res, "s", &r));
-	expect_num(r.loss_target, 0.5, "loss from meta.json");
-	expect_num(r.threshold, NAN, "threshold not said");
-	cr_expect_not(r.complete_known);
-	nb_results_free(&res);
-
-	unlink(path_in(NB_META_JSON_FILE));
-	put(NB_SWEEPS_JSON_FILE, "{\"list\": []}");
-	load(&res);
-	cr_expect_not(nb_sweeps_json_find(&res, "s", &r));
-	cr_assert_eq(res.nproblems, 1);
-	cr_expect_not_null(strstr(res.problems[0], "sweeps.json:"), "%s", res.problems[0]);
-	cr_expect_not_null(strstr(res.problems[0], "no \"sweeps\" list"), "%s", res.problems[0]);
-	nb_results_free(&res);
-}
-
-/* ---- latency/run-<id>.csv --------------------------------------------------------------- */
 
 Test(files, hist_csv_round_trip_keeps_every_bucket)
 {
@@ -563,9 +353,9 @@ Test(files, hist_csv_round_trip_keeps_every_bucket)
 		for (uint64_t k = 0; k < rec[i].n; k++, total++)
 			nb_hist_record(w, rec[i].ns);
 	struct nb_error err = { "" };
-	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
-	cr_assert(nb_hist_csv_write(dir, 42, w, &err), "%s", err.msg);
-	cr_assert(nb_hist_csv_read(dir, 42, r, &err), "%s", err.msg);
+	cr_assert(nb_results_dir_create(nbt_files_dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_write(nbt_files_dir, 42, w, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_read(nbt_files_dir, 42, r, &err), "%s", err.msg);
 	for (size_t b = 0; b < NB_HIST_BUCKETS; b++)
 		cr_expect_eq(r->counts[b], w->counts[b], "bucket %zu", b);
 	cr_expect_eq(r->count, total);
@@ -584,27 +374,27 @@ Test(files, hist_csv_bytes_and_its_place_in_the_folder)
 	nb_hist_record(w, 1000);
 	nb_hist_record(w, 50000);
 	struct nb_error err = { "" };
-	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
-	cr_assert(nb_hist_csv_write(dir, 3, w, &err), "%s", err.msg);
+	cr_assert(nb_results_dir_create(nbt_files_dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err), "%s", err.msg);
+	cr_assert(nb_hist_csv_write(nbt_files_dir, 3, w, &err), "%s", err.msg);
 	nb_hist_destroy(w);
 	char want[128];
 	snprintf(want, sizeof(want), "bucket_lower_ns,count\n%llu,2\n%llu,1\n",
 		 (unsigned long long)nb_hist_bucket_lower(nb_hist_bucket_of(1000)),
 		 (unsigned long long)nb_hist_bucket_lower(nb_hist_bucket_of(50000)));
-	char *text = nbt_slurp(path_in("latency/run-3.csv"), NULL);
+	char *text = nbt_slurp(nbt_files_path("latency/run-3.csv"), NULL);
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text, want);
 	free(text);
 
 	/* a run finds its histogram; an empty one (header only) is no histogram */
-	one_run(3, "c/1");
+	nbt_files_one_run(3, "c/1");
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_assert_not_null(res.runs[0].hist);
 	cr_expect_eq(res.runs[0].hist->count, 3);
 	nb_results_free(&res);
-	put("latency/run-3.csv", "bucket_lower_ns,count\n");
-	load(&res);
+	nbt_files_put("latency/run-3.csv", "bucket_lower_ns,count\n");
+	nbt_files_load(&res);
 	cr_expect_null(res.runs[0].hist);
 	cr_expect_eq(res.nproblems, 0);
 	nb_results_free(&res);
@@ -619,10 +409,10 @@ Test(files, env_json_in_a_folder_round_trips_and_a_broken_one_is_a_note)
 	nb_facts_set(&l, "iface", "mtu", "9000");
 	nb_facts_unknown(&l, "cpu", "governor", "no cpufreq");
 	struct nb_error err = { "" };
-	cr_assert(nb_env_json_write(path_in(NB_ENV_JSON_FILE), &l, NULL, &err), "%s", err.msg);
-	one_run(1, "c/1");
+	cr_assert(nb_env_json_write(nbt_files_path(NB_ENV_JSON_FILE), &l, NULL, &err), "%s", err.msg);
+	nbt_files_one_run(1, "c/1");
 	struct nb_results res;
-	load(&res);
+	nbt_files_load(&res);
 	cr_expect(res.have_env);
 	cr_assert_eq(res.local.n, 2);
 	cr_expect_str_eq(nb_facts_value(&res.local, "iface", "mtu"), "9000");
@@ -634,8 +424,8 @@ Test(files, env_json_in_a_folder_round_trips_and_a_broken_one_is_a_note)
 	nb_results_free(&res);
 	nb_facts_free(&l);
 
-	put(NB_ENV_JSON_FILE, "{\"local\": 3}");
-	load(&res);
+	nbt_files_put(NB_ENV_JSON_FILE, "{\"local\": 3}");
+	nbt_files_load(&res);
 	cr_expect_not(res.have_env);
 	cr_assert_eq(res.nproblems, 1);
 	cr_expect_not_null(strstr(res.problems[0], "env.json: expected an object of fact groups"),
@@ -649,97 +439,22 @@ Test(files, config_copy_keeps_the_exact_bytes)
 {
 	static const char text[] = "name: x\r\ntests:\n  - name: \"t\"\0after a NUL\n";
 	struct nb_error err = { "" };
-	cr_assert(nb_config_copy_write(dir, text, sizeof(text) - 1, &err), "%s", err.msg);
+	cr_assert(nb_config_copy_write(nbt_files_dir, text, sizeof(text) - 1, &err), "%s", err.msg);
 	size_t len = 0;
-	char *back = nb_config_copy_read(dir, &len, &err);
+	char *back = nb_config_copy_read(nbt_files_dir, &len, &err);
 	cr_assert_not_null(back, "%s", err.msg);
 	cr_expect_eq(len, sizeof(text) - 1);
 	cr_expect_eq(memcmp(back, text, len), 0);
 	free(back);
-	cr_assert(nb_config_copy_write(dir, NULL, 0, &err), "%s", err.msg);
-	back = nb_config_copy_read(dir, &len, &err);
+	cr_assert(nb_config_copy_write(nbt_files_dir, NULL, 0, &err), "%s", err.msg);
+	back = nb_config_copy_read(nbt_files_dir, &len, &err);
 	cr_assert_not_null(back, "%s", err.msg);
 	cr_expect_eq(len, 0);
 	free(back);
-	unlink(path_in(NB_CONFIG_COPY_FILE));
-	cr_expect_null(nb_config_copy_read(dir, &len, &err));
+	unlink(nbt_files_path(NB_CONFIG_COPY_FILE));
+	cr_expect_null(nb_config_copy_read(nbt_files_dir, &len, &err));
 	cr_expect_not_null(strstr(err.msg, "cannot open"), "%s", err.msg);
 }
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-Test(files, results_dir_is_made_with_its_latency_folder)
-{
-	char out[256], want[256];
-	struct nb_error err = { "" };
-	snprintf(want, sizeof(want), "%s/a/b", dir);
-	bool made;
-	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &made, &err), "%s", err.msg);
-	cr_expect_str_eq(out, want);
-	cr_expect(made);
-	cr_expect(is_dir(path_in("a/b/latency")));
-	cr_assert(nb_results_dir_create(want, "x", out, sizeof(out), &made, &err), "%s", err.msg);
-	cr_expect_not(made, "an existing folder is not made again");
-
-	/* no folder given: results/<config name>-<UTC timestamp>, "nbrun" for a nameless config */
-	cr_assert_eq(chdir(dir), 0);
-	static const struct { const char *name, *prefix; } names[] = {
-		{ "cloud-vm", "results/cloud-vm-" }, { "", "results/nbrun-" } };
-	for (size_t i = 0; i < 2; i++) {
-		cr_assert(nb_results_dir_create(NULL, names[i].name, out, sizeof(out), &made, &err),
-			  "%s", err.msg);
-		size_t n = strlen(names[i].prefix);
-		cr_expect_eq(strncmp(out, names[i].prefix, n), 0, "%s", out);
-		cr_expect_eq(strlen(out), n + strlen("20260102T030405Z"), "%s", out);
-		cr_expect_eq(out[strlen(out) - 1], 'Z', "%s", out);
-		char sub[300];
-		snprintf(sub, sizeof(sub), "%s/latency", out);
-		cr_expect(is_dir(sub), "%s", sub);
-	}
-}
-
-/* Two batches started in the same second get two folders: the second name takes -2 (the
- * clock is read again, so the test makes the first folder's every possible name exist). */
-Test(files, default_results_folders_are_unique_within_a_second)
-{
-	char a[256], b[256];
-	struct nb_error err = { "" };
-	bool made;
-	cr_assert_eq(chdir(dir), 0);
-	cr_assert(nb_results_dir_create(NULL, "x", a, sizeof(a), &made, &err), "%s", err.msg);
-	for (int tries = 0; tries < 5; tries++) {
-		cr_assert(nb_results_dir_create(NULL, "x", b, sizeof(b), &made, &err), "%s", err.msg);
-		if (strncmp(a, b, strlen(a)) == 0)
-			break; /* same second: b is a with a suffix */
-		strcpy(a, b);
-	}
-	cr_expect_neq(strcmp(a, b), 0);
-	cr_expect_str_eq(b + strlen(a), "-2", "%s then %s", a, b);
-}
-
-Test(files, a_folder_in_use_is_named_and_clearing_keeps_other_files)
-{
-	char what[256];
-	cr_expect_not(nb_results_dir_in_use(dir, what, sizeof(what)), "an empty folder is free");
-	cr_expect_not(nb_results_dir_in_use(path_in("none"), what, sizeof(what)));
-	struct nb_error err = { "" };
-	cr_assert(nb_results_dir_create(dir, "x", (char[256]){ 0 }, 256, &(bool){ false }, &err));
-	put(NB_RUNS_CSV_FILE, "run_id\n1\n");
-	put("latency/run-1.csv", "bucket_lower_ns,count\n");
-	put("notes.txt", "mine");
-	cr_expect(nb_results_dir_in_use(dir, what, sizeof(what)));
-	cr_expect_not_null(strstr(what, NB_RUNS_CSV_FILE), "%s", what);
-	cr_assert(nb_results_dir_clear(dir, &err), "%s", err.msg);
-	cr_expect_not(access(path_in(NB_RUNS_CSV_FILE), F_OK) == 0);
-	cr_expect_not(access(path_in("latency/run-1.csv"), F_OK) == 0);
-	cr_expect(access(path_in("notes.txt"), F_OK) == 0, "a file nbrun does not write stays");
-}
-
-/* ---- the shipped fixtures --------------------------------------------------------------- */
 
 Test(files, the_results_basic_fixture_loads_every_file)
 {
@@ -760,7 +475,7 @@ Test(files, the_results_basic_fixture_loads_every_file)
 	cr_expect_str_eq(nb_facts_value(&res.local, "host", "hostname"), "client-vm");
 	struct nb_sweep_result sw;
 	cr_assert(nb_sweeps_json_find(&res, "udp-loss/udp/s1400", &sw));
-	expect_num(sw.threshold, 300000000, "threshold");
+	nbt_files_expect_num(sw.threshold, 300000000, "threshold");
 	size_t hists = 0;
 	for (size_t i = 0; i < res.nruns; i++)
 		hists += res.runs[i].hist != NULL;
