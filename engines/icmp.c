@@ -42,7 +42,9 @@
 #define MAX_SIZE 65000u
 #define WIN (1u << 16)               /* requests tracked at once per flow */
 #define MAX_RATE 1000000ull
-#define SPIN_NS 60000ull             /* a paced send stops sleeping this long before it is due */
+#define SPIN_NS 60000ull             /* a paced send stops sleeping at least this long before it
+					is due, */
+#define MAX_EARLY_NS 400000ull       /* and at most this long (twice the timer's measured lateness) */
 #define RX_BUF (MAX_SIZE + 128u)
 
 /* A slot of the in-flight window: the due time of seq, and whether its reply came. */
@@ -58,6 +60,7 @@ struct icmp_flow {
 	struct sockaddr_storage to;
 	socklen_t to_len;
 	uint64_t t0, tmo_ns, next, oldest, inflight;
+	uint64_t oversleep_ns;       /* moving average of how late a timed sleep ends */
 	struct slot *win;
 	unsigned char *out, *in;
 };
@@ -316,27 +319,42 @@ static void expire(struct icmp_flow *u, uint64_t now)
 /* Sleep until the next send, the oldest expiry or a reply (at most one slice). */
 static void wait_next(struct icmp_flow *u, uint64_t now)
 {
-	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull, early = 0;
-	if (!nb_flow_quiet(u->f) && u->f->p->rate && due_of(u, u->next) < until) {
-		until = due_of(u, u->next);
-		early = SPIN_NS; /* a late timer would count in the RTT: poll the last stretch */
+	uint64_t wake = now + NB_IO_SLICE_MS * 1000000ull;
+	if (!nb_flow_quiet(u->f) && u->f->p->rate) {
+		/* a late timer would count in the RTT (stamped from the due time): wake early by twice
+		 * the timer's measured lateness and poll the last stretch, as engines/latency.c does */
+		uint64_t early = 2 * u->oversleep_ns > SPIN_NS ? 2 * u->oversleep_ns : SPIN_NS;
+		if (early > MAX_EARLY_NS)
+			early = MAX_EARLY_NS;
+		uint64_t due = due_of(u, u->next);
+		if (due <= now + early)
+			return; /* due, or nearly: go round without sleeping */
+		if (due - early < wake)
+			wake = due - early;
 	}
-	if (u->oldest < u->next && slot_of(u, u->oldest)->due + u->tmo_ns < until + early) {
-		until = slot_of(u, u->oldest)->due + u->tmo_ns;
-		early = 0;
-	}
-	if (until <= now + early || (!u->f->p->rate && !nb_flow_quiet(u->f) && u->inflight == 0))
+	/* An unanswered request's time-out (an answered one's passes harmlessly at the next wake:
+	 * it must not hold the sender to the timer's lateness). */
+	if (u->oldest < u->next && !slot_of(u, u->oldest)->answered &&
+	    slot_of(u, u->oldest)->due + u->tmo_ns < wake)
+		wake = slot_of(u, u->oldest)->due + u->tmo_ns;
+	if (wake <= now || (!u->f->p->rate && !nb_flow_quiet(u->f) && u->inflight == 0))
 		return; /* due, or (rate 0) the last request is resolved: send the next now */
-	uint64_t ns = until - early - now;
+	uint64_t ns = wake - now;
 	struct pollfd pfd = { .fd = u->f->fd, .events = POLLIN };
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
-	(void)ppoll(&pfd, 1, &ts, NULL);
+	if (ppoll(&pfd, 1, &ts, NULL) != 0)
+		return; /* a reply (or a signal): says nothing of the timer */
+	uint64_t slept = nb_now_ns() - now, late = slept > ns ? slept - ns : 0;
+	if (late > MAX_EARLY_NS)
+		late = MAX_EARLY_NS; /* a preempted sleep says little about the timer */
+	u->oversleep_ns = (uint64_t)((int64_t)u->oversleep_ns + ((int64_t)late - (int64_t)u->oversleep_ns) / 8);
 }
 
 static int run_flow(struct icmp_flow *u)
 {
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	u->t0 = nb_now_ns();
+	u->oversleep_ns = MAX_EARLY_NS / 4; /* until measured: a VM timer is often ~100 us late */
 	while (!nb_flow_stopping(u->f)) {
 		if (!send_due(u, nb_now_ns()) || !recv_ready(u))
 			return -1;

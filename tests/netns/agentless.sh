@@ -87,10 +87,11 @@ check "mixed batch: the agent test measured against nbrun serve" "$R" \
 	num_ok "'$(col "$R" rtt status)' == 'ok' and $(col "$R" rtt trans) > 0 and $(col "$R" rtt cpu_peer_pct) >= 0"
 
 # ---- icmp beside iputils ping --------------------------------------------------------
-# Both at 20 requests/s. nbrun times each request from its due time, ping from its actual send:
-# on a host whose run queue is long, a sender the scheduler holds back counts in nbrun's RTT
-# and not in ping's (on this shared 2-core VM at load 14, ~100 us of p50). rate 0 is no fairer:
-# back to back, the echo completes inside sendto on a hot cache (~5 us, below ping's minimum).
+# Both at 20 requests/s (a 3 s window holds 60 due times, 59 by its phase). nbrun times each
+# request from its due time and wakes early by twice its timer's measured lateness, so its own
+# wake-up does not count; a sender the scheduler holds back on a busy host still does (ping's
+# does not). rate 0 is no fairer: back to back, the echo completes inside sendto on a hot cache
+# (~5 us, below ping's minimum).
 
 cat >"$TMP/icmp.yaml" <<YAML
 name: icmp
@@ -110,14 +111,8 @@ P50=$(col "$R" echo lat_p50_us)
 cat "$TMP/ping.log" >>"$R"
 echo "# ping min $MIN_US us, max $MAX_US us; nbrun p50 $P50 us" >>"$R"
 check "icmp: every request answered, none lost" "$R" \
-	num_ok "$(col "$R" echo trans) >= 60 and $(col "$R" echo lost) == 0"
-if num_ok "$MIN_US <= $P50 <= $MAX_US"; then
-	ok "icmp: p50 within the spread of ping run side by side"
-else
-	sed 's/^/# /' "$R" | tail -3
-	N=$((N + 1))
-	echo "not ok $N - icmp: p50 within the spread of ping run side by side # TODO a loaded host delays the due-time sender (see above)"
-fi
+	num_ok "$(col "$R" echo trans) >= 59 and $(col "$R" echo lost) == 0"
+check "icmp: p50 within the spread of ping run side by side" "$R" num_ok "$MIN_US <= $P50 <= $MAX_US"
 
 # ---- icmp as non-root ------------------------------------------------------------------
 
