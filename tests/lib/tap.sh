@@ -18,10 +18,17 @@ check() {
 	if "$@" >/dev/null 2>&1; then ok "$_d"; else nok "$_d" "$_f"; fi
 }
 
+# listening PORT: a TCP socket LISTENs on PORT in this namespace (state 0A: a connection of an
+# earlier agent on that port, in TIME_WAIT, must not count).
+listening() {
+	awk -v p=":$(printf %04X "$1")" '$2 ~ p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
 # wait_port PORT: until a TCP socket listens on PORT in this namespace (5 s at most).
 wait_port() {
 	_i=0
-	while [ $_i -lt 50 ] && ! grep -q ":$(printf %04X "$1") " /proc/net/tcp 2>/dev/null; do
+	while [ $_i -lt 50 ] && ! listening "$1"; do
 		sleep 0.1; _i=$((_i + 1))
 	done
 }

@@ -30,10 +30,7 @@ serve() {
 	shift
 	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" "$@" 2>"$_log" &
 	SERVE_PID=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q ":$(printf %04X "$PORT") " /proc/net/tcp 2>/dev/null; do
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_port "$PORT"
 }
 unserve() { kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=; }
 
