@@ -72,6 +72,13 @@ static enum nb_pacing run_pacing(const struct nb_test_result *res)
 	return how < NB_PACING_COUNT ? (enum nb_pacing)how : NB_PACING_NONE;
 }
 
+/* Append flag to the ';'-separated list in out (n bytes). */
+static void add_flag(char *out, size_t n, const char *flag)
+{
+	size_t used = strlen(out);
+	snprintf(out + used, n - used, "%s%s", used ? ";" : "", flag);
+}
+
 /* Notes on a run that change how it should be read. */
 static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 		      const struct nb_test_result *res, char *out, size_t n)
@@ -83,18 +90,19 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	if (nb_engine_closed_loop(c->engine, p->rate) && tps > 0 && mean_us > 0) {
 		double little = (double)p->streams / tps * 1e6;
 		if (fabs(mean_us / little - 1.0) > LITTLE_TOLERANCE)
-			snprintf(out + strlen(out), n - strlen(out), "%slittles-law", out[0] ? ";" : "");
+			add_flag(out, n, "littles-law");
 	}
 	if (p->gso && b->peer_local) /* only engines that take `gso` ever have it set */
-		snprintf(out + strlen(out), n - strlen(out), "%sgro-local", out[0] ? ";" : "");
+		add_flag(out, n, "gro-local");
 	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
-		snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ";" : "",
-			 sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
+		add_flag(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
 	enum nb_pacing how = run_pacing(res);
-	if (how != NB_PACING_NONE)
-		snprintf(out + strlen(out), n - strlen(out), "%spacing=%s", out[0] ? ";" : "",
-			 nb_pacing_name(how));
+	if (how != NB_PACING_NONE) {
+		char f[32];
+		snprintf(f, sizeof(f), "pacing=%s", nb_pacing_name(how));
+		add_flag(out, n, f);
+	}
 }
 
 static const char *status_of(enum nb_outcome o)
