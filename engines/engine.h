@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "hist.h"
+#include "tcprx.h"
 
 #define NB_MAX_FLOWS 256
 #define NB_MAX_CPUS 64
@@ -133,6 +134,7 @@ struct nb_flow {
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
+	struct nb_tcprx tcprx;          /* TCP receivers: arrived bytes, by the harness's ticks */
 	struct nb_error err;            /* why the flow failed */
 };
 

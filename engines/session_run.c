@@ -43,6 +43,11 @@ static void *flow_main(void *arg)
 
 bool nb_session_start(struct nb_session *s, struct nb_error *err)
 {
+	/* A first reading of the kernel's counts before any data: what later readings start from
+	 * (a TCP receiver's out-of-order estimate needs the start, tcprx.h). */
+	for (uint32_t i = 0; i < s->nflows; i++)
+		if (s->e->kernel_counters && s->flows[i].fd >= 0)
+			s->e->kernel_counters(&s->flows[i]);
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct flow_start *fs = malloc(sizeof(*fs));
 		if (!fs)

@@ -50,8 +50,9 @@ static bool stream_validate(const struct nb_params *p, struct nb_error *err)
  * number is exact at its tick (the flow's thread reads nothing and counts nothing). The sender's
  * bytes are what its TCP sent, retransmissions included (tcpi_bytes_sent), not what the
  * application handed to the socket: with many streams that runs megabytes ahead of the wire.
- * The receiver's bytes are what its TCP received in order (tcpi_bytes_received), not what the
- * application read: data waiting in the receive queue at a tick arrived before it. */
+ * The receiver's bytes are what arrived: what its TCP received in order (tcpi_bytes_received),
+ * not what the application read (data waiting in the receive queue at a tick arrived before
+ * it), plus what waits out of order behind a loss at the tick (tcprx.h). */
 static void stream_kernel_counters(struct nb_flow *f)
 {
 	if (f->p->proto == NB_PROTO_UDP) {
@@ -70,7 +71,10 @@ static void stream_kernel_counters(struct nb_flow *f)
 		nb_gauge_set(f, NB_G_CWND, ti.tcpi_snd_cwnd);
 		nb_gauge_set(f, NB_G_SRTT_US, ti.tcpi_rtt);
 	} else {
-		atomic_store_explicit(&f->c[NB_C_RX_BYTES], ti.tcpi_bytes_received, memory_order_relaxed);
+		uint64_t arrived = nb_tcprx_arrived(&f->tcprx, ti.tcpi_bytes_received,
+						    ti.tcpi_data_segs_in, ti.tcpi_rcv_mss,
+						    ti.tcpi_rcv_ooopack);
+		atomic_store_explicit(&f->c[NB_C_RX_BYTES], arrived, memory_order_relaxed);
 		nb_count_wrapped32(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
 	}
 }
