@@ -197,6 +197,16 @@ bool nb_sock_rcv_drops(int fd, uint32_t *drops)
 	return true;
 }
 
+uint64_t nb_sock_rmem_alloc(int fd)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
+	    len <= SK_MEMINFO_RMEM_ALLOC * sizeof(uint32_t))
+		return UINT64_MAX;
+	return mem[SK_MEMINFO_RMEM_ALLOC];
+}
+
 void nb_sock_drain_errqueue(int fd)
 {
 	char buf[256], ctl[512];

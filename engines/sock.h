@@ -41,6 +41,9 @@ bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct n
 /** The socket's cumulative count of datagrams dropped for a full receive buffer (SO_MEMINFO;
  *  cheaper than SO_RXQ_OVFL, which builds a control message for every datagram). */
 bool nb_sock_rcv_drops(int fd, uint32_t *drops);
+/** The memory a socket holds for received data, in order or not (SO_MEMINFO's rmem_alloc);
+ *  UINT64_MAX when the kernel does not say. */
+uint64_t nb_sock_rmem_alloc(int fd);
 /** Drop the ICMP errors IP_RECVERR queued, so the error queue holds no buffer memory. */
 void nb_sock_drain_errqueue(int fd);
 /** Whether the error queue (IP_RECVERR) held an ICMP destination unreachable: the peer's port

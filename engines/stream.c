@@ -71,9 +71,10 @@ static void stream_kernel_counters(struct nb_flow *f)
 		nb_gauge_set(f, NB_G_CWND, ti.tcpi_snd_cwnd);
 		nb_gauge_set(f, NB_G_SRTT_US, ti.tcpi_rtt);
 	} else {
-		uint64_t arrived = nb_tcprx_arrived(&f->tcprx, ti.tcpi_bytes_received,
-						    ti.tcpi_data_segs_in, ti.tcpi_rcv_mss,
-						    ti.tcpi_rcv_ooopack);
+		struct nb_tcprx_reading r = { ti.tcpi_bytes_received, ti.tcpi_data_segs_in,
+					      ti.tcpi_rcv_mss, ti.tcpi_rcv_ooopack,
+					      nb_sock_rmem_alloc(f->fd) };
+		uint64_t arrived = nb_tcprx_arrived(&f->tcprx, &r);
 		atomic_store_explicit(&f->c[NB_C_RX_BYTES], arrived, memory_order_relaxed);
 		nb_count_wrapped32(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
 	}

@@ -5,14 +5,17 @@
  * it: a window that starts while megabytes wait out of order (64 flows through a shaper after
  * slow start) then counts bytes that crossed the wire before it began, and reads above the
  * bottleneck. So a receiver's count is the in-order bytes plus an estimate of those waiting out
- * of order: the data segments that arrived (tcpi_data_segs_in, counted on arrival) times the
- * segment size, less the bytes that became in order since, never below zero — counted only over
- * readings in which some segment arrived out of order (tcpi_rcv_ooopack moved); in the others
- * nothing new waits, and what becomes in order pays off what was counted as waiting first. So
- * without reordering the count is tcpi_bytes_received exactly (short segments or not); with
- * it, segments shorter than the MSS (and duplicates) during reordering are counted as full ones
- * until in-order bytes pay them off: the count runs ahead by at most that, never behind, and
- * never goes back. */
+ * of order, taken at each reading:
+ * - over readings in which some segment arrived out of order (tcpi_rcv_ooopack moved), the data
+ *   segments that arrived (tcpi_data_segs_in, counted on arrival) times the flow's own bytes
+ *   per segment (measured over the last reading without reordering; the MSS before one), less
+ *   the bytes that became in order since; never more than the memory the socket holds for
+ *   received data (SO_MEMINFO's rmem_alloc: out-of-order segments are in it), never below 0;
+ * - over the others nothing new waits, and what becomes in order pays off what was counted
+ *   as waiting first.
+ * The count never goes back. Without reordering it is tcpi_bytes_received exactly; with it,
+ * segments shorter than the flow's average (or duplicates) during reordering are counted as
+ * average ones until in-order bytes pay them off. */
 #ifndef NB_TCPRX_H
 #define NB_TCPRX_H
 
@@ -23,13 +26,22 @@ struct nb_tcprx {
 	uint64_t bytes;   /* tcpi_bytes_received at the last reading */
 	uint32_t segs;    /* tcpi_data_segs_in at the last reading */
 	uint32_t ooo;     /* tcpi_rcv_ooopack at the last reading */
+	uint32_t seg_len; /* bytes per data segment over the last reading without reordering */
 	uint64_t waiting; /* bytes estimated to wait out of order */
 	uint64_t arrived; /* the last count returned */
 	int started;
 };
 
+/** One reading of a receiving socket's kernel counts (TCP_INFO, SO_MEMINFO). */
+struct nb_tcprx_reading {
+	uint64_t bytes_received;  /* tcpi_bytes_received */
+	uint32_t data_segs_in;    /* tcpi_data_segs_in */
+	uint32_t rcv_mss;         /* tcpi_rcv_mss */
+	uint32_t rcv_ooopack;     /* tcpi_rcv_ooopack */
+	uint64_t rmem_alloc;      /* SO_MEMINFO's SK_MEMINFO_RMEM_ALLOC (UINT64_MAX: unknown) */
+};
+
 /** The bytes that arrived so far: in-order bytes plus those estimated to wait out of order. */
-uint64_t nb_tcprx_arrived(struct nb_tcprx *st, uint64_t bytes_received, uint32_t data_segs_in,
-			  uint32_t rcv_mss, uint32_t rcv_ooopack);
+uint64_t nb_tcprx_arrived(struct nb_tcprx *st, const struct nb_tcprx_reading *r);
 
 #endif
