@@ -121,6 +121,14 @@ static int pps_flow(struct nb_flow *f)
 	return f->sends ? pps_send(f) : pps_recv(f);
 }
 
+/* Receivers: the 4 MiB buffer, and with GSO, GRO before the first datagram arrives. */
+static bool pps_prepare_socket(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	if (!sends && p->gso)
+		nb_udpgso_gro_on(fd);
+	return nb_sock_prepare_udp(fd, p, sends, err);
+}
+
 /* The last epoch's datagrams still in flight when the senders stop. */
 static uint64_t pps_drain_ns(const struct nb_params *p)
 {
@@ -156,7 +164,7 @@ const struct nb_engine nb_engine_pps = {
 	.records_latency = false,       /* counts packets, no RTTs */
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
-	.prepare_socket = nb_sock_prepare_udp, /* receivers: a 4 MiB buffer before data flows */
+	.prepare_socket = pps_prepare_socket, /* receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
 	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
 	.due_window = false,            /* counts by epoch, not by due time */

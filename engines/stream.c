@@ -155,12 +155,24 @@ static int udp_send(struct nb_flow *f)
 }
 
 /* GRO only unpaced: a paced run keeps every datagram's own receive stamp for its jitter. */
+static bool udp_gro(const struct nb_params *p)
+{
+	return p->proto == NB_PROTO_UDP && p->gso && p->rate == 0;
+}
+
+/* UDP receivers: the 4 MiB buffer, and GRO before the first datagram arrives. */
+static bool stream_prepare_socket(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	if (!sends && udp_gro(p))
+		nb_udpgso_gro_on(fd);
+	return nb_sock_prepare_udp(fd, p, sends, err);
+}
+
 static int udp_recv(struct nb_flow *f)
 {
-	const struct nb_params *p = f->p;
 	struct nb_udprx r;
 	/* +1: a longer datagram shows as one byte too long (not ours), not as a fitting one. */
-	if (!nb_udpgso_rx_init(&r, f, p->gso && p->rate == 0, UDP_BATCH, p->size + 1))
+	if (!nb_udpgso_rx_init(&r, f, udp_gro(f->p), UDP_BATCH, f->p->size + 1))
 		return -1;
 	int rc = nb_udprx_run(&r);
 	nb_udprx_free(&r);
@@ -208,7 +220,7 @@ const struct nb_engine nb_engine_stream = {
 	.records_latency = false,
 	.client_flow = stream_flow,
 	.server_flow = stream_flow,
-	.prepare_socket = nb_sock_prepare_udp, /* UDP receivers: a 4 MiB buffer before data flows */
+	.prepare_socket = stream_prepare_socket, /* UDP receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
 	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
 	.due_window = false,                   /* counts by epoch, not by due time */

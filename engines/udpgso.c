@@ -38,7 +38,7 @@ uint32_t nb_udpgso_segs(uint32_t size)
 /* What the kernel or the route answers when it cannot do GSO at all (see udpgso.h). */
 static bool gso_refused(int e)
 {
-	return e == EIO || e == EINVAL || e == ENOPROTOOPT || e == EOPNOTSUPP;
+	return e == EIO || e == EINVAL || e == EMSGSIZE || e == ENOPROTOOPT || e == EOPNOTSUPP;
 }
 
 /* One GSO send of the n stamped datagrams; refused as such, the same n by sendmmsg, and the
@@ -126,10 +126,15 @@ void nb_udpgso_account(struct nb_udprx *r, uint32_t i, uint64_t recv_ns)
 				 off ? 0 : recv_ns);
 }
 
-bool nb_udpgso_rx_init(struct nb_udprx *r, struct nb_flow *f, bool gro, uint32_t nmsg, size_t buflen)
+bool nb_udpgso_gro_on(int fd)
 {
 	int one = 1;
-	bool on = gro && setsockopt(f->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+	return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+}
+
+bool nb_udpgso_rx_init(struct nb_udprx *r, struct nb_flow *f, bool gro, uint32_t nmsg, size_t buflen)
+{
+	bool on = gro && nb_udpgso_gro_on(f->fd);
 	nb_gauge_set(f, NB_G_GRO, on ? NB_GRO_ON : NB_GRO_OFF);
 	if (!on)
 		return nb_udprx_init(r, f, nmsg, buflen, 0);

@@ -9,14 +9,16 @@
  * all), or one sendmmsg sends one message per datagram. A GSO send is all or nothing: a
  * refusal (ENOBUFS) keeps every sequence number for the next call, as a refused sendmmsg does.
  * When the kernel or the path refuses GSO itself (EIO: no checksum offload on the route;
- * EINVAL: a segment does not fit the route's MTU; ENOPROTOOPT / EOPNOTSUPP: a kernel without
- * it), the same datagrams go out by sendmmsg at once and the flow stays on sendmmsg; the
+ * EMSGSIZE, or EINVAL from older kernels: a segment does not fit the route's MTU; ENOPROTOOPT /
+ * EOPNOTSUPP: a kernel without it; the buffer itself never exceeds what one send may carry), the same datagrams go out by sendmmsg at once and the flow stays on sendmmsg; the
  * sender's NB_G_GSO gauge says which ran (enum nb_gso), and the row says gso=on|off|unsupported.
  *
  * Receiver. With UDP_GRO the kernel may hand over several datagrams of one flow in one buffer
  * (64 KiB per message, so the largest coalesced buffer fits); its UDP_GRO control message gives
  * the segment size, every segment is one datagram (the last may be shorter) and each is
  * accounted by its own header: sequence, loss, reordering, duplicates and epoch as without GRO.
+ * What the socket's full buffer drops is then a whole coalesced buffer, and the kernel's drop
+ * counter (rcvbuf_drops) counts buffers, not datagrams; `lost` stays exact.
  * The kernel stamps the buffer once, so only its first datagram enters the RFC 3550 jitter; the
  * others have no receive time of their own (docs/engines.md: what jitter means under GRO).
  */
@@ -75,6 +77,10 @@ bool nb_udpgso_tx_init(struct nb_udpgso_tx *t, struct nb_flow *f, uint32_t per_c
 /** Free what nb_udpgso_tx_init allocated. */
 void nb_udpgso_tx_free(struct nb_udpgso_tx *t);
 
+/** Ask for UDP_GRO on fd; false when the kernel has none. A receiver asks in its engine's
+ *  prepare_socket, before any peer sends: a datagram queued before is not coalesced, and a full
+ *  buffer then drops it alone, not as part of a buffer (see rcvbuf_drops above). */
+bool nb_udpgso_gro_on(int fd);
 /** Set up f's receiver: with gro asked for and granted by the kernel, NB_GRO_BATCH buffers of
  *  NB_GRO_BUF bytes that may hold several datagrams each; else nmsg buffers of buflen bytes, one
  *  datagram each. NB_G_GRO says which; false with f->err set (nothing to free). */
