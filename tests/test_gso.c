@@ -29,19 +29,19 @@ static void assert_flow_exact(const struct nbt_capture *cap, uint64_t dropped)
 	cr_expect_eq(rx->c[NB_C_RX_BYTES], rx->c[NB_C_RX_PACKETS] * cap->su->params.size);
 }
 
-static struct nb_msg_setup gso_setup(uint32_t size, uint64_t rate)
+/* A 1-stream forward UDP stream case of size-byte datagrams at rate (0 = unpaced) with gso on,
+ * run end to end; its rows hold their identities and its sender used GSO as `gso` says. */
+static void run_gso(uint32_t size, uint64_t rate, enum nb_gso gso, struct nbt_capture *cap,
+		    struct nb_test_result *res)
 {
-	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 1, size, rate);
+	static struct nb_msg_setup su;
+	su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 1, size, rate);
 	su.params.gso = true;
-	return su;
-}
-
-static void run_ok(const struct nb_msg_setup *su, struct nbt_capture *cap, struct nb_test_result *res)
-{
 	nbt_stream_open();
-	cr_assert_eq(nbt_stream_run(su, cap, res), NB_OUT_OK, "%s", res->error);
+	cr_assert_eq(nbt_stream_run(&su, cap, res), NB_OUT_OK, "%s", res->error);
 	nbt_stream_close();
 	nbt_stream_assert_udp_rows(cap, res);
+	cr_expect_eq(cap->l.flow[0].g[NB_G_GSO], gso, "gso=%s", nb_gso_name(cap->l.flow[0].g[NB_G_GSO]));
 }
 
 /* Unpaced on loopback: GSO sends, a GRO receiver (loopback never cuts the buffers, so they
@@ -51,11 +51,9 @@ static void run_ok(const struct nb_msg_setup *su, struct nbt_capture *cap, struc
  * the drops and 46 x the drops (every send is 46 datagrams, unpaced). */
 Test(gso, an_unpaced_gso_run_counts_every_datagram_through_gro)
 {
-	struct nb_msg_setup su = gso_setup(1400, 0);
 	struct nbt_capture cap;
 	struct nb_test_result res;
-	run_ok(&su, &cap, &res);
-	cr_expect_eq(cap.l.flow[0].g[NB_G_GSO], NB_GSO_ON);
+	run_gso(1400, 0, NB_GSO_ON, &cap, &res);
 	cr_expect_eq(cap.p.flow[0].g[NB_G_GRO], NB_GRO_ON);
 	cr_expect_eq(cap.p.flow[0].g[NB_G_GSO], NB_GSO_NONE, "the receiver sends nothing");
 	const struct nb_flow_snap *tx = &cap.l.flow[0], *rx = &cap.p.flow[0];
@@ -72,11 +70,9 @@ Test(gso, an_unpaced_gso_run_counts_every_datagram_through_gro)
  * the jitter), and no burst longer than the pacer's bound. */
 Test(gso, a_paced_gso_run_keeps_gro_off_and_its_burst_bound)
 {
-	struct nb_msg_setup su = gso_setup(1400, 400000000);
 	struct nbt_capture cap;
 	struct nb_test_result res;
-	run_ok(&su, &cap, &res);
-	cr_expect_eq(cap.l.flow[0].g[NB_G_GSO], NB_GSO_ON);
+	run_gso(1400, 400000000, NB_GSO_ON, &cap, &res);
 	cr_expect_eq(cap.p.flow[0].g[NB_G_GRO], NB_GRO_OFF);
 	cr_expect_leq(res.m.v[NB_COL_MAX_BURST], 4, "100 us of 400 Mbit/s of 1400 B: 4 datagrams");
 	assert_flow_exact(&cap, 0);
@@ -110,11 +106,9 @@ Test(gso, a_gso_run_loses_exactly_the_datagrams_a_firewall_rule_drops)
 			    "nft add rule inet nbt in udp length 1008 numgen inc mod 10 == 9 "
 			    "counter drop"))
 		cr_skip_test("needs root, a network namespace, ethtool and nft");
-	struct nb_msg_setup su = gso_setup(1000, 0);
 	struct nbt_capture cap;
 	struct nb_test_result res;
-	run_ok(&su, &cap, &res);
-	cr_expect_eq(cap.l.flow[0].g[NB_G_GSO], NB_GSO_ON);
+	run_gso(1000, 0, NB_GSO_ON, &cap, &res);
 	uint64_t dropped = nft_dropped(), sent = cap.l.flow[0].c[NB_C_TX_PACKETS];
 	cr_expect_eq(dropped, sent / 10, "every tenth of %llu datagrams: %llu",
 		     (unsigned long long)sent, (unsigned long long)dropped);
@@ -128,10 +122,8 @@ Test(gso, a_path_that_refuses_gso_gets_sendmmsg_and_says_unsupported)
 {
 	if (!nbt_private_lo("ip link set lo mtu 1200"))
 		cr_skip_test("needs root, a network namespace and ip");
-	struct nb_msg_setup su = gso_setup(1400, 0);
 	struct nbt_capture cap;
 	struct nb_test_result res;
-	run_ok(&su, &cap, &res);
-	cr_expect_eq(cap.l.flow[0].g[NB_G_GSO], NB_GSO_UNSUPPORTED);
+	run_gso(1400, 0, NB_GSO_UNSUPPORTED, &cap, &res);
 	assert_flow_exact(&cap, 0);
 }
