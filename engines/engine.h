@@ -62,7 +62,7 @@ struct nb_params {
 	char congestion[16];    /* TCP_CONGESTION; "" = default */
 	int32_t tos;            /* IP_TOS / IPV6_TCLASS; -1 = leave */
 	enum nb_wait wait;      /* rr, crr, latency */
-	bool gso;               /* pps: UDP_SEGMENT */
+	bool gso;               /* stream, pps: UDP_SEGMENT where the kernel offers it (udpgso.h) */
 	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
@@ -107,6 +107,8 @@ enum nb_gauge {
 	NB_G_MAX_BURST,         /* pacer: largest burst (packets) sent back to back */
 	NB_G_ICMP_SOCKET,       /* icmp: the socket used: 1 = unprivileged ping socket, 2 = raw */
 	NB_G_PACING,            /* sender: how its rate is kept (enum nb_pacing, kpace.h) */
+	NB_G_GSO,               /* UDP sender: UDP_SEGMENT used or not (enum nb_gso, udpgso.h) */
+	NB_G_GRO,               /* UDP receiver: UDP_GRO asked for or not (enum nb_gro, udpgso.h) */
 	NB_G_COUNT
 };
 
@@ -229,6 +231,9 @@ struct nb_engine_traits {
 	/** The config keys that mean something to this engine beyond the common ones (protocol,
 	 *  streams, timing, repetitions, socket options, cpus); NULL-terminated. */
 	const char *const *keys;
+	/** The `gso` key's default where keys list it: true = UDP_SEGMENT where the kernel offers
+	 *  it (stream), false = only when asked (pps, whose GSO rows on a local path are artefacts). */
+	bool gso_default;
 	struct nb_headline headline;
 	/** true: the client's flows reach the target by themselves (icmp, connect): no agent, no
 	 *  control session, no data-connection hello; facts are the local end's only. */

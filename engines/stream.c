@@ -11,7 +11,9 @@
  * is set (bit/s: rate / (8 · size) datagrams/s, kept as that fraction, never rounded to
  * whole datagrams per second), or by the kernel when the interface's qdisc is fq (kpace.h);
  * the receiver counts loss, reordering,
- * duplicates and jitter, and its own socket-buffer drops apart from network loss.
+ * duplicates and jitter, and its own socket-buffer drops apart from network loss. It asks
+ * for UDP_GRO when GSO is on and the run is unpaced: a paced run is where jitter is read, and
+ * under GRO only the first datagram of a coalesced buffer has a receive stamp of its own.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -24,11 +26,12 @@
 #include "kpace.h"
 #include "sock.h"
 #include "udpflow.h"
+#include "udpgso.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
 /* Back-to-back packets the pacer may release at once: 100 us worth at the target rate, at least
- * 4, at most a batch (as pps): half of it is the batch one wake-up sends, the other half the
+ * 4, at most a send call's worth (as pps): half of it is the batch one wake-up sends, the other half the
  * slack that lets a timer wake-up come that late without spinning (a late wake-up's debt beyond
  * the burst is paid at twice the rate, see pace.h). */
 #define PACER_BURST_NS 100000ull
@@ -119,62 +122,58 @@ static int tcp_recv(struct nb_flow *f)
 	return rc;
 }
 
-/* A UDP sender's batch: one header per message, the payload shared by all. */
-struct udp_batch {
-	struct mmsghdr msg[UDP_BATCH];
-	struct iovec iov[UDP_BATCH][2];
-	unsigned char hdr[UDP_BATCH][NB_DGRAM_HDR];
-};
-
-static void batch_init(struct udp_batch *b, char *payload, size_t payload_len)
+/* Datagrams per send call: a GSO send's worth (up to 64), else a sendmmsg batch. */
+static uint32_t udp_per_call(const struct nb_params *p)
 {
-	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < UDP_BATCH; i++) {
-		b->iov[i][0] = (struct iovec){ .iov_base = b->hdr[i], .iov_len = NB_DGRAM_HDR };
-		b->iov[i][1] = (struct iovec){ .iov_base = payload, .iov_len = payload_len };
-		b->msg[i].msg_hdr.msg_iov = b->iov[i];
-		b->msg[i].msg_hdr.msg_iovlen = 2;
-	}
+	uint32_t segs = nb_udpgso_segs(p->size);
+	return p->gso && segs >= 2 ? segs : UDP_BATCH;
 }
 
-static uint32_t pacer_burst(const struct nb_params *p)
+static uint32_t pacer_burst(const struct nb_params *p, uint32_t per_call)
 {
 	uint64_t pps = p->rate / 8 / p->size;
 	uint64_t burst = pps * PACER_BURST_NS / 1000000000ull;
-	return burst < PACER_BURST_MIN ? PACER_BURST_MIN : burst > UDP_BATCH ? UDP_BATCH : (uint32_t)burst;
+	return burst < PACER_BURST_MIN ? PACER_BURST_MIN : burst > per_call ? per_call : (uint32_t)burst;
 }
 
 static int udp_send(struct nb_flow *f)
 {
 	const struct nb_params *p = f->p;
-	char *payload = calloc(1, p->size - NB_DGRAM_HDR + 1);
-	struct udp_batch *b = malloc(sizeof(*b));
-	if (!payload || !b) {
-		free(payload);
-		free(b);
-		return nb_error_set(&f->err, "out of memory"), -1;
-	}
-	batch_init(b, payload, p->size - NB_DGRAM_HDR);
-	struct nb_udptx t = { .f = f, .msg = b->msg, .hdr = b->hdr[0], .stride = NB_DGRAM_HDR,
-			      .per_call = UDP_BATCH };
+	uint32_t per_call = udp_per_call(p);
+	struct nb_udpgso_tx t;
+	if (!nb_udpgso_tx_init(&t, f, per_call, p->gso))
+		return -1;
 	/* Under fq the kernel keeps the rate; else the rate is in bit/s: rate / (8 · size)
 	 * datagrams per second, paced in user space as that fraction. */
 	enum nb_pacing how = nb_kpace_apply(f->fd, false, p->rate);
 	nb_gauge_set(f, NB_G_PACING, how);
 	uint64_t user_rate = how == NB_PACING_USER ? p->rate : 0;
-	int rc = nb_udptx_start(&t, user_rate, 8ull * p->size, pacer_burst(p)) ? 1 : -1;
+	int rc = nb_udptx_start(&t.tx, user_rate, 8ull * p->size, pacer_burst(p, per_call)) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
-		rc = nb_udptx_step(&t);
-	free(payload);
-	free(b);
+		rc = nb_udptx_step(&t.tx);
+	nb_udpgso_tx_free(&t);
 	return rc < 0 ? -1 : 0;
+}
+
+/* GRO only unpaced: a paced run keeps every datagram's own receive stamp for its jitter. */
+static bool udp_gro(const struct nb_params *p)
+{
+	return p->proto == NB_PROTO_UDP && p->gso && p->rate == 0;
+}
+
+/* UDP receivers: the 4 MiB buffer, and GRO before the first datagram arrives. */
+static bool stream_prepare_socket(int fd, const struct nb_params *p, bool sends, struct nb_error *err)
+{
+	if (!sends && udp_gro(p))
+		nb_udpgso_gro_on(fd);
+	return nb_sock_prepare_udp(fd, p, sends, err);
 }
 
 static int udp_recv(struct nb_flow *f)
 {
 	struct nb_udprx r;
 	/* +1: a longer datagram shows as one byte too long (not ours), not as a fitting one. */
-	if (!nb_udprx_init(&r, f, UDP_BATCH, f->p->size + 1, 0))
+	if (!nb_udpgso_rx_init(&r, f, udp_gro(f->p), UDP_BATCH, f->p->size + 1))
 		return -1;
 	int rc = nb_udprx_run(&r);
 	nb_udprx_free(&r);
@@ -196,7 +195,7 @@ static uint64_t stream_drain_ns(const struct nb_params *p)
 }
 
 /* The config keys that mean something to stream beyond the common ones. */
-static const char *const stream_keys[] = { "size", "rate", "direction", "sweep", NULL };
+static const char *const stream_keys[] = { "size", "rate", "direction", "gso", "sweep", NULL };
 
 const struct nb_engine nb_engine_stream = {
 	.name = "stream",
@@ -214,6 +213,7 @@ const struct nb_engine nb_engine_stream = {
 		.default_response = 0,
 		.protocols_note = NULL,                 /* runs over both */
 		.keys = stream_keys,
+		.gso_default = true,                    /* UDP: GSO where the kernel offers it */
 		.headline = { "rx_bps", "bit/s", true }, /* the receiver's goodput */
 	},
 	.validate = stream_validate,
@@ -221,7 +221,7 @@ const struct nb_engine nb_engine_stream = {
 	.records_latency = false,
 	.client_flow = stream_flow,
 	.server_flow = stream_flow,
-	.prepare_socket = nb_sock_prepare_udp, /* UDP receivers: a 4 MiB buffer before data flows */
+	.prepare_socket = stream_prepare_socket, /* UDP receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
 	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
 	.due_window = false,                   /* counts by epoch, not by due time */

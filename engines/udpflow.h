@@ -4,9 +4,8 @@
  * sequence numbers, each datagram's own send time and the epoch it is sent in
  * (the udpseq header), and hands them to the kernel in one sendmmsg; stamping,
  * sending and counting run inside one epoch (epoch.h). The engine lays the
- * datagrams out (stream: one header per message and a shared payload; pps:
- * datagrams back to back) and may replace the send call (pps: one UDP_SEGMENT
- * buffer). What the kernel refuses (ENOBUFS, EAGAIN, or the first datagram a
+ * datagrams out (both: back to back, udpgso.h) and may replace the send call
+ * (GSO: one UDP_SEGMENT buffer). What the kernel refuses (ENOBUFS, EAGAIN, or the first datagram a
  * partial sendmmsg stopped at) counts once in NB_C_SND_ERRS and keeps its
  * sequence numbers for the next call: back-pressure is never shown as loss.
  *
@@ -75,8 +74,8 @@ struct nb_udprx {
 	struct mmsghdr *msg;
 	struct iovec *iov;
 	struct nb_seqrx seq;
-	/** Optional: account message i another way (pps: GRO buffers hold several datagrams);
-	 *  NULL = one datagram per message. */
+	/** Optional: account message i another way (GRO buffers hold several datagrams,
+	 *  nb_udpgso_account); NULL = one datagram per message. */
 	void (*account)(struct nb_udprx *r, uint32_t i, uint64_t now_ns);
 };
 

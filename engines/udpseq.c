@@ -100,6 +100,7 @@ bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char
 		nb_count(f, NB_C_LOST, (uint64_t)-1);
 	}
 	nb_epoch_count(f, get_be32(buf + 20), r->cur);
-	jitter(r, f, get_be64(buf + 8), recv_ns);
+	if (recv_ns)
+		jitter(r, f, get_be64(buf + 8), recv_ns);
 	return true;
 }

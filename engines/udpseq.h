@@ -12,7 +12,8 @@
  * so a row's loss is exactly: datagrams sent in the interval − those of them received.
  * Jitter is RFC 3550's interarrival jitter: J += (|D| − J) / 16 with D the
  * change in transit time (receive time: the kernel's stamp of the datagram); the
- * clocks' offset cancels in D.
+ * clocks' offset cancels in D. Under GRO only the first datagram of a coalesced buffer has a
+ * stamp of its own, so only it enters the jitter (udpgso.h).
  */
 #ifndef NB_UDPSEQ_H
 #define NB_UDPSEQ_H
@@ -42,7 +43,9 @@ struct nb_seqrx {
 /** Reset the receiver state. */
 void nb_seqrx_init(struct nb_seqrx *r);
 /** Account one received datagram of len bytes at recv_ns into f's counters; false if it is not a
- *  test datagram (wrong magic or too short), which is then ignored and not counted. */
+ *  test datagram (wrong magic or too short), which is then ignored and not counted. recv_ns 0:
+ *  the datagram has no receive time of its own (a later one of a GRO buffer): it counts in
+ *  everything but the jitter. */
 bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char *buf, size_t len,
 		      uint64_t recv_ns);
 

@@ -261,10 +261,47 @@ static void autorep_note(FILE *f, const struct nb_case_stats *c)
 			c->pc->ci_target * 100.0, c->value.n, c->value.n == 1 ? "" : "s");
 }
 
+/* The data-path facts among a run's flags (its key=value words: pacing=, gso=, gro=). */
+static void data_path(const char *flags, char *out, size_t n)
+{
+	char buf[256];
+	out[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", flags ? flags : "");
+	for (char *save = NULL, *w = strtok_r(buf, ";", &save); w; w = strtok_r(NULL, ";", &save))
+		if (strchr(w, '='))
+			snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", w);
+}
+
+/* "- Data path of `case`: pacing=user, gso=on, gro=off." from its ok runs (not trials). */
+static void data_path_note(FILE *f, const struct nb_results *res, size_t ci)
+{
+	char first[256] = "", cur[256];
+	const char *id = NULL;
+	bool differ = false;
+	for (size_t i = 0; i < res->nruns; i++) {
+		const struct nb_run *r = &res->runs[i];
+		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0 || strcmp(r->status, "ok") != 0)
+			continue;
+		data_path(r->flags, cur, sizeof(cur));
+		if (!id)
+			memcpy(first, cur, sizeof(first)), id = r->case_id;
+		else
+			differ = differ || strcmp(first, cur) != 0;
+	}
+	if (!id || !first[0])
+		return;
+	fputs("- Data path of ", f);
+	nb_md_code(f, id);
+	fputs(": ", f);
+	nb_md_cell(f, first);
+	fputs(differ ? " (not the same in every repetition: see runs.csv).\n" : ".\n", f);
+}
+
 static void group_notes(FILE *f, const struct nb_results *res, const struct nb_summary *s, size_t g)
 {
 	for (size_t i = g; i < s->n; i++)
 		if (same_group(&s->c[g], &s->c[i])) {
+			data_path_note(f, res, i);
 			run_notes(f, res, s, i);
 			autorep_note(f, &s->c[i]);
 		}

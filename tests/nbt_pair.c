@@ -3,10 +3,13 @@
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,4 +178,20 @@ int nbt_connect_lo(int type, uint16_t port)
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
+}
+
+bool nbt_private_lo(const char *setup)
+{
+	if (unshare(CLONE_NEWNET) != 0)
+		return false;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct ifreq ifr = { 0 };
+	strcpy(ifr.ifr_name, "lo");
+	bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+		  (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
+	if (fd >= 0)
+		close(fd);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", setup ? setup : "true");
+	return up && system(cmd) == 0;
 }

@@ -51,6 +51,9 @@ void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const 
 			   int fd, uint64_t start_ns, uint64_t end_ns);
 /** Quiesce, wait timeout_ms + 100 ms, stop and join the flow; returns its return code (f.err says why when -1). The fd is closed. */
 int nbt_solo_stop(struct nbt_solo *s);
+/** Move this process into a network namespace of its own with lo up, then run the shell
+ *  command setup there (NULL = none); false when any step fails (not root, no such tool). */
+bool nbt_private_lo(const char *setup);
 /** A socket of the given type bound to 127.0.0.1 on an ephemeral port; *port gets it. */
 int nbt_bind_lo(int type, uint16_t *port);
 /** A socket of the given type connected to 127.0.0.1:port. */

@@ -357,6 +357,25 @@ Test(config, engine_in_defaults_serves_every_test)
 	nb_config_free(&cfg);
 }
 
+/* gso follows the engine's traits: stream uses GSO where the kernel offers it unless told off,
+ * pps only when asked; `auto` is the spelling of the default. */
+Test(config, gso_defaults_to_auto_for_stream_and_off_for_pps)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n  - name: b\n    engine: pps\n"
+			    "  - name: c\n    engine: stream\n    gso: off\n"
+			    "  - name: d\n    engine: pps\n    gso: auto\n", NULL, 0, &cfg, &err), "%s",
+		  err.msg);
+	cr_assert(cfg.tests[0].base.gso, "stream: auto by default");
+	cr_assert_not(cfg.tests[1].base.gso, "pps: off by default");
+	cr_assert_not(cfg.tests[2].base.gso, "gso: off");
+	cr_assert(cfg.tests[3].base.gso, "gso: auto");
+	nb_config_free(&cfg);
+	assert_err(fail("tests:\n  - name: a\n    engine: stream\n    gso: maybe\n"), "4:10",
+		   "'maybe' is not a gso mode (expected auto or off)");
+}
+
 Test(config, rate_units_follow_the_engine)
 {
 	struct nb_config cfg;

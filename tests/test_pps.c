@@ -280,26 +280,11 @@ static uint64_t snmp_udp(const char *field)
 	return v;
 }
 
-static bool private_lo_with_tbf(void)
-{
-	if (unshare(CLONE_NEWNET) != 0)
-		return false;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct ifreq ifr = { 0 };
-	strcpy(ifr.ifr_name, "lo");
-	bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
-		  (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
-	if (fd >= 0)
-		close(fd);
-	return up && system("tc qdisc add dev lo root tbf rate 20mbit burst 4000 limit 3000 "
-			    ">/dev/null 2>&1") == 0;
-}
-
 /* The queue holds ~30 datagrams: an unpaced sender overruns it, and every datagram the qdisc
  * refused must be a send error (the kernel's own SndbufErrors agrees), never a loss. */
 Test(pps, enobufs_is_counted_as_a_send_error_not_as_loss, .timeout = 30)
 {
-	if (!private_lo_with_tbf())
+	if (!nbt_private_lo("tc qdisc add dev lo root tbf rate 20mbit burst 4000 limit 3000"))
 		cr_skip_test("needs root, a network namespace and tc tbf");
 	uint64_t before = snmp_udp("SndbufErrors");
 	struct pair pr = { .p = params(1, NB_DIR_FORWARD, 0) };

@@ -111,3 +111,13 @@ Test(report_udp, bidir_directions_reach_summary_csv_and_results_json)
 			   1e8, 1);
 	json_decref(root);
 }
+
+/* The data path of each case (its runs' pacing=, gso=, gro= flags), said once, and when its
+ * repetitions did not run the same way, said so. */
+Test(report_udp, each_case_states_its_data_path_from_its_runs_flags)
+{
+	cr_expect_not_null(strstr(md, "- Data path of `" BIDIR_CASE "`: pacing=user, gso=on, "
+				      "gro=off.\n"), "%s", md);
+	cr_expect_not_null(strstr(md, "- Data path of `" FWD_CASE "`: pacing=user, gso=on, gro=off "
+				      "(not the same in every repetition: see runs.csv).\n"), "%s", md);
+}

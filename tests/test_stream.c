@@ -7,103 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "client.h"
 #include "ctl.h"
-#include "metrics.h"
-#include "session.h"
 #include "engine.h"
 #include "kpace.h"
+#include "nbt_stream.h"
 #include "pace.h"
 
-static struct nb_agent *agent;
-static struct nb_client cli;
-
-#define MAX_ROWS 64
-
-/* What a run left: how many intervals the sink saw, each interval's row (all flows summed, as
- * intervals.csv has it), and both ends' final counters. */
-struct capture {
-	const struct nb_msg_setup *su;
-	uint32_t intervals;
-	struct nb_metrics row[MAX_ROWS + 1];   /* by interval index, 1-based */
-	struct nb_snapshot l, p;
-};
-
-static void capture_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
-{
-	struct capture *c = ctx;
-	c->intervals = k;
-	if (k <= MAX_ROWS)
-		nb_metrics_span(nb_engine_find(c->su->params.engine), &c->su->params, span, -1, h,
-				&c->row[k]);
-	memcpy(&c->l, span->l1, sizeof(c->l));
-	memcpy(&c->p, span->p1, sizeof(c->p));
-	c->l.hist = c->p.hist = NULL;
-}
-
-static void open_pair(void)
-{
-	struct nb_agent_opts o = { .bind = "127.0.0.1", .limits.max_duration_s = 600, .idle_timeout_s = 60 };
-	struct nb_error err = { { 0 } };
-	agent = nb_agent_create(&o, &err);
-	cr_assert_not_null(agent, "%s", err.msg);
-	cr_assert(nb_agent_start_thread(agent, &err), "%s", err.msg);
-	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
-	struct sockaddr_storage addr;
-	socklen_t len;
-	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
-	cr_assert(nb_client_open(&cli, name, &addr, len, NULL, &err), "%s", err.msg);
-}
-
-static void close_pair(void)
-{
-	nb_client_close(&cli);
-	nb_agent_destroy(agent);
-}
-
-static struct nb_msg_setup setup_for(enum nb_proto proto, enum nb_dir dir, uint32_t streams,
-				     uint32_t size, uint64_t rate)
-{
-	struct nb_msg_setup su = { .run_id = 1, .warmup_ns = 200000000ull, .omit_ns = 0,
-				   .duration_ns = 1000000000ull, .interval_ns = 500000000ull };
-	snprintf(su.case_id, sizeof(su.case_id), "test");
-	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
-	su.params.proto = proto;
-	su.params.direction = dir;
-	su.params.streams = streams;
-	su.params.size = size;
-	su.params.rate = rate;
-	su.params.tos = -1;
-	su.drain_ns = proto == NB_PROTO_UDP ? 300000000ull : 0;
-	return su;
-}
-
-static enum nb_outcome run(const struct nb_msg_setup *su, struct capture *cap, struct nb_test_result *res)
-{
-	struct nb_test_sink sink = { .ctx = cap, .interval = capture_interval };
-	struct nb_error err = { { 0 } };
-	memset(cap, 0, sizeof(*cap));
-	cap->su = su;
-	enum nb_outcome o = nb_client_test(&cli, su, &sink, res, &err);
-	if (res->lfinal && res->pfinal) {
-		memcpy(&cap->l, res->lfinal, sizeof(cap->l));
-		memcpy(&cap->p, res->pfinal, sizeof(cap->p));
-		cap->l.hist = cap->p.hist = NULL;
-	}
-	nb_test_result_free(res);
-	return o;
-}
-
-TestSuite(stream, .init = open_pair, .fini = close_pair, .timeout = 120);
+TestSuite(stream, .init = nbt_stream_open, .fini = nbt_stream_close, .timeout = 120);
 
 Test(stream, tcp_bytes_received_never_exceed_bytes_sent)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 131072, 0);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 131072, 0);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	cr_assert_gt(res.m.v[NB_COL_RX_BYTES], 0);
 	/* Over the whole run (final counters, after both ends stopped): nothing is received twice. */
 	cr_assert_gt(cap.p.flow[0].c[NB_C_RX_BYTES], 0);
@@ -122,10 +39,10 @@ Test(stream, tcp_bytes_received_never_exceed_bytes_sent)
 Test(stream, udp_below_capacity_sends_its_schedule_or_says_so_and_loses_nothing)
 {
 	const uint64_t rate = 40000000; /* 40 Mbit/s of 1400 B: ~3.6 kpps, far below loopback */
-	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 1400, rate);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 1400, rate);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	const double *v = res.m.v;
 	double span = v[NB_COL_DURATION_S], per_s = (double)rate / (8.0 * 1400.0);
 	double due = per_s * span, burst = v[NB_COL_MAX_BURST];
@@ -146,42 +63,17 @@ Test(stream, udp_below_capacity_sends_its_schedule_or_says_so_and_loses_nothing)
 	cr_assert_eq(cap.p.flow[0].g[NB_G_PACING], NB_PACING_NONE, "the receiver paces nothing");
 }
 
-/* The row identities of a UDP case (docs/engines.md): in every interval row and in the run's
- * row, tx_packets are the datagrams the sender sent in that interval, rx_packets those of them
- * the receiver got, so lost = tx - rx exactly; the rows add up to the run. */
-static void assert_udp_rows(const struct capture *cap, const struct nb_test_result *res)
-{
-	const struct nb_metrics *m = &res->m;
-	double tx = 0, rx = 0;
-	cr_assert_gt(cap->intervals, 0);
-	for (uint32_t k = 1; k <= cap->intervals; k++) {
-		const double *v = cap->row[k].v;
-		cr_expect_eq(v[NB_COL_LOST], v[NB_COL_TX_PACKETS] - v[NB_COL_RX_PACKETS],
-			     "interval %u: lost %.0f, tx %.0f, rx %.0f", k, v[NB_COL_LOST],
-			     v[NB_COL_TX_PACKETS], v[NB_COL_RX_PACKETS]);
-		cr_expect_geq(v[NB_COL_LOST], 0, "interval %u", k);
-		cr_expect_eq(v[NB_COL_RX_BYTES], v[NB_COL_RX_PACKETS] * cap->su->params.size);
-		tx += v[NB_COL_TX_PACKETS];
-		rx += v[NB_COL_RX_PACKETS];
-	}
-	cr_expect_eq(m->v[NB_COL_LOST], m->v[NB_COL_TX_PACKETS] - m->v[NB_COL_RX_PACKETS],
-		     "run: lost %.0f, tx %.0f, rx %.0f", m->v[NB_COL_LOST], m->v[NB_COL_TX_PACKETS],
-		     m->v[NB_COL_RX_PACKETS]);
-	cr_expect_eq(tx, m->v[NB_COL_TX_PACKETS], "the intervals' tx add up to the run's");
-	cr_expect_eq(rx, m->v[NB_COL_RX_PACKETS], "the intervals' rx add up to the run's");
-}
-
 Test(stream, udp_loss_is_exactly_sent_minus_received_and_on_loopback_only_buffer_drops)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 200, 20000000);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 200, 20000000);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	const struct nb_flow_snap *tx = &cap.l.flow[0], *rx = &cap.p.flow[0];
 	cr_assert_gt(res.m.v[NB_COL_TX_PACKETS], 0);
 	cr_assert_leq(rx->c[NB_C_RX_PACKETS], tx->c[NB_C_TX_PACKETS], "nothing received that was not sent");
 	cr_assert_eq(rx->c[NB_C_DUP], 0);
-	assert_udp_rows(&cap, &res);
+	nbt_stream_assert_udp_rows(&cap, &res);
 	/* Loopback has no wire: a datagram can only be lost to the receiver's full socket buffer,
 	 * which the kernel counts for us (SO_MEMINFO). Both counts cover the whole run. */
 	cr_assert_eq(rx->c[NB_C_LOST], rx->c[NB_C_RCVBUF_DROPS], "gaps %llu, buffer drops %llu",
@@ -194,14 +86,14 @@ Test(stream, udp_loss_is_exactly_sent_minus_received_and_on_loopback_only_buffer
  * sent, and the loss is there to see. */
 Test(stream, reverse_udp_rows_hold_lost_equals_tx_minus_rx_with_real_loss)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_REVERSE, 1, 1400, 0);
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_REVERSE, 1, 1400, 0);
 	su.params.window = 4096;
 	su.duration_ns = 2000000000ull;
-	struct capture cap;
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	cr_assert_eq(cap.intervals, 4);
-	assert_udp_rows(&cap, &res);
+	nbt_stream_assert_udp_rows(&cap, &res);
 	cr_expect_gt(res.m.v[NB_COL_LOST], 0, "an unpaced sender into a 4 KiB buffer loses");
 	const struct nb_flow_snap *tx = &cap.p.flow[0], *rx = &cap.l.flow[0];
 	cr_expect_geq(tx->c[NB_C_TX_PACKETS], res.m.v[NB_COL_TX_PACKETS], "the agent sent them");
@@ -214,10 +106,10 @@ Test(stream, reverse_udp_rows_hold_lost_equals_tx_minus_rx_with_real_loss)
 
 Test(stream, reverse_moves_data_from_the_agent_to_the_client)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_REVERSE, 1, 65536, 0);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_TCP, NB_DIR_REVERSE, 1, 65536, 0);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	cr_assert_eq(cap.l.flow[0].c[NB_C_TX_BYTES], 0, "the client sent nothing");
 	cr_assert_gt(cap.l.flow[0].c[NB_C_RX_BYTES], 0, "the client received");
 	cr_assert_gt(cap.p.flow[0].c[NB_C_TX_BYTES], 0, "the agent sent");
@@ -228,10 +120,10 @@ Test(stream, reverse_moves_data_from_the_agent_to_the_client)
 
 Test(stream, bidir_runs_both_directions_at_once)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_BIDIR, 2, 65536, 0);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_TCP, NB_DIR_BIDIR, 2, 65536, 0);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	cr_assert_eq(cap.l.nflows, 4, "bidir doubles the flows");
 	for (uint32_t f = 0; f < 4; f++) {
 		bool client_sends = f < 2;
@@ -245,10 +137,10 @@ Test(stream, bidir_runs_both_directions_at_once)
 
 Test(stream, n_streams_give_n_flows_with_their_own_counters)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 3, 1000, 8000000);
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 3, 1000, 8000000);
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	cr_assert_eq(cap.l.nflows, 3);
 	cr_assert_eq(cap.p.nflows, 3);
 	double sum = 0;
@@ -262,19 +154,19 @@ Test(stream, n_streams_give_n_flows_with_their_own_counters)
 
 Test(stream, an_engine_the_agent_refuses_fails_the_case_not_the_session)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 8, 0); /* below the header */
-	struct capture cap;
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, NB_DIR_FORWARD, 1, 8, 0); /* below the header */
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_CASE_FAILED);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_CASE_FAILED);
 	cr_assert_not_null(strstr(res.error, "UDP size"), "%s", res.error);
-	su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 1000, 0);
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "the session goes on: %s", res.error);
+	su = nbt_stream_setup(NB_PROTO_TCP, NB_DIR_FORWARD, 1, 1000, 0);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 }
 
 Test(stream, a_second_client_is_told_the_agent_is_busy)
 {
 	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(nbt_agent));
 	struct sockaddr_storage addr;
 	socklen_t len;
 	struct nb_error err = { { 0 } };
@@ -297,17 +189,17 @@ static size_t count_dir(const char *path)
 
 Test(stream, a_thousand_tests_leak_no_fd_and_no_thread, .timeout = 300)
 {
-	struct nb_msg_setup su = setup_for(NB_PROTO_TCP, NB_DIR_FORWARD, 2, 1000, 0);
+	struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_TCP, NB_DIR_FORWARD, 2, 1000, 0);
 	su.warmup_ns = 0;
 	su.duration_ns = su.interval_ns = 2000000ull;
-	struct capture cap;
+	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
 	size_t fds = count_dir("/proc/self/fd"), threads = count_dir("/proc/self/task");
 	for (int i = 0; i < 1000; i++) {
 		su.params.proto = i % 2 ? NB_PROTO_UDP : NB_PROTO_TCP;
 		su.params.size = 1000;
-		cr_assert_eq(run(&su, &cap, &res), NB_OUT_OK, "test %d: %s", i, res.error);
+		cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "test %d: %s", i, res.error);
 	}
 	cr_assert_eq(count_dir("/proc/self/fd"), fds, "file descriptors after 1000 tests");
 	cr_assert_eq(count_dir("/proc/self/task"), threads, "threads after 1000 tests");
@@ -317,7 +209,7 @@ Test(stream, a_thousand_tests_leak_no_fd_and_no_thread, .timeout = 300)
 static int raw_connect(void)
 {
 	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(nbt_agent));
 	struct sockaddr_storage addr;
 	socklen_t len;
 	struct nb_error err = { { 0 } };
@@ -332,8 +224,8 @@ TestSuite(handshake, .timeout = 60);
 
 Test(handshake, a_client_of_another_protocol_version_is_told_both_versions)
 {
-	open_pair();
-	nb_client_close(&cli); /* free the agent */
+	nbt_stream_open();
+	nb_client_close(&nbt_cli); /* free the agent */
 	int fd = -1;
 	struct nb_msg m = { .type = NB_MSG_HELLO }, reply;
 	struct nb_error err = { { 0 } };
@@ -353,13 +245,13 @@ Test(handshake, a_client_of_another_protocol_version_is_told_both_versions)
 	cr_assert_not_null(strstr(reply.u.error.text, "protocol version mismatch"), "%s", reply.u.error.text);
 	cr_assert_not_null(strstr(reply.u.error.text, "9.9.9"), "%s", reply.u.error.text);
 	close(fd);
-	nb_agent_destroy(agent);
+	nb_agent_destroy(nbt_agent);
 }
 
 Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 {
-	open_pair();
-	nb_client_close(&cli);
+	nbt_stream_open();
+	nb_client_close(&nbt_cli);
 	int fd = -1;
 	struct nb_msg reply;
 	struct nb_error err = { { 0 } };
@@ -381,16 +273,16 @@ Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 	close(fd);
 	/* ... and the next, well-behaved client is served. */
 	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
+	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(nbt_agent));
 	struct sockaddr_storage addr;
 	socklen_t len;
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	bool opened = false;
 	for (int tries = 0; tries < 50 && !opened; tries++) {
-		opened = nb_client_open(&cli, name, &addr, len, NULL, &err);
+		opened = nb_client_open(&nbt_cli, name, &addr, len, NULL, &err);
 		if (!opened)
 			usleep(100000);
 	}
 	cr_assert(opened, "%s", err.msg);
-	close_pair();
+	nbt_stream_close();
 }

@@ -132,6 +132,7 @@ static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 	t->base.tos = -1;
 	t->base.wait = NB_WAIT_BLOCK;
 	t->base.timeout_ms = 1000;
+	t->base.gso = e->traits.gso_default;
 	t->protocol = (struct nb_axis_u64){ { e->traits.default_proto }, 1 };
 	t->streams = (struct nb_axis_u64){ { 1 }, 1 };
 	t->rate = (struct nb_axis_u64){ { 0 }, 1 };

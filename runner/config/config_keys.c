@@ -258,9 +258,16 @@ static bool apply_wait(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 	return true;
 }
 
+/* gso: auto (UDP_SEGMENT where the kernel offers it) or off; a boolean says the same. */
 static bool apply_gso(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
-	return nb_cfg_bool(c, v, &t->base.gso);
+	if (v->kind == NB_Y_SCALAR && strcasecmp(v->str, "auto") == 0) {
+		t->base.gso = true;
+		return true;
+	}
+	if (v->kind == NB_Y_SCALAR && !nb_cfg_bool(c, v, &t->base.gso))
+		return nb_yerror(c->err, v, "'%s' is not a gso mode (expected auto or off)", v->str);
+	return v->kind == NB_Y_SCALAR || nb_cfg_bool(c, v, &t->base.gso);
 }
 
 static bool apply_batch(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)

@@ -49,7 +49,8 @@ static void cpu_list(const struct nb_params *p, char *buf, size_t len)
 }
 
 /* The socket and engine options of the row: the TCP ones only over TCP, an engine's own ones
- * (gso, batch, timeout) only when its traits list them; what does not apply stays empty. */
+ * (gso, batch, timeout) only when its traits list them (gso over UDP only); what does not
+ * apply stays empty. */
 static void plan_options(const struct nb_case *c, struct nb_plan_case *row, struct plan_text *t)
 {
 	const struct nb_params *p = &c->params;
@@ -59,7 +60,7 @@ static void plan_options(const struct nb_case *c, struct nb_plan_case *row, stru
 	row->nodelay = on_off(tcp, p->nodelay);
 	row->congestion = tcp ? p->congestion : "";
 	row->tos = p->tos >= 0 ? (double)p->tos : NAN;
-	row->gso = on_off(nb_engine_has_key(c->engine, "gso"), p->gso);
+	row->gso = on_off(!tcp && nb_engine_has_key(c->engine, "gso"), p->gso); /* UDP only */
 	row->batch = nb_engine_has_key(c->engine, "batch") ? (double)p->batch : NAN;
 	row->timeout_ms = nb_engine_has_key(c->engine, "timeout") ? (double)p->timeout_ms : NAN;
 	cpu_list(p, t->cpus, sizeof(t->cpus));

@@ -12,13 +12,14 @@
 #include "fmt.h"
 #include "hist_csv.h"
 #include "interval_rows.h"
-#include "kpace.h"
+#include "flags.h"
 #include "metrics.h"
 #include "outdir.h"
 #include "params.h"
 #include "results_dir.h"
 #include "runs_csv.h"
 #include "sweep_run.h"
+#include "udpgso.h"
 
 #define LITTLE_TOLERANCE 0.05
 
@@ -60,25 +61,6 @@ static void build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
 	su->drain_ns = nb_engine_drain_ns(c->engine, &c->params);
 }
 
-/* How the senders kept their rate (kpace.h), from both ends' final gauges; NONE unpaced. */
-static enum nb_pacing run_pacing(const struct nb_test_result *res)
-{
-	uint64_t how = NB_PACING_NONE;
-	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
-	for (int e = 0; e < 2; e++)
-		for (uint32_t f = 0; ends[e] && f < ends[e]->nflows; f++)
-			if (ends[e]->flow[f].g[NB_G_PACING] > how)
-				how = ends[e]->flow[f].g[NB_G_PACING];
-	return how < NB_PACING_COUNT ? (enum nb_pacing)how : NB_PACING_NONE;
-}
-
-/* Append flag to the ';'-separated list in out (n bytes). */
-static void add_flag(char *out, size_t n, const char *flag)
-{
-	size_t used = strlen(out);
-	snprintf(out + used, n - used, "%s%s", used ? ";" : "", flag);
-}
-
 /* Notes on a run that change how it should be read. */
 static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 		      const struct nb_test_result *res, char *out, size_t n)
@@ -90,19 +72,15 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	if (nb_engine_closed_loop(c->engine, p->rate) && tps > 0 && mean_us > 0) {
 		double little = (double)p->streams / tps * 1e6;
 		if (fabs(mean_us / little - 1.0) > LITTLE_TOLERANCE)
-			add_flag(out, n, "littles-law");
+			nb_flags_add(out, n, "littles-law");
 	}
-	if (p->gso && b->peer_local) /* only engines that take `gso` ever have it set */
-		add_flag(out, n, "gro-local");
+	/* A receiver that asked for GRO on a local path: buffers never cut into datagrams. */
+	if (nb_flags_gauge_max(res, NB_G_GRO) == NB_GRO_ON && b->peer_local)
+		nb_flags_add(out, n, "gro-local");
 	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
-		add_flag(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
-	enum nb_pacing how = run_pacing(res);
-	if (how != NB_PACING_NONE) {
-		char f[32];
-		snprintf(f, sizeof(f), "pacing=%s", nb_pacing_name(how));
-		add_flag(out, n, f);
-	}
+		nb_flags_add(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
+	nb_flags_data_path(res, out, n);
 }
 
 static const char *status_of(enum nb_outcome o)
@@ -114,7 +92,7 @@ static const char *status_of(enum nb_outcome o)
 static void write_run(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
 		      enum nb_outcome o, const struct nb_test_result *res)
 {
-	char flags[128];
+	char flags[192];
 	run_flags(b, c, res, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cols.h"
+#include "flags.h"
 #include "fmt.h"
 #include "metrics.h"
 #include "outdir.h"
@@ -133,17 +134,12 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 		x->max_burst = m->v[NB_COL_MAX_BURST];
 }
 
-static void append_flag(char *out, size_t n, const char *flag)
-{
-	size_t len = strlen(out);
-	snprintf(out + len, n - len, "%s%s", len ? ";" : "", flag);
-}
-
 /* Notes on a trial: its verdict per loss goal (a short one: the goals the rate it sent
  * passes, a lower bound), final-phase length, retries, what held the sender back. */
-static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, const struct nb_metrics *m,
-			char *out, size_t n)
+static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
+			const struct nb_test_result *res, char *out, size_t n)
 {
+	const struct nb_metrics *m = &res->m;
 	const struct nb_sweep *s = &x->c->sweep;
 	out[0] = '\0';
 	for (uint32_t g = 0; t->ok && g < s->nloss; g++) {
@@ -153,26 +149,27 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t, con
 			snprintf(f, sizeof(f), "%s<=%g%%", !t->valid ? "lower-bound" : pass ? "pass" : "fail",
 				 s->loss[g] * 100.0);
 		if (t->valid || pass)
-			append_flag(out, n, f);
+			nb_flags_add(out, n, f);
 	}
 	if (t->confirm && s->search)
-		append_flag(out, n, "final");
+		nb_flags_add(out, n, "final");
 	if (t->ok && !t->valid)
-		append_flag(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
+		nb_flags_add(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
 					    ? "short" : "stalled");
 	if (t->attempt) {
 		char f[32];
 		snprintf(f, sizeof(f), "retry=%u/%u", t->attempt, s->retries);
-		append_flag(out, n, f);
+		nb_flags_add(out, n, f);
 	}
 	if (t->ok && t->host.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT)
-		append_flag(out, n, "cpu-bound");
+		nb_flags_add(out, n, "cpu-bound");
 	if (m->v[NB_COL_PACE_FORGIVEN] > 0)
-		append_flag(out, n, "pace-forgiven");
+		nb_flags_add(out, n, "pace-forgiven");
 	if (m->v[NB_COL_RCVBUF_DROPS] > 0)
-		append_flag(out, n, "rcvbuf-drops");
+		nb_flags_add(out, n, "rcvbuf-drops");
 	if (m->v[NB_COL_SND_ERRS] > 0)
-		append_flag(out, n, "snd-errs");
+		nb_flags_add(out, n, "snd-errs");
+	nb_flags_data_path(res, out, n);
 }
 
 static const char *trial_status(const struct nb_trial *t, enum nb_outcome o)
@@ -185,7 +182,7 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 {
 	const struct nb_case *c = x->c;
 	char flags[256];
-	trial_flags(x, t, &res->m, flags, sizeof(flags));
+	trial_flags(x, t, res, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,

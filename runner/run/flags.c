@@ -1,0 +1,42 @@
+/* nbrun — the notes of a row (see flags.h). */
+#include "flags.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kpace.h"
+#include "udpgso.h"
+
+void nb_flags_add(char *out, size_t n, const char *flag)
+{
+	size_t used = strlen(out);
+	snprintf(out + used, n - used, "%s%s", used ? ";" : "", flag);
+}
+
+uint64_t nb_flags_gauge_max(const struct nb_test_result *res, enum nb_gauge g)
+{
+	uint64_t v = 0;
+	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
+	for (int e = 0; e < 2; e++)
+		for (uint32_t f = 0; ends[e] && f < ends[e]->nflows; f++)
+			if (ends[e]->flow[f].g[g] > v)
+				v = ends[e]->flow[f].g[g];
+	return v;
+}
+
+/* "key=name" when name is not empty (a gauge that does not apply names nothing). */
+static void add_fact(char *out, size_t n, const char *key, const char *name)
+{
+	char f[48];
+	if (!name[0])
+		return;
+	snprintf(f, sizeof(f), "%s=%s", key, name);
+	nb_flags_add(out, n, f);
+}
+
+void nb_flags_data_path(const struct nb_test_result *res, char *out, size_t n)
+{
+	add_fact(out, n, "pacing", nb_pacing_name((enum nb_pacing)nb_flags_gauge_max(res, NB_G_PACING)));
+	add_fact(out, n, "gso", nb_gso_name((enum nb_gso)nb_flags_gauge_max(res, NB_G_GSO)));
+	add_fact(out, n, "gro", nb_gro_name((enum nb_gro)nb_flags_gauge_max(res, NB_G_GRO)));
+}
