@@ -169,7 +169,8 @@ static int cmd_serve(const struct nb_cli *cli)
 	serve_banner(a, &o);
 	if (cli->secret_stdin)
 		nb_agent_stop_on_eof(a, 0);
-	announce(a);
+	if (cli->secret_stdin || cli->port == 0) /* a launcher waits for it; else stdout stays quiet */
+		announce(a);
 	serving = a;
 	catch_signals();
 	bool ok = nb_agent_run(a, &err);

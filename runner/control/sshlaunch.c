@@ -213,8 +213,10 @@ static void serve_argv(const struct nb_ssh_cmd *cmd, const struct nb_ssh_launch 
 	size_t n = 0;
 	for (size_t i = 0; i < cmd->argc; i++)
 		argv[n++] = cmd->argv[i];
-	const char *fixed[] = { "-o", "BatchMode=yes", l->dest, "--", l->nbrun, "serve", "--once",
-				"--secret-stdin", "--port" };
+	/* -q: the agent's console is a pipe nobody reads once it started; a log line per run
+	 * would fill it in a long batch and stall the agent. Errors still come through. */
+	const char *fixed[] = { "-o", "BatchMode=yes", l->dest, "--", l->nbrun, "serve", "-q",
+				"--once", "--secret-stdin", "--port" };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		argv[n++] = fixed[i];
 	snprintf(s[0], 32, "%u", l->port);

@@ -3,7 +3,7 @@
  * For a host with `ssh:` nbrun runs the system's ssh client — the user's own keys, config and
  * known_hosts; BatchMode=yes so it never asks; host-key checking is never turned off — as
  *
- *     ssh -o BatchMode=yes [USER@]HOST -- NBRUN serve --once --port P --secret-stdin [...]
+ *     ssh -o BatchMode=yes [USER@]HOST -- NBRUN serve -q --once --secret-stdin --port P [...]
  *
  * writes a fresh secret's line to ssh's stdin (never on a command line, never in a file) and
  * reads the line the agent prints on stdout, "nbrun-agent port N". ssh's stdin stays open as
