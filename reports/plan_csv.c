@@ -14,6 +14,7 @@ static const char *const header[] = {
 	"case_id", "test", "engine", "protocol", "size", "request", "response", "streams",
 	"direction", "rate", "wait", "duration_s", "warmup_s", "omit_s", "interval_s", "repetitions",
 	"sweep", "window", "mss", "nodelay", "congestion", "tos", "gso", "batch", "timeout_ms", "cpus",
+	"paths",
 };
 #define NCOLS (sizeof(header) / sizeof(header[0]))
 
@@ -54,6 +55,7 @@ static void write_row(struct nb_csv *c, const struct nb_plan_case *p)
 	count(c, p->batch);
 	count(c, p->timeout_ms);
 	nb_csv_str(c, p->cpus);
+	nb_csv_str(c, p->paths);
 	nb_csv_end(c);
 }
 
@@ -120,7 +122,7 @@ static void read_row(const struct nb_csv_table *t, size_t r, struct nb_plan_case
 	N(size); N(request); N(response); N(streams); N(rate);
 	N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
 	N(window); N(mss); N(tos); N(batch); N(timeout_ms);
-	S(nodelay); S(congestion); S(gso); S(cpus);
+	S(nodelay); S(congestion); S(gso); S(cpus); S(paths);
 #undef S
 #undef N
 	c->eng = nb_engine_find(c->engine);
@@ -155,7 +157,7 @@ size_t nb_plan_csv_case_for_run(struct nb_results *res, const struct nb_run *run
 		.size = NAN, .request = NAN, .response = NAN, .streams = NAN, .rate = NAN,
 		.duration_s = NAN, .warmup_s = NAN, .omit_s = NAN, .interval_s = NAN,
 		.window = NAN, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN,
-		.nodelay = "", .congestion = "", .gso = "", .cpus = "",
+		.nodelay = "", .congestion = "", .gso = "", .cpus = "", .paths = "",
 		.rep_min = 1, .rep_max = 1, .ci_target = 0.02,
 		.swept = strcmp(run->kind, "trial") == 0,
 	};

@@ -13,7 +13,7 @@
 #define NB_PLAN_CSV_FILE "plan.csv"
 
 /** One row of plan.csv. The writer writes the columns (case_id .. sweep, then the socket and
- *  engine options window .. cpus; a NAN number or a NULL string is an empty cell, sizes and
+ *  engine options window .. cpus, then paths; a NAN number or a NULL string is an empty cell, sizes and
  *  rates are written as integers, durations with %g); the reader fills them (strings point
  *  into the loaded table, "" for a column an older plan.csv lacks) and derives the fields
  *  after them. A case seen only in runs.csv (plan.csv lost) is made up from its runs. */
@@ -24,6 +24,7 @@ struct nb_plan_case {
 	double window, mss, tos, batch, timeout_ms;  /* NAN = does not apply; window 0 = default */
 	const char *nodelay, *congestion, *gso;      /* "on"/"off", a name; "" = does not apply */
 	const char *cpus;                            /* "0,2" pinned CPUs, "" = not pinned */
+	const char *paths;                           /* "local->vm1;vm2->vm3", "" = none given */
 	/* derived by the reader: */
 	const struct nb_engine *eng; /* engine's table (nb_engine_find); NULL = unknown to this build */
 	bool autorep;            /* repetitions: auto... */

@@ -17,7 +17,8 @@ enum {
 	OPT_PORT, OPT_DATA_PORTS, OPT_ONCE, OPT_MAX_DURATION, OPT_IDLE_TIMEOUT, OPT_THRESHOLD,
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
-	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE,
+	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE, OPT_SECRET_STDIN,
+	OPT_PUSH,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -39,6 +40,8 @@ static const struct optdef {
 	{ "set", required_argument, OPT_SET, C(RUN) | C(VALIDATE) },
 	{ "label", required_argument, OPT_LABEL, C(RUN) },
 	{ "secret-file", required_argument, OPT_SECRET_FILE, C(RUN) | C(RESUME) | C(ENV) | C(SERVE) },
+	{ "secret-stdin", no_argument, OPT_SECRET_STDIN, C(SERVE) },
+	{ "push", no_argument, OPT_PUSH, C(RUN) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
@@ -76,7 +79,8 @@ static const struct cmddef {
 } cmddefs[] = {
 	[NB_CMD_RUN] = { "run",
 		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n",
-		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback)\n"
+		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback);\n"
+		"                       a name of the config's hosts: means that host (docs/fleet.md)\n"
 		"  --out DIR            results folder, new or empty (default results/<name>-<UTC timestamp>)\n"
 		"  --force              use a non-empty --out anyway, replacing the results files in it\n"
 		"  --dry-run            print the plan and its estimated duration, run nothing\n"
@@ -86,22 +90,26 @@ static const struct cmddef {
 		"  --set KEY=VALUE      override a default for every test, e.g. --set duration=5s (repeatable)\n"
 		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
 		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n"
-		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
+		"  --push               copy this nbrun to each ssh host first (docs/fleet.md)\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
 		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n"
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
 	[NB_CMD_SERVE] = { "serve",
 		"usage: nbrun serve [--bind ADDR] [--port 7575] [--data-ports 7600-7699] [--once]\n"
-		"                   [--secret-file FILE] [--allow CIDR]... [--idle-timeout SECONDS]\n"
+		"                   [--secret-file FILE | --secret-stdin] [--allow CIDR]...\n"
+		"                   [--idle-timeout SECONDS]\n"
 		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
 		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
 		"  --bind ADDR          listen on ADDR only (default: every address)\n"
-		"  --port PORT          control port (default 7575)\n"
+		"  --port PORT          control port (default 7575; 0: any free one)\n"
 		"  --data-ports LO-HI   data port range (default 7600-7699)\n"
 		"  --once               exit after the first session\n"
 		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE;\n"
 		"                       without one, anyone who reaches the port may use the agent)\n"
+		"  --secret-stdin       read the secret's line from standard input, and stop when it\n"
+		"                       ends (how nbrun starts agents over ssh)\n"
 		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
 		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
 		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
@@ -295,8 +303,9 @@ static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	case OPT_MAX_RATE:
 		return apply_limit_opt(c, arg, cli, err);
 	case OPT_PORT:
-		if (!parse_u32(arg, 1, 65535, &v))
-			return nb_error_set(err, "--port '%s': expected a port 1..65535", arg);
+		if (!parse_u32(arg, 0, 65535, &v))
+			return nb_error_set(err, "--port '%s': expected a port 1..65535 (0: any free one)",
+					    arg);
 		cli->port = (uint16_t)v;
 		return true;
 	case OPT_DATA_PORTS:
@@ -373,6 +382,8 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_ONCE: cli->once = true; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
+	case OPT_SECRET_STDIN: cli->secret_stdin = true; return true;
+	case OPT_PUSH: cli->push = true; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case OPT_BETTER:

@@ -40,6 +40,9 @@ struct nb_cli {
 	const char *json;                    /* env: also write the facts as env.json here */
 	/* run, env, serve */
 	const char *secret_file;             /* --secret-file (else NBRUN_SECRET_FILE) */
+	bool push;                           /* run: copy this binary to each ssh host first */
+	bool secret_stdin;                   /* serve: the secret is stdin's first line; its end
+						stops the agent */
 	/* serve */
 	const char *bind;
 	uint16_t port;

@@ -60,6 +60,28 @@ bool nb_cmd_load(const struct nb_cli *cli, struct nb_config *cfg, struct nb_plan
 	return true;
 }
 
+/* validate's listing of hosts: and of each case's paths: how each host will be reached. */
+static void print_hosts(const struct nb_config *cfg, const struct nb_plan *plan)
+{
+	for (size_t i = 0; i < cfg->nhosts; i++) {
+		const struct nb_host *h = &cfg->hosts[i];
+		char port[16] = "ephemeral";
+		if (h->port || !h->ssh[0])
+			snprintf(port, sizeof(port), "%u", h->port ? h->port : NB_DEFAULT_CONTROL_PORT);
+		if (h->ssh[0])
+			printf("host %s: ssh %s starts %s serve, control port %s on %s\n", h->name,
+			       h->ssh, h->nbrun[0] ? h->nbrun : "nbrun", port, h->address);
+		else
+			printf("host %s: agent at %s port %s\n", h->name, h->address, port);
+	}
+	for (size_t i = 0; i < plan->ncases; i++) {
+		char paths[NB_PATHS_MAX * 2 * NB_HOST_NAME_MAX];
+		if (plan->cases[i].test->npaths)
+			printf("paths of %s: %s\n", plan->cases[i].id,
+			       nb_config_paths_str(plan->cases[i].test, paths, sizeof(paths)));
+	}
+}
+
 int nb_cmd_validate(const struct nb_cli *cli)
 {
 	struct nb_config cfg = { 0 };
@@ -68,6 +90,7 @@ int nb_cmd_validate(const struct nb_cli *cli)
 		return 2;
 	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
 	       plan.nslots == 1 ? "" : "s");
+	print_hosts(&cfg, &plan);
 	nb_plan_free(&plan);
 	nb_config_free(&cfg);
 	return 0;

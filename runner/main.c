@@ -51,7 +51,7 @@ static int fail(const struct nb_error *err, int code)
 static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_secret *secret)
 {
 	return (struct nb_run_opts){
-		.peer = cli->peer, .secret = secret, .out_dir = cli->out, .force = cli->force, .check_only = cli->check,
+		.peer = cli->peer, .secret = secret, .out_dir = cli->out, .force = cli->force, .check_only = cli->check, .push = cli->push,
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
 		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
 		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
@@ -75,7 +75,7 @@ static int cmd_run(const struct nb_cli *cli)
 	int rc = 0;
 	if (cli->dry_run) {
 		nb_plan_print(&plan, stdout);
-	} else if (cli->peer && !nb_cmd_secret(cli, &secret, &err)) {
+	} else if ((cli->peer || cfg.nhosts) && !nb_cmd_secret(cli, &secret, &err)) {
 		rc = fail(&err, NB_EXIT_USAGE);
 	} else {
 		struct nb_run_opts o = run_opts(cli, &secret);
@@ -130,11 +130,28 @@ static int cmd_resume(const struct nb_cli *cli)
 	return rc;
 }
 
+/* serve's secret: --secret-stdin's line, else --secret-file's (or $NBRUN_SECRET_FILE's). */
+static bool serve_secret(const struct nb_cli *cli, struct nb_secret *secret, struct nb_error *err)
+{
+	if (cli->secret_stdin && cli->secret_file)
+		return nb_error_set(err, "--secret-stdin and --secret-file: give one of them");
+	if (cli->secret_stdin)
+		return nb_secret_read_line(0, secret, err);
+	return nb_cmd_secret(cli, secret, err);
+}
+
+/* The line a launcher reads (sshlaunch.h): where this agent listens, on stdout at once. */
+static void announce(const struct nb_agent *a)
+{
+	printf("nbrun-agent port %u\n", nb_agent_port(a));
+	fflush(stdout);
+}
+
 static int cmd_serve(const struct nb_cli *cli)
 {
 	struct nb_secret secret;
 	struct nb_error err = { { 0 } };
-	if (!nb_cmd_secret(cli, &secret, &err))
+	if (!serve_secret(cli, &secret, &err))
 		return fail(&err, 2);
 	struct nb_agent_opts o = {
 		.bind = cli->bind, .port = cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
@@ -150,6 +167,10 @@ static int cmd_serve(const struct nb_cli *cli)
 		return fail(&err, 1);
 	}
 	serve_banner(a, &o);
+	if (cli->secret_stdin)
+		nb_agent_stop_on_eof(a, 0);
+	if (cli->secret_stdin || cli->port == 0) /* a launcher waits for it; else stdout stays quiet */
+		announce(a);
 	serving = a;
 	catch_signals();
 	bool ok = nb_agent_run(a, &err);

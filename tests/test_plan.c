@@ -352,14 +352,14 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,paths\n"
 			 "t/udp/s1400/p1/forward/r1G,t,stream,udp,1400,,,1,forward,1000000000,,5,0.5,"
-			 "0,1,1,,0,,,,,on,,,\n"
+			 "0,1,1,,0,,,,,on,,,,\n"
 			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto:3..30:5%,,0,0,off,"
-			 ",,,,1000,\n"
-			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,\n"
+			 ",,,,1000,,\n"
+			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,\n"
 			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep,"
-			 "0,,,,,off,0,,\n");
+			 "0,,,,,off,0,,,\n");
 	free(text);
 }
 

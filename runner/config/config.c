@@ -362,9 +362,14 @@ static bool parse_text(const char *name, bool ok, struct nb_error *err, const ch
 		       size_t nsets, struct nb_config *cfg, struct nb_config_errors *errs)
 {
 	struct nb_cfg_ctx c = { .src = { .file = name }, .err = err, .errs = errs };
+	const struct nb_ynode *v;
 	ok = ok && nb_yaml_parse(cfg->text, cfg->text_len, &c.src, &c.root, err);
 	if (ok && !c.root)
 		ok = nb_error_set(err, "%s: empty file (expected a YAML mapping with tests:)", name);
+	if (ok && (v = nb_ymap_get(c.root, "hosts")) && !nb_ynode_is_null(v))
+		nb_cfg_load_hosts(&c, v, cfg); /* before --set and tests: paths: name its hosts */
+	c.hosts = cfg->hosts;
+	c.nhosts = cfg->nhosts;
 	if (ok)
 		parse_sets(&c, sets, nsets);
 	if (ok && !load_top(&c, cfg))
@@ -445,6 +450,7 @@ void nb_config_free(struct nb_config *cfg)
 	if (!cfg)
 		return;
 	free(cfg->tests);
+	free(cfg->hosts);
 	free(cfg->text);
 	memset(cfg, 0, sizeof(*cfg));
 }

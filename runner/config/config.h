@@ -68,6 +68,29 @@ struct nb_axis_u64 {
 	uint32_t n;
 };
 
+#define NB_HOSTS_MAX 32
+#define NB_PATHS_MAX 16
+#define NB_HOST_NAME_MAX 64
+#define NB_HOST_LOCAL "local"   /* the runner itself: a reserved host name */
+
+/** A host of `hosts:`: how its agent is reached. An ssh host's agent is started by nbrun over
+ *  OpenSSH for the batch (runner/control/sshlaunch.h); an address-only host runs one already. */
+struct nb_host {
+	char name[NB_HOST_NAME_MAX];
+	char address[256];       /* where its agent listens (default: the host part of ssh) */
+	char ssh[256];           /* [USER@]HOST for ssh; "" = an agent already running there */
+	char nbrun[256];         /* ssh: the remote binary (default "nbrun" on the remote PATH) */
+	uint16_t port;           /* control port; 0 = 7575, or for ssh an ephemeral one */
+	char secret_file[512];   /* address hosts: their secret ("" = --secret-file's) */
+	uint16_t data_lo, data_hi; /* ssh: the agent's --data-ports (0, 0 = its default) */
+	uint32_t line, col;      /* where the entry starts in the file */
+};
+
+/** One path of a case: from a host of `hosts:` (or local, the runner) to another host. */
+struct nb_path {
+	char from[NB_HOST_NAME_MAX], to[NB_HOST_NAME_MAX];
+};
+
 /** One test of the matrix with its axes, after defaults and overrides. */
 struct nb_test {
 	char name[64];
@@ -86,6 +109,8 @@ struct nb_test {
 	struct nb_timing timing;
 	struct nb_reps reps;
 	struct nb_sweep sweep;
+	struct nb_path paths[NB_PATHS_MAX]; /* `paths:`; none = the one path of --peer (or local) */
+	uint32_t npaths;
 };
 
 struct nb_config {
@@ -98,6 +123,8 @@ struct nb_config {
 	size_t ntests;
 	struct nb_label labels[NB_LABELS_MAX]; /* `labels:`, in the order of the file */
 	size_t nlabels;
+	struct nb_host *hosts;            /* `hosts:`, in the order of the file (NULL: none) */
+	size_t nhosts;
 	char *text;                       /* the file's bytes, copied into the results folder */
 	size_t text_len;
 };
@@ -138,6 +165,10 @@ bool nb_config_label_set(struct nb_label *labels, size_t *n, const char *key, co
 			 struct nb_error *err);
 /** nb_config_label_set from "KEY=VALUE" (a --label argument). */
 bool nb_config_label_arg(struct nb_label *labels, size_t *n, const char *arg, struct nb_error *err);
+/** The host of cfg's `hosts:` named name, or NULL. */
+const struct nb_host *nb_config_host(const struct nb_config *cfg, const char *name);
+/** "local->vm1;vm2->vm3": a test's paths for plan.csv and listings ("" when it has none). */
+char *nb_config_paths_str(const struct nb_test *t, char *buf, size_t len);
 /** The name of an order mode: "sequential", "interleaved", "random". */
 const char *nb_order_name(enum nb_order order);
 

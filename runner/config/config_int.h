@@ -5,6 +5,7 @@
  *   config_values.c typed values with locations: integers, enums, units
  *   config_sweep.c  repetitions and sweep
  *   config_check.c  the checks that span keys of a resolved test (protocol x size, omit ...)
+ *   config_hosts.c  hosts: (how each host is reached) and paths: (which hosts a case uses)
  */
 #ifndef NB_CONFIG_INT_H
 #define NB_CONFIG_INT_H
@@ -34,6 +35,8 @@ struct nb_cfg_ctx {
 	size_t nsets;
 	struct nb_error *err;              /* the error being made; nb_cfg_note keeps it */
 	struct nb_config_errors *errs;     /* every error kept so far */
+	const struct nb_host *hosts;       /* `hosts:` as parsed (paths: names must be there) */
+	size_t nhosts;
 };
 
 /** Keep the error in c->err (once, in file order); returns false, so a check that failed
@@ -112,6 +115,12 @@ size_t nb_cfg_nitems(const struct nb_ynode *v);
 /* labels.c */
 /** `labels:` into cfg->labels; each bad entry noted, false when any was. */
 bool nb_cfg_load_labels(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_config *cfg);
+
+/* config_hosts.c */
+/** `hosts:` into cfg->hosts (a bad entry is noted, kept by name so paths: can name it). */
+bool nb_cfg_load_hosts(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_config *cfg);
+/** `paths:` a list of {from: NAME|local, to: NAME}, each name in hosts:, none to itself. */
+bool nb_cfg_apply_paths(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
 
 /* config_sweep.c */
 /** `repetitions:` an integer, `auto`, or {auto: true, min, max, ci}. */

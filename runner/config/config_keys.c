@@ -325,6 +325,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, COMMON, NULL },
 	{ "description", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "labels", NULL, NB_KS_TOP, COMMON, NULL },
+	{ "hosts", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "defaults", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "tests", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "order", NULL, NB_KS_TOP | NB_KS_DEFAULTS, COMMON, NULL },
@@ -355,6 +356,7 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "port", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_port },
 	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cpus },
 	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
+	{ "paths", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_paths },
 	{ NULL, NULL, 0, false, NULL },
 };
 #undef COMMON

@@ -86,23 +86,36 @@ static void reps_str(const struct nb_case *c, char *buf, size_t len)
 		snprintf(buf, len, "%u", c->reps.count);
 }
 
+/* A trailing paths column, only when some case has paths: (hosts, issue 17). */
+static bool any_paths(const struct nb_plan *plan)
+{
+	for (size_t i = 0; i < plan->ncases; i++)
+		if (plan->cases[i].test->npaths)
+			return true;
+	return false;
+}
+
 void nb_plan_print(const struct nb_plan *plan, FILE *out)
 {
 	int w = 7;
+	bool paths = any_paths(plan);
 	for (size_t i = 0; i < plan->ncases; i++)
 		w = (int)strlen(plan->cases[i].id) > w ? (int)strlen(plan->cases[i].id) : w;
-	fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7s  %-14s  %-9s  %s\n", w, "case id", "engine",
-		"protocol", "size", "streams", "rate", "direction", "repetitions");
+	fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7s  %-14s  %-9s  %-*s%s\n", w, "case id", "engine",
+		"protocol", "size", "streams", "rate", "direction", paths ? 11 : 0, "repetitions",
+		paths ? "  paths" : "");
 	for (size_t i = 0; i < plan->ncases; i++) {
 		const struct nb_case *c = &plan->cases[i];
 		const struct nb_params *p = &c->params;
-		char size[32], rate[48], reps[32];
+		char size[32], rate[48], reps[32], path[NB_PATHS_MAX * 2 * NB_HOST_NAME_MAX];
 		size_str(c, size, sizeof(size));
 		nb_case_rate_str(c, rate, sizeof(rate));
 		reps_str(c, reps, sizeof(reps));
-		fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s  %s\n", w, c->id, p->engine,
-			nb_proto_name(p->proto), size, p->streams, rate,
-			c->engine->traits.directional ? nb_dir_name(p->direction) : "-", reps);
+		nb_config_paths_str(c->test, path, sizeof(path));
+		fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s  %-*s%s%s\n", w, c->id,
+			p->engine, nb_proto_name(p->proto), size, p->streams, rate,
+			c->engine->traits.directional ? nb_dir_name(p->direction) : "-", paths ? 11 : 0, reps,
+			paths ? "  " : "", paths ? (path[0] ? path : "-") : "");
 	}
 	char est[32];
 	nb_units_fmt_duration(nb_plan_estimate_s(plan), est, sizeof(est));

@@ -156,14 +156,31 @@ static bool once_done(struct nb_agent *a)
 	return done;
 }
 
+/* The lifeline is readable: its end (or an error) stops the agent; anything else is ignored. */
+static void on_lifeline(struct nb_agent *a)
+{
+	char buf[256];
+	ssize_t n = read(a->lifeline_fd, buf, sizeof(buf));
+	if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
+		return;
+	nb_agent_log(a, 0, NULL, "standard input closed: stopping");
+	a->lifeline_fd = -1;
+	atomic_store(&a->stopping, true);
+}
+
 bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
 {
 	(void)err;
 	while (!atomic_load(&a->stopping) && !once_done(a)) {
 		reap(a, false);
-		struct pollfd p[2] = { { .fd = a->listen_fd, .events = POLLIN },
-				       { .fd = a->wake[0], .events = POLLIN } };
-		if (poll(p, 2, 200) <= 0 || !(p[0].revents & POLLIN))
+		struct pollfd p[3] = { { .fd = a->listen_fd, .events = POLLIN },
+				       { .fd = a->wake[0], .events = POLLIN },
+				       { .fd = a->lifeline_fd, .events = POLLIN } };
+		if (poll(p, 3, 200) <= 0)
+			continue;
+		if (p[2].revents)
+			on_lifeline(a);
+		if (!(p[0].revents & POLLIN))
 			continue;
 		/* Take every connection waiting, so a burst never fills the listen backlog. */
 		for (int n = 0; n < NB_AGENT_CONNS; n++) {
@@ -226,7 +243,7 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 		return NULL;
 	}
 	a->o = *o;
-	a->listen_fd = a->wake[0] = a->wake[1] = -1;
+	a->listen_fd = a->wake[0] = a->wake[1] = a->lifeline_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
@@ -287,6 +304,11 @@ void nb_agent_destroy(struct nb_agent *a)
 		close(a->wake[1]);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
+}
+
+void nb_agent_stop_on_eof(struct nb_agent *a, int fd)
+{
+	a->lifeline_fd = fd;
 }
 
 uint64_t nb_agent_tests_run(const struct nb_agent *a)

@@ -50,6 +50,9 @@ bool nb_agent_run(struct nb_agent *a, struct nb_error *err);
 bool nb_agent_start_thread(struct nb_agent *a, struct nb_error *err);
 /** Ask a running agent to stop (safe from a signal handler). */
 void nb_agent_request_stop(struct nb_agent *a);
+/** Stop the agent when fd reaches its end (nb_agent_run polls it): `serve --secret-stdin` under
+ *  ssh ends with its ssh connection, so no agent outlives the runner that started it. */
+void nb_agent_stop_on_eof(struct nb_agent *a, int fd);
 /** Stop, join and free; NULL is a no-op. */
 void nb_agent_destroy(struct nb_agent *a);
 /** Tests run so far (for tests). */

@@ -36,6 +36,7 @@ struct nb_agent {
 	struct nb_agent_conn conns[NB_AGENT_CONNS];
 	bool busy;                      /* a session holds the slot */
 	uint64_t sessions_begun, sessions_ended;
+	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
 	pthread_t thread;               /* local mode */
 	bool have_thread;
 };

@@ -25,6 +25,23 @@ enum { KDF_AUTH = 1, KDF_SESSION = 2 };
 
 static const unsigned char no_secret[NB_KEY_LEN];
 
+/* The master key of a secret's text (trailing white space aside); err when too short or long. */
+static bool secret_of(const unsigned char *buf, ssize_t n, const char *what, struct nb_secret *s,
+		      struct nb_error *err)
+{
+	while (n > 0 && isspace(buf[n - 1]))
+		n--;
+	bool ok = n >= NB_SECRET_MIN && n <= SECRET_FILE_MAX;
+	if (ok)
+		crypto_generichash(s->key, NB_KEY_LEN, buf, (size_t)n, NULL, 0);
+	if (!ok)
+		return nb_error_set(err, "%s: %zd bytes (expected %d to %d, e.g. from "
+				    "`head -c 32 /dev/urandom | base64`)", what, n, NB_SECRET_MIN,
+				    SECRET_FILE_MAX);
+	s->set = true;
+	return true;
+}
+
 bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err)
 {
 	memset(s, 0, sizeof(*s));
@@ -40,19 +57,38 @@ bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err)
 	close(fd);
 	if (n < 0)
 		return nb_error_errno(err, e, "secret file %s", path);
-	while (n > 0 && isspace(buf[n - 1]))
-		n--;
-	bool ok = n >= NB_SECRET_MIN && n <= SECRET_FILE_MAX;
-	if (ok)
-		crypto_generichash(s->key, NB_KEY_LEN, buf, (size_t)n, NULL, 0);
+	char what[600];
+	snprintf(what, sizeof(what), "secret file %s", path);
+	bool ok = secret_of(buf, n, what, s, err);
 	sodium_memzero(buf, sizeof(buf));
-	if (!ok)
-		return nb_error_set(err, "secret file %s: %zd bytes (expected %d to %d, e.g. from "
-				    "`head -c 32 /dev/urandom | base64`)", path, n, NB_SECRET_MIN,
-				    SECRET_FILE_MAX);
-	s->set = true;
-	s->others_can_read = (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
-	return true;
+	s->others_can_read = ok && (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
+	return ok;
+}
+
+bool nb_secret_from_text(const char *text, struct nb_secret *s, struct nb_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise");
+	size_t n = strlen(text);
+	if (n > SECRET_FILE_MAX)
+		return nb_error_set(err, "secret: %zu bytes (expected at most %d)", n, SECRET_FILE_MAX);
+	return secret_of((const unsigned char *)text, (ssize_t)n, "secret", s, err);
+}
+
+bool nb_secret_read_line(int fd, struct nb_secret *s, struct nb_error *err)
+{
+	unsigned char buf[SECRET_FILE_MAX + 1];
+	ssize_t n = 0, r = 1;
+	memset(s, 0, sizeof(*s));
+	if (sodium_init() < 0)
+		return nb_error_set(err, "libsodium failed to initialise");
+	while (n < (ssize_t)sizeof(buf) && (r = read(fd, buf + n, 1)) == 1 && buf[n] != '\n')
+		n++;
+	bool ok = r >= 0 || nb_error_errno(err, errno, "secret on standard input");
+	ok = ok && secret_of(buf, n, "secret on standard input", s, err);
+	sodium_memzero(buf, sizeof(buf));
+	return ok;
 }
 
 void nb_secret_random(struct nb_secret *s)

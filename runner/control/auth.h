@@ -48,6 +48,11 @@ enum nb_auth_verdict {
 
 /** Read a secret file; err says why not (missing, unreadable, too short). */
 bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err);
+/** The secret of text, as a secret file holding it would give. */
+bool nb_secret_from_text(const char *text, struct nb_secret *s, struct nb_error *err);
+/** Read a secret from fd up to its first newline, one byte at a time (nothing after it is
+ *  taken: `serve --secret-stdin` then watches the same stdin for its end). */
+bool nb_secret_read_line(int fd, struct nb_secret *s, struct nb_error *err);
 /** A random secret (the embedded agent and its client share it in memory). */
 void nb_secret_random(struct nb_secret *s);
 /** Client: HELLO, the agent's HELLO, AUTH both ways when a secret is in play. err is one line

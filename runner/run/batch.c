@@ -72,21 +72,12 @@ static bool solo_target(struct nb_batch *b, const char *host, struct nb_error *e
 	return true;
 }
 
-enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
+/* The agent of --peer HOST[:PORT], or the embedded one, into b->client. */
+static enum nb_run_exit connect_peer(struct nb_batch *b, struct nb_error *err)
 {
 	struct sockaddr_storage addr;
 	socklen_t len;
-	char name[160], host[256] = "127.0.0.1";
-	uint16_t port;
-	if (b->peer && !nb_ctl_parse_peer(b->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),
-					  &port, err))
-		return NB_EXIT_USAGE;
-	if (!solo_target(b, host, err))
-		return NB_EXIT_PEER;
-	if (!b->need_agent) { /* no case needs an agent: open no control session */
-		b->peer_local = strcmp(b->solo.ifname, "lo") == 0;
-		return NB_EXIT_OK;
-	}
+	char name[160];
 	if (b->peer)
 		snprintf(name, sizeof(name), "%s", b->peer);
 	else if (!start_local(b, name, sizeof(name), err))
@@ -95,6 +86,28 @@ enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
 	if (!nb_ctl_resolve(name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
 	    !nb_client_open(&b->client, name, &addr, len, secret, err))
 		return NB_EXIT_PEER;
+	return NB_EXIT_OK;
+}
+
+enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
+{
+	char host[256] = "127.0.0.1";
+	uint16_t port;
+	const struct nb_host *h = b->peer ? nb_config_host(b->cfg, b->peer) : NULL;
+	if (h)
+		snprintf(host, sizeof(host), "%s", h->address);
+	else if (b->peer && !nb_ctl_parse_peer(b->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),
+					       &port, err))
+		return NB_EXIT_USAGE;
+	if (!solo_target(b, host, err))
+		return NB_EXIT_PEER;
+	if (!b->need_agent) { /* no case needs an agent: open no control session */
+		b->peer_local = strcmp(b->solo.ifname, "lo") == 0;
+		return NB_EXIT_OK;
+	}
+	enum nb_run_exit rc = h ? nb_batch_connect_host(b, h, err) : connect_peer(b, err);
+	if (rc != NB_EXIT_OK)
+		return rc;
 	b->client.interrupt = b->o->interrupt;
 	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
 	return NB_EXIT_OK;
@@ -257,6 +270,8 @@ void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)
 		return;
 	b->closed = true;
 	nb_client_close(&b->client);
+	nb_reach_destroy(b->reach); /* after the BYE: ends the agents started over ssh */
+	b->reach = NULL;
 	nb_agent_destroy(b->local_agent);
 	b->local_agent = NULL;
 	sodium_memzero(&b->local_secret, sizeof(b->local_secret));

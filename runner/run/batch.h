@@ -13,6 +13,7 @@
 #include "client.h"
 #include "config.h"
 #include "csv.h"
+#include "hosts_reach.h"
 #include "meta_json.h"
 #include "plan.h"
 #include "progress.h"
@@ -33,6 +34,7 @@ struct nb_batch {
 	struct nb_agent *local_agent;
 	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
 	struct nb_client client;
+	struct nb_reach *reach;      /* --peer NAME of hosts:, or --check over hosts: (hosts_reach.h) */
 	bool need_agent;             /* some case's engine needs an agent (else no control session) */
 	struct nb_solo_target solo;  /* agentless cases: the target (the peer's host, or 127.0.0.1) */
 	char peer_text[300];         /* meta's peer when no case needs an agent */
@@ -59,6 +61,16 @@ bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct
 /** Reach the agent (o->peer, or an embedded one): NB_EXIT_USAGE for a malformed peer,
  *  NB_EXIT_PEER when it cannot be reached or refuses. */
 enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err);
+/** Make b->reach for the config's hosts on first use (batch_hosts.c); false when out of memory. */
+bool nb_batch_reach(struct nb_batch *b, struct nb_error *err);
+/** --peer NAME where NAME is a host of the config: reach it (over ssh for an ssh host) into
+ *  b->client (batch_hosts.c). */
+enum nb_run_exit nb_batch_connect_host(struct nb_batch *b, const struct nb_host *h,
+				       struct nb_error *err);
+/** --check: ask every other host the plan names (preflight.c); lines on stderr as
+ *  nb_batch_check's, "host NAME" for each; how many problems. err when one cannot be reached. */
+size_t nb_batch_check_hosts(struct nb_batch *b, const struct nb_msg_check *need,
+			    struct nb_error *err);
 /** Ask both ends for what the plan needs; prints one line per problem on stderr and returns
  *  how many there were (preflight.c). err is set when the agent could not be asked. */
 size_t nb_batch_check(struct nb_batch *b, struct nb_error *err);

@@ -31,6 +31,7 @@ void nb_outdir_sha256_hex(const void *data, size_t len, char out[65])
 struct plan_text {
 	char reps[48];
 	char cpus[NB_MAX_CPUS * 6];
+	char paths[NB_PATHS_MAX * 2 * NB_HOST_NAME_MAX];
 };
 
 static const char *on_off(bool applies, bool on)
@@ -95,6 +96,7 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, struct p
 		.sweep = !c->sweep.enabled ? "" : c->sweep.search ? "search" : "sweep",
 	};
 	plan_options(c, row, t);
+	row->paths = nb_config_paths_str(c->test, t->paths, sizeof(t->paths));
 }
 
 static bool write_plan(const char *dir, const struct nb_plan *plan, struct nb_error *err)

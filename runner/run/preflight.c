@@ -45,6 +45,33 @@ static size_t print_lines(const char *who, const char *text)
 	return n;
 }
 
+/* One host of hosts: asked what need asks, through a session of its own. */
+static size_t check_host(struct nb_batch *b, const char *name, const struct nb_msg_check *need,
+			 struct nb_error *err)
+{
+	struct nb_client c = { .fd = -1 };
+	char text[NB_CHECK_TEXT_MAX + 1], who[96];
+	nb_facts_init(&c.peer_facts);
+	bool ok = nb_reach_open(b->reach, name, &c, err) &&
+		  nb_client_check(&c, need, text, sizeof(text), err);
+	nb_client_close(&c);
+	snprintf(who, sizeof(who), "host %s", name);
+	return ok ? print_lines(who, text) : 0;
+}
+
+size_t nb_batch_check_hosts(struct nb_batch *b, const struct nb_msg_check *need,
+			    struct nb_error *err)
+{
+	const char *names[NB_HOSTS_MAX];
+	size_t n = nb_reach_plan_hosts(b->cfg, b->plan, b->peer, names, NB_HOSTS_MAX), problems = 0;
+	if (n && !nb_batch_reach(b, err))
+		return 0;
+	for (size_t i = 0; i < n && !err->msg[0]; i++)
+		if (!b->peer || strcmp(names[i], b->peer) != 0) /* the peer is asked already */
+			problems += check_host(b, names[i], need, err);
+	return problems;
+}
+
 size_t nb_batch_check(struct nb_batch *b, struct nb_error *err)
 {
 	struct nb_msg_check need;
@@ -61,5 +88,6 @@ size_t nb_batch_check(struct nb_batch *b, struct nb_error *err)
 		return 0;
 	char who[200];
 	snprintf(who, sizeof(who), "peer %s", b->client.peer_name);
-	return print_lines("local", local) + print_lines(b->peer ? who : "this host", peer);
+	size_t n = print_lines("local", local) + print_lines(b->peer ? who : "this host", peer);
+	return n + (b->o->check_only ? nb_batch_check_hosts(b, &need, err) : 0);
 }

@@ -22,6 +22,7 @@ struct nb_run_opts {
 	const char *out_dir;         /* NULL: a new results/<name>-<UTC timestamp>[-N] */
 	bool force;                  /* use a non-empty out_dir, replacing the results files in it */
 	bool check_only;             /* --check: check both ends against the plan, run nothing */
+	bool push;                   /* --push: copy this binary to each ssh host of hosts: first */
 	const char *cmdline;
 	const char *const *sets;     /* the --set and --filter the plan was built with (meta.json) */
 	size_t nsets;

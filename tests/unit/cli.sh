@@ -100,9 +100,9 @@ option '--threshold' needs an argument|compare a b --threshold
 option '--junit' needs an argument|compare a b --junit
 --set 'duration': expected KEY=VALUE|a.yaml --set duration
 --set '=5s': expected KEY=VALUE|a.yaml --set =5s
---port '0': expected a port 1..65535|serve --port 0
---port '65536': expected a port 1..65535|serve --port 65536
---port 'abc': expected a port 1..65535|serve --port abc
+--port '65536': expected a port 1..65535 (0: any free one)|serve --port 65536
+--port 'abc': expected a port 1..65535 (0: any free one)|serve --port abc
+--port '-1': expected a port 1..65535 (0: any free one)|serve --port -1
 --data-ports '7699-7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7699-7600
 --data-ports '7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7600
 --max-duration '0': expected seconds, 1..604800|serve --max-duration 0

@@ -1,0 +1,170 @@
+/* nbrun — reaching the hosts of `hosts:` (see hosts_reach.h). */
+#include "hosts_reach.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "sshlaunch.h"
+
+#define SECRET_BYTES 32
+
+/* One host of the config and what this batch made of it. */
+struct reach_host {
+	const struct nb_host *h;
+	struct nb_ssh_agent agent;      /* pid 0: none started */
+	bool opened;
+};
+
+struct nb_reach {
+	struct nb_reach_opts o;
+	struct reach_host *hosts;       /* one per cfg->hosts, in its order */
+	size_t n;
+};
+
+struct nb_reach *nb_reach_create(const struct nb_reach_opts *o)
+{
+	struct nb_reach *r = calloc(1, sizeof(*r));
+	size_t n = o->cfg->nhosts;
+	if (!r || !(r->hosts = calloc(n ? n : 1, sizeof(*r->hosts)))) {
+		free(r);
+		return NULL;
+	}
+	r->o = *o;
+	r->n = n;
+	for (size_t i = 0; i < n; i++)
+		r->hosts[i] = (struct reach_host){ .h = &o->cfg->hosts[i],
+						   .agent = { .in = -1, .out = -1, .err = -1 } };
+	return r;
+}
+
+void nb_reach_destroy(struct nb_reach *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		nb_ssh_stop(&r->hosts[i].agent);
+	free(r->hosts);
+	free(r);
+}
+
+static struct reach_host *find(struct nb_reach *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->hosts[i].h->name, name) == 0)
+			return &r->hosts[i];
+	return NULL;
+}
+
+/* The remote binary: nbrun:, else nbrun on the remote PATH; pushed, a path (./nbrun in the
+ * ssh user's home folder when nbrun: names no folder). */
+static const char *remote_nbrun(const struct nb_host *h, bool push)
+{
+	const char *name = h->nbrun[0] ? h->nbrun : "nbrun";
+	if (push && !strchr(name, '/'))
+		return "./nbrun";
+	return name;
+}
+
+/* Start h's agent over ssh with a fresh secret (s gets it); the agent's port into *port. */
+static bool start_ssh(struct nb_reach *r, struct reach_host *rh, struct nb_secret *s,
+		      uint16_t *port, struct nb_error *err)
+{
+	const struct nb_host *h = rh->h;
+	unsigned char raw[SECRET_BYTES];
+	char text[2 * SECRET_BYTES + 1];
+	const char *bin = remote_nbrun(h, r->o.push);
+	if (r->o.push && !nb_ssh_push(h->name, h->ssh, bin, err))
+		return false;
+	randombytes_buf(raw, sizeof(raw));
+	sodium_bin2hex(text, sizeof(text), raw, sizeof(raw));
+	struct nb_ssh_launch l = { .host = h->name, .dest = h->ssh, .nbrun = bin, .port = h->port,
+				   .data_lo = h->data_lo, .data_hi = h->data_hi,
+				   .secret_line = text, .interrupt = r->o.interrupt };
+	bool ok = nb_secret_from_text(text, s, err) && nb_ssh_start(&l, &rh->agent, err);
+	sodium_memzero(raw, sizeof(raw));
+	sodium_memzero(text, sizeof(text));
+	if (ok && r->o.verbosity >= 1)
+		fprintf(stderr, "nbrun: host %s: agent started over ssh %s, control port %u\n",
+			h->name, h->ssh, rh->agent.port);
+	*port = rh->agent.port;
+	return ok;
+}
+
+/* An address host's secret: its secret_file:, else the batch's (--secret-file), else none. */
+static bool address_secret(struct nb_reach *r, const struct nb_host *h, struct nb_secret *s,
+			   struct nb_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (h->secret_file[0])
+		return nb_secret_load(h->secret_file, s, err);
+	if (r->o.secret)
+		*s = *r->o.secret;
+	return true;
+}
+
+/* Resolve h's address with port and connect c; its peer name says which host it is. */
+static bool connect_host(const struct nb_host *h, uint16_t port, const struct nb_secret *s,
+			 struct nb_client *c, struct nb_error *err)
+{
+	char hp[300], name[160];
+	struct sockaddr_storage addr;
+	socklen_t len;
+	snprintf(hp, sizeof(hp), strchr(h->address, ':') ? "[%s]:%u" : "%s:%u", h->address, port);
+	snprintf(name, sizeof(name), "%s (%.90s)", h->name, hp);
+	return nb_ctl_resolve(hp, port, &addr, &len, err) &&
+	       nb_client_open(c, name, &addr, len, s, err);
+}
+
+bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err)
+{
+	struct reach_host *rh = find(r, name);
+	struct nb_secret s;
+	struct nb_error e = { { 0 } };
+	if (!rh)
+		return nb_error_set(err, "host %s: not in the config's hosts:", name);
+	if (rh->opened)
+		return nb_error_set(err, "host %s: already reached by this batch (its agent serves "
+				    "one session)", name);
+	rh->opened = true;
+	const struct nb_host *h = rh->h;
+	uint16_t port = h->port ? h->port : NB_DEFAULT_CONTROL_PORT;
+	bool ok = h->ssh[0] ? start_ssh(r, rh, &s, &port, &e) : address_secret(r, h, &s, &e);
+	if (ok && !connect_host(h, port, &s, c, &e))
+		ok = false;
+	sodium_memzero(&s, sizeof(s));
+	if (ok)
+		return true;
+	nb_ssh_stop(&rh->agent);
+	if (strncmp(e.msg, "host ", 5) == 0)
+		return nb_error_set(err, "%s", e.msg);
+	return nb_error_set(err, "host %s: %s", name, e.msg);
+}
+
+static size_t add_name(const char **names, size_t n, size_t max, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return n;
+	if (n < max && strcmp(name, NB_HOST_LOCAL) != 0)
+		names[n++] = name;
+	return n;
+}
+
+size_t nb_reach_plan_hosts(const struct nb_config *cfg, const struct nb_plan *plan,
+			   const char *peer, const char **names, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < plan->ncases; i++) {
+		const struct nb_test *t = plan->cases[i].test;
+		for (uint32_t k = 0; k < t->npaths; k++) {
+			n = add_name(names, n, max, t->paths[k].from);
+			n = add_name(names, n, max, t->paths[k].to);
+		}
+	}
+	if (peer && nb_config_host(cfg, peer))
+		n = add_name(names, n, max, nb_config_host(cfg, peer)->name);
+	return n;
+}

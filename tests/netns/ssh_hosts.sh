@@ -1,0 +1,140 @@
+#!/bin/sh
+# netns suite: hosts started over real OpenSSH (issue 17). A runner namespace and three host
+# namespaces each running sshd (tests/lib/sshlab.sh); a config whose hosts: are ssh hosts, run
+# with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Checks: --check asks every host the plan
+# names; --peer vm1 measures real rows, its secret on no process's command line while it runs;
+# a host whose key is not known is one line naming it, exit 3; --push copies the binary with
+# scp through the same command; after a run, a SIGTERM mid-case and a SIGKILL of the runner no
+# nbrun process is left in any namespace. Speaks TAP. Needs root, ip(8) and openssh-server.
+set -u
+NBRUN=${NBRUN:-build/nbrun}
+N=0
+FAILED=0
+SRCDIR=${NB_SRCDIR:-$(dirname "$0")/../..}
+. "$SRCDIR/tests/lib/tap.sh"
+. "$SRCDIR/tests/lib/sshlab.sh"
+need_root_netns
+need_openssh
+NBRUN=$(readlink -f "$NBRUN")
+sshlab_init nbsh
+echo "1..29"
+sshlab_up
+
+# A wrapper ssh that keeps each secret line it passes on, so the test can look for it.
+cat >"$TMP/ssh-tee" <<EOF
+#!/bin/sh
+IFS= read -r line
+printf '%s\n' "\$line" >>"$TMP/secrets"
+{ printf '%s\n' "\$line"; exec cat; } | exec ssh -F "$TMP/ssh_config" "\$@"
+EOF
+chmod +x "$TMP/ssh-tee"
+mkdir "$TMP/pushed"
+cat >"$TMP/hosts.yaml" <<EOF
+name: fleet
+hosts:
+  vm1: { ssh: root@$ADDR_1, nbrun: $NBRUN }
+  vm2: { ssh: root@$ADDR_2, nbrun: $NBRUN, data_ports: 7700-7719 }
+  vm3: { ssh: root@$ADDR_3, nbrun: $TMP/pushed/nbrun }
+  stranger: { ssh: root@$ADDR_STRANGER, nbrun: $NBRUN }
+defaults: { duration: 2s, warmup: 500ms, interval: 500ms }
+tests:
+  - name: tcp
+    engine: stream
+    repetitions: 2
+EOF
+sed 's/duration: 2s/duration: 30s/; s/repetitions: 2/repetitions: 1/' "$TMP/hosts.yaml" >"$TMP/long.yaml"
+cat "$TMP/hosts.yaml" - >"$TMP/paths.yaml" <<'EOF'
+    paths: [{ from: local, to: vm2 }, { from: vm1, to: vm3 }]
+EOF
+export NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config"
+run() { ip netns exec "$NS_R" "$NBRUN" "$@"; }   # (in the background: ip netns exec itself)
+# no_nbrun_left WHEN: a TAP check that no nbrun is left in any namespace (those left are shown).
+no_nbrun_left() {
+	sshlab_wait_no_nbrun
+	for p in $(sshlab_nbrun_pids); do ps -o pid,ppid,etime,args -p "${p#*:}"; done >"$TMP/left.txt"
+	check "no nbrun is left in any namespace $1" "$TMP/left.txt" test ! -s "$TMP/left.txt"
+}
+
+# --check: the peer and every host of the plan's paths, each started over ssh.
+cp "$NBRUN" "$TMP/pushed/nbrun"
+run "$TMP/paths.yaml" --peer vm1 --check -v >"$TMP/check.out" 2>"$TMP/check.err"
+rc=$?
+check "--check over the hosts exits 0 (rc $rc)" "$TMP/check.err" test $rc -eq 0
+for h in vm1 vm2 vm3; do
+	check "--check started $h's agent over ssh" "$TMP/check.err" \
+		grep -q "host $h: agent started over ssh" "$TMP/check.err"
+done
+run "$TMP/paths.yaml" --peer vm1 --check --set cpus=4095 >/dev/null 2>"$TMP/check5.err"
+rc=$?
+check "--check with a CPU no host has exits 5 (rc $rc)" "$TMP/check5.err" test $rc -eq 5
+check "... and says so for host vm2 and host vm3 by name" "$TMP/check5.err" \
+	sh -c "grep -q 'check: host vm2: .*4095' '$TMP/check5.err' && grep -q 'check: host vm3: .*4095' '$TMP/check5.err'"
+no_nbrun_left "after --check"
+
+# A run with --peer vm1 through the wrapper; the secret is looked for on every command line.
+NBRUN_SSH_COMMAND="$TMP/ssh-tee" ip netns exec "$NS_R" "$NBRUN" "$TMP/hosts.yaml" --peer vm1 \
+	--out "$TMP/out" -q 2>"$TMP/run.err" &
+pid=$!
+seen_agent=no leaked=no
+while kill -0 $pid 2>/dev/null; do
+	ip netns pids "$NS_1" | while read -r p; do [ "$(cat /proc/$p/comm 2>/dev/null)" = nbrun ] && echo y; done |
+		grep -q y && seen_agent=yes
+	if [ -s "$TMP/secrets" ]; then
+		for f in /proc/[0-9]*/cmdline; do
+			{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -qF -f "$TMP/secrets" && leaked="$f"
+		done
+	fi
+	sleep 0.2
+done
+wait $pid
+rc=$?
+check "nbrun CONFIG --peer vm1 over ssh exits 0 (rc $rc)" "$TMP/run.err" test $rc -eq 0
+check "vm1's agent ran in vm1's namespace" /dev/null test $seen_agent = yes
+check "a 64-hex-digit secret went to ssh's stdin" /dev/null grep -qE '^[0-9a-f]{64}$' "$TMP/secrets"
+check "the secret is on no process's command line (/proc/*/cmdline)" /dev/null test "$leaked" = no
+check "runs.csv has 2 ok rows with a positive rate" "$TMP/out/runs.csv" \
+	python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open('$TMP/out/runs.csv')))
+sys.exit(not (len(rows) == 2 and all(r['status'] == 'ok' and float(r['value']) > 0 for r in rows)))"
+check "meta.json names the peer vm1" "$TMP/out/meta.json" grep -q '"peer": "vm1"' "$TMP/out/meta.json"
+no_nbrun_left "after the run"
+
+# A host whose key is not in known_hosts: host-key checking stays on.
+run "$TMP/hosts.yaml" --peer stranger --out "$TMP/out-stranger" >/dev/null 2>"$TMP/stranger.err"
+rc=$?
+check "a host with an unknown key is exit 3 (rc $rc)" "$TMP/stranger.err" test $rc -eq 3
+check "... in one line naming the host and quoting ssh" "$TMP/stranger.err" \
+	sh -c "test \$(wc -l <'$TMP/stranger.err') -eq 1 && grep -q '^nbrun: host stranger: ssh root@$ADDR_STRANGER .*Host key verification failed' '$TMP/stranger.err'"
+check "... and leaves no results folder" /dev/null test ! -e "$TMP/out-stranger"
+
+# --push: scp through the same ssh command puts this binary at vm3's nbrun: path.
+rm -f "$TMP/pushed/nbrun"
+run "$TMP/hosts.yaml" --peer vm3 --push --set duration=1s --set repetitions=1 --out "$TMP/out-push" \
+	-q 2>"$TMP/push.err"
+rc=$?
+check "--peer vm3 --push exits 0 (rc $rc)" "$TMP/push.err" test $rc -eq 0
+check "... the pushed binary is this nbrun" /dev/null cmp -s "$NBRUN" "$TMP/pushed/nbrun"
+
+# SIGTERM mid-case: the batch ends as interrupted and vm2's agent ends with it.
+ip netns exec "$NS_R" "$NBRUN" "$TMP/long.yaml" --peer vm2 --out "$TMP/out-term" -q 2>"$TMP/term.err" &
+pid=$!
+wait_rows "$TMP/out-term/intervals.csv" 2
+check "vm2's agent is running in its namespace mid-case" /dev/null \
+	sh -c "ip netns pids '$NS_2' | while read p; do cat /proc/\$p/comm; done | grep -qx nbrun"
+check "... the process signalled is that nbrun" /dev/null test "$(cat /proc/$pid/comm)" = nbrun
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM mid-case: exit 143 (rc $rc)" "$TMP/term.err" test $rc -eq 143
+no_nbrun_left "after the interrupted run"
+
+# SIGKILL of the runner: ssh's stdin closes, so the agent still ends.
+ip netns exec "$NS_R" "$NBRUN" "$TMP/long.yaml" --peer vm1 --out "$TMP/out-kill" -q 2>"$TMP/kill.err" &
+pid=$!
+wait_rows "$TMP/out-kill/intervals.csv" 2
+kill -KILL $pid
+wait $pid 2>/dev/null
+no_nbrun_left "after the runner was SIGKILLed"
+
+exit $FAILED
