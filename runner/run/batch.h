@@ -65,7 +65,7 @@ struct nb_batch {
 	bool write_failed;           /* a results file could not be written: werr says which */
 	struct nb_error werr;
 	/* the paths (batch_paths.c): path 0 is `client`; with more than one, every case runs on
-	   all of them at once (paths_run.c) */
+	   all of them at once (batch_paths_run.c) */
 	struct nb_batch_path paths[NB_PATHS_MAX];
 	size_t npaths;
 };
@@ -117,7 +117,7 @@ void nb_batch_close_paths(struct nb_batch *b);
 void nb_batch_abort_paths(struct nb_batch *b);
 /** The paths into meta (names, peers, clocks). */
 void nb_batch_meta_paths(struct nb_batch *b);
-/** Run su (case c, repetition rep) on every path at once (paths_run.c): each path's interval
+/** Run su (case c, repetition rep) on every path at once (batch_paths_run.c): each path's interval
  *  and run rows as it goes, the intervals' sums; sum gets the run's result over all paths. */
 enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 				   const struct nb_msg_setup *su, uint32_t rep, const char *started,
