@@ -142,5 +142,30 @@ PY
 check "the failed path is named with its agent's reason, the other path's row kept" "$TMP/py.out" \
 	test $? -eq 0
 
+# --- interrupted, then resumed on the same paths ------------------------------------------
+cat >"$TMP/four.yaml" <<'YAML'
+name: four
+defaults: {duration: 1s, warmup: 0s, interval: 250ms, repetitions: 4}
+tests:
+  - {name: u, engine: stream, protocol: udp, size: 1000, rate: 10M}
+YAML
+"$NBRUN" "$TMP/four.yaml" --peer "$A" --peer "$B" --out "$TMP/cut" -q 2>"$TMP/cut.err" &
+BG=$!
+wait_rows "$TMP/cut/runs.csv" 6
+kill -TERM "$BG"; wait "$BG"; rc=$?
+check "SIGTERM stops every path of the run: exit 143" "$TMP/cut.err" test $rc -eq 143
+"$NBRUN" resume "$TMP/cut" -q 2>"$TMP/resume.err"
+python3 - "$TMP/cut" "$A" "$B" >"$TMP/py.out" 2>&1 <<'PY'
+import csv, sys
+d, A, B = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = list(csv.DictReader(open(d + "/runs.csv")))
+ok = [r for r in rows if r["status"] == "ok"]
+for p in ("all", "local->" + A, "local->" + B):
+    assert sum(r["path"] == p for r in ok) == 4, (p, [(r["run_id"], r["path"], r["status"]) for r in rows])
+assert all(r["status"] in ("ok", "interrupted") for r in rows), rows
+PY
+check "nbrun resume goes on on both recorded paths: 4 ok rows per path and for the sum" \
+	"$TMP/py.out" test $? -eq 0
+
 echo "1..$N"
 exit $FAILED
