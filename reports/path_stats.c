@@ -81,8 +81,8 @@ static void value_cell(FILE *f, double v, const char *unit)
 }
 
 /* One case's table: each path's mean headline, its share of the sum, n and failures. */
-static void case_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
-		       const struct nb_path_stats *ps, size_t n)
+static void case_table(FILE *f, const struct nb_case_stats *c, const struct nb_path_stats *ps,
+		       size_t n)
 {
 	const char *unit = c->metric_col >= 0 ? nb_cols[c->metric_col].unit : "";
 	double sum = nb_stats_mean(&c->value);
@@ -112,7 +112,6 @@ static void case_table(FILE *f, const struct nb_results *res, const struct nb_ca
 	value_cell(f, sum, unit);
 	value_cell(f, c->value.n >= 2 ? nb_stats_stddev(&c->value) : NAN, unit);
 	fprintf(f, " 100 %% | %zu | %zu |\n\n", c->value.n, c->n_failed);
-	(void)res;
 }
 
 /* Each agent's clock against the runner's, as measured when the batch began. */
@@ -145,7 +144,7 @@ void nb_path_stats_md(FILE *f, const struct nb_results *res, const struct nb_sum
 				   "together; a case's result (above) is the sum over its paths. Each "
 				   "path's own headline:\n\n");
 		any = true;
-		case_table(f, res, &s->c[i], ps, n);
+		case_table(f, &s->c[i], ps, n);
 	}
 	if (any && res->meta.npaths > 1)
 		clocks(f, &res->meta);
