@@ -146,7 +146,8 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
 		return nb_error_errno(err, errno, "cannot create %s", path);
 	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&
-	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err);
+	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err) &&
+	       nb_charts_paths(dir, res, s, out, err);
 }
 
 bool nb_chart_first_of_test(const struct nb_summary *s, size_t i)

@@ -23,6 +23,7 @@ enum nb_chart_kind {
 	NB_CHART_LATENCY_CDF, /* latency by percentile ("nines" axis) from merged histograms */
 	NB_CHART_SWEEP,       /* received rate and loss vs offered rate of a sweep */
 	NB_CHART_TIMESERIES,  /* headline per interval of each repetition of one case */
+	NB_CHART_PATHS,       /* each path's headline per interval of a multi-path case, stacked */
 };
 
 /** One chart: files charts/NAME.{dat,gp,png,svg}. */

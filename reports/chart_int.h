@@ -34,5 +34,8 @@ bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct
 /** The headline per interval of each repetition, per case (chart_timeseries.c). */
 bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 			  struct nb_charts *c, struct nb_error *err);
+/** Each path's headline per interval, stacked, per multi-path case (chart_paths.c). */
+bool nb_charts_paths(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		     struct nb_charts *c, struct nb_error *err);
 
 #endif

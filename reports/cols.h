@@ -73,6 +73,10 @@ extern const struct nb_col_def nb_cols[NB_COL_COUNT];
 /** Column index by CSV name, or -1. */
 int nb_col_find(const char *name);
 
+/** The `path` of a run's (or interval's) result over all its paths: every single-path row, and
+ *  the sum row of a multi-path run, whose per-path rows name their path ("local->HOST"). */
+#define NB_PATH_ALL "all"
+
 /** A row of metric values; NAN = not applicable. */
 struct nb_metrics {
 	double v[NB_COL_COUNT];

@@ -1,8 +1,10 @@
 /* The metric columns in runs.csv and intervals.csv: a header of the file's own columns followed
- * by one column per metric (nb_cols order), written and read back by name. */
+ * by one column per metric (nb_cols order), then `path` (added last, so that the rows written
+ * before it existed only gained a trailing cell), written and read back by name. */
 #include "results_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
 				size_t nfixed, struct nb_error *err)
@@ -13,16 +15,23 @@ struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *c
 		header[n++] = fixed[i];
 	for (size_t i = 0; i < NB_COL_COUNT; i++)
 		header[n++] = nb_cols[i].name;
+	header[n++] = "path";
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	return nb_csv_open(path, header, n, err);
 }
 
-void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m)
+void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m, const char *path)
 {
 	for (size_t i = 0; i < NB_COL_COUNT; i++)
 		nb_csv_num(c, m->v[i]);
+	nb_csv_str(c, path && *path ? path : NB_PATH_ALL);
 	nb_csv_end(c);
+}
+
+bool nb_cols_csv_is_path(const char *path)
+{
+	return path && *path && strcmp(path, NB_PATH_ALL) != 0;
 }
 
 void nb_cols_csv_map(const struct nb_csv_table *t, int map[NB_COL_COUNT])

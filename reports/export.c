@@ -28,11 +28,15 @@ enum nb_better nb_export_case_better(const struct nb_case_stats *c)
 	return c->metric_col >= 0 ? nb_cols[c->metric_col].better : NB_BETTER_NONE;
 }
 
+/* Every run (its result over all paths: path "all"), then each path's own rows of multi-path
+ * runs (path "local->HOST"). */
 static bool put_jsonl(FILE *out, const struct nb_results *res)
 {
 	bool ok = true;
-	for (size_t i = 0; ok && i < res->nruns; i++) {
-		json_t *rec = nb_runs_jsonl_record(&res->runs[i], &res->meta);
+	size_t n = res->nruns + res->npath_runs;
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct nb_run *r = i < res->nruns ? &res->runs[i] : &res->path_runs[i - res->nruns];
+		json_t *rec = nb_runs_jsonl_record(r, &res->meta);
 		ok = nb_runs_jsonl_put(out, rec);
 		json_decref(rec);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "path_stats.h"
 
 /* One quantity: a column, the gauge family it goes to, its scale to base units (Prometheus
  * wants bytes, not bits, and ratios, not percent). */
@@ -67,9 +68,10 @@ static void put_num_label(FILE *out, const char *key, double v)
 	put_label(out, key, buf);
 }
 
-/* {case_id="...",...,[statistic="..."],[quantile="..."],user labels} */
-static void labels(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
-		   const char *stat, const char *quantile)
+/* {case_id="...",...,[statistic="..."],[quantile="..."],[path="..."],user labels}: path only
+ * for a case that ran on several paths ("all" for its sum, else the path's name). */
+static void labels_path(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
+			const char *stat, const char *quantile, const char *path)
 {
 	fputs("{case_id=\"", out);
 	put_value(out, pc->case_id);
@@ -85,9 +87,20 @@ static void labels(FILE *out, const struct nb_results *res, const struct nb_plan
 		put_label(out, "statistic", stat);
 	if (quantile)
 		put_label(out, "quantile", quantile);
+	if (path)
+		put_label(out, "path", path);
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_label(out, res->meta.label_keys[l], res->meta.label_values[l]);
 	fputc('}', out);
+}
+
+static void labels(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
+		   const char *stat, const char *quantile)
+{
+	size_t ci = (size_t)(pc - res->cases);
+	struct nb_path_stats ps[1];
+	bool paths = nb_path_stats_of_case(res, ci, ps, 1) > 0;
+	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL);
 }
 
 /* name{labels} value, in the family's base unit; nothing for a value that is not known. */
@@ -99,6 +112,22 @@ static void series(FILE *out, const struct family *f, const struct nb_results *r
 	fputs(f->name, out);
 	labels(out, res, pc, stat, NULL);
 	fprintf(out, " %.17g\n", v * f->scale);
+}
+
+/* A multi-path case: each path's own mean headline, labelled with its path. */
+static void path_series(FILE *out, const struct family *f, const struct nb_results *res,
+			const struct nb_case_stats *c)
+{
+	struct nb_path_stats ps[NB_REPORT_PATHS_MAX];
+	size_t n = nb_path_stats_of_case(res, (size_t)(c->pc - res->cases), ps, NB_REPORT_PATHS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		double v = nb_stats_mean(&ps[i].value);
+		if (!ps[i].value.n || !isfinite(v))
+			continue;
+		fputs(f->name, out);
+		labels_path(out, res, c->pc, "mean", NULL, ps[i].path);
+		fprintf(out, " %.17g\n", v * f->scale);
+	}
 }
 
 /* The headline's statistics across the counted repetitions. */
@@ -113,6 +142,7 @@ static void headline(FILE *out, const struct family *f, const struct nb_results 
 	series(out, f, res, c->pc, "min", c->value.n ? c->value.min : NAN);
 	series(out, f, res, c->pc, "median", c->median);
 	series(out, f, res, c->pc, "max", c->value.n ? c->value.max : NAN);
+	path_series(out, f, res, c);
 }
 
 static void family_cases(FILE *out, const struct family *f, const struct nb_results *res,

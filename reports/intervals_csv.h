@@ -26,6 +26,7 @@ struct nb_interval {
 	bool omitted;
 	bool cooldown;          /* in the cool-down tail: left out of the statistics, like omitted */
 	struct nb_metrics m;
+	const char *path;       /* as runs.csv's: NB_PATH_ALL, or one path of a multi-path run */
 };
 
 /** Open (append) DIR/intervals.csv, writing its header when the file is new. */

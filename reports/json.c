@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afile.h"
+#include "path_stats.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
@@ -141,7 +142,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 	for (size_t k = 0; k < NB_COL_COUNT; k++)
 		if (isfinite(c->metric_mean[k]))
 			json_object_set_new(mm, nb_cols[k].name, json_real(c->metric_mean[k]));
-	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o}",
+	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
 		"case_id", nb_json_string(c->pc->case_id), "metric", nb_json_string(c->metric),
 		"unit", nb_json_string(c->metric_col >= 0 ? nb_cols[c->metric_col].unit : ""),
 		"n", (json_int_t)v->n, "n_failed", (json_int_t)c->n_failed,
@@ -155,7 +156,8 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"ci_target", nb_json_number(c->pc->ci_target),
 		"ci_reached", v->n >= 2 ? json_boolean(c->ci_reached) : json_null(),
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
-		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id));
+		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
+		"paths", nb_path_stats_json(res, c));
 }
 
 static json_t *facts_json(const struct nb_facts *f)

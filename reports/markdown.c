@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afile.h"
+#include "path_stats.h"
 
 void nb_md_cell(FILE *f, const char *s)
 {
@@ -353,6 +354,7 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	title(f, res);
 	verdict(f, res, s, pf);
 	nb_md_results(f, res, s);
+	nb_path_stats_md(f, res, s);
 	warnings(f, pf);
 	nb_md_charts(f, charts);
 	environment(f, res);

@@ -2,6 +2,7 @@
 #include "meta_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,25 @@ static json_t *labels(const struct nb_meta *m)
 	return o;
 }
 
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* [{"name": "local->HOST", "peer": ..., "clock_offset_us": ..., "control_rtt_us": ...}] */
+static json_t *paths(const struct nb_meta *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < m->npaths; i++) {
+		const struct nb_meta_path *p = &m->paths[i];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "name", or_empty(p->name),
+						   "peer", or_empty(p->peer),
+						   "clock_offset_us", num(p->clock_offset_us),
+						   "control_rtt_us", num(p->control_rtt_us)));
+	}
+	return a;
+}
+
 bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_error *err)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s, "
@@ -45,6 +65,8 @@ bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_erro
 			      "stopped_by", or_empty(m->stopped), "resumed_utc", or_empty(m->resumed),
 			      "sets", strings(m->sets, m->nsets), "filters", strings(m->filters, m->nfilters),
 			      "labels", labels(m));
+	if (o && m->npaths)
+		json_object_set_new(o, "paths", paths(m));
 	if (!o)
 		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
 	char path[4200];
@@ -75,6 +97,24 @@ static size_t jlist(json_t *root, const char *key, const char **out)
 		if (json_is_string(v) && n < NB_META_LIST_MAX)
 			out[n++] = json_string_value(v);
 	return n;
+}
+
+/* The paths meta.json lists (the strings borrow from root). */
+static void read_paths(json_t *root, struct nb_meta *m)
+{
+	size_t i;
+	json_t *v;
+	m->npaths = 0;
+	json_array_foreach(json_object_get(root, "paths"), i, v) {
+		if (!json_is_object(v) || m->npaths >= NB_META_PATHS_MAX)
+			continue;
+		json_t *off = json_object_get(v, "clock_offset_us"), *rtt = json_object_get(v, "control_rtt_us");
+		m->paths[m->npaths++] = (struct nb_meta_path){
+			.name = jstr(v, "name"), .peer = jstr(v, "peer"),
+			.clock_offset_us = json_is_number(off) ? json_number_value(off) : NAN,
+			.control_rtt_us = json_is_number(rtt) ? json_number_value(rtt) : NAN,
+		};
+	}
 }
 
 bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
@@ -109,6 +149,7 @@ bool nb_meta_json_read(const char *dir, struct nb_meta *m, struct nb_error *err)
 			m->label_keys[m->nlabels] = key;
 			m->label_values[m->nlabels++] = json_string_value(v);
 		}
+	read_paths(root, m);
 	return true;
 }
 

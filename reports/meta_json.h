@@ -17,6 +17,17 @@
 #define NB_META_AGENTLESS_PEER " (no agent: agentless tests; environment facts of the local end only)"
 #define NB_META_LIST_MAX 64
 
+#define NB_META_PATHS_MAX 16
+
+/** One path of the batch (an agent's control session): its clock against the runner's, measured
+ *  over the control connection when the batch began (NAN: not measured). */
+struct nb_meta_path {
+	const char *name;        /* "local->HOST" */
+	const char *peer;        /* HOST[:PORT] of its agent */
+	double clock_offset_us;  /* the agent's clock minus the runner's */
+	double control_rtt_us;   /* the control connection's round trip */
+};
+
 /** meta.json. The writer writes every field (a NULL string as ""; nbrun_version is always this
  *  build's). The reader fills what the file says: NULL strings (absent or "") and
  *  complete_known = false mean unknown, and root keeps the whole document, which the strings
@@ -35,6 +46,8 @@ struct nb_meta {
 	const char *label_keys[NB_META_LIST_MAX];   /* the user's labels (config, --label) */
 	const char *label_values[NB_META_LIST_MAX];
 	size_t nlabels;
+	struct nb_meta_path paths[NB_META_PATHS_MAX]; /* the agents' paths (none: agentless) */
+	size_t npaths;
 	json_t *root;            /* reader: the whole document, or NULL */
 };
 

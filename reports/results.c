@@ -134,6 +134,8 @@ void nb_results_free(struct nb_results *res)
 	for (size_t i = 0; i < res->nruns; i++)
 		nb_hist_destroy(res->runs[i].hist);
 	free(res->runs);
+	free(res->path_runs);
+	free(res->path_ivals);
 	free(res->cases);
 	free(res->ivals);
 	free(res->iv_sorted);

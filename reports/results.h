@@ -32,6 +32,10 @@ struct nb_results {
 	struct nb_interval *ivals;
 	size_t nivals;
 	struct nb_interval **iv_sorted; /* by run, stream, time; runs index their aggregate rows */
+	struct nb_run *path_runs;       /* multi-path runs: each path's own row (runs hold the sum) */
+	size_t npath_runs;
+	struct nb_interval *path_ivals; /* and each path's own interval rows */
+	size_t npath_ivals;
 	struct nb_facts local, peer;
 	bool have_env;
 	struct nb_meta meta;

@@ -37,8 +37,10 @@ bool nb_hist_csv_load(struct nb_results *res);
 /** Open (append) DIR/file whose header is fixed[] followed by one column per metric. */
 struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
 				size_t nfixed, struct nb_error *err);
-/** Write m's cells (nb_cols order) and end the row. */
-void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m);
+/** Write m's cells (nb_cols order), the path (NULL or "": NB_PATH_ALL) and end the row. */
+void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m, const char *path);
+/** True for a row of one path of a multi-path run (path neither empty nor NB_PATH_ALL). */
+bool nb_cols_csv_is_path(const char *path);
 /** Column index of each metric in t (-1: absent). */
 void nb_cols_csv_map(const struct nb_csv_table *t, int map[NB_COL_COUNT]);
 /** Row r's metric cells into m (NAN: empty or absent). */

@@ -2,6 +2,7 @@
 #include "runs_csv.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "results_int.h"
 
@@ -32,7 +33,7 @@ void nb_runs_csv_write(struct nb_csv *c, const struct nb_run *r)
 	nb_csv_str(c, r->flags);
 	nb_csv_str(c, r->error);
 	nb_csv_str(c, r->started);
-	nb_cols_csv_write(c, &r->m);
+	nb_cols_csv_write(c, &r->m, r->path);
 }
 
 static void read_row(struct nb_results *res, size_t r, const int map[NB_COL_COUNT],
@@ -41,7 +42,7 @@ static void read_row(struct nb_results *res, size_t r, const int map[NB_COL_COUN
 	const struct nb_csv_table *t = &res->runs_t;
 #define S(f) run->f = nb_csv_cell(t, r, nb_csv_col(t, #f))
 	S(case_id); S(test); S(engine); S(protocol); S(kind); S(status); S(metric); S(flags);
-	S(error); S(started);
+	S(error); S(started); S(path);
 #undef S
 	run->run_id = nb_csv_u32_cell(t, r, nb_csv_col(t, "run_id"));
 	run->rep = nb_csv_u32_cell(t, r, nb_csv_col(t, "rep"));
@@ -52,18 +53,26 @@ static void read_row(struct nb_results *res, size_t r, const int map[NB_COL_COUN
 	run->case_idx = nb_plan_csv_case_for_run(res, run);
 }
 
+/* The rows of one path of a multi-path run go to res->path_runs: every other reader sees the
+ * runs' results over all their paths, as it always did. */
 bool nb_runs_csv_load(struct nb_results *res)
 {
 	int map[NB_COL_COUNT];
 	nb_cols_csv_map(&res->runs_t, map);
 	res->runs = calloc(res->runs_t.nrows + 1, sizeof(*res->runs));
-	if (!res->runs)
+	res->path_runs = calloc(res->runs_t.nrows + 1, sizeof(*res->path_runs));
+	if (!res->runs || !res->path_runs)
 		return false;
 	for (size_t r = 0; r < res->runs_t.nrows; r++) {
-		struct nb_run *run = &res->runs[res->nruns];
-		read_row(res, r, map, run);
-		if (*run->case_id)
-			res->nruns++;
+		struct nb_run run;
+		memset(&run, 0, sizeof(run));
+		read_row(res, r, map, &run);
+		if (!*run.case_id)
+			continue;
+		if (nb_cols_csv_is_path(run.path))
+			res->path_runs[res->npath_runs++] = run;
+		else
+			res->runs[res->nruns++] = run;
 	}
 	return true;
 }

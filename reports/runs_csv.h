@@ -14,7 +14,7 @@
 
 #define NB_RUNS_CSV_FILE "runs.csv"
 
-/** One row of runs.csv. The writer writes the columns (run_id .. started, then the metrics); the
+/** One row of runs.csv. The writer writes the columns (run_id .. started, the metrics, path); the
  *  reader fills them (strings point into the loaded table) and the fields after them. */
 struct nb_run {
 	uint32_t run_id;
@@ -29,6 +29,8 @@ struct nb_run {
 	const char *error;      /* why it failed, or "" */
 	const char *started;    /* ISO 8601 UTC */
 	struct nb_metrics m;
+	const char *path;       /* NB_PATH_ALL (NULL or "" written so), or one path of a multi-path
+				   run ("local->HOST"): its rows share the run's run_id */
 	/* set by the reader: */
 	int metric_col;          /* nb_cols index of `metric`, -1 when unknown */
 	size_t case_idx;         /* into nb_results.cases */

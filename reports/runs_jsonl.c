@@ -77,6 +77,8 @@ json_t *nb_runs_jsonl_record(const struct nb_run *r, const struct nb_meta *meta)
 			      "labels", labels(meta));
 	for (size_t c = 0; o && c < NB_COL_COUNT; c++)
 		json_object_set_new(o, nb_cols[c].name, num(r->m.v[c]));
+	if (o)
+		json_object_set_new(o, "path", str(r->path && *r->path ? r->path : NB_PATH_ALL));
 	return o;
 }
 

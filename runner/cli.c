@@ -81,6 +81,7 @@ static const struct cmddef {
 		"usage: nbrun [OPTIONS] CONFIG.yaml        run a test matrix\n",
 		"  --peer HOST[:PORT]   run against `nbrun serve` on HOST (default: embedded agent on loopback);\n"
 		"                       a name of the config's hosts: means that host (docs/fleet.md)\n"
+		"                       repeated, each case runs on every path local->HOST at once\n"
 		"  --out DIR            results folder, new or empty (default results/<name>-<UTC timestamp>)\n"
 		"  --force              use a non-empty --out anyway, replacing the results files in it\n"
 		"  --dry-run            print the plan and its estimated duration, run nothing\n"
@@ -367,7 +368,9 @@ static bool apply_export_opt(int c, const char *arg, struct nb_cli *cli, struct 
 static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
 {
 	switch (c) {
-	case OPT_PEER: cli->peer = arg; return true;
+	case OPT_PEER:
+		cli->peer = cli->peer ? cli->peer : arg;
+		return push(cli->peers, &cli->npeers, arg, "--peer", err);
 	case OPT_OUT: cli->out = arg; return true;
 	case OPT_FORCE: cli->force = true; return true;
 	case OPT_DRY_RUN: cli->dry_run = true; return true;
@@ -441,6 +444,9 @@ static bool foreign_opt(const struct nb_cli *cli, const struct optdef *d, bool *
 
 static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
 {
+	if (cli->npeers > 1 && cli->cmd != NB_CMD_RUN)
+		return nb_error_set(err, "%s: one --peer (several paths at once are for nbrun run)",
+				    nb_cli_cmd_name(cli->cmd));
 	switch (cli->cmd) {
 	case NB_CMD_RUN:
 	case NB_CMD_VALIDATE:

@@ -27,6 +27,8 @@ struct nb_cli {
 	size_t nargs;
 	/* run, resume, validate, env */
 	const char *peer;                    /* HOST[:PORT]; NULL = embedded agent on loopback */
+	const char *peers[NB_CLI_MAX_LIST];  /* run: every --peer (several: one path to each) */
+	size_t npeers;
 	const char *out;
 	bool force;                          /* run: a non-empty --out is used anyway */
 	bool dry_run;

@@ -51,7 +51,8 @@ static int fail(const struct nb_error *err, int code)
 static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_secret *secret)
 {
 	return (struct nb_run_opts){
-		.peer = cli->peer, .secret = secret, .out_dir = cli->out, .force = cli->force, .check_only = cli->check, .push = cli->push,
+		.peer = cli->peer, .peers = cli->peers, .npeers = cli->npeers, .secret = secret,
+		.out_dir = cli->out, .force = cli->force, .check_only = cli->check, .push = cli->push,
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
 		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
 		.nlabels = cli->nlabels, .verbosity = cli->verbosity,

@@ -362,3 +362,26 @@ Test(proto, random_bytes_never_crash_the_decoder)
 	}
 	cr_assert_lt(accepted, 20000, "random bodies are mostly rejected");
 }
+
+Test(proto, time_carries_the_three_stamps_and_nothing_else)
+{
+	struct nb_msg m = { .type = NB_MSG_TIME }, out;
+	m.u.time = (struct nb_msg_time){ .t1 = 1700000000123456789ull, .t2 = 1700000000123460000ull,
+					 .t3 = UINT64_MAX };
+	struct nb_buf b = encode(&m);
+	cr_assert_eq(b.len, 4 + 2 + 3 * 8);
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.type, NB_MSG_TIME);
+	cr_assert_eq(out.u.time.t1, 1700000000123456789ull);
+	cr_assert_eq(out.u.time.t2, 1700000000123460000ull);
+	cr_assert_eq(out.u.time.t3, UINT64_MAX);
+	nb_buf_free(&b);
+}
+
+Test(proto, time_truncated_is_refused)
+{
+	struct nb_msg m = { .type = NB_MSG_TIME }, out;
+	struct nb_buf b = encode(&m);
+	cr_assert_not(nb_msg_decode(b.p + 4, b.len - 4 - 1, &out, NULL));
+	nb_buf_free(&b);
+}

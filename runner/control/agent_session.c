@@ -6,6 +6,7 @@
 
 #include "agent_int.h"
 #include "check.h"
+#include "clock.h"
 #include "ctl.h"
 #include "hello_facts.h"
 #include "ifstats.h"
@@ -224,6 +225,16 @@ static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
 }
 
+/* TIME: our clock when the request came and when we answer (clock.h). */
+static void answer_time(struct session_ctx *c, const struct nb_msg_time *q)
+{
+	struct nb_msg m = { .type = NB_MSG_TIME };
+	m.u.time.t1 = q->t1;
+	m.u.time.t2 = nb_clock_now();
+	m.u.time.t3 = nb_clock_now();
+	nb_ctl_send(c->fd, &m, 5000, NULL);
+}
+
 /* One message between tests; false when the session ends. */
 static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 {
@@ -233,6 +244,9 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 		return true;
 	case NB_MSG_CHECK:
 		answer_check(c, &m->u.check);
+		return true;
+	case NB_MSG_TIME:
+		answer_time(c, &m->u.time);
 		return true;
 	case NB_MSG_BYE:
 		return false;

@@ -1,88 +1,22 @@
-/* nbrun — client end of the control session (see client.h). */
+/* nbrun — one test's run on the client's end of the control session (see client.h). */
 #include "client.h"
 
-#include <errno.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ctl.h"
 #include "ifstats.h"
-#include "nb_config.h"
+#include "pathsync.h"
 #include "session.h"
 #include "sock.h"
 #include "timeline.h"
-#include "hello_facts.h"
 #include "text.h"
 
-#define HANDSHAKE_MS 10000
 #define SETUP_MS 20000          /* the agent waits 10 s for data connections, then says why */
 #define PEER_SLACK_NS (5ull * 1000000000ull)
 #define RESULT_MS 15000
-
-/* The agent's FACTS once the session is ours, or its ERROR (busy). */
-static bool read_facts(struct nb_client *c, struct nb_error *err)
-{
-	struct nb_msg m;
-	char text[NB_TEXT_MAX + 1];
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
-	if (r == 0)
-		return nb_error_set(err, "peer %s did not answer the handshake within %d s", c->peer_name,
-				    HANDSHAKE_MS / 1000);
-	if (r < 0)
-		return nb_error_set(err, "peer %s: %s", c->peer_name, nb_text_sanitize(text, sizeof(text),
-												err->msg));
-	bool ok = m.type == NB_MSG_FACTS;
-	if (ok)
-		nb_hello_facts_read(&m.u.facts, &c->peer_facts);
-	else if (m.type == NB_MSG_ERROR)
-		nb_error_set(err, "peer %s: %s", c->peer_name,
-			     nb_text_sanitize(text, sizeof(text), m.u.error.text));
-	else
-		nb_error_set(err, "peer %s: expected FACTS, got %s", c->peer_name, nb_msg_name(m.type));
-	nb_msg_free(&m);
-	return ok;
-}
-
-bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
-		    socklen_t len, const struct nb_secret *secret, struct nb_error *err)
-{
-	memset(c, 0, sizeof(*c));
-	nb_facts_init(&c->peer_facts);
-	snprintf(c->peer_name, sizeof(c->peer_name), "%s", peer_name);
-	c->addr = *addr;
-	c->addr_len = len;
-	c->fd = nb_ctl_connect(addr, len, HANDSHAKE_MS, err);
-	if (c->fd < 0)
-		return false;
-	struct nb_auth auth;
-	if (!nb_auth_client(c->fd, secret, HANDSHAKE_MS, peer_name, &auth, err) || !read_facts(c, err)) {
-		close(c->fd);
-		c->fd = -1;
-		return false;
-	}
-	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
-	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
-	sodium_memzero(&auth, sizeof(auth));
-	if (!nb_ifstats_route_ifname((const struct sockaddr *)addr, len, c->ifname, sizeof(c->ifname),
-				     NULL))
-		c->ifname[0] = '\0';
-	return true;
-}
-
-void nb_client_close(struct nb_client *c)
-{
-	if (c->fd >= 0) {
-		struct nb_msg bye = { .type = NB_MSG_BYE };
-		nb_ctl_send(c->fd, &bye, 1000, NULL);
-		close(c->fd);
-		c->fd = -1;
-	}
-	sodium_memzero(c->session_key, sizeof(c->session_key));
-	nb_facts_free(&c->peer_facts);
-}
 
 /* ---- one test ---- */
 
@@ -92,6 +26,7 @@ struct test_state {
 	const struct nb_msg_setup *su;
 	const struct nb_test_sink *sink;
 	struct nb_session *s;
+	struct nb_pathsync *group;    /* the other paths of the case (pathsync.h), or NULL */
 	struct nb_timeline tl;
 	uint64_t t0;
 	bool with_hist;
@@ -260,6 +195,9 @@ static enum nb_outcome run_loop(struct test_state *t, struct nb_test_result *out
 				return o;
 		}
 	}
+	/* Our senders keep sending until every end of every path closed its last tick. */
+	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_CLOSED, t->c->interrupt, &t->c->abort, NULL))
+		return interrupted(t, out);
 	return NB_OUT_OK;
 }
 
@@ -376,12 +314,27 @@ static enum nb_outcome resync(struct test_state *t, struct nb_test_result *out, 
 	return NB_OUT_CASE_FAILED;
 }
 
+/* Stopped while the other paths got ready: the agent, still waiting for START, takes STOP as
+ * the end of this test and stays ready for the next. */
+static enum nb_outcome stopped_before_start(struct test_state *t, struct nb_test_result *out)
+{
+	struct nb_msg stop = { .type = NB_MSG_STOP };
+	snprintf(out->error, sizeof(out->error), "interrupted before the run started");
+	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
+		return lost(t, "cannot send STOP");
+	return NB_OUT_INTERRUPTED;
+}
+
 static enum nb_outcome run_started(struct test_state *t, struct nb_test_result *out)
 {
 	struct nb_msg start = { .type = NB_MSG_START };
+	uint64_t t0 = 0;
+	/* Every path's START at once, their timelines from the same instant (pathsync.h). */
+	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_START, t->c->interrupt, &t->c->abort, &t0))
+		return stopped_before_start(t, out);
 	if (!nb_ctl_send(t->c->fd, &start, 5000, t->err))
 		return lost(t, t->err->msg);
-	t->t0 = nb_now_ns();
+	t->t0 = t->group ? t0 : nb_now_ns();
 	nb_timeline_init(&t->tl, t->t0, t->su->warmup_ns, t->su->omit_ns, t->su->duration_ns,
 			 t->su->interval_ns);
 	nb_timeline_set_cooldown(&t->tl, t->su->cooldown_ns);
@@ -417,13 +370,20 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 			       const struct nb_test_sink *sink, struct nb_test_result *out,
 			       struct nb_error *err)
 {
+	return nb_client_test_path(c, su, NULL, sink, out, err);
+}
+
+static enum nb_outcome test_path(struct nb_client *c, const struct nb_msg_setup *su,
+				 struct nb_pathsync *group, const struct nb_test_sink *sink,
+				 struct nb_test_result *out, struct nb_error *err)
+{
 	memset(out, 0, sizeof(*out));
 	nb_metrics_clear(&out->m);
 	const struct nb_engine *e = nb_engine_find(su->params.engine);
 	struct nb_msg_setup run = *su; /* with the run's data key, which never crosses the wire */
 	nb_auth_run_key(c->session_key, su->run_id, run.params.key);
 	struct test_state t = { .c = c, .e = e, .su = &run, .sink = sink, .err = err,
-				.t0 = nb_now_ns() };
+				.group = group, .t0 = nb_now_ns() };
 	if (!e) {
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
 		return NB_OUT_CASE_FAILED;
@@ -459,28 +419,11 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 	return o;
 }
 
-bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
-		     size_t len, struct nb_error *err)
+enum nb_outcome nb_client_test_path(struct nb_client *c, const struct nb_msg_setup *su,
+				    struct nb_pathsync *group, const struct nb_test_sink *sink,
+				    struct nb_test_result *out, struct nb_error *err)
 {
-	struct nb_msg m = { .type = NB_MSG_CHECK };
-	m.u.check = *need;
-	problems[0] = '\0';
-	if (!nb_ctl_send(c->fd, &m, 5000, err))
-		return false;
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
-	if (r == 0)
-		nb_error_set(err, "peer %s did not answer the check within %d s", c->peer_name,
-			     HANDSHAKE_MS / 1000);
-	if (r != 1)
-		return false;
-	bool ok = m.type == NB_MSG_CHECK_RESULT;
-	if (ok)
-		snprintf(problems, len, "%s", m.u.check_result.text);
-	else if (m.type == NB_MSG_ERROR)
-		nb_error_set(err, "peer %s cannot check: %s", c->peer_name, m.u.error.text);
-	else
-		nb_error_set(err, "peer %s answered the check with %s", c->peer_name,
-			     nb_msg_name(m.type));
-	nb_msg_free(&m);
-	return ok;
+	enum nb_outcome o = test_path(c, su, group, sink, out, err);
+	nb_pathsync_leave(group); /* done, however it ended: it holds no other path back */
+	return o;
 }

@@ -62,9 +62,16 @@ void nb_test_result_free(struct nb_test_result *r);
  *  none). False with err when the agent did not answer (then the session is over). */
 bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
 		     size_t len, struct nb_error *err);
+struct nb_pathsync;
+
 /** Run one test. err holds the peer-lost message for NB_OUT_PEER_LOST. */
 enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *su,
 			       const struct nb_test_sink *sink, struct nb_test_result *out,
 			       struct nb_error *err);
+/** Run one test as one path of a case whose paths start and stop together (group, pathsync.h;
+ *  NULL: alone, as nb_client_test). The sink is called from the caller's thread. */
+enum nb_outcome nb_client_test_path(struct nb_client *c, const struct nb_msg_setup *su,
+				    struct nb_pathsync *group, const struct nb_test_sink *sink,
+				    struct nb_test_result *out, struct nb_error *err);
 
 #endif

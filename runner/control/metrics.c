@@ -183,7 +183,7 @@ static void directional(const struct nb_engine *e, const struct nb_params *p,
 	}
 }
 
-static void latency_cols(const struct nb_hist *h, struct nb_metrics *m)
+void nb_metrics_latency(const struct nb_hist *h, struct nb_metrics *m)
 {
 	struct nb_hist_summary s;
 	nb_hist_summarize(h, &s);
@@ -293,7 +293,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 	if (nb_engine_agentless(e))
 		agentless(p, s, lo, hi, out);
 	if (hist && flow < 0)
-		latency_cols(hist, out);
+		nb_metrics_latency(hist, out);
 	if (flow < 0) {
 		cpu_and_if(s, out);
 		cost_per_cpu(e, out);

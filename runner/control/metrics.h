@@ -44,6 +44,14 @@ void nb_metrics_cpu_threads(const struct nb_span *s, struct nb_metrics *out);
  *  answered, trans_per_s over out's duration_s. Nothing for other engines. */
 void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfinal,
 		       struct nb_metrics *out);
+/** The latency columns (mean, stddev, min, percentiles, max) of histogram h into m; nothing
+ *  when h holds no sample. */
+void nb_metrics_latency(const struct nb_hist *h, struct nb_metrics *m);
+/** The result of a case over its n paths from each path's own (metrics_paths.c): counts and
+ *  rates add, host-wide readings take the largest, jitter and RTT average, ratios are
+ *  recomputed from the sums; latency from merged (the paths' histograms merged) when given. */
+void nb_metrics_sum_paths(const struct nb_engine *e, const struct nb_metrics *parts, size_t n,
+			  const struct nb_hist *merged, struct nb_metrics *out);
 /** The headline column of engine e (its traits.headline.column: rx_bps, trans_per_s ...). */
 enum nb_col nb_metrics_headline(const struct nb_engine *e);
 

@@ -354,6 +354,11 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		break;
 	case NB_MSG_CHECK: enc_check(b, &m->u.check); break;
 	case NB_MSG_CHECK_RESULT: put_str(b, m->u.check_result.text); break;
+	case NB_MSG_TIME:
+		put_u64(b, m->u.time.t1);
+		put_u64(b, m->u.time.t2);
+		put_u64(b, m->u.time.t3);
+		break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
 	case NB_MSG_BYE:
@@ -398,6 +403,11 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
 	case NB_MSG_CHECK_RESULT:
 		get_text(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, true, "check result text");
+		break;
+	case NB_MSG_TIME:
+		m->u.time.t1 = get_uint(r, 8);
+		m->u.time.t2 = get_uint(r, 8);
+		m->u.time.t3 = get_uint(r, 8);
 		break;
 	case NB_MSG_START:
 	case NB_MSG_STOP:
@@ -456,6 +466,6 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT", "FACTS" };
+					     "CHECK_RESULT", "FACTS", "TIME" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

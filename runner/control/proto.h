@@ -9,7 +9,7 @@
  * unknown types, lengths beyond the body, counts beyond limits, values out of
  * range, strings that are not clean text or too long, and trailing bytes.
  *
- * Session (v3): client HELLO -> agent HELLO (or ERROR version) -> when either
+ * Session (v4): client HELLO -> agent HELLO (or ERROR version) -> when either
  * HELLO asks for it (a shared secret), AUTH client -> AUTH agent, or ERROR auth
  * (auth.h: a MAC over both nonces, each side proving the secret) -> the agent
  * takes its one session slot: FACTS (its environment) or ERROR busy. Nothing
@@ -20,6 +20,10 @@
  * Before a batch (and for --check) the client asks CHECK with what its plan needs; the agent
  * answers CHECK_RESULT, one line per problem it finds on its host ("" = none): only after
  * authentication, like FACTS.
+ * Between tests the client may send TIME (t1 = its clock at sending); the agent answers TIME
+ * with t1 echoed, t2 = its clock when the request arrived and t3 = when it answered (both
+ * CLOCK_REALTIME, ns): the client's fourth stamp gives the agent's clock offset and the control
+ * round trip, as NTP does (clock.h).
  */
 #ifndef NB_PROTO_H
 #define NB_PROTO_H
@@ -33,8 +37,8 @@
 #include "session.h"
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
- * AUTH, FACTS after it) and the per-session data key */
-#define NB_PROTO_VERSION 3
+ * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
+#define NB_PROTO_VERSION 4
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
@@ -47,8 +51,8 @@
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
 	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
-	NB_MSG_FACTS,
-	NB_MSG_TYPE_MAX = NB_MSG_FACTS
+	NB_MSG_FACTS, NB_MSG_TIME,
+	NB_MSG_TYPE_MAX = NB_MSG_TIME
 };
 
 enum nb_err_code {
@@ -103,6 +107,11 @@ struct nb_msg_check {
 	uint32_t max_flows;                /* the most flows of one run */
 };
 
+/** TIME: a clock exchange (request: t1 only; answer: all three). */
+struct nb_msg_time {
+	uint64_t t1, t2, t3;
+};
+
 struct nb_msg_snap {
 	int32_t index;             /* interval index; -1 = baseline; RESULT: final */
 	uint64_t t_ns;             /* agent clock, since START */
@@ -121,6 +130,7 @@ struct nb_msg {
 		struct { uint8_t ok; char text[NB_TEXT_MAX + 1]; struct nb_msg_snap s; } result;
 		struct { uint16_t code; char text[NB_TEXT_MAX + 1]; } error;
 		struct nb_msg_check check;
+		struct nb_msg_time time;
 		struct { char text[NB_CHECK_TEXT_MAX + 1]; } check_result; /* lines ending in \n */
 	} u;
 };

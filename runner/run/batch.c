@@ -110,7 +110,7 @@ enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
 		return rc;
 	b->client.interrupt = b->o->interrupt;
 	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
-	return NB_EXIT_OK;
+	return nb_batch_connect_paths(b, err);
 }
 
 bool nb_batch_out_free(const struct nb_run_opts *o, struct nb_error *err)
@@ -211,6 +211,7 @@ static void fill_meta(struct nb_batch *b)
 	for (size_t i = 0; i < o->nfilters && i < NB_META_LIST_MAX; i++)
 		b->meta.filters[b->meta.nfilters++] = o->filters[i];
 	merge_labels(b);
+	nb_batch_meta_paths(b);
 }
 
 bool nb_batch_claim(struct nb_batch *b, struct nb_error *err)
@@ -243,6 +244,7 @@ void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err)
 		b->werr = *err;
 	b->write_failed = true;
 	atomic_store(&b->client.abort, true);
+	nb_batch_abort_paths(b);
 }
 
 void nb_batch_sync_rows(struct nb_batch *b)
@@ -269,6 +271,7 @@ void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)
 	if (b->closed)
 		return;
 	b->closed = true;
+	nb_batch_close_paths(b);
 	nb_client_close(&b->client);
 	nb_reach_destroy(b->reach); /* after the BYE: ends the agents started over ssh */
 	b->reach = NULL;

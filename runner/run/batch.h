@@ -11,16 +11,27 @@
 
 #include "agent.h"
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "csv.h"
 #include "hosts_reach.h"
 #include "meta_json.h"
+#include "paths.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
 #include "runs_jsonl.h"
 #include "solo.h"
 #include "stats.h"
+
+/** One path of the batch's cases: local -> an agent, over its own control session. */
+struct nb_batch_path {
+	char name[200];              /* "local->HOST[:PORT]" */
+	const char *peer;            /* HOST[:PORT] (NULL: the embedded agent) */
+	struct nb_client *client;    /* path 0: &batch.client; the others: &own */
+	struct nb_client own;
+	struct nb_clock clock;       /* its agent's clock offset and control round trip */
+};
 
 struct nb_batch {
 	const struct nb_config *cfg;
@@ -53,6 +64,10 @@ struct nb_batch {
 	size_t ndone;
 	bool write_failed;           /* a results file could not be written: werr says which */
 	struct nb_error werr;
+	/* the paths (batch_paths.c): path 0 is `client`; with more than one, every case runs on
+	   all of them at once (batch_paths_run.c) */
+	struct nb_batch_path paths[NB_PATHS_MAX];
+	size_t npaths;
 };
 
 /** Zero b for cfg, plan and o (stats allocated); false when out of memory. */
@@ -93,6 +108,20 @@ bool nb_batch_report(struct nb_batch *b, struct nb_error *err);
 /** From the agent reached to the exit code (run.c): the check, the folder claimed (unless
  *  resume adopted it already), every run not yet done, the report. */
 enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err);
+/** Reach every other path's agent (a repeated --peer) once path 0's is open, and measure each
+ *  agent's clock; NB_EXIT_PEER (err names the path) when one cannot be reached (batch_paths.c). */
+enum nb_run_exit nb_batch_connect_paths(struct nb_batch *b, struct nb_error *err);
+/** Say BYE to every path's agent but path 0's (that is nb_batch_close's). */
+void nb_batch_close_paths(struct nb_batch *b);
+/** Stop the run in progress on every path (a write failed). */
+void nb_batch_abort_paths(struct nb_batch *b);
+/** The paths into meta (names, peers, clocks). */
+void nb_batch_meta_paths(struct nb_batch *b);
+/** Run su (case c, repetition rep) on every path at once (batch_paths_run.c): each path's interval
+ *  and run rows as it goes, the intervals' sums; sum gets the run's result over all paths. */
+enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
+				   const struct nb_msg_setup *su, uint32_t rep, const char *started,
+				   struct nb_test_result *sum, struct nb_error *err);
 /** Free what init allocated (not the folder). */
 void nb_batch_free(struct nb_batch *b);
 

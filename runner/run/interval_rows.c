@@ -9,15 +9,24 @@ static double tick_s(const struct nb_msg_setup *su, uint32_t k)
 	return (double)(off > su->duration_ns ? su->duration_ns : off) / 1e9;
 }
 
-void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
-			    const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep, uint32_t k,
-			    const struct nb_span *span, const struct nb_hist *hist)
+/* Interval k's row of run_id: when it falls, whether the statistics leave it out. */
+static struct nb_interval row_of(const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep,
+				 uint32_t k, const char *path)
 {
-	struct nb_interval row = { .run_id = run_id, .case_id = su->case_id, .rep = rep };
+	struct nb_interval row = { .run_id = run_id, .case_id = su->case_id, .rep = rep, .path = path };
 	row.t_start = tick_s(su, k - 1);
 	row.t_end = tick_s(su, k);
 	row.omitted = row.t_start * 1e9 < (double)su->omit_ns - 1;
 	row.cooldown = su->cooldown_ns && row.t_end * 1e9 > (double)(su->duration_ns - su->cooldown_ns) + 1;
+	return row;
+}
+
+void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
+			    const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep, uint32_t k,
+			    const struct nb_span *span, const struct nb_hist *hist, const char *path,
+			    struct nb_metrics *sum)
+{
+	struct nb_interval row = row_of(su, run_id, rep, k, path);
 	uint32_t nflows = span->l1->nflows;
 	bool dir = e->traits.directional;
 	for (int32_t f = 0; nflows > 1 && f < (int32_t)nflows; f++) {
@@ -30,5 +39,17 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
 	row.stream = -1; /* all flows summed: the row the statistics use */
 	row.direction = dir ? nb_dir_name(su->params.direction) : "";
 	nb_metrics_span(e, &su->params, span, -1, hist, &row.m);
+	nb_intervals_csv_write(csv, &row);
+	if (sum)
+		*sum = row.m;
+}
+
+void nb_rows_write_sum(struct nb_csv *csv, const struct nb_engine *e, const struct nb_msg_setup *su,
+		       uint32_t run_id, uint32_t rep, uint32_t k, const struct nb_metrics *m)
+{
+	struct nb_interval row = row_of(su, run_id, rep, k, NB_PATH_ALL);
+	row.stream = -1;
+	row.direction = e->traits.directional ? nb_dir_name(su->params.direction) : "";
+	row.m = *m;
 	nb_intervals_csv_write(csv, &row);
 }

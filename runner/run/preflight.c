@@ -89,5 +89,12 @@ size_t nb_batch_check(struct nb_batch *b, struct nb_error *err)
 	char who[200];
 	snprintf(who, sizeof(who), "peer %s", b->client.peer_name);
 	size_t n = print_lines("local", local) + print_lines(b->peer ? who : "this host", peer);
+	for (size_t i = 1; i < b->npaths; i++) { /* every other path's agent, the same way */
+		struct nb_client *c = b->paths[i].client;
+		if (!nb_client_check(c, &need, peer, sizeof(peer), err))
+			return 0;
+		snprintf(who, sizeof(who), "peer %s", c->peer_name);
+		n += print_lines(who, peer);
+	}
 	return n + (b->o->check_only ? nb_batch_check_hosts(b, &need, err) : 0);
 }

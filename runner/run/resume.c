@@ -24,7 +24,23 @@ struct resume {
 	struct nb_meta meta;
 	struct nb_run_opts o;
 	char peer[300];  /* the recorded peer's host, when meta.json names an agentless batch */
+	const char *peers[NB_META_PATHS_MAX]; /* a multi-path batch: every path's agent */
 };
+
+/* A batch that ran on several paths goes on on the same paths (meta.json's), unless --peer
+ * names one. */
+static void recorded_paths(struct resume *r, const struct nb_run_opts *o)
+{
+	if (o->peer || r->meta.npaths < 2)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < r->meta.npaths; i++)
+		if (r->meta.paths[i].peer)
+			r->peers[n++] = r->meta.paths[i].peer;
+	r->o.peers = r->peers;
+	r->o.npeers = n;
+	r->o.peer = n ? r->peers[0] : r->o.peer;
+}
 
 static bool load_config(const char *dir, struct resume *r, struct nb_error *err)
 {
@@ -156,6 +172,7 @@ enum nb_run_exit nb_run_resume(const char *dir, const struct nb_run_opts *o, str
 	if (load_config(dir, r, err)) {
 		r->o = *o;
 		r->o.peer = o->peer ? o->peer : recorded_peer(&r->meta, r->peer, sizeof(r->peer));
+		recorded_paths(r, o);
 		r->o.out_dir = dir;
 		r->o.force = false;
 		rc = resume_batch(dir, r, err);

@@ -17,6 +17,9 @@
 struct nb_run_opts {
 	const char *peer;            /* HOST[:PORT], or NULL for the embedded agent (resume: NULL
 					means the peer meta.json names) */
+	const char *const *peers;    /* every --peer: with more than one, each case runs on the paths
+					local->peers[i] at once (peer is peers[0]) */
+	size_t npeers;
 	const struct nb_secret *secret; /* --peer's shared secret (NULL: none); the embedded agent
 					   and its client share a random one */
 	const char *out_dir;         /* NULL: a new results/<name>-<UTC timestamp>[-N] */

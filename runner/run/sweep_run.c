@@ -50,7 +50,7 @@ static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, co
 {
 	struct trial_ctx *x = ctx;
 	nb_rows_write_interval(x->env->intervals, x->c->engine, &x->su, x->run_id, x->rep, k, span,
-			       hist);
+			       hist, NULL, NULL);
 	rows_ok(x);
 }
 

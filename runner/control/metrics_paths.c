@@ -1,0 +1,99 @@
+/* The result of a case over all its paths, from each path's own result (see metrics.h).
+ *
+ * What a path counts adds: bytes, packets, rates, losses, transactions, each path's own engine
+ * threads' CPU. What every path reads of the same host is the host's, not the path's: host CPU,
+ * steal and interface rates are the largest of the paths' readings (the same host's counters,
+ * read at the same ticks), as is the busiest thread. Averages stay averages: jitter, smoothed
+ * RTT and connect time are the mean over the paths that have them. Ratios are recomputed from
+ * the sums (loss %, the headline per CPU-second), and latency comes from the paths' histograms
+ * merged (every request's RTT counted once), never from averaged percentiles. */
+#include "metrics.h"
+
+#include <math.h>
+
+enum how { SUM, MAX, MEAN, RATIO, LATENCY };
+
+static enum how how_of(int c)
+{
+	static const enum nb_col max[] = {
+		NB_COL_DURATION_S, NB_COL_MAX_BURST, NB_COL_HOST_CPU_LOCAL_PCT,
+		NB_COL_HOST_CPU_PEER_PCT, NB_COL_CPU_LOCAL_TX_THREAD_PCT,
+		NB_COL_CPU_LOCAL_RX_THREAD_PCT, NB_COL_CPU_PEER_TX_THREAD_PCT,
+		NB_COL_CPU_PEER_RX_THREAD_PCT, NB_COL_HOST_STEAL_LOCAL_PCT, NB_COL_HOST_STEAL_PEER_PCT,
+	};
+	static const enum nb_col mean[] = {
+		NB_COL_JITTER_US, NB_COL_FWD_JITTER_US, NB_COL_REV_JITTER_US, NB_COL_SRTT_US,
+		NB_COL_CONNECT_US,
+	};
+	static const enum nb_col ratio[] = {
+		NB_COL_LOSS_PCT, NB_COL_FWD_LOSS_PCT, NB_COL_REV_LOSS_PCT, NB_COL_LOCAL_PER_CPU_S,
+		NB_COL_PEER_PER_CPU_S,
+	};
+	for (size_t i = 0; i < sizeof(max) / sizeof(max[0]); i++)
+		if (c == (int)max[i])
+			return MAX;
+	for (size_t i = 0; i < sizeof(mean) / sizeof(mean[0]); i++)
+		if (c == (int)mean[i])
+			return MEAN;
+	for (size_t i = 0; i < sizeof(ratio) / sizeof(ratio[0]); i++)
+		if (c == (int)ratio[i])
+			return RATIO;
+	if (c >= NB_COL_IF_LOCAL_RXPCK_S && c <= NB_COL_IF_PEER_RXDROP_S)
+		return MAX;
+	if (c >= NB_COL_LAT_MEAN_US && c <= NB_COL_LAT_MAX_US)
+		return LATENCY;
+	return SUM;
+}
+
+/* Column c over the parts that have it (NAN when none does). */
+static double combine(enum how how, const struct nb_metrics *parts, size_t n, int c)
+{
+	double acc = NAN;
+	size_t have = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = parts[i].v[c];
+		if (!isfinite(v))
+			continue;
+		acc = have++ == 0 ? v : how == MAX ? fmax(acc, v) : acc + v;
+	}
+	return how == MEAN && have ? acc / (double)have : acc;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : NAN;
+}
+
+/* loss % from the summed lost and sent packets, and the headline per CPU-second. */
+static void ratios(const struct nb_engine *e, const struct nb_metrics *parts, size_t n,
+		   struct nb_metrics *out)
+{
+	const enum nb_col loss[3][3] = {
+		{ NB_COL_LOSS_PCT, NB_COL_LOST, NB_COL_TX_PACKETS },
+		{ NB_COL_FWD_LOSS_PCT, NB_COL_FWD_LOST, NB_COL_FWD_TX_PACKETS },
+		{ NB_COL_REV_LOSS_PCT, NB_COL_REV_LOST, NB_COL_REV_TX_PACKETS },
+	};
+	for (int i = 0; i < 3; i++)
+		if (isfinite(combine(SUM, parts, n, loss[i][0])))
+			out->v[loss[i][0]] = pct(out->v[loss[i][1]], out->v[loss[i][2]]);
+	double head = out->v[nb_metrics_headline(e)];
+	const enum nb_col cpu[2] = { NB_COL_CPU_LOCAL_PCT, NB_COL_CPU_PEER_PCT };
+	const enum nb_col cost[2] = { NB_COL_LOCAL_PER_CPU_S, NB_COL_PEER_PER_CPU_S };
+	for (int k = 0; k < 2; k++)
+		if (isfinite(combine(SUM, parts, n, cost[k])) && out->v[cpu[k]] > 0)
+			out->v[cost[k]] = head / (out->v[cpu[k]] / 100.0);
+}
+
+void nb_metrics_sum_paths(const struct nb_engine *e, const struct nb_metrics *parts, size_t n,
+			  const struct nb_hist *merged, struct nb_metrics *out)
+{
+	nb_metrics_clear(out);
+	for (int c = 0; c < NB_COL_COUNT; c++) {
+		enum how how = how_of(c);
+		if (how != RATIO && how != LATENCY)
+			out->v[c] = combine(how, parts, n, c);
+	}
+	ratios(e, parts, n, out);
+	if (merged)
+		nb_metrics_latency(merged, out);
+}

@@ -1,0 +1,18 @@
+/* nbrun — what the run loop (run.c) shares with a multi-path run (batch_paths_run.c). */
+#ifndef NB_RUN_INT_H
+#define NB_RUN_INT_H
+
+#include <stdint.h>
+
+#include "batch.h"
+
+/** The SETUP of case c for run run_id. */
+void nb_run_build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_setup *su);
+/** Append a run's row (runs.csv and runs.jsonl); path NULL: the run's result, counted in meta;
+ *  else one path's own row of it. rep is the plan's (0-based). */
+void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
+		      enum nb_outcome o, const struct nb_test_result *res, const char *path);
+/** Stop the batch at once when a row could not be written. */
+void nb_run_check_rows(struct nb_batch *b);
+
+#endif

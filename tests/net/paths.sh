@@ -1,0 +1,171 @@
+#!/bin/sh
+# net suite: one case on several paths at once (issue 17): `--peer A --peer B` against two real
+# agents on loopback addresses of their own (127.0.0.2, 127.0.0.3), and a third that refuses.
+#  - runs.csv has each path's row (path local->HOST) and the run's row over all paths (path
+#    all), whose bytes and packets are the paths' added up exactly, run and interval alike;
+#  - every path's intervals have the same tick times as the sum's (one start for all);
+#  - summary.csv counts the sum only; meta.json names each path with its agent's clock offset
+#    and control round trip; the report has the Paths section and the stacked chart's files;
+#  - a path whose agent refuses fails the run, naming that path and why, and the other path's
+#    rows are kept (exit 1).
+# Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
+set -u
+NBRUN=$(realpath "${NBRUN:-build/nbrun}")
+SRC=$(realpath "${NB_SRCDIR:-$(dirname "$0")/../..}")
+TMP=$(mktemp -d /tmp/nbt_paths.XXXXXX)
+BASE=$((29000 + $$ % 3000))
+A_PID= B_PID= C_PID=
+N=0
+FAILED=0
+export NBRUN_GNUPLOT=none
+
+cleanup() {
+	for p in $A_PID $B_PID $C_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+. "$SRC/tests/lib/tap.sh"
+cd "$TMP" || exit 1
+
+# serve ADDR PORT [OPTIONS]: an agent on ADDR:PORT with 20 data ports after PORT
+serve() {
+	_a=$1 _p=$2; shift 2
+	"$NBRUN" serve --bind "$_a" --port "$_p" --data-ports "$((_p + 1))-$((_p + 20))" "$@" \
+		2>"$TMP/serve-$_p.err" &
+}
+serve 127.0.0.2 "$BASE"; A_PID=$!
+serve 127.0.0.3 "$((BASE + 30))"; B_PID=$!
+serve 127.0.0.4 "$((BASE + 60))" --max-streams 1; C_PID=$!
+wait_port "$BASE"; wait_port "$((BASE + 30))"; wait_port "$((BASE + 60))"
+A="127.0.0.2:$BASE" B="127.0.0.3:$((BASE + 30))" C="127.0.0.4:$((BASE + 60))"
+
+cat >"$TMP/paths.yaml" <<'YAML'
+name: paths
+defaults: {duration: 2s, warmup: 0s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: u, engine: stream, protocol: udp, size: 1000, rate: 20M}
+  - {name: t, engine: stream, protocol: tcp, size: 16K}
+YAML
+"$NBRUN" "$TMP/paths.yaml" --peer "$A" --peer "$B" --out "$TMP/two" -q 2>"$TMP/two.err"
+check "two paths: the batch succeeds (exit 0)" "$TMP/two.err" test $? -eq 0
+
+# py NAME SCRIPT: run a python check over the results folder $TMP/two (argv[1])
+py() { python3 - "$TMP/two" "$A" "$B" >"$TMP/py.out" 2>&1 <<PY
+import csv, json, sys
+d, A, B = sys.argv[1], sys.argv[2], sys.argv[3]
+runs = list(csv.DictReader(open(d + "/runs.csv")))
+ivs = list(csv.DictReader(open(d + "/intervals.csv")))
+$2
+PY
+check "$1" "$TMP/py.out" test $? -eq 0
+}
+
+py "runs.csv: every case has one row per path and one over all paths (path all)" '
+for rid in {r["run_id"] for r in runs}:
+    paths = sorted(r["path"] for r in runs if r["run_id"] == rid)
+    assert paths == sorted(["all", "local->" + A, "local->" + B]), paths
+assert all(r["status"] == "ok" for r in runs), [r["error"] for r in runs]'
+
+py "UDP: the sum row's bytes and packets are the paths' added up exactly" '
+cols = ["tx_bytes", "rx_bytes", "tx_packets", "rx_packets", "lost"]
+u = [r for r in runs if r["engine"] == "stream" and r["protocol"] == "udp"]
+s = [r for r in u if r["path"] == "all"][0]
+parts = [r for r in u if r["path"] != "all"]
+for c in cols:
+    assert float(s[c]) == sum(float(p[c]) for p in parts), (c, s[c], [p[c] for p in parts])
+assert all(float(p["tx_packets"]) > 0 for p in parts), "a path sent nothing"'
+
+py "UDP: each interval of the sum is its paths' intervals added up exactly" '
+rid = [r for r in runs if r["protocol"] == "udp" and r["path"] == "all"][0]["run_id"]
+rows = [i for i in ivs if i["run_id"] == rid and i["stream"] == "sum"]
+sums = [i for i in rows if i["path"] == "all"]
+assert len(sums) == 4, len(sums)
+for s in sums:
+    parts = [i for i in rows if i["path"] != "all" and i["t_start"] == s["t_start"]]
+    assert len(parts) == 2, parts
+    for c in ["tx_packets", "rx_packets", "tx_bytes"]:
+        assert float(s[c]) == sum(float(p[c]) for p in parts), (c, s["t_start"])'
+
+py "every path has the same tick times as the sum (one start for all)" '
+for rid in {r["run_id"] for r in runs}:
+    ticks = {}
+    for i in ivs:
+        if i["run_id"] == rid and i["stream"] == "sum":
+            ticks.setdefault(i["path"], []).append((i["t_start"], i["t_end"]))
+    assert len(ticks) == 3, ticks.keys()
+    first = sorted(ticks["all"])
+    assert all(sorted(t) == first for t in ticks.values()), ticks'
+
+py "summary.csv counts the sum only (n = 1 per case)" '
+rows = list(csv.DictReader(open(d + "/summary.csv")))
+assert len(rows) == 2 and all(r["n"] == "1" for r in rows), rows'
+
+py "meta.json: each path with its agent clock offset and control round trip" '
+m = json.load(open(d + "/meta.json"))
+names = [p["name"] for p in m["paths"]]
+assert names == ["local->" + A, "local->" + B], names
+for p in m["paths"]:
+    assert isinstance(p["clock_offset_us"], float), p
+    assert p["control_rtt_us"] > 0, p
+    assert abs(p["clock_offset_us"]) < p["control_rtt_us"] / 2 + 1000, p  # one host, one clock'
+
+py "results.json: per-path values of each case" '
+r = json.load(open(d + "/results.json"))
+for c in r["summary"]:
+    assert [p["path"] for p in c["paths"]] == ["local->" + A, "local->" + B], c["paths"]
+    assert all(p["n"] == 1 for p in c["paths"])'
+
+check "the report has the Paths section and the stacked chart files" "$TMP/two/report.md" \
+	sh -c "grep -q '^## Paths' '$TMP/two/report.md' && ls '$TMP/two/charts/'paths-u-*.gp >/dev/null"
+
+# --- a path that fails ---------------------------------------------------------------------
+cat >"$TMP/wide.yaml" <<'YAML'
+name: wide
+defaults: {duration: 1s, warmup: 0s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: w, engine: stream, protocol: udp, size: 1000, rate: 10M, streams: 2}
+YAML
+"$NBRUN" "$TMP/wide.yaml" --peer "$A" --peer "$C" --out "$TMP/fail" -q 2>"$TMP/fail.err"
+check "a refused path fails the run: exit 1" "$TMP/fail.err" test $? -eq 1
+python3 - "$TMP/fail" "$A" "$C" >"$TMP/py.out" 2>&1 <<'PY'
+import csv, sys
+d, A, C = sys.argv[1], sys.argv[2], sys.argv[3]
+runs = {r["path"]: r for r in csv.DictReader(open(d + "/runs.csv"))}
+assert runs["local->" + C]["status"] == "failed", runs
+assert "agent" in runs["local->" + C]["error"], runs["local->" + C]["error"]
+assert runs["all"]["status"] == "failed"
+assert runs["all"]["error"].startswith("path local->" + C + ": agent"), runs["all"]["error"]
+good = runs["local->" + A]
+assert float(good["tx_packets"]) > 0, good
+PY
+check "the failed path is named with its agent's reason, the other path's row kept" "$TMP/py.out" \
+	test $? -eq 0
+
+# --- interrupted, then resumed on the same paths ------------------------------------------
+cat >"$TMP/four.yaml" <<'YAML'
+name: four
+defaults: {duration: 1s, warmup: 0s, interval: 250ms, repetitions: 4}
+tests:
+  - {name: u, engine: stream, protocol: udp, size: 1000, rate: 10M}
+YAML
+"$NBRUN" "$TMP/four.yaml" --peer "$A" --peer "$B" --out "$TMP/cut" -q 2>"$TMP/cut.err" &
+BG=$!
+wait_rows "$TMP/cut/runs.csv" 6
+kill -TERM "$BG"; wait "$BG"; rc=$?
+check "SIGTERM stops every path of the run: exit 143" "$TMP/cut.err" test $rc -eq 143
+"$NBRUN" resume "$TMP/cut" -q 2>"$TMP/resume.err"
+python3 - "$TMP/cut" "$A" "$B" >"$TMP/py.out" 2>&1 <<'PY'
+import csv, sys
+d, A, B = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = list(csv.DictReader(open(d + "/runs.csv")))
+ok = [r for r in rows if r["status"] == "ok"]
+for p in ("all", "local->" + A, "local->" + B):
+    assert sum(r["path"] == p for r in ok) == 4, (p, [(r["run_id"], r["path"], r["status"]) for r in rows])
+assert all(r["status"] in ("ok", "interrupted") for r in rows), rows
+PY
+check "nbrun resume goes on on both recorded paths: 4 ok rows per path and for the sum" \
+	"$TMP/py.out" test $? -eq 0
+
+echo "1..$N"
+exit $FAILED
