@@ -65,6 +65,25 @@ static int exit_code(enum nb_run_exit rc)
 	return rc == NB_EXIT_SIGNAL ? NB_EXIT_SIGNAL + atomic_load(&signo) : (int)rc;
 }
 
+/* Without --peer, the paths the config's tests name (all from local, the same in each). */
+static int config_paths(const struct nb_cli *cli, const struct nb_config *cfg,
+			const struct nb_plan *plan, struct nb_run_opts *o, struct nb_error *err)
+{
+	static const char *peers[NB_PATHS_MAX];
+	size_t n = 0;
+	if (!nb_batch_config_peers(cfg, plan, peers, &n, err))
+		return NB_EXIT_USAGE;
+	if (n && cli->npeers)
+		return nb_error_set(err, "--peer and the paths: of %s both name the paths: give one",
+				    cfg->path), NB_EXIT_USAGE;
+	if (n) {
+		o->peer = peers[0];
+		o->peers = peers;
+		o->npeers = n;
+	}
+	return 0;
+}
+
 static int cmd_run(const struct nb_cli *cli)
 {
 	struct nb_config cfg = { 0 };
@@ -80,8 +99,11 @@ static int cmd_run(const struct nb_cli *cli)
 		rc = fail(&err, NB_EXIT_USAGE);
 	} else {
 		struct nb_run_opts o = run_opts(cli, &secret);
-		catch_signals();
-		rc = exit_code(nb_run_plan(&cfg, &plan, &o, &err));
+		rc = config_paths(cli, &cfg, &plan, &o, &err);
+		if (rc == 0) {
+			catch_signals();
+			rc = exit_code(nb_run_plan(&cfg, &plan, &o, &err));
+		}
 		fail(&err, rc);
 	}
 	sodium_memzero(&secret, sizeof(secret));

@@ -84,3 +84,63 @@ void nb_batch_meta_paths(struct nb_batch *b)
 		};
 	}
 }
+
+/* "local->A;local->B" of a test's paths, for messages. */
+static void paths_text(const struct nb_test *t, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < t->npaths && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s->%s", i ? ";" : "",
+					 t->paths[i].from, t->paths[i].to);
+}
+
+static bool same_targets(const struct nb_test *a, const struct nb_test *b)
+{
+	if (a->npaths != b->npaths)
+		return false;
+	for (uint32_t i = 0; i < a->npaths; i++)
+		if (strcmp(a->paths[i].to, b->paths[i].to) != 0)
+			return false;
+	return true;
+}
+
+/* A test's paths, if this version runs them: from local, and the first test's set. */
+static bool test_paths_ok(const char *file, const struct nb_test *t, const struct nb_test *first,
+			  struct nb_error *err)
+{
+	char mine[600], theirs[600];
+	paths_text(t, mine, sizeof(mine));
+	for (uint32_t i = 0; i < t->npaths; i++)
+		if (strcmp(t->paths[i].from, "local") != 0)
+			return nb_error_set(err, "%s:%u:%u: test '%s': path %s->%s runs between two "
+					    "remote hosts, which this version does not run yet (paths "
+					    "from local only)", file, t->line, t->col, t->name,
+					    t->paths[i].from, t->paths[i].to);
+	if (first && !same_targets(t, first)) {
+		paths_text(first, theirs, sizeof(theirs));
+		return nb_error_set(err, "%s:%u:%u: test '%s': paths %s differ from test '%s' (%s): "
+				    "this version runs every case of a batch on the same paths", file,
+				    t->line, t->col, t->name, mine[0] ? mine : "(none)", first->name,
+				    theirs);
+	}
+	return true;
+}
+
+bool nb_batch_config_peers(const struct nb_config *cfg, const struct nb_plan *plan,
+			   const char **peers, size_t *npeers, struct nb_error *err)
+{
+	const struct nb_test *first = NULL;
+	*npeers = 0;
+	for (size_t c = 0; c < plan->ncases; c++)
+		if (plan->cases[c].test->npaths && !first)
+			first = plan->cases[c].test;
+	if (!first)
+		return true;
+	for (size_t c = 0; c < plan->ncases; c++)
+		if (!test_paths_ok(cfg->path, plan->cases[c].test, first, err))
+			return false;
+	for (uint32_t i = 0; i < first->npaths; i++)
+		peers[(*npeers)++] = first->paths[i].to;
+	return true;
+}

@@ -49,6 +49,11 @@ enum nb_run_exit {
 	NB_EXIT_SIGNAL = 128,        /* + the signal number: interrupted, the report was written */
 };
 
+/** The peers a config's `paths:` name, for a run without --peer (peers holds NB_PATHS_MAX):
+ *  every planned case's paths, from local and the same in every case (else false, err at the
+ *  test's line); *npeers = 0 when no case names paths. */
+bool nb_batch_config_peers(const struct nb_config *cfg, const struct nb_plan *plan,
+			   const char **peers, size_t *npeers, struct nb_error *err);
 /** Run the plan; prints progress and the results folder on stderr. NB_EXIT_SIGNAL when
  *  interrupted (the caller adds the signal number). */
 enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *plan,

@@ -167,5 +167,38 @@ PY
 check "nbrun resume goes on on both recorded paths: 4 ok rows per path and for the sum" \
 	"$TMP/py.out" test $? -eq 0
 
+# --- the same paths from the config: hosts: and paths: instead of --peer ---------------------
+cat >"$TMP/cfgpaths.yaml" <<YAML
+name: cfgpaths
+hosts:
+  va: { address: 127.0.0.2, port: $BASE }
+  vb: { address: 127.0.0.3, port: $((BASE + 30)) }
+defaults: {duration: 1s, warmup: 0s, interval: 500ms, repetitions: 1}
+tests:
+  - name: u
+    engine: stream
+    protocol: udp
+    size: 1000
+    rate: 10M
+    paths: [{from: local, to: va}, {from: local, to: vb}]
+YAML
+"$NBRUN" "$TMP/cfgpaths.yaml" --out "$TMP/cfgpaths" -q 2>"$TMP/cfgpaths.err"
+check "paths: from the config run without --peer (exit 0)" "$TMP/cfgpaths.err" test $? -eq 0
+python3 - "$TMP/cfgpaths" >"$TMP/py.out" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+assert sorted(r["path"] for r in rows) == ["all", "local->va", "local->vb"], rows
+assert all(r["status"] == "ok" for r in rows), rows
+by = {r["path"]: r for r in rows}
+assert float(by["all"]["rx_packets"]) == float(by["local->va"]["rx_packets"]) + float(by["local->vb"]["rx_packets"])
+PY
+check "each config path has its rows, named by host, and the sum adds them" "$TMP/py.out" test $? -eq 0
+sed -e 's/{from: local, to: vb}/{from: va, to: vb}/' "$TMP/cfgpaths.yaml" >"$TMP/r2r.yaml"
+"$NBRUN" "$TMP/r2r.yaml" --out "$TMP/r2r" -q 2>"$TMP/r2r.err"
+rc=$?
+check "a remote-to-remote path is refused before anything runs: exit 2, one line at the test" \
+	"$TMP/r2r.err" sh -c "[ $rc -eq 2 ] && [ ! -e '$TMP/r2r' ] && [ \$(wc -l <'$TMP/r2r.err') -eq 1 ] &&
+	grep -q 'r2r.yaml:7:5: test .u.: path va->vb runs between two remote hosts' '$TMP/r2r.err'"
+
 echo "1..$N"
 exit $FAILED
