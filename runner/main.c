@@ -71,6 +71,8 @@ static int config_paths(const struct nb_cli *cli, const struct nb_config *cfg,
 {
 	static const char *peers[NB_PATHS_MAX];
 	size_t n = 0;
+	if (cli->check)
+		return 0; /* --check asks every host the paths name (preflight), whatever runs them */
 	if (!nb_batch_config_peers(cfg, plan, peers, &n, err))
 		return NB_EXIT_USAGE;
 	if (n && cli->npeers)
