@@ -77,7 +77,9 @@ static void stream_kernel_counters(struct nb_flow *f)
 		struct nb_tcprx_reading r = { ti.tcpi_bytes_received, ti.tcpi_data_segs_in,
 					      ti.tcpi_rcv_mss, ti.tcpi_rcv_ooopack,
 					      nb_sock_rmem_alloc(f->fd) };
-		uint64_t arrived = nb_tcprx_arrived(&f->tcprx, &r);
+		/* after the drain the window is closed: the whole flow counts exactly */
+		uint64_t arrived = nb_flow_quiet(f) ? nb_tcprx_settled(&f->tcprx, r.bytes_received)
+						    : nb_tcprx_arrived(&f->tcprx, &r);
 		atomic_store_explicit(&f->c[NB_C_RX_BYTES], arrived, memory_order_relaxed);
 		nb_count_wrapped32(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
 	}

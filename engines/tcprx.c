@@ -33,3 +33,10 @@ uint64_t nb_tcprx_arrived(struct nb_tcprx *st, const struct nb_tcprx_reading *r)
 		st->arrived = r->bytes_received + st->waiting;
 	return st->arrived;
 }
+
+uint64_t nb_tcprx_settled(struct nb_tcprx *st, uint64_t bytes_received)
+{
+	st->waiting = 0;
+	st->bytes = st->arrived = bytes_received;
+	return bytes_received;
+}

@@ -41,6 +41,9 @@ struct nb_tcprx_reading {
 	uint64_t rmem_alloc;      /* SO_MEMINFO's SK_MEMINFO_RMEM_ALLOC (UINT64_MAX: unknown) */
 };
 
+/** After the senders stopped and the receiver drained (no window left to count), the whole
+ *  flow's count is the in-order count exactly: forget the estimate and return bytes_received. */
+uint64_t nb_tcprx_settled(struct nb_tcprx *st, uint64_t bytes_received);
 /** The bytes that arrived so far: in-order bytes plus those estimated to wait out of order. */
 uint64_t nb_tcprx_arrived(struct nb_tcprx *st, const struct nb_tcprx_reading *r);
 

@@ -83,3 +83,10 @@ Test(tcprx, the_kernels_32_bit_counters_wrap)
 	uint64_t a = reading(5000000000ull, 0x10u, 0x20u, LOTS); /* 32 segments, 34 out of order */
 	cr_assert_eq(a, 5000000000ull + 32ull * MSS);
 }
+
+Test(tcprx, once_settled_the_whole_flow_counts_the_in_order_bytes_exactly)
+{
+	reading(0, 0, 0, LOTS);
+	reading(0, 10, 10, LOTS); /* an estimate: 10 segments wait */
+	cr_assert_eq(nb_tcprx_settled(&st, 9ull * MSS), 9ull * MSS, "only 9 were real");
+}
