@@ -189,11 +189,15 @@ static int stream_flow(struct nb_flow *f)
 	return f->sends ? udp_send(f) : udp_recv(f);
 }
 
-/* UDP: the last epoch's datagrams still in flight when the senders stop; TCP counts the
- * receiver's own window and needs none. */
+/* UDP: the last epoch's datagrams still in flight when the senders stop. TCP counts the
+ * receiver's own window and needs none for its rows; 20 ms let the senders' queues empty
+ * before the final readings, so the whole flow's sent and received agree (the sender read
+ * right after the stop missed what its queue sent after). */
+#define TCP_DRAIN_NS 20000000ull
+
 static uint64_t stream_drain_ns(const struct nb_params *p)
 {
-	return p->proto == NB_PROTO_UDP ? NB_UDP_DRAIN_NS : 0;
+	return p->proto == NB_PROTO_UDP ? NB_UDP_DRAIN_NS : TCP_DRAIN_NS;
 }
 
 /* The config keys that mean something to stream beyond the common ones. */

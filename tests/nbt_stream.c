@@ -56,7 +56,8 @@ struct nb_msg_setup nbt_stream_setup(enum nb_proto proto, enum nb_dir dir, uint3
 	su.params.size = size;
 	su.params.rate = rate;
 	su.params.tos = -1;
-	su.drain_ns = proto == NB_PROTO_UDP ? 300000000ull : 0;
+	/* UDP: shorter than the engine's 500 ms; TCP: the engine's own (its queues empty) */
+	su.drain_ns = proto == NB_PROTO_UDP ? 300000000ull : nb_engine_find("stream")->drain_ns(&su.params);
 	return su;
 }
 
