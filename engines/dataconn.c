@@ -13,6 +13,13 @@
 #include "dhello.h"
 #include "sock.h"
 
+/* A data connection's source: the client's host, or (peer AF_UNSPEC: the sender is another
+ * agent) any host — the run's key, proven next, is what lets it in either way. */
+static bool from_allowed(const struct nb_dataconn_server *sv, const struct sockaddr_storage *from)
+{
+	return sv->peer->ss_family == AF_UNSPEC || nb_sock_same_host(from, sv->peer);
+}
+
 #define TCP_HELLO_NS 2000000000ull /* a TCP data connection has this long to say hello */
 #define UDP_RETRY_NS 100000000ull  /* a UDP hello or echo still unanswered is sent again */
 
@@ -87,7 +94,7 @@ static int tcp_accept_one(const struct nb_dataconn_server *sv, uint64_t deadline
 	unsigned char b[NB_DHELLO_LEN];
 	size_t got = 0;
 	uint64_t hello_deadline = nb_now_ns() + TCP_HELLO_NS;
-	while (nb_sock_same_host(&from, sv->peer) && got < sizeof(b) &&
+	while (from_allowed(sv, &from) && got < sizeof(b) &&
 	       wait_readable(fd, hello_deadline < deadline ? hello_deadline : deadline)) {
 		ssize_t n = recv(fd, b + got, sizeof(b) - got, 0);
 		if (n <= 0)
@@ -95,7 +102,7 @@ static int tcp_accept_one(const struct nb_dataconn_server *sv, uint64_t deadline
 		got += (size_t)n;
 	}
 	struct nb_dhello h;
-	if (!nb_sock_same_host(&from, sv->peer) || !nb_dhello_get(b, got, NB_DH_HELLO, sv->key, &h) ||
+	if (!from_allowed(sv, &from) || !nb_dhello_get(b, got, NB_DH_HELLO, sv->key, &h) ||
 	    h.flow >= sv->nflows || sv->fds[h.flow] >= 0) {
 		close(fd);
 		return -2;
@@ -163,7 +170,7 @@ static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_state *
 	socklen_t fl = sizeof(from);
 	struct nb_dhello h;
 	ssize_t n = recvfrom(sv->listen_fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-	if (n < 0 || !nb_sock_same_host(&from, sv->peer) ||
+	if (n < 0 || !from_allowed(sv, &from) ||
 	    !nb_dhello_get(b, (size_t)n, NB_DH_HELLO, sv->key, &h) || h.flow >= sv->nflows)
 		return;
 	struct udp_state *u = &st[h.flow];

@@ -25,7 +25,8 @@ struct nb_dataconn_server {
 	enum nb_proto proto;
 	const struct sockaddr_storage *local;   /* its address (UDP flow sockets bind the same host) */
 	socklen_t local_len;
-	const struct sockaddr_storage *peer;    /* the client: its host is the only one accepted */
+	const struct sockaddr_storage *peer;    /* the client: its host is the only one accepted
+					   (AF_UNSPEC: any host; the key still decides) */
 	uint16_t port_lo, port_hi;              /* UDP flow sockets take their ports from here (0,0: any) */
 	const unsigned char *key;               /* the run's key (NB_KEY_LEN bytes) */
 	uint32_t nflows;

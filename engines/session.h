@@ -46,7 +46,9 @@ struct nb_snapshot *nb_snapshot_create(bool with_hist);
 void nb_snapshot_destroy(struct nb_snapshot *s);
 
 /** Server: bind a data port in [port_lo, port_hi] (0,0 = ephemeral) on bind_addr; fills *port.
- *  Data connections are taken from peer's host only (the authenticated control peer). */
+ *  Data connections are taken from peer's host only (the authenticated control peer); a peer
+ *  of family AF_UNSPEC takes them from any host that proves the run's key (the sender is
+ *  another agent, on its client's authenticated request). */
 struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_params *p,
 				     const struct sockaddr *bind_addr, socklen_t bind_len,
 				     const struct sockaddr *peer, socklen_t peer_len, uint16_t port_lo,

@@ -28,6 +28,7 @@ struct session_ctx {
 	uint32_t runs;                  /* tests asked for in this session */
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
+	uint32_t last_grant;            /* the run id of the last grant used: each is used once */
 };
 
 /* ---- one test ---- */
@@ -64,6 +65,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 	}
 	if (!nb_limits_check(&a->o.limits, e, su, why, n))
 		return NB_ERR_LIMIT;
+	if (su->end == NB_END_CONNECT && e->records_latency) {
+		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
+			 "agents carries no latency histograms (this version)", e->name);
+		return NB_ERR_SETUP;
+	}
 	if (su->params.proto == NB_PROTO_TCP && su->params.congestion[0] &&
 	    !nb_sock_cc_allowed(su->params.congestion, &err)) {
 		snprintf(why, n, "%s", err.msg);
@@ -157,27 +163,71 @@ static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why
 	snprintf(what, n, "refused: %s", why);
 }
 
-/* The data port, the client's data connections, START, the run, RESULT; what says how it
- * ended, for the console. */
+/* LISTEN: a data port, READY with it, and the data connections — from the client's host, or
+ * with any_source from whichever host proves the run's key (the sender is another agent). */
+static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engine *e,
+				     struct nb_msg_setup *su, struct nb_error *err)
+{
+	struct nb_agent *a = c->a;
+	uint16_t port = 0;
+	struct sockaddr_storage bind_addr = a->addr, any = { .ss_family = AF_UNSPEC };
+	const struct sockaddr_storage *from = su->any_source ? &any : &c->conn->peer;
+	struct nb_session *s = nb_session_listen(e, &su->params, (struct sockaddr *)&bind_addr,
+						 a->addr_len, (const struct sockaddr *)from,
+						 su->any_source ? sizeof(any) : c->conn->peer_len,
+						 a->o.data_lo, a->o.data_hi, &port, err);
+	if (!s)
+		return NULL;
+	nb_session_set_lag(s, settle_lag(su));
+	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
+	if (nb_ctl_send(c->fd, &ready, 5000, err) && nb_session_accept(s, SETUP_TIMEOUT_MS, err))
+		return s;
+	nb_session_destroy(s);
+	return NULL;
+}
+
+/* CONNECT: open the grant (once per run id: a grant is never used twice), connect to the
+ * receiving agent its client named, READY. Our counters then read the interface toward it. */
+static struct nb_session *connect_end(struct session_ctx *c, const struct nb_engine *e,
+				      struct nb_msg_setup *su, struct nb_error *err)
+{
+	struct sockaddr_storage to;
+	socklen_t len = 0;
+	if (su->run_id <= c->last_grant)
+		return nb_error_set(err, "grant for run %u refused: run ids of grants only go up "
+				    "(last %u)", su->run_id, c->last_grant), NULL;
+	if (!nb_ctl_target_get(&su->target, &to, &len, err))
+		return NULL;
+	c->last_grant = su->run_id;
+	nb_auth_grant(c->session_key, su->run_id, su->grant, su->params.key);
+	struct nb_session *s = nb_session_connect(e, &su->params, (struct sockaddr *)&to, len,
+						  su->target.port, SETUP_TIMEOUT_MS, err);
+	if (!s)
+		return NULL;
+	nb_session_set_lag(s, settle_lag(su));
+	if (!nb_ifstats_route_ifname((struct sockaddr *)&to, len, c->ifname, sizeof(c->ifname), NULL))
+		c->ifname[0] = '\0';
+	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = 0 };
+	if (nb_ctl_send(c->fd, &ready, 5000, err))
+		return s;
+	nb_session_destroy(s);
+	return NULL;
+}
+
+/* The run's data end, then START, the run, RESULT; what says how it ended, for the console. */
 static void run_started(struct session_ctx *c, const struct nb_engine *e, struct nb_msg_setup *su,
 			char *what, size_t n)
 {
 	struct nb_agent *a = c->a;
 	struct nb_error err = { { 0 } };
-	uint16_t port = 0;
-	struct sockaddr_storage bind_addr = a->addr;
-	struct nb_session *s = nb_session_listen(e, &su->params, (struct sockaddr *)&bind_addr,
-						 a->addr_len, (struct sockaddr *)&c->conn->peer,
-						 c->conn->peer_len, a->o.data_lo, a->o.data_hi, &port, &err);
-	if (!s)
-		return refuse(c, NB_ERR_SETUP, err.msg, what, n);
-	nb_session_set_lag(s, settle_lag(su));
-	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
-	struct nb_snapshot *snap = nb_snapshot_create(false);
+	char ifname[sizeof(c->ifname)];
+	memcpy(ifname, c->ifname, sizeof(ifname));
+	struct nb_session *s = su->end == NB_END_CONNECT ? connect_end(c, e, su, &err)
+							  : listen_end(c, e, su, &err);
+	struct nb_snapshot *snap = s ? nb_snapshot_create(false) : NULL;
 	uint64_t t0 = 0;
 	snprintf(what, n, "the client went away during the run");
-	if (!snap || !nb_ctl_send(c->fd, &ready, 5000, &err) ||
-	    !nb_session_accept(s, SETUP_TIMEOUT_MS, &err)) {
+	if (!s || !snap) {
 		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
 	} else if (!await_start(c->fd)) {
 		snprintf(what, n, "the client went away before START");
@@ -193,6 +243,7 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	atomic_fetch_add(&a->tests, 1);
 	nb_session_destroy(s);
 	nb_snapshot_destroy(snap);
+	memcpy(c->ifname, ifname, sizeof(ifname));
 }
 
 /* One test, and a console line: its run, its case (sanitised) and how it ended. */

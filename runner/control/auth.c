@@ -20,6 +20,7 @@
 #define LABEL_LEN 16
 #define KDF_CONTEXT "nbrun v3"    /* crypto_kdf context of the master key's subkeys: 8 bytes */
 #define RUN_CONTEXT "nbrunrun"    /* ... and of a session key's run keys */
+#define GRANT_CONTEXT "nbgrant1"  /* ... and of the pads that seal a grant (nb_auth_grant) */
 
 enum { KDF_AUTH = 1, KDF_SESSION = 2 };
 
@@ -142,6 +143,16 @@ void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_i
 		     unsigned char out[NB_KEY_LEN])
 {
 	crypto_kdf_derive_from_key(out, NB_KEY_LEN, run_id, RUN_CONTEXT, session_key);
+}
+
+void nb_auth_grant(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+		   const unsigned char in[NB_KEY_LEN], unsigned char out[NB_KEY_LEN])
+{
+	unsigned char pad[NB_KEY_LEN];
+	crypto_kdf_derive_from_key(pad, NB_KEY_LEN, run_id, GRANT_CONTEXT, session_key);
+	for (size_t i = 0; i < NB_KEY_LEN; i++)
+		out[i] = in[i] ^ pad[i];
+	sodium_memzero(pad, sizeof(pad));
 }
 
 static void hello_init(struct nb_msg *m, enum nb_role role, const struct nb_secret *s)

@@ -65,5 +65,10 @@ enum nb_auth_verdict nb_auth_agent(int fd, const struct nb_secret *s, uint64_t d
 /** The data key of run run_id of a session (both ends compute it; see engine.h params.key). */
 void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
 		     unsigned char out[NB_KEY_LEN]);
+/** Seal (or open: the same operation) another agent's run key for run run_id of this session:
+ *  a path between two agents hands the receiver's key to the sender this way (proto.h SETUP
+ *  grant); only the two ends of this session can open it, and only for that run. */
+void nb_auth_grant(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+		   const unsigned char in[NB_KEY_LEN], unsigned char out[NB_KEY_LEN]);
 
 #endif

@@ -73,5 +73,11 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 enum nb_outcome nb_client_test_path(struct nb_client *c, const struct nb_msg_setup *su,
 				    struct nb_pathsync *group, const struct nb_test_sink *sink,
 				    struct nb_test_result *out, struct nb_error *err);
+/** Run one test as a path between two agents: src sends, dst receives, neither is this host
+ *  (client_relay.c); group as for nb_client_test_path (NULL: alone). */
+enum nb_outcome nb_client_test_relay(struct nb_client *src, struct nb_client *dst,
+				     const struct nb_msg_setup *su, struct nb_pathsync *group,
+				     const struct nb_test_sink *sink, struct nb_test_result *out,
+				     struct nb_error *err);
 
 #endif

@@ -260,3 +260,48 @@ void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n)
 		snprintf(out, n, "[%s]:%u", host, port);
 	}
 }
+
+bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struct nb_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->port = port;
+	if (addr->ss_family == AF_INET) {
+		t->family = 4;
+		memcpy(t->addr, &((const struct sockaddr_in *)addr)->sin_addr, 4);
+	} else if (addr->ss_family == AF_INET6) {
+		t->family = 6;
+		memcpy(t->addr, &((const struct sockaddr_in6 *)addr)->sin6_addr, 16);
+	}
+	return t->family != 0;
+}
+
+/* An address no agent sends a stream to: nobody in particular, or everybody. */
+static bool not_a_host(const struct nb_target *t)
+{
+	static const uint8_t zero[16];
+	if (t->family == 4)
+		return memcmp(t->addr, zero, 4) == 0 || t->addr[0] >= 224;
+	return memcmp(t->addr, zero, 16) == 0 || t->addr[0] == 0xff;
+}
+
+bool nb_ctl_target_get(const struct nb_target *t, struct sockaddr_storage *addr, socklen_t *len,
+		       struct nb_error *err)
+{
+	memset(addr, 0, sizeof(*addr));
+	if ((t->family != 4 && t->family != 6) || !t->port || not_a_host(t))
+		return nb_error_set(err, "target is no single host's address");
+	if (t->family == 4) {
+		struct sockaddr_in *a = (struct sockaddr_in *)addr;
+		a->sin_family = AF_INET;
+		a->sin_port = htons(t->port);
+		memcpy(&a->sin_addr, t->addr, 4);
+		*len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)addr;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(t->port);
+		memcpy(&a->sin6_addr, t->addr, 16);
+		*len = sizeof(*a);
+	}
+	return true;
+}

@@ -38,6 +38,12 @@ int nb_ctl_connect(const struct sockaddr_storage *addr, socklen_t len, int timeo
 		   struct nb_error *err);
 /** Listen on addr (port 0 = ephemeral; the bound port is written back into addr). -1 on error. */
 int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error *err);
+/** A SETUP target from addr's host and port (nothing for an address that is not IPv4/IPv6). */
+bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struct nb_target *t);
+/** The address of a SETUP target; false with err for one an agent never sends to (unspecified,
+ *  multicast, broadcast). */
+bool nb_ctl_target_get(const struct nb_target *t, struct sockaddr_storage *addr, socklen_t *len,
+		       struct nb_error *err);
 /** "ADDR:PORT" text of an address. */
 void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 

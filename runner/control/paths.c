@@ -7,7 +7,11 @@
 static void *path_main(void *arg)
 {
 	struct nb_path_test *p = arg;
-	p->outcome = nb_client_test_path(p->client, p->su, p->group, &p->sink, &p->res, &p->err);
+	if (p->src)
+		p->outcome = nb_client_test_relay(p->src, p->client, p->su, p->group, &p->sink, &p->res,
+						  &p->err);
+	else
+		p->outcome = nb_client_test_path(p->client, p->su, p->group, &p->sink, &p->res, &p->err);
 	return NULL;
 }
 

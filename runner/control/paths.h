@@ -12,9 +12,11 @@
 
 #define NB_PATHS_MAX 16
 
-/** One path of a multi-path test: the caller fills client and sink; the rest is its result. */
+/** One path of a multi-path test: the caller fills client, src and sink; the rest is its result. */
 struct nb_path_test {
-	struct nb_client *client;
+	struct nb_client *client;        /* the receiving agent's session */
+	struct nb_client *src;           /* the sending agent's (a path between two agents), or
+					    NULL: this host sends (nb_client_test_path) */
 	struct nb_test_sink sink;        /* called on this path's thread */
 	enum nb_outcome outcome;
 	struct nb_test_result res;

@@ -232,6 +232,32 @@ static void enc_setup(struct nb_buf *b, const struct nb_msg_setup *s)
 	put_u64(b, s->duration_ns);
 	put_u64(b, s->interval_ns);
 	put_u64(b, s->drain_ns);
+	put_u8(b, s->end);
+	put_u8(b, s->any_source);
+	put_u8(b, s->target.family);
+	put(b, s->target.addr, sizeof(s->target.addr));
+	put_u16(b, s->target.port);
+	put(b, s->grant, sizeof(s->grant));
+}
+
+/* A CONNECT end has a target (an address and a port) and takes no data from others; a LISTEN
+ * end has no target. */
+static void dec_end(struct rd *r, struct nb_msg_setup *s)
+{
+	s->end = (uint8_t)get_range(r, 1, NB_END_LISTEN, NB_END_CONNECT, "end");
+	s->any_source = (uint8_t)get_range(r, 1, 0, 1, "any-source flag");
+	s->target.family = (uint8_t)get_uint(r, 1);
+	get_bytes(r, s->target.addr, sizeof(s->target.addr));
+	s->target.port = (uint16_t)get_uint(r, 2);
+	get_bytes(r, s->grant, sizeof(s->grant));
+	if (r->bad)
+		return;
+	bool connect = s->end == NB_END_CONNECT;
+	if (connect && ((s->target.family != 4 && s->target.family != 6) || !s->target.port ||
+			s->any_source))
+		fail(r, "a connecting end needs a target address and port, and takes no data");
+	if (!connect && (s->target.family || s->target.port))
+		fail(r, "a listening end has no target");
 }
 
 static void dec_setup(struct rd *r, struct nb_msg_setup *s)
@@ -245,6 +271,7 @@ static void dec_setup(struct rd *r, struct nb_msg_setup *s)
 	s->duration_ns = get_range(r, 8, 1, day, "duration");
 	s->interval_ns = get_range(r, 8, 1000000, day, "interval");
 	s->drain_ns = get_range(r, 8, 0, 60ull * 1000000000ull, "drain");
+	dec_end(r, s);
 }
 
 /* ---- snapshots ---- */
@@ -389,7 +416,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 	case NB_MSG_AUTH: get_bytes(r, m->u.auth.mac, NB_MAC_LEN); break;
 	case NB_MSG_FACTS: dec_facts(r, &m->u.facts); break;
 	case NB_MSG_SETUP: dec_setup(r, &m->u.setup); break;
-	case NB_MSG_READY: m->u.ready.port = (uint16_t)get_range(r, 2, 1, 65535, "port"); break;
+	case NB_MSG_READY: m->u.ready.port = (uint16_t)get_uint(r, 2); break; /* 0: a CONNECT end */
 	case NB_MSG_INTERVAL: dec_snap(r, &m->u.interval); break;
 	case NB_MSG_RESULT:
 		m->u.result.ok = (uint8_t)get_range(r, 1, 0, 1, "result flag");

@@ -24,6 +24,11 @@
  * with t1 echoed, t2 = its clock when the request arrived and t3 = when it answered (both
  * CLOCK_REALTIME, ns): the client's fourth stamp gives the agent's clock offset and the control
  * round trip, as NTP does (clock.h).
+ * A path between two agents (v5): the client's SETUP to the receiving agent says any_source
+ * (READY port as always); its SETUP to the sending agent says end CONNECT with that agent's
+ * address and port and a grant: the receiver's run key sealed for this session and run (a
+ * one-time authorisation, for that address and run alone). The sender connects, answers READY
+ * (port 0) or ERROR, and from START on both agents stream INTERVAL frames to the client.
  */
 #ifndef NB_PROTO_H
 #define NB_PROTO_H
@@ -38,7 +43,8 @@
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
  * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
-#define NB_PROTO_VERSION 4
+/* 5: SETUP's end, target and grant (paths between two agents) */
+#define NB_PROTO_VERSION 5
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
@@ -84,11 +90,30 @@ struct nb_msg_facts {
 	struct nb_kv *kv;          /* owned (decoder allocates; nb_msg_free frees) */
 };
 
+/** Which end of a run's data path an agent is (SETUP). */
+enum nb_setup_end {
+	NB_END_LISTEN = 0,   /* open a data port and take the data connections (every run but one) */
+	NB_END_CONNECT = 1,  /* a path between two agents: connect to target, as a client would */
+};
+
+/** The address and port of a CONNECT end's receiving agent, as on the wire. */
+struct nb_target {
+	uint8_t family;            /* 0 (none), 4 or 6 */
+	uint8_t addr[16];          /* IPv4: the first 4 bytes */
+	uint16_t port;
+};
+
 struct nb_msg_setup {
 	uint32_t run_id;
 	char case_id[160];
 	struct nb_params params;
 	uint64_t warmup_ns, omit_ns, duration_ns, interval_ns, drain_ns;
+	uint8_t end;               /* enum nb_setup_end */
+	uint8_t any_source;        /* LISTEN: data connections from any host that proves the run's key
+				      (its sender is another agent) instead of the client's host only */
+	struct nb_target target;   /* CONNECT: the receiving agent's data address and port */
+	uint8_t grant[NB_KEY_LEN]; /* CONNECT: the receiving agent's run key, sealed under this
+				      session's key and run id (auth.h nb_auth_grant) */
 	uint64_t cooldown_ns;      /* client only (not sent): the tail left out of the result */
 };
 

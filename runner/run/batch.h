@@ -24,13 +24,20 @@
 #include "solo.h"
 #include "stats.h"
 
-/** One path of the batch's cases: local -> an agent, over its own control session. */
+/** One agent session of the batch: an end of its cases' paths (a host a case uses twice, e.g.
+ *  receiving from two senders, has a session per use: a session runs one test at a time). */
 struct nb_batch_path {
 	char name[200];              /* "local->HOST[:PORT]" */
 	const char *peer;            /* HOST[:PORT] (NULL: the embedded agent) */
 	struct nb_client *client;    /* path 0: &batch.client; the others: &own */
 	struct nb_client own;
 	struct nb_clock clock;       /* its agent's clock offset and control round trip */
+};
+
+/** One path of the case now running: its sessions (src NULL: this host sends). */
+struct nb_case_path {
+	char name[200];              /* "FROM->TO" */
+	struct nb_client *src, *dst;
 };
 
 struct nb_batch {
@@ -68,6 +75,10 @@ struct nb_batch {
 	   all of them at once (batch_paths_run.c) */
 	struct nb_batch_path paths[NB_PATHS_MAX];
 	size_t npaths;
+	/* the paths of the case now running (nb_batch_case_paths) */
+	struct nb_case_path cpaths[NB_PATHS_MAX];
+	size_t ncpaths;
+	bool cpaths_named;           /* they are the test's paths: (rows name them) */
 };
 
 /** Zero b for cfg, plan and o (stats allocated); false when out of memory. */
@@ -117,6 +128,13 @@ void nb_batch_close_paths(struct nb_batch *b);
 void nb_batch_abort_paths(struct nb_batch *b);
 /** The paths into meta (names, peers, clocks). */
 void nb_batch_meta_paths(struct nb_batch *b);
+/** Case c's paths into b->cpaths: its test's paths: (each use of a host takes the next of its
+ *  sessions), or without them local -> every session of the batch (repeated --peer). False
+ *  with err when a path has no session (cannot happen after nb_batch_connect). */
+bool nb_batch_case_paths(struct nb_batch *b, const struct nb_case *c, struct nb_error *err);
+/** Whether the case now running goes through nb_batch_run_paths (several paths, or one
+ *  between two agents). */
+bool nb_batch_multipath(const struct nb_batch *b);
 /** Run su (case c, repetition rep) on every path at once (batch_paths_run.c): each path's interval
  *  and run rows as it goes, the intervals' sums; sum gets the run's result over all paths. */
 enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,

@@ -85,46 +85,81 @@ void nb_batch_meta_paths(struct nb_batch *b)
 	}
 }
 
-/* "local->A;local->B" of a test's paths, for messages. */
-static void paths_text(const struct nb_test *t, char *out, size_t len)
+/* Session i of the batch for host name, not yet taken by this case; NULL when none is left. */
+static struct nb_client *take(struct nb_batch *b, bool *taken, const char *name)
 {
-	size_t used = 0;
-	out[0] = '\0';
-	for (uint32_t i = 0; i < t->npaths && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s->%s", i ? ";" : "",
-					 t->paths[i].from, t->paths[i].to);
+	for (size_t i = 0; i < b->npaths; i++) {
+		if (taken[i] || !b->paths[i].peer || strcmp(b->paths[i].peer, name) != 0)
+			continue;
+		taken[i] = true;
+		return b->paths[i].client;
+	}
+	return NULL;
 }
 
-static bool same_targets(const struct nb_test *a, const struct nb_test *b)
+bool nb_batch_case_paths(struct nb_batch *b, const struct nb_case *c, struct nb_error *err)
 {
-	if (a->npaths != b->npaths)
-		return false;
-	for (uint32_t i = 0; i < a->npaths; i++)
-		if (strcmp(a->paths[i].to, b->paths[i].to) != 0)
-			return false;
-	return true;
-}
-
-/* A test's paths, if this version runs them: from local, and the first test's set. */
-static bool test_paths_ok(const char *file, const struct nb_test *t, const struct nb_test *first,
-			  struct nb_error *err)
-{
-	char mine[600], theirs[600];
-	paths_text(t, mine, sizeof(mine));
-	for (uint32_t i = 0; i < t->npaths; i++)
-		if (strcmp(t->paths[i].from, "local") != 0)
-			return nb_error_set(err, "%s:%u:%u: test '%s': path %s->%s runs between two "
-					    "remote hosts, which this version does not run yet (paths "
-					    "from local only)", file, t->line, t->col, t->name,
-					    t->paths[i].from, t->paths[i].to);
-	if (first && !same_targets(t, first)) {
-		paths_text(first, theirs, sizeof(theirs));
-		return nb_error_set(err, "%s:%u:%u: test '%s': paths %s differ from test '%s' (%s): "
-				    "this version runs every case of a batch on the same paths", file,
-				    t->line, t->col, t->name, mine[0] ? mine : "(none)", first->name,
-				    theirs);
+	const struct nb_test *t = c->test;
+	bool taken[NB_PATHS_MAX] = { false };
+	b->ncpaths = 0;
+	b->cpaths_named = t->npaths > 0;
+	for (size_t i = 0; !t->npaths && i < b->npaths; i++) {
+		struct nb_case_path *p = &b->cpaths[b->ncpaths++];
+		snprintf(p->name, sizeof(p->name), "%s", b->paths[i].name);
+		p->src = NULL;
+		p->dst = b->paths[i].client;
+	}
+	for (uint32_t k = 0; k < t->npaths; k++) {
+		const struct nb_path *tp = &t->paths[k];
+		struct nb_case_path *p = &b->cpaths[b->ncpaths++];
+		snprintf(p->name, sizeof(p->name), "%s->%s", tp->from, tp->to);
+		bool local = strcmp(tp->from, NB_HOST_LOCAL) == 0;
+		p->src = local ? NULL : take(b, taken, tp->from);
+		p->dst = take(b, taken, tp->to);
+		if (!p->dst || (!local && !p->src))
+			return nb_error_set(err, "case %s: path %s has no agent session", c->id, p->name);
 	}
 	return true;
+}
+
+bool nb_batch_multipath(const struct nb_batch *b)
+{
+	return b->ncpaths > 1 || b->cpaths_named;
+}
+
+/* Add name `count` times to the batch's sessions (peers) unless there are that many already. */
+static bool want_sessions(const char **peers, size_t *npeers, const char *name, size_t count)
+{
+	size_t have = 0;
+	for (size_t i = 0; i < *npeers; i++)
+		have += strcmp(peers[i], name) == 0;
+	for (; have < count; have++) {
+		if (*npeers >= NB_PATHS_MAX)
+			return false;
+		peers[(*npeers)++] = name;
+	}
+	return true;
+}
+
+/* How often test t uses host name at either end of its paths. */
+static size_t uses(const struct nb_test *t, const char *name)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < t->npaths; i++)
+		n += (strcmp(t->paths[i].from, name) == 0) + (strcmp(t->paths[i].to, name) == 0);
+	return n;
+}
+
+/* A test without paths: in a config whose other tests name theirs. */
+static bool test_named(const char *file, const struct nb_case *c, const struct nb_test *first,
+		       struct nb_error *err)
+{
+	const struct nb_test *t = c->test;
+	if (t->npaths || nb_engine_agentless(c->engine))
+		return true;
+	return nb_error_set(err, "%s:%u:%u: test '%s' names no paths: while test '%s' does: give "
+			    "it paths: (or set them in defaults:)", file, t->line, t->col, t->name,
+			    first->name);
 }
 
 bool nb_batch_config_peers(const struct nb_config *cfg, const struct nb_plan *plan,
@@ -137,10 +172,20 @@ bool nb_batch_config_peers(const struct nb_config *cfg, const struct nb_plan *pl
 			first = plan->cases[c].test;
 	if (!first)
 		return true;
-	for (size_t c = 0; c < plan->ncases; c++)
-		if (!test_paths_ok(cfg->path, plan->cases[c].test, first, err))
+	for (size_t c = 0; c < plan->ncases; c++) {
+		const struct nb_test *t = plan->cases[c].test;
+		if (!test_named(cfg->path, &plan->cases[c], first, err))
 			return false;
-	for (uint32_t i = 0; i < first->npaths; i++)
-		peers[(*npeers)++] = first->paths[i].to;
+		for (uint32_t i = 0; i < t->npaths; i++) {
+			const char *ends[2] = { t->paths[i].from, t->paths[i].to };
+			for (int e = 0; e < 2; e++)
+				if (strcmp(ends[e], NB_HOST_LOCAL) != 0 &&
+				    !want_sessions(peers, npeers, ends[e], uses(t, ends[e])))
+					return nb_error_set(err, "%s:%u:%u: test '%s': its paths need more "
+							    "than %d agent sessions in one batch",
+							    cfg->path, t->line, t->col, t->name,
+							    NB_PATHS_MAX);
+		}
+	}
 	return true;
 }

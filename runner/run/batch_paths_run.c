@@ -87,7 +87,7 @@ static void path_interval(void *ctx, uint32_t k, const struct nb_span *span, con
 	size_t at = (size_t)k * r->n + ps->i;
 	if (k >= 1 && k <= r->nk && !r->have[at]) {
 		nb_rows_write_interval(r->b->intervals, r->c->engine, r->su, r->run_id, r->rep, k, span,
-				       hist, r->b->paths[ps->i].name, &r->m[at]);
+				       hist, r->b->cpaths[ps->i].name, &r->m[at]);
 		if (hist && (r->h[at] = nb_hist_create()))
 			nb_hist_copy(r->h[at], hist);
 		r->have[at] = true;
@@ -103,8 +103,8 @@ static bool rows_init(struct path_rows *r, struct nb_batch *b, const struct nb_c
 	struct nb_timeline tl;
 	nb_timeline_init(&tl, 0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
 	*r = (struct path_rows){ .b = b, .c = c, .su = su, .run_id = su->run_id, .rep = rep + 1,
-				 .n = b->npaths, .nk = tl.nticks, .next = 1 };
-	size_t cells = ((size_t)tl.nticks + 1) * b->npaths;
+				 .n = b->ncpaths, .nk = tl.nticks, .next = 1 };
+	size_t cells = ((size_t)tl.nticks + 1) * b->ncpaths;
 	r->m = calloc(cells, sizeof(*r->m));
 	r->h = calloc(cells, sizeof(*r->h));
 	r->have = calloc(cells, sizeof(*r->have));
@@ -135,15 +135,15 @@ static enum nb_outcome outcome_of(const struct nb_batch *b, struct nb_path_test 
 				  struct nb_test_result *sum, struct nb_error *err)
 {
 	enum nb_outcome o = NB_OUT_OK;
-	for (size_t i = 0; i < b->npaths; i++) {
+	for (size_t i = 0; i < b->ncpaths; i++) {
 		if (severity(pt[i].outcome) <= severity(o))
 			continue;
 		o = pt[i].outcome;
 		if (o == NB_OUT_PEER_LOST) {
 			snprintf(pt[i].res.error, sizeof(pt[i].res.error), "%s", pt[i].err.msg);
-			nb_error_set(err, "path %.200s: %.300s", b->paths[i].name, pt[i].err.msg);
+			nb_error_set(err, "path %.200s: %.300s", b->cpaths[i].name, pt[i].err.msg);
 		}
-		snprintf(sum->error, sizeof(sum->error), "path %.200s: %.360s", b->paths[i].name,
+		snprintf(sum->error, sizeof(sum->error), "path %.200s: %.360s", b->cpaths[i].name,
 			 pt[i].res.error);
 	}
 	return o;
@@ -180,19 +180,20 @@ enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 		snprintf(sum->error, sizeof(sum->error), "out of memory");
 		return NB_OUT_CASE_FAILED;
 	}
-	for (size_t i = 0; i < b->npaths; i++) {
+	for (size_t i = 0; i < b->ncpaths; i++) {
 		sinks[i] = (struct path_sink){ .rows = &rows, .i = i };
-		pt[i].client = b->paths[i].client;
+		pt[i].client = b->cpaths[i].dst;
+		pt[i].src = b->cpaths[i].src;
 		pt[i].sink = (struct nb_test_sink){ .ctx = &sinks[i], .interval = path_interval };
 	}
-	nb_paths_test(pt, b->npaths, su);
+	nb_paths_test(pt, b->ncpaths, su);
 	write_sums(&rows, true);
 	rows_free(&rows);
 	enum nb_outcome o = outcome_of(b, pt, sum, err);
-	for (size_t i = 0; i < b->npaths; i++)
-		nb_run_write_row(b, c, rep, started, pt[i].outcome, &pt[i].res, b->paths[i].name);
-	sum_result(c, pt, b->npaths, sum);
-	for (size_t i = 0; i < b->npaths; i++)
+	for (size_t i = 0; i < b->ncpaths; i++)
+		nb_run_write_row(b, c, rep, started, pt[i].outcome, &pt[i].res, b->cpaths[i].name);
+	sum_result(c, pt, b->ncpaths, sum);
+	for (size_t i = 0; i < b->ncpaths; i++)
 		nb_test_result_free(&pt[i].res);
 	return o;
 }

@@ -97,7 +97,7 @@ void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		      enum nb_outcome o, const struct nb_test_result *res, const char *path)
 {
 	char flags[192];
-	run_flags(b, c, res, !path && b->npaths > 1 ? b->npaths : 1, flags, sizeof(flags));
+	run_flags(b, c, res, !path && b->ncpaths > 1 ? b->ncpaths : 1, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
@@ -137,7 +137,7 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 				 struct nb_error *err)
 {
 	struct nb_sweep_env se = {
-		.client = &b->client, .runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
+		.client = b->cpaths[0].dst, .runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
 		.dir = b->dir,
 		.run_id = &b->run_id, .meta = &b->meta, .interrupt = b->o->interrupt,
 		.verbosity = b->o->verbosity, .progress = b->progress,
@@ -158,7 +158,7 @@ static enum nb_outcome sweep_on_paths(struct nb_batch *b, const struct nb_case *
 	nb_metrics_clear(&res.m);
 	nb_outdir_utc_now(started, sizeof(started));
 	snprintf(res.error, sizeof(res.error), "a swept case runs on one path: a sweep over %zu "
-		 "paths at once is not supported yet", b->npaths);
+		 "paths at once is not supported yet", b->ncpaths);
 	++b->run_id;
 	nb_run_write_row(b, c, rep, started, NB_OUT_CASE_FAILED, &res, NULL);
 	progress_done(b, c, rep, NB_OUT_CASE_FAILED, &res);
@@ -173,8 +173,12 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	const struct nb_case *c = &b->plan->cases[case_index];
 	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
 			      c->reps.autorep ? c->reps.max : c->reps.count);
+	bool agent = !nb_engine_agentless(c->engine);
+	if (agent && !nb_batch_case_paths(b, c, err))
+		return NB_OUT_PEER_LOST;
 	if (c->sweep.enabled)
-		return b->npaths > 1 ? sweep_on_paths(b, c, rep) : run_sweep(b, c, rep, err);
+		return agent && nb_batch_multipath(b) ? sweep_on_paths(b, c, rep)
+						      : run_sweep(b, c, rep, err);
 	struct nb_msg_setup su;
 	nb_run_build_setup(c, ++b->run_id, &su);
 	char started[32];
@@ -185,10 +189,10 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	enum nb_outcome o;
 	if (nb_engine_agentless(c->engine))
 		o = nb_solo_test(&b->solo, &su, &sink, &res, err);
-	else if (b->npaths > 1)
+	else if (nb_batch_multipath(b))
 		o = nb_batch_run_paths(b, c, &su, rep, started, &res, err);
 	else
-		o = nb_client_test(&b->client, &su, &sink, &res, err);
+		o = nb_client_test(b->cpaths[0].dst, &su, &sink, &res, err);
 	if (o == NB_OUT_PEER_LOST)
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
 	nb_run_write_row(b, c, rep, started, o, &res, NULL);
