@@ -336,6 +336,10 @@ static const struct field setup_fields[] = {
 	{ "timeout", 4, 0, NULL }, { "cpu count", 4, 0, NULL }, { "warm-up", 8, 0, NULL },
 	{ "omit", 8, 0, NULL }, { "duration", 8, 1000000000ull, NULL },
 	{ "interval", 8, 500000000ull, NULL }, { "drain", 8, 0, NULL },
+	{ "end", 1, 0, NULL }, { "any source", 1, 0, NULL }, { "target family", 1, 0, NULL },
+	{ "target address 0-7", 8, 0, NULL }, { "target address 8-15", 8, 0, NULL },
+	{ "target port", 2, 0, NULL }, { "grant 0-7", 8, 0, NULL }, { "grant 8-15", 8, 0, NULL },
+	{ "grant 16-23", 8, 0, NULL }, { "grant 24-31", 8, 0, NULL },
 };
 #define NFIELDS (sizeof(setup_fields) / sizeof(setup_fields[0]))
 

@@ -54,6 +54,7 @@ Test(grant, a_listening_setup_says_whether_it_takes_data_from_any_host)
 	m.u.setup.end = NB_END_LISTEN;
 	m.u.setup.any_source = 1;
 	m.u.setup.target = (struct nb_target){ 0 };
+	memset(m.u.setup.grant, 0, sizeof(m.u.setup.grant));
 	cr_assert(round_trip(&m, &out, &err), "%s", err.msg);
 	cr_assert_eq(out.u.setup.end, NB_END_LISTEN);
 	cr_assert_eq(out.u.setup.any_source, 1);
@@ -63,8 +64,9 @@ Test(grant, setups_whose_end_and_target_disagree_are_rejected)
 {
 	struct nb_msg out;
 	const char *bad[] = { "connect without an address", "connect without a port",
-			      "connect that takes data", "listen with a target" };
-	for (int i = 0; i < 4; i++) {
+			      "connect that takes data", "listen with a target",
+			      "listen with a grant" };
+	for (int i = 0; i < 5; i++) {
 		struct nb_msg m = { .type = NB_MSG_SETUP, .u.setup = connect_setup() };
 		struct nb_msg_setup *s = &m.u.setup;
 		if (i == 0)
@@ -75,6 +77,10 @@ Test(grant, setups_whose_end_and_target_disagree_are_rejected)
 			s->any_source = 1;
 		if (i == 3)
 			s->end = NB_END_LISTEN;
+		if (i == 4) {
+			s->end = NB_END_LISTEN;
+			s->target = (struct nb_target){ 0 };
+		}
 		struct nb_error err = { { 0 } };
 		cr_expect_not(round_trip(&m, &out, &err), "%s was accepted", bad[i]);
 		cr_expect(strstr(err.msg, "bad frame"), "%s: %s", bad[i], err.msg);

@@ -241,7 +241,7 @@ static void enc_setup(struct nb_buf *b, const struct nb_msg_setup *s)
 }
 
 /* A CONNECT end has a target (an address and a port) and takes no data from others; a LISTEN
- * end has no target. */
+ * end has no target and no grant (all zero). */
 static void dec_end(struct rd *r, struct nb_msg_setup *s)
 {
 	s->end = (uint8_t)get_range(r, 1, NB_END_LISTEN, NB_END_CONNECT, "end");
@@ -256,8 +256,11 @@ static void dec_end(struct rd *r, struct nb_msg_setup *s)
 	if (connect && ((s->target.family != 4 && s->target.family != 6) || !s->target.port ||
 			s->any_source))
 		fail(r, "a connecting end needs a target address and port, and takes no data");
-	if (!connect && (s->target.family || s->target.port))
-		fail(r, "a listening end has no target");
+	static const uint8_t zero[NB_KEY_LEN];
+	if (!connect && (s->target.family || s->target.port ||
+			 memcmp(s->target.addr, zero, sizeof(s->target.addr)) != 0 ||
+			 memcmp(s->grant, zero, sizeof(s->grant)) != 0))
+		fail(r, "a listening end has no target and no grant");
 }
 
 static void dec_setup(struct rd *r, struct nb_msg_setup *s)
