@@ -171,6 +171,49 @@ size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
 	return n;
 }
 
+/* True when a host before h has (group, key) of x: its row was already considered. */
+static bool seen_before(const struct nb_facts *const *sets, size_t h, const struct nb_fact *x)
+{
+	for (size_t k = 0; k < h; k++)
+		if (find(sets[k], x->group, x->key))
+			return true;
+	return false;
+}
+
+/* Fill each[0..n) with every host's (group, key); true when they are not all the same. */
+static bool differs(const struct nb_facts *const *sets, size_t n, const struct nb_fact *x,
+		    const struct nb_fact **each)
+{
+	bool diff = false;
+	for (size_t k = 0; k < n; k++) {
+		each[k] = find(sets[k], x->group, x->key);
+		diff |= !nb_facts_same(each[0], each[k]);
+	}
+	return diff;
+}
+
+size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
+			   void (*put)(void *ctx, const struct nb_fact *const *each), void *ctx,
+			   bool *nomem)
+{
+	const struct nb_fact **each = n >= 2 ? calloc(n, sizeof(*each)) : NULL;
+	size_t count = 0;
+	if (nomem)
+		*nomem = n >= 2 && !each;
+	for (size_t h = 0; each && h < n; h++)
+		for (size_t i = 0; i < sets[h]->n; i++) {
+			const struct nb_fact *x = &sets[h]->v[i];
+			if (!nb_facts_comparable(x->group, x->key) || seen_before(sets, h, x) ||
+			    !differs(sets, n, x, each))
+				continue;
+			count++;
+			if (put)
+				put(ctx, each);
+		}
+	free(each);
+	return count;
+}
+
 /* ---- CPU lists --------------------------------------------------------------- */
 
 int nb_cpulist_parse(const char *list, bool *cpus, size_t max)

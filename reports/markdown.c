@@ -203,7 +203,80 @@ static void differences(FILE *f, const struct nb_facts *l, const struct nb_facts
 	free(buf);
 }
 
-/* The differences stay in view; the full table of both ends is folded. */
+/* One row of the differences between hosts: the fact, then each host's value. */
+struct host_rows {
+	FILE *f;
+	size_t n;
+};
+
+static void host_row(void *ctx, const struct nb_fact *const *each)
+{
+	struct host_rows *r = ctx;
+	const struct nb_fact *any = NULL;
+	for (size_t i = 0; !any && i < r->n; i++)
+		any = each[i];
+	char name[sizeof(any->group) + sizeof(any->key) + 1];
+	snprintf(name, sizeof(name), "%s.%s", any->group, any->key);
+	fputs("| ", r->f);
+	nb_md_cell(r->f, name);
+	for (size_t i = 0; i < r->n; i++) {
+		fputs(" | ", r->f);
+		fact_cell(r->f, each[i]);
+	}
+	fputs(" |\n", r->f);
+}
+
+/* Local and every agent host: one column each, only the facts that differ (env.json has all). */
+static void host_differences(FILE *f, const struct nb_results *res)
+{
+	const struct nb_env_hosts *h = &res->hosts;
+	const struct nb_facts **sets = calloc(h->n + 1, sizeof(*sets));
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	bool nomem = !sets;
+	FILE *mem = sets ? open_memstream(&buf, &len) : NULL;
+	struct host_rows rows = { mem, h->n + 1 };
+	for (size_t i = 0; mem && i <= h->n; i++)
+		sets[i] = i ? &h->facts[i - 1] : &res->local;
+	if (mem) {
+		n = nb_facts_diff_hosts(sets, h->n + 1, host_row, &rows, &nomem);
+		fclose(mem);
+	}
+	fprintf(f, "### Differences between hosts\n\n");
+	if (!mem || nomem)
+		fprintf(f, "The differences could not be listed (out of memory); env.json has them.\n\n");
+	else if (n == 0)
+		fprintf(f, "No differences in the recorded facts.\n\n");
+	else {
+		fprintf(f, "| Fact | local");
+		for (size_t i = 0; i < h->n; i++) {
+			fputs(" | ", f);
+			nb_md_cell(f, h->names[i]);
+		}
+		fprintf(f, " |\n|---|---");
+		for (size_t i = 0; i < h->n; i++)
+			fputs("|---", f);
+		fprintf(f, "|\n%s\n", buf);
+	}
+	free(buf);
+	free(sets);
+}
+
+/* "**Hosts:** local (runner); agents: `A`, `B`." when env.json names its hosts. */
+static void host_names(FILE *f, const struct nb_env_hosts *h)
+{
+	if (h->n == 0)
+		return;
+	fprintf(f, "**Hosts:** local (runner); agent%s: ", plural(h->n));
+	for (size_t i = 0; i < h->n; i++) {
+		fputs(i ? ", " : "", f);
+		nb_md_code(f, h->names[i]);
+	}
+	fputs(".\n\n", f);
+}
+
+/* The differences stay in view; the full table of local and path 0's agent is folded (with
+ * more agent hosts, every host's full facts are in env.json). */
 static void environment(FILE *f, const struct nb_results *res)
 {
 	fprintf(f, "## Environment\n\n");
@@ -212,9 +285,17 @@ static void environment(FILE *f, const struct nb_results *res)
 		return;
 	}
 	const struct nb_facts *l = &res->local, *p = &res->peer;
-	differences(f, l, p);
-	fprintf(f, "<details>\n<summary>Every fact of both ends (%zu)</summary>\n\n"
-		   "| Group | Fact | Local (client) | Peer (agent) |\n|---|---|---|---|\n", l->n);
+	host_names(f, &res->hosts);
+	if (res->hosts.n > 1)
+		host_differences(f, res);
+	else
+		differences(f, l, p);
+	if (res->hosts.n > 1)
+		fprintf(f, "<details>\n<summary>Every fact of local and the first path's agent (%zu; "
+			   "every host's are in env.json)</summary>\n\n", l->n);
+	else
+		fprintf(f, "<details>\n<summary>Every fact of both ends (%zu)</summary>\n\n", l->n);
+	fprintf(f, "| Group | Fact | Local (client) | Peer (agent) |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < l->n; i++)
 		fact_row(f, &l->v[i], nb_facts_get(p, l->v[i].group, l->v[i].key));
 	for (size_t i = 0; i < p->n; i++)

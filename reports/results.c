@@ -144,6 +144,7 @@ void nb_results_free(struct nb_results *res)
 	nb_csv_table_free(&res->iv_t);
 	nb_facts_free(&res->local);
 	nb_facts_free(&res->peer);
+	nb_env_hosts_free(&res->hosts);
 	nb_meta_json_free(&res->meta);
 	memset(res, 0, sizeof(*res));
 }

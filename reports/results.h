@@ -13,6 +13,7 @@
 
 #include "cols.h"
 #include "csv_read.h"
+#include "env_json.h"
 #include "error.h"
 #include "facts.h"
 #include "hist.h"
@@ -37,6 +38,7 @@ struct nb_results {
 	struct nb_interval *path_ivals; /* and each path's own interval rows */
 	size_t npath_ivals;
 	struct nb_facts local, peer;
+	struct nb_env_hosts hosts; /* every agent host's facts (none in an env.json before them) */
 	bool have_env;
 	struct nb_meta meta;
 	size_t incomplete;       /* rows skipped in plan.csv, runs.csv and intervals.csv */

@@ -29,7 +29,7 @@ bool nb_intervals_csv_load(struct nb_results *res);
 void nb_meta_json_load(struct nb_results *res);
 /** sweeps.json's list into res->meta.root "sweeps", unless meta.json carries one. */
 void nb_sweeps_json_load(struct nb_results *res);
-/** env.json into res->local and res->peer, when present. */
+/** env.json into res->local, res->peer and res->hosts, when present. */
 void nb_env_json_load(struct nb_results *res);
 /** Each run's latency/run-<id>.csv, when present; false on out of memory. */
 bool nb_hist_csv_load(struct nb_results *res);

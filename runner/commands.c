@@ -177,7 +177,8 @@ int nb_cmd_env(const struct nb_cli *cli)
 	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
 		nb_pitfalls_print(&pf, stdout);
 	nb_pitfalls_free(&pf);
-	if (cli->json && !nb_env_json_write(cli->json, &local, peer, &err)) {
+	struct nb_env_host host = { cli->peer, peer };
+	if (cli->json && !nb_env_json_write_hosts(cli->json, &local, &host, peer ? 1 : 0, &err)) {
 		fprintf(stderr, "nbrun: %s\n", err.msg);
 		rc = 1;
 	}

@@ -142,7 +142,7 @@ Test(facts, env_json_round_trip_with_hostile_values)
 	nb_facts_free(&p2);
 }
 
-Test(facts, env_json_shape_is_local_peer_group_key)
+Test(facts, env_json_shape_is_local_peer_hosts_differences_group_key)
 {
 	struct nb_facts l;
 	struct nb_error err = { "" };
@@ -155,7 +155,8 @@ Test(facts, env_json_shape_is_local_peer_group_key)
 	cr_assert_not_null(text);
 	cr_expect_str_eq(text, "{\n  \"local\": {\n    \"iface\": {\n      \"mtu\": \"9000\"\n    },\n"
 			       "    \"cpu\": {\n      \"governor\": {\n        \"unknown\": \"no cpufreq\"\n"
-			       "      }\n    }\n  },\n  \"peer\": null\n}");
+			       "      }\n    }\n  },\n  \"peer\": null,\n  \"hosts\": {},\n"
+			       "  \"differences\": []\n}");
 	free(text);
 	unlink(path);
 	nb_facts_free(&l);

@@ -151,6 +151,17 @@ static void engine_cpus(const struct nb_plan *plan, char *out, size_t n, bool *p
 	}
 }
 
+/* Every path's agent host for env.json: its peer (HOST[:PORT] or a hosts: name), or "embedded".
+ * The glue between the batch's paths and env.json: the only place that walks them for it. */
+static size_t env_hosts(const struct nb_batch *b, struct nb_env_host *hosts)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->npaths && n < NB_PATHS_MAX; i++)
+		hosts[n++] = (struct nb_env_host){ b->paths[i].peer ? b->paths[i].peer : "embedded",
+						   &b->paths[i].client->peer_facts };
+	return n;
+}
+
 static bool write_env(struct nb_batch *b, struct nb_error *err)
 {
 	struct nb_facts local;
@@ -167,7 +178,8 @@ static bool write_env(struct nb_batch *b, struct nb_error *err)
 			 cpus[0] ? cpus : NULL);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_ENV_JSON_FILE, b->dir);
-	bool ok = nb_env_json_write(path, &local, &b->client.peer_facts, err);
+	struct nb_env_host hosts[NB_PATHS_MAX];
+	bool ok = nb_env_json_write_hosts(path, &local, hosts, env_hosts(b, hosts), err);
 	nb_facts_free(&local);
 	return ok;
 }
