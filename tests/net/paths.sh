@@ -6,6 +6,7 @@
 #  - every path's intervals have the same tick times as the sum's (one start for all);
 #  - summary.csv counts the sum only; meta.json names each path with its agent's clock offset
 #    and control round trip; the report has the Paths section and the stacked chart's files;
+#  - env.json has every agent host's facts by the name its paths use, and the report names them;
 #  - a path whose agent refuses fails the run, naming that path and why, and the other path's
 #    rows are kept (exit 1);
 #  - paths between two agents (va->vb, vb->va) and different paths per test in one batch: the
@@ -120,6 +121,19 @@ for c in r["summary"]:
     assert [p["path"] for p in c["paths"]] == ["local->" + A, "local->" + B], c["paths"]
     assert all(p["n"] == 1 for p in c["paths"])'
 
+py "env.json: both agent hosts by name, with facts; peer is the first; differences a list" '
+e = json.load(open(d + "/env.json"))
+assert list(e["hosts"]) == [A, B], list(e["hosts"])
+for h in (A, B):
+    assert e["hosts"][h]["host"]["kernel"] == e["local"]["host"]["kernel"], h  # one machine
+assert e["peer"] == e["hosts"][A]
+assert isinstance(e["differences"], list)
+assert all(set(x["values"]) == {"local", A, B} for x in e["differences"]), e["differences"]'
+
+check "the report names both hosts and their differences (or that there are none)" \
+	"$TMP/two/report.md" sh -c "grep -qF '**Hosts:** local (runner); agents: \`$A\`, \`$B\`.' \
+	'$TMP/two/report.md' && grep -q '^### Differences between hosts' '$TMP/two/report.md'"
+
 check "the report has the Paths section and the stacked chart files" "$TMP/two/report.md" \
 	sh -c "grep -q '^## Paths' '$TMP/two/report.md' && ls '$TMP/two/charts/'paths-u-*.gp >/dev/null"
 
@@ -195,8 +209,10 @@ assert sorted(r["path"] for r in rows) == ["all", "local->va", "local->vb"], row
 assert all(r["status"] == "ok" for r in rows), rows
 by = {r["path"]: r for r in rows}
 assert float(by["all"]["rx_packets"]) == float(by["local->va"]["rx_packets"]) + float(by["local->vb"]["rx_packets"])
+import json
+assert list(json.load(open(sys.argv[1] + "/env.json"))["hosts"]) == ["va", "vb"]
 PY
-check "each config path has its rows, named by host, and the sum adds them" "$TMP/py.out" test $? -eq 0
+check "each config path has its rows, named by host, the sum adds them, env.json names both hosts" "$TMP/py.out" test $? -eq 0
 # --- between two agents, and different paths per test in one batch -------------------------
 cat >"$TMP/r2r.yaml" <<YAML
 name: r2r
@@ -230,6 +246,9 @@ assert t["status"] == "ok" and float(t["rx_bytes"]) > 0, t
 assert float(by[("out", "local->vb")]["rx_packets"]) > 0
 r = by[("rtt", "va->vb")]
 assert r["status"] == "failed" and "latency histograms" in r["error"], r["error"]
+import json
+e = json.load(open(sys.argv[1] + "/env.json"))
+assert sorted(e["hosts"]) == ["va", "vb"], list(e["hosts"])  # a sending agent is a host too
 PY
 check "a path between two agents counts every datagram: sent = received + lost, its own rows" \
 	"$TMP/py.out" test $? -eq 0
