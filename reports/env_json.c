@@ -43,15 +43,12 @@ struct diff_out {
 	bool fail;
 };
 
-static void diff_put(void *ctx, const struct nb_fact *const *each)
+static void diff_put(void *ctx, const struct nb_fact *x, const struct nb_fact *const *each)
 {
 	struct diff_out *d = ctx;
-	const struct nb_fact *any = NULL;
-	for (size_t i = 0; !any && i < d->n; i++)
-		any = each[i];
 	json_t *row = json_object(), *vals = json_object();
-	bool ok = row && vals && !json_object_set_new(row, "group", json_string(any->group)) &&
-		  !json_object_set_new(row, "key", json_string(any->key));
+	bool ok = row && vals && !json_object_set_new(row, "group", json_string(x->group)) &&
+		  !json_object_set_new(row, "key", json_string(x->key));
 	for (size_t i = 0; ok && i < d->n; i++)
 		ok = !json_object_set_new(vals, d->names[i], fact_json(each[i]));
 	ok = ok && !json_object_set_new(row, "values", json_incref(vals)) &&

@@ -193,8 +193,9 @@ static bool differs(const struct nb_facts *const *sets, size_t n, const struct n
 }
 
 size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
-			   void (*put)(void *ctx, const struct nb_fact *const *each), void *ctx,
-			   bool *nomem)
+			   void (*put)(void *ctx, const struct nb_fact *x,
+				       const struct nb_fact *const *each),
+			   void *ctx, bool *nomem)
 {
 	const struct nb_fact **each = n >= 2 ? calloc(n, sizeof(*each)) : NULL;
 	size_t count = 0;
@@ -208,7 +209,7 @@ size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
 				continue;
 			count++;
 			if (put)
-				put(ctx, each);
+				put(ctx, x, each);
 		}
 	free(each);
 	return count;

@@ -50,13 +50,14 @@ bool nb_facts_comparable(const char *group, const char *key);
  *  only one end has it), local order first; returns how many differ (0 when peer is NULL). */
 size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
 		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx);
-/** Call put(ctx, each) for each comparable fact not the same on all n hosts (sets[0..n)), in the
- *  order of first appearance; each[h] is host h's fact or NULL when it lacks it. Two unknowns
- *  agree (nb_facts_same); a fact one host lacks differs. How many differ; 0 with n < 2 or no
- *  memory (*nomem set, when given). */
+/** Call put(ctx, x, each) for each comparable fact x not the same on all n hosts (sets[0..n)),
+ *  in the order of first appearance; each[h] is host h's fact or NULL when it lacks it. Two
+ *  unknowns agree (nb_facts_same); a fact one host lacks differs. How many differ; 0 with n < 2
+ *  or no memory (*nomem set, when given). */
 size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
-			   void (*put)(void *ctx, const struct nb_fact *const *each), void *ctx,
-			   bool *nomem);
+			   void (*put)(void *ctx, const struct nb_fact *x,
+				       const struct nb_fact *const *each),
+			   void *ctx, bool *nomem);
 /** Parse a kernel CPU list ("0-3,8") into cpus[0..max) (may be NULL); the number of CPUs, -1 if malformed. */
 int nb_cpulist_parse(const char *list, bool *cpus, size_t max);
 

@@ -209,14 +209,11 @@ struct host_rows {
 	size_t n;
 };
 
-static void host_row(void *ctx, const struct nb_fact *const *each)
+static void host_row(void *ctx, const struct nb_fact *x, const struct nb_fact *const *each)
 {
 	struct host_rows *r = ctx;
-	const struct nb_fact *any = NULL;
-	for (size_t i = 0; !any && i < r->n; i++)
-		any = each[i];
-	char name[sizeof(any->group) + sizeof(any->key) + 1];
-	snprintf(name, sizeof(name), "%s.%s", any->group, any->key);
+	char name[sizeof(x->group) + sizeof(x->key) + 1];
+	snprintf(name, sizeof(name), "%s.%s", x->group, x->key);
 	fputs("| ", r->f);
 	nb_md_cell(r->f, name);
 	for (size_t i = 0; i < r->n; i++) {
