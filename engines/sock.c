@@ -186,25 +186,27 @@ bool nb_sock_prepare_udp(int fd, const struct nb_params *p, bool sends, struct n
 	return true;
 }
 
-bool nb_sock_rcv_drops(int fd, uint32_t *drops)
+/* SO_MEMINFO's word `which`; false when the kernel's answer does not reach it. */
+static bool meminfo(int fd, int which, uint32_t *out)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(mem);
 	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
-	    len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+	    len <= (socklen_t)(which * sizeof(uint32_t)))
 		return false;
-	*drops = mem[SK_MEMINFO_DROPS];
+	*out = mem[which];
 	return true;
+}
+
+bool nb_sock_rcv_drops(int fd, uint32_t *drops)
+{
+	return meminfo(fd, SK_MEMINFO_DROPS, drops);
 }
 
 uint64_t nb_sock_rmem_alloc(int fd)
 {
-	uint32_t mem[SK_MEMINFO_VARS];
-	socklen_t len = sizeof(mem);
-	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
-	    len <= SK_MEMINFO_RMEM_ALLOC * sizeof(uint32_t))
-		return UINT64_MAX;
-	return mem[SK_MEMINFO_RMEM_ALLOC];
+	uint32_t v;
+	return meminfo(fd, SK_MEMINFO_RMEM_ALLOC, &v) ? v : UINT64_MAX;
 }
 
 void nb_sock_drain_errqueue(int fd)
