@@ -140,6 +140,11 @@ bool nb_batch_multipath(const struct nb_batch *b);
 enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 				   const struct nb_msg_setup *su, uint32_t rep, const char *started,
 				   struct nb_test_result *sum, struct nb_error *err);
+/** One sweep trial su of case c on every path of the case at once, with no rows: sum gets the
+ *  result over all paths (batch_paths_run.c). */
+enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c,
+				     const struct nb_msg_setup *su, struct nb_test_result *sum,
+				     struct nb_error *err);
 /** Free what init allocated (not the folder). */
 void nb_batch_free(struct nb_batch *b);
 

@@ -197,3 +197,30 @@ enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 		nb_test_result_free(&pt[i].res);
 	return o;
 }
+
+static void quiet_interval(void *ctx, uint32_t k, const struct nb_span *span,
+			   const struct nb_hist *hist)
+{
+	(void)ctx, (void)k, (void)span, (void)hist;
+}
+
+enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c,
+				     const struct nb_msg_setup *su, struct nb_test_result *sum,
+				     struct nb_error *err)
+{
+	memset(sum, 0, sizeof(*sum));
+	nb_metrics_clear(&sum->m);
+	struct nb_path_test pt[NB_PATHS_MAX];
+	memset(pt, 0, sizeof(pt));
+	for (size_t i = 0; i < b->ncpaths; i++) {
+		pt[i].client = b->cpaths[i].dst;
+		pt[i].src = b->cpaths[i].src;
+		pt[i].sink = (struct nb_test_sink){ .interval = quiet_interval };
+	}
+	nb_paths_test(pt, b->ncpaths, su);
+	enum nb_outcome o = outcome_of(b, pt, sum, err);
+	sum_result(c, pt, b->ncpaths, sum);
+	for (size_t i = 0; i < b->ncpaths; i++)
+		nb_test_result_free(&pt[i].res);
+	return o;
+}

@@ -132,12 +132,31 @@ static void progress_done(const struct nb_batch *b, const struct nb_case *c, uin
 	nb_progress_run_done(b->progress, c->id, rep + 1, text);
 }
 
-/* A swept case: its trials are runs of their own (sweep_run.c). */
+/* A swept case's trial on every path of the case. */
+struct paths_trial {
+	struct nb_batch *b;
+	const struct nb_case *c;
+};
+
+static enum nb_outcome paths_trial(void *ctx, const struct nb_msg_setup *su,
+				   struct nb_test_result *res, struct nb_error *err)
+{
+	struct paths_trial *pt = ctx;
+	return nb_batch_paths_trial(pt->b, pt->c, su, res, err);
+}
+
+/* A swept case: its trials are runs of their own (sweep_run.c); on several paths each trial
+ * runs on all of them and the search judges the sum. */
 static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 				 struct nb_error *err)
 {
+	struct paths_trial ptc = { .b = b, .c = c };
+	bool multi = !nb_engine_agentless(c->engine) && nb_batch_multipath(b);
 	struct nb_sweep_env se = {
-		.client = b->cpaths[0].dst, .runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
+		.paths = multi ? paths_trial : NULL, .paths_ctx = &ptc,
+		.npaths = multi ? (uint32_t)b->ncpaths : 1,
+		.client = multi || !b->ncpaths ? &b->client : b->cpaths[0].dst,
+		.runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
 		.dir = b->dir,
 		.run_id = &b->run_id, .meta = &b->meta, .interrupt = b->o->interrupt,
 		.verbosity = b->o->verbosity, .progress = b->progress,
@@ -150,22 +169,6 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 	return o;
 }
 
-/* A swept case on several paths: not yet (the search would drive the sum); recorded as failed. */
-static enum nb_outcome sweep_on_paths(struct nb_batch *b, const struct nb_case *c, uint32_t rep)
-{
-	struct nb_test_result res = { 0 };
-	char started[32];
-	nb_metrics_clear(&res.m);
-	nb_outdir_utc_now(started, sizeof(started));
-	snprintf(res.error, sizeof(res.error), "a swept case runs on one path: a sweep over %zu "
-		 "paths at once is not supported yet", b->ncpaths);
-	++b->run_id;
-	nb_run_write_row(b, c, rep, started, NB_OUT_CASE_FAILED, &res, NULL);
-	progress_done(b, c, rep, NB_OUT_CASE_FAILED, &res);
-	b->runs_done++;
-	return NB_OUT_CASE_FAILED;
-}
-
 /* One case x repetition. */
 static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t rep,
 			       struct nb_error *err)
@@ -174,11 +177,12 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
 			      c->reps.autorep ? c->reps.max : c->reps.count);
 	bool agent = !nb_engine_agentless(c->engine);
+	b->ncpaths = 0;
+	b->cpaths_named = false;
 	if (agent && !nb_batch_case_paths(b, c, err))
 		return NB_OUT_PEER_LOST;
 	if (c->sweep.enabled)
-		return agent && nb_batch_multipath(b) ? sweep_on_paths(b, c, rep)
-						      : run_sweep(b, c, rep, err);
+		return run_sweep(b, c, rep, err);
 	struct nb_msg_setup su;
 	nb_run_build_setup(c, ++b->run_id, &su);
 	char started[32];

@@ -86,6 +86,7 @@ struct nb_sweep_goal {
 /** What a sweep or search did. */
 struct nb_sweep_outcome {
 	bool search;
+	uint32_t paths;                 /* paths each trial ran on at once (set by the caller; 0 = 1) */
 	struct nb_sweep_goal goal[NB_LOSS_MAX];
 	uint32_t ngoals;
 	struct nb_trial *trials;        /* in the order run (the calibration burst is not one) */

@@ -180,6 +180,10 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 {
 	if (!o->search || g >= o->ngoals) {
 		plain_sentence(c, o, buf, len);
+		if (o->paths > 1) {
+			size_t at = strlen(buf);
+			add(buf, len, &at, " [rates per flow, every flow of %u paths at once]", o->paths);
+		}
 		return;
 	}
 	const struct nb_sweep_goal *goal = &o->goal[g];
@@ -194,7 +198,9 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 		other_status(c, o, goal, loss, mid, sizeof(mid));
 	add(buf, len, &at, "%s: %s", c->id, mid);
 	trailer(o, buf, len, &at);
-	if (nb_params_nflows(&c->params) > 1)
+	if (o->paths > 1)
+		add(buf, len, &at, " [rates per flow, every flow of %u paths at once]", o->paths);
+	else if (nb_params_nflows(&c->params) > 1)
 		add(buf, len, &at, " [rates per flow]");
 }
 
@@ -223,7 +229,7 @@ static struct nb_sweep_result common(const struct nb_case *c, uint32_t rep,
 {
 	return (struct nb_sweep_result){
 		.case_id = c->id, .rep = rep, .first_run_id = first_run_id, .search = o->search, .unit = rate_unit(c),
-		.flows = nb_params_nflows(&c->params), .trials = (double)o->ntrials,
+		.flows = nb_params_nflows(&c->params) * (o->paths > 1 ? o->paths : 1), .trials = (double)o->ntrials,
 		.elapsed_s = (double)o->elapsed_ns / 1e9, .trial_s = (double)o->trial_ns / 1e9,
 		.host_bound_above = rate_or_nan(o->host_bound_above), .max_burst = max_burst,
 		.unreached = rate_or_nan(o->unreached), .sender_max = o->sender_max > 0 ? o->sender_max : NAN,

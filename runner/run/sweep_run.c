@@ -35,7 +35,8 @@ static bool write_failed(const struct nb_sweep_env *env, const struct nb_error *
 	if (!*env->write_failed)
 		*env->werr = *err;
 	*env->write_failed = true;
-	atomic_store(&env->client->abort, true);
+	if (env->client)
+		atomic_store(&env->client->abort, true);
 	return false;
 }
 
@@ -105,7 +106,7 @@ static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb
 {
 	const struct nb_params *p = &x->c->params;
 	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
-	double flows = (double)nb_params_nflows(p);
+	double flows = (double)nb_params_nflows(p) * (x->env->npaths ? x->env->npaths : 1);
 	double per_flow_pps = pps ? (double)t->offered : (double)t->offered / (8.0 * p->size);
 	sender_cpu(p, m, &t->host);
 	t->host.snd_errs = m->v[NB_COL_SND_ERRS];
@@ -113,11 +114,12 @@ static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb
 					       : NAN;
 }
 
-/* What the search needs from the run's metrics: rates per flow, loss against what was sent. */
+/* What the search needs from the run's metrics: rates per flow (every flow of every path),
+ * loss against what was sent. */
 static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct nb_trial *t)
 {
 	const struct nb_params *p = &x->c->params;
-	double flows = (double)nb_params_nflows(p);
+	double flows = (double)nb_params_nflows(p) * (x->env->npaths ? x->env->npaths : 1);
 	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
 	double sent = isfinite(m->v[NB_COL_ACHIEVED_RATE]) ? m->v[NB_COL_ACHIEVED_RATE]
 							   : m->v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS];
@@ -256,14 +258,25 @@ static void progress(const struct trial_ctx *x, const struct nb_trial *t, enum n
 	say(x->env, line);
 }
 
+/* One test of the sweep: on the agent's path, or on every path of the case. */
+static enum nb_outcome test(struct trial_ctx *x, const struct nb_test_sink *sink,
+			    struct nb_test_result *res)
+{
+	if (x->env->paths)
+		return x->env->paths(x->env->paths_ctx, &x->su, res, x->err);
+	return nb_client_test(x->env->client, &x->su, sink, res, x->err);
+}
+
 /* The unpaced burst before a search: what the sender can offer on this path. No row. */
 static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 {
-	x->run_id = 0;
+	/* No row. On several paths a run id of its own: an agent that sends on a grant takes each
+	 * run id once (the ids in runs.csv then skip it). */
+	x->run_id = x->env->paths ? ++*x->env->run_id : 0;
 	build_setup(x, t);
 	struct nb_test_sink sink = { .ctx = x, .interval = no_interval };
 	struct nb_test_result res;
-	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
+	enum nb_outcome o = test(x, &sink, &res);
 	x->lost = o == NB_OUT_PEER_LOST;
 	t->ok = o == NB_OUT_OK;
 	if (t->ok)
@@ -298,7 +311,7 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	nb_outdir_utc_now(started, sizeof(started));
 	struct nb_test_sink sink = { .ctx = x, .interval = write_interval };
 	struct nb_test_result res;
-	enum nb_outcome o = nb_client_test(x->env->client, &x->su, &sink, &res, x->err);
+	enum nb_outcome o = test(x, &sink, &res);
 	if (o == NB_OUT_PEER_LOST) {
 		snprintf(res.error, sizeof(res.error), "%s", x->err->msg);
 		x->lost = true;
@@ -323,6 +336,7 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		nb_error_set(err, "%s: out of memory for the sweep", c->id);
 		return NB_OUT_CASE_FAILED;
 	}
+	o.paths = env->npaths;
 	struct nb_error jerr = { { 0 } };
 	if (!*env->write_failed &&
 	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &jerr)) {

@@ -18,9 +18,18 @@
 
 #define NB_SWEEP_SENTENCE_MAX 1024 /* room for a sweep's sentence (nb_sweep_sentence) */
 
+/** One trial on several paths at once: the result over all of them into res (paths.h). */
+typedef enum nb_outcome (*nb_sweep_paths_fn)(void *ctx, const struct nb_msg_setup *su,
+					       struct nb_test_result *res, struct nb_error *err);
+
 /** What a swept case borrows from the run loop's batch. */
 struct nb_sweep_env {
-	struct nb_client *client;
+	struct nb_client *client;        /* the one path's agent (paths NULL) */
+	nb_sweep_paths_fn paths;         /* or each trial on every path of the case: the search
+					    offers every flow of every path the same rate and
+					    judges the sum (no interval rows for such trials) */
+	void *paths_ctx;
+	uint32_t npaths;                 /* the case's paths (1 without paths) */
 	struct nb_csv *runs, *intervals;
 	struct nb_runs_jsonl *jsonl;     /* runs.jsonl: a record per trial */
 	const char *dir;                 /* results folder: sweeps.json goes there */

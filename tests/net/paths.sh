@@ -219,8 +219,15 @@ name: r2r
 hosts:
   va: { address: 127.0.0.2, port: $BASE }
   vb: { address: 127.0.0.3, port: $((BASE + 30)) }
+  vc: { address: 127.0.0.4, port: $((BASE + 60)) }
 defaults: {duration: 1s, warmup: 0s, interval: 500ms, repetitions: 1}
 tests:
+  - name: sweep
+    engine: stream
+    protocol: udp
+    size: 1000
+    sweep: {rate: {steps: [2M, 4M]}, trial: 1s}
+    paths: [{from: va, to: vb}, {from: local, to: vc}]
   - {name: relay, engine: stream, protocol: udp, size: 1000, rate: 10M, paths: [{from: va, to: vb}]}
   - {name: back, engine: stream, protocol: tcp, size: 16K, paths: [{from: vb, to: va}]}
   - {name: out, engine: stream, protocol: udp, size: 1000, rate: 5M, paths: [{from: local, to: vb}]}
@@ -234,7 +241,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
 by = {(r["test"], r["path"]): r for r in rows}
 assert sorted(by) == sorted([("relay", "va->vb"), ("relay", "all"), ("back", "vb->va"),
-    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("rtt", "va->vb"), ("rtt", "all")]), sorted(by)
+    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("rtt", "va->vb"), ("rtt", "all"),
+    ("sweep", "all")]), sorted(by)
 u = by[("relay", "va->vb")]
 assert u["status"] == "ok", u["error"]
 tx, rx, lost = float(u["tx_packets"]), float(u["rx_packets"]), float(u["lost"])
@@ -248,9 +256,23 @@ r = by[("rtt", "va->vb")]
 assert r["status"] == "failed" and "latency histograms" in r["error"], r["error"]
 import json
 e = json.load(open(sys.argv[1] + "/env.json"))
-assert sorted(e["hosts"]) == ["va", "vb"], list(e["hosts"])  # a sending agent is a host too
+assert sorted(e["hosts"]) == ["va", "vb", "vc"], list(e["hosts"])  # a sending agent is a host too
 PY
 check "a path between two agents counts every datagram: sent = received + lost, its own rows" \
+	"$TMP/py.out" test $? -eq 0
+python3 - "$TMP/r2r" >"$TMP/py.out" 2>&1 <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+trials = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["test"] == "sweep"]
+assert [(r["kind"], r["offered_rate"], r["path"]) for r in trials] == \
+    [("trial", "2000000", "all"), ("trial", "4000000", "all")], trials
+for r in trials:
+    tx, rx, lost = float(r["tx_packets"]), float(r["rx_packets"]), float(r["lost"])
+    assert r["status"] == "ok" and tx > 0 and tx == rx + lost, r
+s = json.load(open(d + "/sweeps.json"))["sweeps"][0]
+assert s["flows"] == 2 and "2 paths" in s["sentence"], s
+PY
+check "a sweep on two paths offers every flow of both the rate; each trial row is the sum, exact" \
 	"$TMP/py.out" test $? -eq 0
 check "the sending agent connected on its grant; the receiving agent took it from another host" \
 	"$TMP/serve-$((BASE + 30)).err" grep -q 'run [0-9]* relay/udp.*: ok' "$TMP/serve-$((BASE + 30)).err"
