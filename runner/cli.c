@@ -18,7 +18,7 @@ enum {
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
 	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE, OPT_SECRET_STDIN,
-	OPT_PUSH,
+	OPT_PUSH, OPT_STDIO,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -46,6 +46,7 @@ static const struct optdef {
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
 	{ "once", no_argument, OPT_ONCE, C(SERVE) },
+	{ "stdio", no_argument, OPT_STDIO, C(SERVE) },
 	{ "max-duration", required_argument, OPT_MAX_DURATION, C(SERVE) },
 	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
 	{ "allow", required_argument, OPT_ALLOW, C(SERVE) },
@@ -100,6 +101,7 @@ static const struct cmddef {
 	[NB_CMD_SERVE] = { "serve",
 		"usage: nbrun serve [--bind ADDR] [--port 7575] [--data-ports 7600-7699] [--once]\n"
 		"                   [--secret-file FILE | --secret-stdin] [--allow CIDR]...\n"
+		"                   [--stdio]\n"
 		"                   [--idle-timeout SECONDS]\n"
 		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
 		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
@@ -111,6 +113,9 @@ static const struct cmddef {
 		"                       without one, anyone who reaches the port may use the agent)\n"
 		"  --secret-stdin       read the secret's line from standard input, and stop when it\n"
 		"                       ends (how nbrun starts agents over ssh)\n"
+		"  --stdio              serve one session on standard input and output, opening no\n"
+		"                       control port; run by sshd (its SSH_CONNECTION says the data\n"
+		"                       address and the client's), as nbrun does for ssh: hosts\n"
 		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
 		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
 		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
@@ -383,6 +388,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_LABEL: return nb_config_label_arg(cli->labels, &cli->nlabels, arg, err);
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
+	case OPT_STDIO: cli->stdio = true; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
 	case OPT_SECRET_STDIN: cli->secret_stdin = true; return true;

@@ -50,6 +50,7 @@ struct nb_cli {
 	uint16_t port;
 	uint16_t data_lo, data_hi;
 	bool once;
+	bool stdio;                          /* one session on stdin/stdout (agent_stdio.h) */
 	uint32_t max_duration_s;
 	uint32_t idle_timeout_s;
 	uint64_t max_rate;                   /* bit/s; 0 = no limit */

@@ -2,14 +2,18 @@
  * way (the current run ends as interrupted, every finished row is kept, the report is
  * written) and the exit code says which signal it was (128 + its number); a second one of the
  * same kind ends the process at once. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
+#include "agent_stdio.h"
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
@@ -119,8 +123,12 @@ static void serve_banner(const struct nb_agent *a, const struct nb_agent_opts *o
 {
 	char msg[32], rate[32], who[1024] = "";
 	if (o->verbosity >= 0) {
-		fprintf(stderr, "nbrun serve: listening on port %u (data ports %u-%u)\n", nb_agent_port(a),
-			o->data_lo, o->data_hi);
+		if (o->stdio)
+			fprintf(stderr, "nbrun serve: one session on standard input and output (data on "
+				"%s, ports %u-%u)\n", o->bind, o->data_lo, o->data_hi);
+		else
+			fprintf(stderr, "nbrun serve: listening on port %u (data ports %u-%u)\n",
+				nb_agent_port(a), o->data_lo, o->data_hi);
 		nb_units_fmt_size(o->limits.max_message, msg, sizeof(msg));
 		nb_units_fmt_si(o->limits.max_rate, rate, sizeof(rate));
 		fprintf(stderr, "nbrun serve: limits per test: --max-streams %u, --max-message %s, "
@@ -134,7 +142,7 @@ static void serve_banner(const struct nb_agent *a, const struct nb_agent_opts *o
 	}
 	if (o->nallow && o->verbosity >= 0)
 		fprintf(stderr, "nbrun serve: connections only from %s (--allow)\n", who);
-	if (!o->secret->set) /* loud, even with -q */
+	if (!o->secret->set && !o->stdio) /* loud, even with -q; over ssh only ssh's user reaches it */
 		fprintf(stderr, "nbrun serve: WARNING: no --secret-file: anyone who can reach port %u%s "
 			"can make this host send traffic and read its environment; give --secret-file "
 			"FILE (the same on the client)%s\n", nb_agent_port(a),
@@ -172,19 +180,60 @@ static void announce(const struct nb_agent *a)
 	fflush(stdout);
 }
 
+static struct nb_agent_opts serve_opts(const struct nb_cli *cli, const struct nb_secret *secret,
+				       const struct nb_agent_stdio_ends *ends)
+{
+	return (struct nb_agent_opts){
+		.bind = cli->stdio && !cli->bind ? ends->server : cli->bind,
+		.port = cli->stdio ? 0 : cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
+		.once = cli->once || cli->stdio, .stdio = cli->stdio,
+		.idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity,
+		.collect_facts = true, .secret = secret, .allow = cli->allow, .nallow = cli->nallow,
+		.limits = { .max_rate = cli->max_rate, .max_flows = cli->max_streams,
+			    .max_duration_s = cli->max_duration_s, .max_message = cli->max_message },
+	};
+}
+
+/* serve --stdio's protocol output: standard output as it was; fd 1 itself now goes to standard
+ * error, so that no stray line ever lands between the protocol's bytes. */
+static int protocol_out(void)
+{
+	int out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (out >= 0)
+		dup2(2, 1);
+	return out;
+}
+
+/* Serve until stopped: a TCP agent, or with --stdio one session on stdin and stdout. */
+static bool serve(const struct nb_cli *cli, struct nb_agent *a,
+		  const struct nb_agent_stdio_ends *ends, struct nb_error *err)
+{
+	int out = cli->stdio ? protocol_out() : -1;
+	if (cli->stdio && out < 0)
+		return nb_error_errno(err, errno, "standard output");
+	if (cli->secret_stdin && !cli->stdio)
+		nb_agent_stop_on_eof(a, 0);
+	if (!cli->stdio && (cli->secret_stdin || cli->port == 0)) /* a launcher waits for it */
+		announce(a);
+	serving = a;
+	catch_signals();
+	bool ok = cli->stdio ? nb_agent_stdio_serve(a, 0, out, ends, err) : nb_agent_run(a, err);
+	serving = NULL;
+	if (out >= 0)
+		close(out);
+	return ok;
+}
+
 static int cmd_serve(const struct nb_cli *cli)
 {
 	struct nb_secret secret;
 	struct nb_error err = { { 0 } };
+	struct nb_agent_stdio_ends ends = { .client_len = 0 };
+	if (cli->stdio && !nb_agent_stdio_ends(getenv("SSH_CONNECTION"), &ends, &err))
+		return fail(&err, 2);
 	if (!serve_secret(cli, &secret, &err))
 		return fail(&err, 2);
-	struct nb_agent_opts o = {
-		.bind = cli->bind, .port = cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
-		.once = cli->once, .idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity,
-		.collect_facts = true, .secret = &secret, .allow = cli->allow, .nallow = cli->nallow,
-		.limits = { .max_rate = cli->max_rate, .max_flows = cli->max_streams,
-			    .max_duration_s = cli->max_duration_s, .max_message = cli->max_message },
-	};
+	struct nb_agent_opts o = serve_opts(cli, &secret, &ends);
 	signal(SIGPIPE, SIG_IGN);
 	struct nb_agent *a = nb_agent_create(&o, &err);
 	if (!a) {
@@ -192,14 +241,7 @@ static int cmd_serve(const struct nb_cli *cli)
 		return fail(&err, 1);
 	}
 	serve_banner(a, &o);
-	if (cli->secret_stdin)
-		nb_agent_stop_on_eof(a, 0);
-	if (cli->secret_stdin || cli->port == 0) /* a launcher waits for it; else stdout stays quiet */
-		announce(a);
-	serving = a;
-	catch_signals();
-	bool ok = nb_agent_run(a, &err);
-	serving = NULL;
+	bool ok = serve(cli, a, &ends, &err);
 	nb_agent_destroy(a);
 	sodium_memzero(&secret, sizeof(secret));
 	return ok ? 0 : fail(&err, 1);

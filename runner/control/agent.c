@@ -63,7 +63,8 @@ static void *conn_main(void *arg)
 	struct nb_agent *a = c->a;
 	struct nb_auth auth;
 	struct nb_error err = { { 0 } };
-	uint64_t deadline = nb_ctl_now_ms() + NB_AGENT_HANDSHAKE_MS;
+	uint64_t deadline = nb_ctl_now_ms() +
+			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
 	enum nb_auth_verdict v = nb_auth_agent(c->fd, a->o.secret, deadline, &auth, &err);
 	if (v == NB_AUTH_REFUSED) {
 		nb_agent_log(a, 0, &c->peer, "refused: %s", err.msg);
@@ -126,13 +127,10 @@ static struct nb_agent_conn *free_slot(struct nb_agent *a, const struct sockaddr
 	return same < NB_AGENT_PER_ADDR ? free_one : NULL;
 }
 
-static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
+/* Give fd a slot and its thread: 0, else why not (pthread_create's error, or -1: no slot);
+ * fd is closed then. */
+static int start_conn(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
 {
-	if (a->o.nallow && !nb_cidr_match(a->o.allow, a->o.nallow, peer)) {
-		nb_agent_log(a, 1, peer, "not in --allow: closed");
-		close(fd);
-		return;
-	}
 	pthread_mutex_lock(&a->lock);
 	struct nb_agent_conn *c = free_slot(a, peer);
 	int rc = -1;
@@ -142,16 +140,40 @@ static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage 
 			c->used = false;
 	}
 	pthread_mutex_unlock(&a->lock);
-	if (rc != 0) {
-		nb_agent_log(a, 1, peer, "%s: closed", c ? strerror(rc) : "too many connections");
+	if (rc != 0)
 		close(fd);
-	}
+	return rc;
 }
 
-static bool once_done(struct nb_agent *a)
+static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
+{
+	if (a->o.nallow && !nb_cidr_match(a->o.allow, a->o.nallow, peer)) {
+		nb_agent_log(a, 1, peer, "not in --allow: closed");
+		close(fd);
+		return;
+	}
+	int rc = start_conn(a, fd, peer, len);
+	if (rc != 0)
+		nb_agent_log(a, 1, peer, "%s: closed", rc > 0 ? strerror(rc) : "too many connections");
+}
+
+bool nb_agent_adopt(struct nb_agent *a, int fd, const struct sockaddr_storage *peer,
+		    socklen_t len, struct nb_error *err)
+{
+	int rc = start_conn(a, fd, peer, len);
+	if (rc > 0)
+		return nb_error_errno(err, rc, "pthread_create");
+	return rc == 0 || nb_error_set(err, "no free connection slot");
+}
+
+/* Done: --once after its session; stdio once its one connection is over (reaped). */
+static bool finished(struct nb_agent *a)
 {
 	pthread_mutex_lock(&a->lock);
-	bool done = a->o.once && a->sessions_ended > 0;
+	bool busy = false;
+	for (int i = 0; a->o.stdio && i < NB_AGENT_CONNS; i++)
+		busy = busy || a->conns[i].used;
+	bool done = (a->o.once && a->sessions_ended > 0) || (a->o.stdio && !busy);
 	pthread_mutex_unlock(&a->lock);
 	return done;
 }
@@ -171,7 +193,7 @@ static void on_lifeline(struct nb_agent *a)
 bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
 {
 	(void)err;
-	while (!atomic_load(&a->stopping) && !once_done(a)) {
+	while (!atomic_load(&a->stopping) && !finished(a)) {
 		reap(a, false);
 		struct pollfd p[3] = { { .fd = a->listen_fd, .events = POLLIN },
 				       { .fd = a->wake[0], .events = POLLIN },
@@ -247,10 +269,12 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	pthread_mutex_init(&a->lock, NULL);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
+	} else if (o->stdio && !o->bind) {
+		nb_error_set(err, "serving on standard input needs the data address (bind)");
 	} else if (bind_addr(o, &a->addr, &a->addr_len, err)) {
 		if (pipe2(a->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 			nb_error_errno(err, errno, "pipe");
-		else if (listen_control(a, err))
+		else if (o->stdio || listen_control(a, err))
 			return a;
 	}
 	nb_agent_destroy(a);

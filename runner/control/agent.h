@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "auth.h"
 #include "cidr.h"
@@ -23,12 +24,17 @@
 #define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
 #define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */
 #define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
+#define NB_AGENT_STDIO_HANDSHAKE_MS 15000 /* the same over ssh: the client waits for the agent's
+					     start line first (sshlaunch.h), and nobody else can
+					     reach this connection */
 
 struct nb_agent_opts {
 	const char *bind;            /* control/data address; NULL = all (IPv6 dual-stack or IPv4) */
 	uint16_t port;               /* control port; 0 = ephemeral */
 	uint16_t data_lo, data_hi;   /* data port range; 0,0 = ephemeral */
 	bool once;                   /* exit after the first session */
+	bool stdio;                  /* no control port: only the connection nb_agent_adopt gives
+					(serve --stdio); bind must name the data address */
 	struct nb_limits limits;     /* what one test may ask (zero fields: no limit) */
 	uint32_t idle_timeout_s;     /* an idle control connection is closed after this */
 	int verbosity;               /* -1 silent, 0 refusals and warnings, 1+ every connection */
@@ -40,12 +46,17 @@ struct nb_agent_opts {
 
 struct nb_agent;
 
-/** Bind the control port; NULL with err on failure. */
+/** Bind the control port (none with o->stdio); NULL with err on failure. */
 struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error *err);
-/** The bound control port. */
+/** The bound control port (0 with stdio). */
 uint16_t nb_agent_port(const struct nb_agent *a);
 /** Serve until stopped (or after one session with once); returns false on a fatal error. */
 bool nb_agent_run(struct nb_agent *a, struct nb_error *err);
+/** Serve fd, a connected control stream, as a connection accepted from peer (the address
+ *  the session's data connections must come from); the agent closes it. False with err when
+ *  no thread could start (fd is closed then too). */
+bool nb_agent_adopt(struct nb_agent *a, int fd, const struct sockaddr_storage *peer,
+		    socklen_t len, struct nb_error *err);
 /** Run nb_agent_run on a background thread (local mode). */
 bool nb_agent_start_thread(struct nb_agent *a, struct nb_error *err);
 /** Ask a running agent to stop (safe from a signal handler). */

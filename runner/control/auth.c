@@ -276,7 +276,8 @@ static bool not_nbrun(int fd, const char *peer, struct nb_error *err)
 	struct sockaddr_storage addr;
 	socklen_t len = sizeof(addr);
 	char where[80];
-	if (getpeername(fd, (struct sockaddr *)&addr, &len) == 0)
+	if (getpeername(fd, (struct sockaddr *)&addr, &len) == 0 &&
+	    (addr.ss_family == AF_INET || addr.ss_family == AF_INET6)) /* not over ssh's pipes */
 		nb_ctl_addr_str(&addr, where, sizeof(where));
 	else
 		snprintf(where, sizeof(where), "%s", peer);
