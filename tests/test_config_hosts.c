@@ -35,7 +35,7 @@ Test(config_hosts, each_entry_keeps_its_keys_and_address_defaults_to_the_ssh_hos
 	cr_expect_str_eq(b->address, "10.0.0.12");
 	cr_expect_eq(b->data_lo, 7600);
 	cr_expect_eq(b->data_hi, 7609);
-	cr_expect_eq(b->port, 0, "an ssh agent's control port is ephemeral unless port: says");
+	cr_expect_eq(b->port, 0, "an ssh host has no control port");
 	cr_expect_str_eq(c->address, "10.0.1.13", "address: wins over the ssh host");
 	cr_expect_str_eq(c->nbrun, "/opt/nbrun");
 	cr_expect_eq(a->line, 2);
@@ -87,6 +87,7 @@ static const struct {
 	{ "  vm4: { ssh: a@b, secret_file: f }\n", "", "5:20", "'secret_file' does not apply to a host with ssh:" },
 	{ "  vm4: { ssh: a@b, data_ports: 7700-7600 }\n", "", "5:32", "bad data_ports '7700-7600'" },
 	{ "  vm4: { ssh: a@b, port: 70000 }\n", "", "5:26", "70000 is out of range" },
+	{ "  vm4: { ssh: a@b, port: 7575 }\n", "", "5:20", "'port' does not apply to a host with ssh: (its agent talks over the ssh connection" },
 	{ "  vm4: a@b\n", "", "5:8", "expected a mapping such as { ssh: USER@HOST } for host 'vm4'" },
 	{ "", "    paths: [{ from: local, to: vm9 }]\n", "8:32", "unknown host 'vm9' (did you mean 'vm1'?)" },
 	{ "", "    paths: [{ from: box, to: vm1 }]\n", "8:21", "unknown host 'box' (expected vm1, vm2, vm3 or local)" },

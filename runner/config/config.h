@@ -77,10 +77,12 @@ struct nb_axis_u64 {
  *  OpenSSH for the batch (runner/control/sshlaunch.h); an address-only host runs one already. */
 struct nb_host {
 	char name[NB_HOST_NAME_MAX];
-	char address[256];       /* where its agent listens (default: the host part of ssh) */
+	char address[256];       /* where its agent listens, or for ssh hosts where its data ports
+				    are (default: the host part of ssh) */
 	char ssh[256];           /* [USER@]HOST for ssh; "" = an agent already running there */
 	char nbrun[256];         /* ssh: the remote binary (default "nbrun" on the remote PATH) */
-	uint16_t port;           /* control port; 0 = 7575, or for ssh an ephemeral one */
+	uint16_t port;           /* address hosts: control port; 0 = 7575 (ssh hosts have none:
+				    their agent talks over ssh) */
 	char secret_file[512];   /* address hosts: their secret ("" = --secret-file's) */
 	uint16_t data_lo, data_hi; /* ssh: the agent's --data-ports (0, 0 = its default) */
 	uint32_t line, col;      /* where the entry starts in the file */

@@ -122,6 +122,10 @@ static bool host_check(struct nb_cfg_ctx *c, const struct nb_ynode *map, const s
 		if (!h->ssh[0] && nb_ymap_key(map, ssh_only[i]))
 			return nb_yerror(c->err, nb_ymap_key(map, ssh_only[i]), "'%s' applies only to "
 					 "a host with ssh: (expected ssh: USER@HOST)", ssh_only[i]);
+	if (h->ssh[0] && nb_ymap_key(map, "port"))
+		return nb_yerror(c->err, nb_ymap_key(map, "port"), "'port' does not apply to a host "
+				 "with ssh: (its agent talks over the ssh connection and opens no "
+				 "control port; to use a running agent's port, give address: alone)");
 	if (h->ssh[0] && nb_ymap_key(map, "secret_file"))
 		return nb_yerror(c->err, nb_ymap_key(map, "secret_file"), "'secret_file' does not "
 				 "apply to a host with ssh: (its agent gets a fresh secret each batch)");

@@ -54,6 +54,12 @@ struct nb_test_result {
  *  authentication errors come back as one line in err, agent text sanitised. */
 bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
 		    socklen_t len, const struct nb_secret *secret, struct nb_error *err);
+/** The same on fd, a control stream already connected (ssh's stdin and stdout, sshlaunch.h),
+ *  which c owns from now on (closed on failure); data_addr is where the agent's data ports
+ *  are (the port is each test's). */
+bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
+		       const struct sockaddr_storage *data_addr, socklen_t len,
+		       const struct nb_secret *secret, struct nb_error *err);
 /** Say BYE and close; safe on a closed client. */
 void nb_client_close(struct nb_client *c);
 /** Free what a test result owns. */

@@ -1,4 +1,4 @@
-/* nbrun — the client's control session: connect, shake hands, read the agent's facts, CHECK,
+/* nbrun — the client's control session: connect (or take a connected stream), shake hands, read the agent's facts, CHECK,
  * and BYE (see client.h); a test's run is client.c. */
 #include "client.h"
 
@@ -38,17 +38,16 @@ static bool read_facts(struct nb_client *c, struct nb_error *err)
 	return ok;
 }
 
-bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
-		    socklen_t len, const struct nb_secret *secret, struct nb_error *err)
+bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
+		       const struct sockaddr_storage *data_addr, socklen_t len,
+		       const struct nb_secret *secret, struct nb_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	nb_facts_init(&c->peer_facts);
 	snprintf(c->peer_name, sizeof(c->peer_name), "%s", peer_name);
-	c->addr = *addr;
+	c->addr = *data_addr;
 	c->addr_len = len;
-	c->fd = nb_ctl_connect(addr, len, HANDSHAKE_MS, err);
-	if (c->fd < 0)
-		return false;
+	c->fd = fd;
 	struct nb_auth auth;
 	if (!nb_auth_client(c->fd, secret, HANDSHAKE_MS, peer_name, &auth, err) || !read_facts(c, err)) {
 		close(c->fd);
@@ -58,10 +57,22 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
 	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
 	sodium_memzero(&auth, sizeof(auth));
-	if (!nb_ifstats_route_ifname((const struct sockaddr *)addr, len, c->ifname, sizeof(c->ifname),
-				     NULL))
+	if (!nb_ifstats_route_ifname((const struct sockaddr *)data_addr, len, c->ifname,
+				     sizeof(c->ifname), NULL))
 		c->ifname[0] = '\0';
 	return true;
+}
+
+bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
+		    socklen_t len, const struct nb_secret *secret, struct nb_error *err)
+{
+	int fd = nb_ctl_connect(addr, len, HANDSHAKE_MS, err);
+	if (fd >= 0)
+		return nb_client_open_fd(c, peer_name, fd, addr, len, secret, err);
+	memset(c, 0, sizeof(*c));
+	nb_facts_init(&c->peer_facts);
+	c->fd = -1;
+	return false;
 }
 
 void nb_client_close(struct nb_client *c)

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_stdio.h"
 #include "ctl.h"
 #include "text.h"
 
@@ -57,19 +59,19 @@ bool nb_ssh_command(struct nb_ssh_cmd *cmd, struct nb_error *err)
 	return nb_ssh_split(env && *env ? env : "ssh", cmd, err);
 }
 
-/* Start argv[0] (looked up in PATH) in a process group of its own, its stdin, stdout and
- * stderr on pipes (fds[0..2]: our ends, close-on-exec); stdin from /dev/null when fds[0] is
- * NULL-ish (want_in false). Returns the pid, or -1 with err. */
-static pid_t spawn(const char *const *argv, bool want_in, int fds[3], struct nb_error *err)
+/* Start argv[0] (looked up in PATH) in a process group of its own: its stdin and stdout on io
+ * (one end of a socketpair), or on /dev/null when io < 0; its stderr on a pipe whose reading
+ * end (close-on-exec) goes to *errfd. Returns the pid, or -1 with err. */
+static pid_t spawn(const char *const *argv, int io, int *errfd, struct nb_error *err)
 {
-	int p[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t def;
 	pid_t pid = -1;
-	for (int i = 0; i < 3; i++)
-		if ((i > 0 || want_in) && pipe2(p[i], O_CLOEXEC) < 0)
-			goto out;
+	int p[2];
+	*errfd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return nb_error_errno(err, errno, "pipe"), -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	sigemptyset(&def);
@@ -77,30 +79,23 @@ static pid_t spawn(const char *const *argv, bool want_in, int fds[3], struct nb_
 	posix_spawnattr_setsigdefault(&at, &def);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-	if (want_in)
-		posix_spawn_file_actions_adddup2(&fa, p[0][0], 0);
-	else
+	if (io >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, io, 0);
+		posix_spawn_file_actions_adddup2(&fa, io, 1);
+	} else {
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1][1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[2][1], 2);
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	}
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
 	int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	close(p[1]);
 	if (rc != 0) {
-		nb_error_errno(err, rc, "cannot run %s", argv[0]);
-		pid = -1;
+		close(p[0]);
+		return nb_error_errno(err, rc, "cannot run %s", argv[0]), -1;
 	}
-out:
-	if (pid < 0 && !err->msg[0])
-		nb_error_errno(err, errno, "pipe");
-	for (int i = 0; i < 3; i++) {
-		int mine = i == 0 ? p[i][1] : p[i][0], theirs = i == 0 ? p[i][0] : p[i][1];
-		if (theirs >= 0)
-			close(theirs);
-		if (pid < 0 && mine >= 0)
-			close(mine);
-		fds[i] = pid < 0 ? -1 : mine;
-	}
+	*errfd = p[0];
 	return pid;
 }
 
@@ -166,65 +161,51 @@ static bool drain(int fd, char *buf, size_t *n)
 	return true;
 }
 
-/* Where "nbrun-agent port N" is in out (n bytes): the port, or 0 while it is not there. */
-static uint16_t announced(const char *out, size_t n)
+/* Whether buf (n bytes) holds the agent's whole start line (agent_stdio.h). */
+static bool ready(const char *buf, size_t n)
 {
 	char tmp[ERR_KEEP + 1];
-	unsigned port;
-	memcpy(tmp, out, n);
+	memcpy(tmp, buf, n);
 	tmp[n] = '\0';
-	const char *at = strstr(tmp, "nbrun-agent port ");
-	if (!at || !strchr(at, '\n') || sscanf(at, "nbrun-agent port %u", &port) != 1 || !port ||
-	    port > 65535)
-		return 0;
-	return (uint16_t)port;
+	return strstr(tmp, NB_AGENT_STDIO_READY "\n") != NULL;
 }
 
-/* Read ssh's stdout and stderr until the port line, the end of both, the deadline or a
- * signal. The port, or 0 with errbuf holding stderr's tail. */
-static uint16_t await_port(struct nb_ssh_agent *a, const atomic_bool *interrupt, char *errbuf,
-			   size_t *nerr)
+/* Read ssh's stderr until the agent's start line, its end, the deadline or a signal: whether
+ * the line came (else errbuf holds stderr's tail). */
+static bool await_ready(struct nb_ssh_agent *a, const atomic_bool *interrupt, char *errbuf,
+			size_t *nerr)
 {
-	char out[ERR_KEEP];
-	size_t nout = 0;
 	uint64_t deadline = nb_ctl_now_ms() + NB_SSH_START_MS;
-	bool out_open = true, err_open = true;
-	while ((out_open || err_open) && nb_ctl_now_ms() < deadline &&
-	       !(interrupt && atomic_load(interrupt))) {
-		struct pollfd p[2] = { { .fd = out_open ? a->out : -1, .events = POLLIN },
-				       { .fd = err_open ? a->err : -1, .events = POLLIN } };
-		if (poll(p, 2, 100) <= 0)
+	bool open = true;
+	while (open && nb_ctl_now_ms() < deadline && !(interrupt && atomic_load(interrupt))) {
+		struct pollfd p = { .fd = a->err, .events = POLLIN };
+		if (poll(&p, 1, 100) <= 0)
 			continue;
-		if (p[0].revents)
-			out_open = drain(a->out, out, &nout);
-		if (p[1].revents)
-			err_open = drain(a->err, errbuf, nerr);
-		uint16_t port = announced(out, nout);
-		if (port)
-			return port;
+		open = drain(a->err, errbuf, nerr);
+		if (ready(errbuf, *nerr))
+			return true;
 	}
-	return 0;
+	return false;
 }
 
-/* argv of `ssh -o BatchMode=yes DEST -- NBRUN serve ...` after cmd's words; strings in s. */
-static void serve_argv(const struct nb_ssh_cmd *cmd, const struct nb_ssh_launch *l,
-		       const char **argv, char s[2][32])
+void nb_ssh_serve_argv(const struct nb_ssh_cmd *cmd, const struct nb_ssh_launch *l,
+		       const char **argv, char range[16])
 {
 	size_t n = 0;
 	for (size_t i = 0; i < cmd->argc; i++)
 		argv[n++] = cmd->argv[i];
-	/* -q: the agent's console is a pipe nobody reads once it started; a log line per run
-	 * would fill it in a long batch and stall the agent. Errors still come through. */
-	const char *fixed[] = { "-o", "BatchMode=yes", l->dest, "--", l->nbrun, "serve", "-q",
-				"--once", "--secret-stdin", "--port" };
+	/* -T: no terminal, whatever the user's ssh_config asks, so ssh passes every byte as it is
+	 * (no escape character, no line discipline). -q: the agent's stderr is a pipe nobody
+	 * reads once it started; a log line per run would fill it in a long batch and stall the
+	 * agent. Errors still come through. */
+	const char *fixed[] = { "-T", "-o", "BatchMode=yes", l->dest, "--", l->nbrun, "serve", "-q",
+				"--stdio", "--secret-stdin" };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		argv[n++] = fixed[i];
-	snprintf(s[0], 32, "%u", l->port);
-	argv[n++] = s[0];
 	if (l->data_lo) {
-		snprintf(s[1], 32, "%u-%u", l->data_lo, l->data_hi);
+		snprintf(range, 16, "%u-%u", l->data_lo, l->data_hi);
 		argv[n++] = "--data-ports";
-		argv[n++] = s[1];
+		argv[n++] = range;
 	}
 	argv[n] = NULL;
 }
@@ -235,6 +216,8 @@ static bool start_failed(const struct nb_ssh_launch *l, struct nb_ssh_agent *a, 
 {
 	char line[200];
 	bool stopped = l->interrupt && atomic_load(l->interrupt);
+	if (stopped && a->pid > 0) /* a signal: no waiting for ssh (its group: a wrapper's too) */
+		kill(-a->pid, SIGTERM);
 	nb_ssh_stop(a);
 	last_line(errbuf, nerr, line, sizeof(line));
 	if (stopped)
@@ -248,37 +231,42 @@ bool nb_ssh_start(const struct nb_ssh_launch *l, struct nb_ssh_agent *a, struct 
 {
 	struct nb_ssh_cmd cmd;
 	const char *argv[NB_SSH_ARGS_MAX + 16];
-	char num[2][32], errbuf[ERR_KEEP];
+	char range[16], errbuf[ERR_KEEP], why[sizeof(err->msg)];
 	size_t nerr = 0;
-	int fds[3];
-	*a = (struct nb_ssh_agent){ .in = -1, .out = -1, .err = -1 };
+	int sv[2];
+	*a = (struct nb_ssh_agent){ .ctl = -1, .err = -1 };
 	if (!nb_ssh_command(&cmd, err))
 		return false;
-	serve_argv(&cmd, l, argv, num);
-	pid_t pid = spawn(argv, true, fds, err);
-	if (pid < 0)
-		return nb_error_set(err, "host %s: %s", l->host, err->msg);
-	*a = (struct nb_ssh_agent){ .pid = pid, .in = fds[0], .out = fds[1], .err = fds[2] };
+	nb_ssh_serve_argv(&cmd, l, argv, range);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return nb_error_errno(err, errno, "host %s: socketpair", l->host);
+	pid_t pid = spawn(argv, sv[1], &a->err, err);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return nb_error_set(err, "host %s: %s", l->host, why);
+	}
+	a->pid = pid;
+	a->ctl = sv[0];
 	size_t len = strlen(l->secret_line);
-	if (write(a->in, l->secret_line, len) != (ssize_t)len || write(a->in, "\n", 1) != 1)
-		return start_failed(l, a, errbuf, nerr, err);
-	a->port = await_port(a, l->interrupt, errbuf, &nerr);
-	if (!a->port)
+	if (send(a->ctl, l->secret_line, len, MSG_NOSIGNAL) != (ssize_t)len ||
+	    send(a->ctl, "\n", 1, MSG_NOSIGNAL) != 1 || !await_ready(a, l->interrupt, errbuf, &nerr))
 		return start_failed(l, a, errbuf, nerr, err);
 	return true;
 }
 
 void nb_ssh_stop(struct nb_ssh_agent *a)
 {
-	if (a->in >= 0)
-		close(a->in);
+	if (a->ctl >= 0) { /* ends the stream for every copy of it: ssh's stdin ends */
+		shutdown(a->ctl, SHUT_RDWR);
+		close(a->ctl);
+	}
 	if (a->pid > 0)
 		reap(a->pid, STOP_WAIT_MS);
-	if (a->out >= 0)
-		close(a->out);
 	if (a->err >= 0)
 		close(a->err);
-	*a = (struct nb_ssh_agent){ .in = -1, .out = -1, .err = -1 };
+	*a = (struct nb_ssh_agent){ .ctl = -1, .err = -1 };
 }
 
 /* --- --push: scp through the same command ------------------------------------------------ */
@@ -326,7 +314,7 @@ bool nb_ssh_push(const char *host, const char *dest, const char *remote, struct 
 	char self[4096], target[600], errbuf[ERR_KEEP], line[200];
 	const char *argv[NB_SSH_ARGS_MAX + 16];
 	size_t nerr = 0;
-	int fds[3];
+	int errfd;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
 		return nb_error_errno(err, errno, "--push: /proc/self/exe");
@@ -335,13 +323,15 @@ bool nb_ssh_push(const char *host, const char *dest, const char *remote, struct 
 	if (!nb_ssh_command(&cmd, err) ||
 	    !nb_ssh_scp_argv(&cmd, self, target, argv, sizeof(argv) / sizeof(argv[0]), err))
 		return false;
-	pid_t pid = spawn(argv, false, fds, err);
-	if (pid < 0)
-		return nb_error_set(err, "host %s: --push: %s", host, err->msg);
-	close(fds[1]);
-	while (drain(fds[2], errbuf, &nerr))
+	pid_t pid = spawn(argv, -1, &errfd, err);
+	if (pid < 0) {
+		char why[sizeof(err->msg)];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return nb_error_set(err, "host %s: --push: %s", host, why);
+	}
+	while (drain(errfd, errbuf, &nerr))
 		;
-	close(fds[2]);
+	close(errfd);
 	int st = reap(pid, NB_SSH_START_MS);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return true;

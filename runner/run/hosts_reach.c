@@ -1,6 +1,8 @@
 /* nbrun — reaching the hosts of `hosts:` (see hosts_reach.h). */
 #include "hosts_reach.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ struct nb_reach *nb_reach_create(const struct nb_reach_opts *o)
 	r->n = n;
 	for (size_t i = 0; i < n; i++)
 		r->hosts[i] = (struct reach_host){ .h = &o->cfg->hosts[i],
-						   .agent = { .in = -1, .out = -1, .err = -1 } };
+						   .agent = { .ctl = -1, .err = -1 } };
 	return r;
 }
 
@@ -68,9 +70,10 @@ static const char *remote_nbrun(const struct nb_host *h, bool push)
 	return name;
 }
 
-/* Start h's agent over ssh with a fresh secret (s gets it); the agent's port into *port. */
+/* Start h's agent over ssh with a fresh secret (s gets it); its control stream is then
+ * rh->agent.ctl. */
 static bool start_ssh(struct nb_reach *r, struct reach_host *rh, struct nb_secret *s,
-		      uint16_t *port, struct nb_error *err)
+		      struct nb_error *err)
 {
 	const struct nb_host *h = rh->h;
 	unsigned char raw[SECRET_BYTES];
@@ -80,16 +83,15 @@ static bool start_ssh(struct nb_reach *r, struct reach_host *rh, struct nb_secre
 		return false;
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(text, sizeof(text), raw, sizeof(raw));
-	struct nb_ssh_launch l = { .host = h->name, .dest = h->ssh, .nbrun = bin, .port = h->port,
+	struct nb_ssh_launch l = { .host = h->name, .dest = h->ssh, .nbrun = bin,
 				   .data_lo = h->data_lo, .data_hi = h->data_hi,
 				   .secret_line = text, .interrupt = r->o.interrupt };
 	bool ok = nb_secret_from_text(text, s, err) && nb_ssh_start(&l, &rh->agent, err);
 	sodium_memzero(raw, sizeof(raw));
 	sodium_memzero(text, sizeof(text));
 	if (ok && r->o.verbosity >= 1)
-		fprintf(stderr, "nbrun: host %s: agent started over ssh %s, control port %u\n",
-			h->name, h->ssh, rh->agent.port);
-	*port = rh->agent.port;
+		fprintf(stderr, "nbrun: host %s: agent started over ssh %s, data on %s\n", h->name,
+			h->ssh, h->address);
 	return ok;
 }
 
@@ -105,17 +107,28 @@ static bool address_secret(struct nb_reach *r, const struct nb_host *h, struct n
 	return true;
 }
 
-/* Resolve h's address with port and connect c; its peer name says which host it is. */
-static bool connect_host(const struct nb_host *h, uint16_t port, const struct nb_secret *s,
-			 struct nb_client *c, struct nb_error *err)
+/* h's agent at address: and port:, or (ctl >= 0) on the stream of its ssh (a copy of ctl
+ * goes to c), its data at address:; c's peer name says which host it is. */
+static bool open_client(const struct nb_host *h, int ctl, const struct nb_secret *s,
+			struct nb_client *c, struct nb_error *err)
 {
 	char hp[300], name[160];
 	struct sockaddr_storage addr;
 	socklen_t len;
+	uint16_t port = h->port ? h->port : NB_DEFAULT_CONTROL_PORT;
 	snprintf(hp, sizeof(hp), strchr(h->address, ':') ? "[%s]:%u" : "%s:%u", h->address, port);
-	snprintf(name, sizeof(name), "%s (%.90s)", h->name, hp);
-	return nb_ctl_resolve(hp, port, &addr, &len, err) &&
-	       nb_client_open(c, name, &addr, len, s, err);
+	if (ctl >= 0)
+		snprintf(name, sizeof(name), "%.60s (ssh %.90s)", h->name, h->ssh);
+	else
+		snprintf(name, sizeof(name), "%s (%.90s)", h->name, hp);
+	if (!nb_ctl_resolve(hp, port, &addr, &len, err))
+		return false;
+	if (ctl < 0)
+		return nb_client_open(c, name, &addr, len, s, err);
+	int fd = fcntl(ctl, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return nb_error_errno(err, errno, "dup");
+	return nb_client_open_fd(c, name, fd, &addr, len, s, err);
 }
 
 bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err)
@@ -130,9 +143,8 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 				    "one session)", name);
 	rh->opened = true;
 	const struct nb_host *h = rh->h;
-	uint16_t port = h->port ? h->port : NB_DEFAULT_CONTROL_PORT;
-	bool ok = h->ssh[0] ? start_ssh(r, rh, &s, &port, &e) : address_secret(r, h, &s, &e);
-	if (ok && !connect_host(h, port, &s, c, &e))
+	bool ok = h->ssh[0] ? start_ssh(r, rh, &s, &e) : address_secret(r, h, &s, &e);
+	if (ok && !open_client(h, rh->agent.ctl, &s, c, &e))
 		ok = false;
 	sodium_memzero(&s, sizeof(s));
 	if (ok)
