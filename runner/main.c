@@ -64,8 +64,12 @@ static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_sec
 	};
 }
 
+/* A signal while an agent was being started or reached ends that as "unreachable" (exit 3):
+ * the signal is what stopped the batch, and the exit code says so. */
 static int exit_code(enum nb_run_exit rc)
 {
+	if (rc == NB_EXIT_PEER && atomic_load(&interrupted))
+		rc = NB_EXIT_SIGNAL;
 	return rc == NB_EXIT_SIGNAL ? NB_EXIT_SIGNAL + atomic_load(&signo) : (int)rc;
 }
 
