@@ -65,14 +65,12 @@ static void print_hosts(const struct nb_config *cfg, const struct nb_plan *plan)
 {
 	for (size_t i = 0; i < cfg->nhosts; i++) {
 		const struct nb_host *h = &cfg->hosts[i];
-		char port[16] = "ephemeral";
-		if (h->port || !h->ssh[0])
-			snprintf(port, sizeof(port), "%u", h->port ? h->port : NB_DEFAULT_CONTROL_PORT);
 		if (h->ssh[0])
-			printf("host %s: ssh %s starts %s serve, control port %s on %s\n", h->name,
-			       h->ssh, h->nbrun[0] ? h->nbrun : "nbrun", port, h->address);
+			printf("host %s: ssh %s starts %s serve --stdio (control over ssh), data on %s\n",
+			       h->name, h->ssh, h->nbrun[0] ? h->nbrun : "nbrun", h->address);
 		else
-			printf("host %s: agent at %s port %s\n", h->name, h->address, port);
+			printf("host %s: agent at %s port %u\n", h->name, h->address,
+			       h->port ? h->port : NB_DEFAULT_CONTROL_PORT);
 	}
 	for (size_t i = 0; i < plan->ncases; i++) {
 		char paths[NB_PATHS_MAX * 2 * NB_HOST_NAME_MAX];

@@ -106,3 +106,29 @@ Test(sshlaunch, push_refuses_an_ssh_option_scp_has_not)
 	cr_expect_not(nb_ssh_scp_argv(&cmd, "/bin/nbrun", "h:nbrun", argv, 48, &err),
 		      "-F without its file");
 }
+
+Test(sshlaunch, the_agent_is_started_with_stdio_after_the_command_s_own_words_and_no_port)
+{
+	static const struct {
+		const char *ssh;
+		uint16_t lo, hi;
+		const char *argv;
+	} cases[] = {
+		{ "ssh", 0, 0, "ssh -T -o BatchMode=yes bench@10.0.0.12 -- nbrun serve -q --stdio --secret-stdin" },
+		{ "ssh -F /lab/cfg", 7700, 7719, "ssh -F /lab/cfg -T -o BatchMode=yes bench@10.0.0.12 -- "
+		  "nbrun serve -q --stdio --secret-stdin --data-ports 7700-7719" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_ssh_cmd cmd;
+		struct nb_error err = { { 0 } };
+		const char *argv[NB_SSH_ARGS_MAX + 16];
+		char range[16];
+		struct nb_ssh_launch l = { .host = "vm2", .dest = "bench@10.0.0.12", .nbrun = "nbrun",
+					   .data_lo = cases[i].lo, .data_hi = cases[i].hi,
+					   .secret_line = "00112233445566778899aabbccddeeff" };
+		cr_assert(nb_ssh_split(cases[i].ssh, &cmd, &err));
+		nb_ssh_serve_argv(&cmd, &l, argv, range);
+		cr_expect_str_eq(joined(argv), cases[i].argv);
+		cr_expect_null(strstr(joined(argv), l.secret_line), "the secret is on no command line");
+	}
+}

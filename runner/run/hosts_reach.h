@@ -4,8 +4,9 @@
  * running at its address: and port: (with its secret_file:, else --secret-file's) — and at
  * the end of the batch every agent this batch started is ended.
  *
- * An agent started over ssh serves one session (`serve --once`): each host is opened once per
- * batch, and its session is the one every path touching that host uses. */
+ * An agent started over ssh serves one session, over ssh's own stdin and stdout (`serve
+ * --stdio`): each host is opened once per batch, and its session is the one every path
+ * touching that host uses. */
 #ifndef NB_HOSTS_REACH_H
 #define NB_HOSTS_REACH_H
 
@@ -30,7 +31,8 @@ struct nb_reach;
 
 /** A reach for o's hosts (nothing is started yet); NULL when out of memory. */
 struct nb_reach *nb_reach_create(const struct nb_reach_opts *o);
-/** Open c to host name: start its agent over ssh when it has ssh:, connect, shake hands.
+/** Open c to host name: start its agent over ssh when it has ssh: (the session then runs on
+ *  ssh's stream), else connect to address: and port:; shake hands.
  *  False with err "host NAME: ..." (ssh's or the agent's own words); nothing of it is left
  *  running then. A host is opened once per reach. */
 bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err);
