@@ -6,6 +6,7 @@
 #
 #   sshlab_init PREFIX   names (NS_R, NS_1..NS_3, ADDR_1..ADDR_3, TMP) and the EXIT trap
 #   sshlab_up            the namespaces, keys and sshd (a TAP check per sshd listening)
+#   sshlab_guard NS LO HI  drop every inbound packet in NS but ssh's and ports LO-HI's (nft)
 #   sshlab_nbrun_pids    the nbrun processes in any of the lab's namespaces, "NS:PID" each
 #   sshlab_cleanup       stops sshd, removes the namespaces and the scratch folder
 
@@ -109,6 +110,23 @@ sshlab_up() {
 		eval "_ns=\$NS_$_n"
 		check "sshd $_n listens in its namespace" "$TMP/sshd$_n.log" wait_listen "$_ns" 22
 	done
+}
+
+# sshlab_guard NS LO HI: a cloud's security group in NS: inbound, only TCP 22 (ssh) and TCP and
+# UDP LO-HI (the agent's data ports) are let in, with the replies of what NS itself opened.
+sshlab_guard() {
+	ip netns exec "$1" nft -f - <<EOF
+table inet sshlab_guard {
+	chain input {
+		type filter hook input priority 0; policy drop;
+		ct state established,related accept
+		iif lo accept
+		tcp dport 22 accept
+		tcp dport $2-$3 accept
+		udp dport $2-$3 accept
+	}
+}
+EOF
 }
 
 # Every nbrun process in the lab's namespaces, as NS:PID (by /proc/PID/comm).

@@ -1,11 +1,14 @@
 #!/bin/sh
 # netns suite: hosts started over real OpenSSH (issue 17). A runner namespace and three host
 # namespaces each running sshd (tests/lib/sshlab.sh); a config whose hosts: are ssh hosts, run
-# with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Checks: --check asks every host the plan
-# names; --peer vm1 measures real rows, its secret on no process's command line while it runs;
-# a host whose key is not known is one line naming it, exit 3; --push copies the binary with
-# scp through the same command; after a run, a SIGTERM mid-case and a SIGKILL of the runner no
-# nbrun process is left in any namespace. Speaks TAP. Needs root, ip(8) and openssh-server.
+# with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Each host namespace lets in only ssh and its
+# agent's data ports (nft), as a cloud's security group would: the control session runs over
+# ssh itself. Checks: --check asks every host the plan names; --peer vm1 measures real rows,
+# its secret on no process's command line while it runs, and vm1's nbrun has no TCP socket
+# but on its data ports (ss); a host whose key is not known is one line naming it, exit 3;
+# --push copies the binary with scp through the same command; a SIGINT while ssh still starts
+# an agent is exit 130; after a run, a SIGTERM mid-case and a SIGKILL of the runner no nbrun
+# process is left in any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
 N=0
@@ -13,19 +16,49 @@ FAILED=0
 SRCDIR=${NB_SRCDIR:-$(dirname "$0")/../..}
 . "$SRCDIR/tests/lib/tap.sh"
 . "$SRCDIR/tests/lib/sshlab.sh"
-need_root_netns
+need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..29"
+echo "1..36"
 sshlab_up
 
-# A wrapper ssh that keeps each secret line it passes on, so the test can look for it.
+# The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
+guarded=yes
+for g in "$NS_1 7600 7699" "$NS_2 7700 7719" "$NS_3 7600 7699"; do
+	sshlab_guard $g || guarded=no   # (word splitting meant: NS LO HI)
+done
+check "each host namespace lets in only tcp 22 and its data ports (nft)" /dev/null test $guarded = yes
+ip netns exec "$NS_1" python3 -c "
+import socket, time
+keep = []
+for p in (7575, 7601):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(('$ADDR_1', p)); s.listen(); keep.append(s)
+time.sleep(20)" &
+lpid=$!
+wait_listen "$NS_1" 7601
+check "... it drops a connection to port 7575 and lets one to data port 7601 in" /dev/null \
+	ip netns exec "$NS_R" python3 -c "
+import socket, sys
+def reach(p):
+    try:
+        socket.create_connection(('$ADDR_1', p), timeout=1).close()
+        return True
+    except OSError:
+        return False
+sys.exit(not (not reach(7575) and reach(7601)))"
+kill $lpid 2>/dev/null
+wait $lpid 2>/dev/null
+
+# A wrapper ssh that keeps each secret line it passes on, so the test can look for it. Its
+# stdin and stdout are one socket: ssh gets pipes of its own (ssh makes its stdin and stdout
+# non-blocking, which a cat sharing the socket with it would not survive).
 cat >"$TMP/ssh-tee" <<EOF
 #!/bin/sh
 IFS= read -r line
 printf '%s\n' "\$line" >>"$TMP/secrets"
-{ printf '%s\n' "\$line"; exec cat; } | exec ssh -F "$TMP/ssh_config" "\$@"
+{ printf '%s\n' "\$line"; exec cat; } | ssh -F "$TMP/ssh_config" "\$@" | cat
 EOF
 chmod +x "$TMP/ssh-tee"
 mkdir "$TMP/pushed"
@@ -75,6 +108,12 @@ no_nbrun_left "after --check"
 NBRUN_SSH_COMMAND="$TMP/ssh-tee" ip netns exec "$NS_R" "$NBRUN" "$TMP/hosts.yaml" --peer vm1 \
 	--out "$TMP/out" -q 2>"$TMP/run.err" &
 pid=$!
+# vm1's TCP sockets of nbrun while the run lasts (ss, every 0.1 s).
+while kill -0 $pid 2>/dev/null; do
+	ip netns exec "$NS_1" ss -Htanp 2>/dev/null | grep '"nbrun"'
+	sleep 0.1
+done >"$TMP/sockets.txt" &
+sampler=$!
 seen_agent=no leaked=no
 while kill -0 $pid 2>/dev/null; do
 	ip netns pids "$NS_1" | while read -r p; do [ "$(cat /proc/$p/comm 2>/dev/null)" = nbrun ] && echo y; done |
@@ -88,9 +127,16 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid
 rc=$?
+wait $sampler
 check "nbrun CONFIG --peer vm1 over ssh exits 0 (rc $rc)" "$TMP/run.err" test $rc -eq 0
 check "vm1's agent ran in vm1's namespace" /dev/null test $seen_agent = yes
 check "a 64-hex-digit secret went to ssh's stdin" /dev/null grep -qE '^[0-9a-f]{64}$' "$TMP/secrets"
+check "ss saw vm1's nbrun's TCP sockets during the run ($(wc -l <"$TMP/sockets.txt") seen)" \
+	/dev/null test -s "$TMP/sockets.txt"
+check "... each on vm1's address and a data port: it listened on no control port" \
+	"$TMP/sockets.txt" awk -v a="$ADDR_1" '{ n = split($4, hp, ":"); p = hp[n] + 0
+		if (substr($4, 1, length($4) - length(hp[n]) - 1) != a || p < 7600 || p > 7699) bad = 1 }
+		END { exit bad }' "$TMP/sockets.txt"
 check "the secret is on no process's command line (/proc/*/cmdline)" /dev/null test "$leaked" = no
 check "runs.csv has 2 ok rows with a positive rate" "$TMP/out/runs.csv" \
 	python3 -c "
@@ -128,6 +174,27 @@ wait $pid
 rc=$?
 check "SIGTERM mid-case: exit 143 (rc $rc)" "$TMP/term.err" test $rc -eq 143
 no_nbrun_left "after the interrupted run"
+
+# SIGINT while ssh still starts the agent (a slow ssh): the batch ends as interrupted.
+cat >"$TMP/ssh-slow" <<EOF
+#!/bin/sh
+: >"$TMP/slow-started"
+sleep 30
+exec ssh -F "$TMP/ssh_config" "\$@"
+EOF
+chmod +x "$TMP/ssh-slow"
+NBRUN_SSH_COMMAND="$TMP/ssh-slow" ip netns exec "$NS_R" "$NBRUN" "$TMP/hosts.yaml" --peer vm2 \
+	--out "$TMP/out-int" -q 2>"$TMP/int.err" &
+pid=$!
+i=0
+while [ ! -e "$TMP/slow-started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT while ssh still starts vm2's agent: exit 130 (rc $rc)" "$TMP/int.err" test $rc -eq 130
+check "... in one line naming the host" "$TMP/int.err" \
+	sh -c "test \$(wc -l <'$TMP/int.err') -eq 1 && grep -q '^nbrun: host vm2: interrupted while starting its agent over ssh' '$TMP/int.err'"
+check "... and the slow ssh it ran is ended" /dev/null sh -c "! pgrep -f '$TMP/[s]sh-slow'"
 
 # SIGKILL of the runner: ssh's stdin closes, so the agent still ends.
 ip netns exec "$NS_R" "$NBRUN" "$TMP/long.yaml" --peer vm1 --out "$TMP/out-kill" -q 2>"$TMP/kill.err" &
