@@ -6,7 +6,7 @@ _nbrun_options() {
 	case "$1" in
 	run) echo "--peer --out --force --dry-run --check --push --filter --set --label --secret-file --version" ;;
 	resume) echo "--peer --secret-file" ;;
-	serve) echo "--bind --port --data-ports --once --secret-file --secret-stdin --allow --max-duration --max-streams --max-message --max-rate --idle-timeout" ;;
+	serve) echo "--bind --port --data-ports --once --stdio --secret-file --secret-stdin --allow --max-duration --max-streams --max-message --max-rate --idle-timeout" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
 	compare) echo "--threshold --metric --out --format --junit --summary --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;

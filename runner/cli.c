@@ -150,8 +150,11 @@ static const struct cmddef {
 		"  --names A,B          name the folders in the report\n"
 		"  --neutral            vendor comparison: no better or worse, only differences\n" },
 	[NB_CMD_ENV] = { "env",
-		"usage: nbrun env [--peer HOST[:PORT]] [--json FILE]   environment facts of both ends\n",
-		"  --peer HOST[:PORT]   also ask the agent on HOST for its facts\n"
+		"usage: nbrun env [CONFIG.yaml] [--peer HOST[:PORT]|NAME] [--json FILE]\n"
+		"                                           environment facts of both ends\n",
+		"  --peer HOST[:PORT]   also ask the agent on HOST for its facts; a NAME of\n"
+		"                       CONFIG.yaml's hosts: is reached as a run reaches it (its\n"
+		"                       agent started over ssh for an ssh: host)\n"
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
 		"  --json FILE          also write the facts as JSON to FILE\n" },
 	[NB_CMD_EXPORT] = { "export",
@@ -475,8 +478,12 @@ static bool check_positionals(struct nb_cli *cli, struct nb_error *err)
 		if (cli->nargs < 2)
 			return nb_error_set(err, "compare: expected BASE and at least one NEW results folder");
 		return true;
-	case NB_CMD_SERVE:
 	case NB_CMD_ENV:
+		if (cli->nargs > 1 || (cli->nargs && !cli->peer))
+			return nb_error_set(err, "env: CONFIG.yaml only names the hosts --peer NAME may "
+					    "name: give one, with --peer");
+		return true;
+	case NB_CMD_SERVE:
 		if (cli->nargs)
 			return nb_error_set(err, "unexpected argument '%s'", cli->args[0]);
 		return true;

@@ -13,6 +13,7 @@
 #include "env_json.h"
 #include "export.h"
 #include "facts.h"
+#include "hosts_reach.h"
 #include "pitfalls.h"
 #include "report.h"
 
@@ -125,9 +126,17 @@ int nb_cmd_report(const struct nb_cli *cli)
 	return 0;
 }
 
-/* Reach the agent for `env --peer`: 0, or the exit code (2 a malformed peer or secret file, 3
- * unreachable or refused). */
-static int env_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_facts *local)
+/* What `env --peer` reached: the agent's session, and for a host of a config its config and
+ * the reach that may have started its agent over ssh. */
+struct env_peer {
+	struct nb_client c;
+	struct nb_config cfg;
+	struct nb_reach *reach;
+};
+
+/* Reach the agent at --peer HOST[:PORT]: 0, or the exit code (2 a malformed peer or secret
+ * file, 3 unreachable or refused). */
+static int env_address(const struct nb_cli *cli, struct nb_client *c)
 {
 	struct sockaddr_storage addr;
 	socklen_t len;
@@ -145,42 +154,74 @@ static int env_peer(const struct nb_cli *cli, struct nb_client *c, struct nb_fac
 	sodium_memzero(&secret, sizeof(secret));
 	if (rc)
 		fprintf(stderr, "nbrun: %s\n", err.msg);
-	else
-		nb_env_collect("/", (struct sockaddr *)&addr, len, local);
 	return rc;
+}
+
+/* env CONFIG --peer NAME: NAME a host of CONFIG's hosts: is reached as a run reaches it (its
+ * agent started over ssh for an ssh host), any other NAME is an address. 0 or the exit code. */
+static int env_reach(const struct nb_cli *cli, struct env_peer *p)
+{
+	struct nb_secret secret = { 0 };
+	struct nb_error err = { { 0 } };
+	if (!cli->nargs)
+		return env_address(cli, &p->c);
+	if (!load_config(cli, &p->cfg)) /* its errors are printed */
+		return 2;
+	const struct nb_host *h = nb_config_host(&p->cfg, cli->peer);
+	if (!h)
+		return env_address(cli, &p->c);
+	struct nb_reach_opts o = { .cfg = &p->cfg, .secret = &secret, .verbosity = cli->verbosity };
+	int rc = 0;
+	if (!nb_cmd_secret(cli, &secret, &err))
+		rc = 2;
+	else if (!(p->reach = nb_reach_create(&o)))
+		rc = 3, nb_error_set(&err, "out of memory");
+	else if (!nb_reach_open(p->reach, h->name, &p->c, &err))
+		rc = 3;
+	sodium_memzero(&secret, sizeof(secret));
+	if (rc)
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+	return rc;
+}
+
+/* Print (and with --json write) the facts: 0, or 1 when env.json cannot be written. */
+static int env_print(const struct nb_cli *cli, const struct nb_facts *local,
+		     const struct nb_facts *peer)
+{
+	struct nb_error err = { { 0 } };
+	nb_env_print(local, peer, stdout);
+	if (peer)
+		nb_env_diff(local, peer, stdout);
+	struct nb_pitfalls pf = { 0 };
+	if (nb_pitfalls_check(local, peer, NULL, 0, 0.05, &pf))
+		nb_pitfalls_print(&pf, stdout);
+	nb_pitfalls_free(&pf);
+	struct nb_env_host host = { cli->peer, peer };
+	if (cli->json && !nb_env_json_write_hosts(cli->json, local, &host, peer ? 1 : 0, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
 }
 
 int nb_cmd_env(const struct nb_cli *cli)
 {
 	struct nb_facts local;
-	struct nb_client c;
-	struct nb_error err = { { 0 } };
+	struct env_peer p = { .c = { .fd = -1 } };
 	nb_facts_init(&local);
-	memset(&c, 0, sizeof(c));
-	c.fd = -1;
-	nb_facts_init(&c.peer_facts);
-	int rc = cli->peer ? env_peer(cli, &c, &local) : 0;
-	if (rc) {
-		nb_facts_free(&local);
-		return rc;
+	nb_facts_init(&p.c.peer_facts);
+	int rc = cli->peer ? env_reach(cli, &p) : 0;
+	if (rc == 0) {
+		if (cli->peer)
+			nb_env_collect("/", (struct sockaddr *)&p.c.addr, p.c.addr_len, &local);
+		else
+			nb_env_collect("/", NULL, 0, &local);
+		nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
+		rc = env_print(cli, &local, cli->peer ? &p.c.peer_facts : NULL);
 	}
-	if (!cli->peer)
-		nb_env_collect("/", NULL, 0, &local);
-	nb_env_add_nbrun(&local, "one thread per flow", "not pinned");
-	const struct nb_facts *peer = cli->peer ? &c.peer_facts : NULL;
-	nb_env_print(&local, peer, stdout);
-	if (peer)
-		nb_env_diff(&local, peer, stdout);
-	struct nb_pitfalls pf = { 0 };
-	if (nb_pitfalls_check(&local, peer, NULL, 0, 0.05, &pf))
-		nb_pitfalls_print(&pf, stdout);
-	nb_pitfalls_free(&pf);
-	struct nb_env_host host = { cli->peer, peer };
-	if (cli->json && !nb_env_json_write_hosts(cli->json, &local, &host, peer ? 1 : 0, &err)) {
-		fprintf(stderr, "nbrun: %s\n", err.msg);
-		rc = 1;
-	}
-	nb_client_close(&c);
+	nb_client_close(&p.c);
+	nb_reach_destroy(p.reach); /* after the BYE: ends an agent started over ssh */
+	nb_config_free(&p.cfg);
 	nb_facts_free(&local);
 	return rc;
 }

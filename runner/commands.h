@@ -18,7 +18,8 @@ int nb_cmd_validate(const struct nb_cli *cli);
 bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err);
 /** `nbrun report DIR`: rebuild summary, report and charts from a results folder. */
 int nb_cmd_report(const struct nb_cli *cli);
-/** `nbrun env [--peer HOST]`: environment facts of this host (and the agent's). */
+/** `nbrun env [CONFIG] [--peer HOST|NAME]`: environment facts of this host (and the agent's;
+ *  NAME a host of CONFIG's hosts:, reached as a run reaches it). */
 int nb_cmd_env(const struct nb_cli *cli);
 /** `nbrun compare BASE NEW...`: regression / vendor comparison. */
 int nb_cmd_compare(const struct nb_cli *cli);

@@ -3,9 +3,9 @@
 # namespaces each running sshd (tests/lib/sshlab.sh); a config whose hosts: are ssh hosts, run
 # with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Each host namespace lets in only ssh and its
 # agent's data ports (nft), as a cloud's security group would: the control session runs over
-# ssh itself. Checks: --check asks every host the plan names; --peer vm1 measures real rows,
-# its secret on no process's command line while it runs, and vm1's nbrun has no TCP socket
-# but on its data ports (ss); a host whose key is not known is one line naming it, exit 3;
+# ssh itself. Checks: --check asks every host the plan names; env CONFIG --peer vm2 reads
+# vm2's facts; --peer vm1 measures real rows, its secret on no process's command line while it
+# runs, and vm1's nbrun has no TCP socket but on its data ports (ss); a host whose key is not known is one line naming it, exit 3;
 # --push copies the binary with scp through the same command; a SIGINT while ssh still starts
 # an agent is exit 130; after a run, a SIGTERM mid-case and a SIGKILL of the runner no nbrun
 # process is left in any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
@@ -20,7 +20,7 @@ need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..36"
+echo "1..39"
 sshlab_up
 
 # The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
@@ -103,6 +103,14 @@ check "--check with a CPU no host has exits 5 (rc $rc)" "$TMP/check5.err" test $
 check "... and says so for host vm2 and host vm3 by name" "$TMP/check5.err" \
 	sh -c "grep -q 'check: host vm2: .*4095' '$TMP/check5.err' && grep -q 'check: host vm3: .*4095' '$TMP/check5.err'"
 no_nbrun_left "after --check"
+
+# env CONFIG --peer vm2: the host's facts through an agent started over ssh for the question.
+run env "$TMP/hosts.yaml" --peer vm2 >"$TMP/env.out" 2>"$TMP/env.err"
+rc=$?
+check "env CONFIG --peer vm2 exits 0 (rc $rc)" "$TMP/env.err" test $rc -eq 0
+check "... and the peer's interface is vm2's own (sb$$h2)" "$TMP/env.out" \
+	grep -Eq "^  name +sb$$br +sb$$h2 *\$" "$TMP/env.out"
+no_nbrun_left "after env"
 
 # A run with --peer vm1 through the wrapper; the secret is looked for on every command line.
 NBRUN_SSH_COMMAND="$TMP/ssh-tee" ip netns exec "$NS_R" "$NBRUN" "$TMP/hosts.yaml" --peer vm1 \

@@ -86,7 +86,8 @@ report: expected one results folder|report a b
 compare: expected BASE and at least one NEW results folder|compare
 compare: expected BASE and at least one NEW results folder|compare a
 unexpected argument 'x'|serve x
-unexpected argument 'x'|env x
+env: CONFIG.yaml only names the hosts --peer NAME may name: give one, with --peer|env x
+env: CONFIG.yaml only names the hosts --peer NAME may name: give one, with --peer|env a.yaml b.yaml --peer vm1
 unknown option '--bogus'|a.yaml --bogus
 unknown option '--bogus'|serve --bogus
 unknown option '-x'|-x a.yaml
