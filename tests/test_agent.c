@@ -431,65 +431,59 @@ static void *stdio_main(void *arg)
 }
 
 /* serve --stdio's session on one end of a socketpair (standing for both stdin and stdout) as
- * if sshd had started it for SSH_CONNECTION "127.0.0.1 40000 127.0.0.2 22"; the client's end
- * into *fd, the agent's serving thread into *t. */
-static void start_stdio(struct stdio_run *r, const struct nb_secret *s, int *fd, pthread_t *t)
+ * if sshd had started it for SSH_CONNECTION "127.0.0.1 40000 127.0.0.2 22", its serving thread
+ * into *t, and c opened on the other end with the data at 127.0.0.2. */
+static void start_stdio(struct stdio_run *r, struct nb_client *c, pthread_t *t)
 {
+	static struct nb_secret s;
 	struct nb_error err = { { 0 } };
+	struct sockaddr_storage data;
+	socklen_t len;
 	int sv[2];
+	s = secret_of(7);
 	cr_assert(nb_agent_stdio_ends("127.0.0.1 40000 127.0.0.2 22", &r->e, &err), "%s", err.msg);
-	struct nb_agent_opts o = { .bind = r->e.server, .stdio = true, .once = true, .secret = s,
+	struct nb_agent_opts o = { .bind = r->e.server, .stdio = true, .once = true, .secret = &s,
 				   .idle_timeout_s = 60, .verbosity = -1 };
 	agent = nb_agent_create(&o, &err);
 	cr_assert_not_null(agent, "%s", err.msg);
 	cr_expect_eq(nb_agent_port(agent), 0, "no control port");
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	r->fd = sv[1];
-	*fd = sv[0];
 	cr_assert_eq(pthread_create(t, NULL, stdio_main, r), 0);
+	cr_assert(nb_ctl_resolve("127.0.0.2", 0, &data, &len, &err));
+	cr_assert(nb_client_open_fd(c, "stdio", sv[0], &data, len, &s, &err), "%s", err.msg);
+}
+
+/* The agent's thread returns (it did not stay), having run tests tests. */
+static void end_stdio(struct stdio_run *r, pthread_t t, uint64_t tests)
+{
+	pthread_join(t, NULL);
+	cr_expect(r->ok, "%s", r->err.msg);
+	cr_expect_eq(nb_agent_tests_run(agent), tests);
+	close(r->fd);
 }
 
 Test(agent, over_stdio_a_session_runs_its_test_with_data_on_the_address_ssh_reached)
 {
 	struct stdio_run r = { .ok = false };
-	struct nb_secret s = secret_of(7);
-	struct nb_error err = { { 0 } };
-	struct sockaddr_storage data;
-	socklen_t len;
 	struct nb_client c;
 	struct nb_test_result res;
 	pthread_t t;
-	int fd;
-	start_stdio(&r, &s, &fd, &t);
-	cr_assert(nb_ctl_resolve("127.0.0.2", 0, &data, &len, &err));
-	cr_assert(nb_client_open_fd(&c, "stdio", fd, &data, len, &s, &err), "%s", err.msg);
+	start_stdio(&r, &c, &t);
 	struct nb_msg_setup su = small_test(1);
 	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "data to 127.0.0.2, where the agent bound");
 	nb_client_close(&c);
-	pthread_join(t, NULL);
-	cr_expect(r.ok, "%s", r.err.msg);
-	cr_expect_eq(nb_agent_tests_run(agent), 1);
-	close(r.fd);
+	end_stdio(&r, t, 1);
 }
 
 Test(agent, over_stdio_the_end_of_standard_input_ends_the_agent_without_a_bye)
 {
 	struct stdio_run r = { .ok = false };
-	struct nb_secret s = secret_of(7);
-	struct nb_error err = { { 0 } };
-	struct sockaddr_storage data;
-	socklen_t len;
 	struct nb_client c;
 	pthread_t t;
-	int fd;
-	start_stdio(&r, &s, &fd, &t);
-	cr_assert(nb_ctl_resolve("127.0.0.2", 0, &data, &len, &err));
-	cr_assert(nb_client_open_fd(&c, "stdio", fd, &data, len, &s, &err), "%s", err.msg);
+	start_stdio(&r, &c, &t);
 	close(c.fd); /* as when ssh drops: no BYE */
 	c.fd = -1;
-	pthread_join(t, NULL); /* returns: the agent did not stay */
-	cr_expect(r.ok, "%s", r.err.msg);
-	cr_expect_eq(nb_agent_tests_run(agent), 0);
+	end_stdio(&r, t, 0);
 	nb_client_close(&c);
-	close(r.fd);
 }
