@@ -61,11 +61,14 @@ struct relay {
 	pthread_t thread;
 };
 
+/* Write all n bytes, waiting when fd is non-blocking and full; false once fd is gone. */
 static bool write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EAGAIN)
+			poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, -1);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0)
 			return false;
@@ -82,8 +85,8 @@ static void *relay_main(void *arg)
 	for (;;) {
 		struct pollfd p[2] = { { .fd = r->from, .events = POLLIN },
 				       { .fd = r->stop, .events = POLLIN } };
-		if (poll(p, 2, -1) < 0)
-			continue; /* EINTR: a signal landed on this thread */
+		if (poll(p, 2, -1) < 0 && errno == EINTR)
+			continue; /* a signal landed on this thread */
 		if (p[1].revents)
 			return NULL;
 		ssize_t n = read(r->from, buf, sizeof(buf));
