@@ -12,11 +12,15 @@
 #include "sshlaunch.h"
 
 #define SECRET_BYTES 32
+#define AGENTS_MAX NB_PATHS_MAX  /* sessions, so agents, of one ssh host: one per path end */
 
-/* One host of the config and what this batch made of it. */
+/* One host of the config and what this batch made of it: an ssh host an agent per session
+ * (each serves one), an address host its one session. */
 struct reach_host {
 	const struct nb_host *h;
-	struct nb_ssh_agent agent;      /* pid 0: none started */
+	struct nb_ssh_agent agents[AGENTS_MAX]; /* the first nagents started (pid 0: ended) */
+	size_t nagents;
+	bool pushed;                    /* --push copied the binary there */
 	bool opened;
 };
 
@@ -37,8 +41,7 @@ struct nb_reach *nb_reach_create(const struct nb_reach_opts *o)
 	r->o = *o;
 	r->n = n;
 	for (size_t i = 0; i < n; i++)
-		r->hosts[i] = (struct reach_host){ .h = &o->cfg->hosts[i],
-						   .agent = { .ctl = -1, .err = -1 } };
+		r->hosts[i].h = &o->cfg->hosts[i];
 	return r;
 }
 
@@ -47,7 +50,8 @@ void nb_reach_destroy(struct nb_reach *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n; i++)
-		nb_ssh_stop(&r->hosts[i].agent);
+		for (size_t k = 0; k < r->hosts[i].nagents; k++)
+			nb_ssh_stop(&r->hosts[i].agents[k]);
 	free(r->hosts);
 	free(r);
 }
@@ -70,23 +74,24 @@ static const char *remote_nbrun(const struct nb_host *h, bool push)
 	return name;
 }
 
-/* Start h's agent over ssh with a fresh secret (s gets it); its control stream is then
- * rh->agent.ctl. */
-static bool start_ssh(struct nb_reach *r, struct reach_host *rh, struct nb_secret *s,
-		      struct nb_error *err)
+/* Start an agent of h over ssh into ag with a fresh secret (s gets it); its control stream
+ * is then ag->ctl. */
+static bool start_ssh(struct nb_reach *r, struct reach_host *rh, struct nb_ssh_agent *ag,
+		      struct nb_secret *s, struct nb_error *err)
 {
 	const struct nb_host *h = rh->h;
 	unsigned char raw[SECRET_BYTES];
 	char text[2 * SECRET_BYTES + 1];
 	const char *bin = remote_nbrun(h, r->o.push);
-	if (r->o.push && !nb_ssh_push(h->name, h->ssh, bin, err))
+	if (r->o.push && !rh->pushed && !nb_ssh_push(h->name, h->ssh, bin, err))
 		return false;
+	rh->pushed = r->o.push;
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(text, sizeof(text), raw, sizeof(raw));
 	struct nb_ssh_launch l = { .host = h->name, .dest = h->ssh, .nbrun = bin,
 				   .data_lo = h->data_lo, .data_hi = h->data_hi,
 				   .secret_line = text, .interrupt = r->o.interrupt };
-	bool ok = nb_secret_from_text(text, s, err) && nb_ssh_start(&l, &rh->agent, err);
+	bool ok = nb_secret_from_text(text, s, err) && nb_ssh_start(&l, ag, err);
 	sodium_memzero(raw, sizeof(raw));
 	sodium_memzero(text, sizeof(text));
 	if (ok && r->o.verbosity >= 1)
@@ -138,18 +143,22 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 	struct nb_error e = { { 0 } };
 	if (!rh)
 		return nb_error_set(err, "host %s: not in the config's hosts:", name);
-	if (rh->opened)
-		return nb_error_set(err, "host %s: already reached by this batch (its agent serves "
-				    "one session)", name);
-	rh->opened = true;
 	const struct nb_host *h = rh->h;
-	bool ok = h->ssh[0] ? start_ssh(r, rh, &s, &e) : address_secret(r, h, &s, &e);
-	if (ok && !open_client(h, rh->agent.ctl, &s, c, &e))
+	if (!h->ssh[0] && rh->opened)
+		return nb_error_set(err, "host %s: already reached by this batch (its agent serves "
+				    "one session at a time)", name);
+	if (h->ssh[0] && rh->nagents == AGENTS_MAX)
+		return nb_error_set(err, "host %s: more than %d sessions in one batch", name, AGENTS_MAX);
+	rh->opened = true;
+	struct nb_ssh_agent *ag = h->ssh[0] ? &rh->agents[rh->nagents++] : NULL;
+	bool ok = ag ? start_ssh(r, rh, ag, &s, &e) : address_secret(r, h, &s, &e);
+	if (ok && !open_client(h, ag ? ag->ctl : -1, &s, c, &e))
 		ok = false;
 	sodium_memzero(&s, sizeof(s));
 	if (ok)
 		return true;
-	nb_ssh_stop(&rh->agent);
+	if (ag)
+		nb_ssh_stop(ag);
 	if (strncmp(e.msg, "host ", 5) == 0)
 		return nb_error_set(err, "%s", e.msg);
 	return nb_error_set(err, "host %s: %s", name, e.msg);

@@ -5,8 +5,9 @@
  * the end of the batch every agent this batch started is ended.
  *
  * An agent started over ssh serves one session, over ssh's own stdin and stdout (`serve
- * --stdio`): each host is opened once per batch, and its session is the one every path
- * touching that host uses. */
+ * --stdio`): each opening of an ssh host starts an agent of its own (a host at both ends of
+ * two paths of a case has two sessions), while an address host, whose agent serves one
+ * session at a time, is opened once per batch. */
 #ifndef NB_HOSTS_REACH_H
 #define NB_HOSTS_REACH_H
 
@@ -34,7 +35,8 @@ struct nb_reach *nb_reach_create(const struct nb_reach_opts *o);
 /** Open c to host name: start its agent over ssh when it has ssh: (the session then runs on
  *  ssh's stream), else connect to address: and port:; shake hands.
  *  False with err "host NAME: ..." (ssh's or the agent's own words); nothing of it is left
- *  running then. A host is opened once per reach. */
+ *  running then. An address host is opened once per reach, an ssh host up to NB_PATHS_MAX
+ *  times (an agent each). */
 bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err);
 /** End every agent r started (close the clients first: their BYE ends a session cleanly) and
  *  free r; NULL is a no-op. */
