@@ -4,11 +4,12 @@
 # with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Each host namespace lets in only ssh and its
 # agent's data ports (nft), as a cloud's security group would: the control session runs over
 # ssh itself. Checks: --check asks every host the plan names; env CONFIG --peer vm2 reads
-# vm2's facts; --peer vm1 measures real rows, its secret on no process's command line while it
-# runs, and vm1's nbrun has no TCP socket but on its data ports (ss); a host whose key is not known is one line naming it, exit 3;
-# --push copies the binary with scp through the same command; a SIGINT while ssh still starts
-# an agent is exit 130; after a run, a SIGTERM mid-case and a SIGKILL of the runner no nbrun
-# process is left in any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
+# vm2's facts; vm2->vm1 with local->vm1 (vm1 twice: two agents) measures through the groups;
+# --peer vm1 measures real rows, its secret on no process's command line while it runs, and
+# vm1's nbrun has no TCP socket but on its data ports (ss); a host whose key is not known is
+# one line naming it, exit 3; --push copies the binary with scp through the same command; a
+# SIGINT while ssh still starts an agent is exit 130; after a run, a SIGTERM mid-case and a
+# SIGKILL of the runner no nbrun process is left in any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
 N=0
@@ -20,7 +21,7 @@ need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..39"
+echo "1..42"
 sshlab_up
 
 # The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
@@ -153,6 +154,22 @@ rows = list(csv.DictReader(open('$TMP/out/runs.csv')))
 sys.exit(not (len(rows) == 2 and all(r['status'] == 'ok' and float(r['value']) > 0 for r in rows)))"
 check "meta.json names the peer vm1" "$TMP/out/meta.json" grep -q '"peer": "vm1"' "$TMP/out/meta.json"
 no_nbrun_left "after the run"
+
+# Many to one through the security groups: vm2's agent sends to vm1's, and local sends to vm1
+# too; vm1 is at two paths' ends, so it gets two agents (one per session) over ssh.
+sed 's/duration: 2s/duration: 1s/; s/repetitions: 2/repetitions: 1/' "$TMP/hosts.yaml" >"$TMP/m2o.yaml"
+echo "    paths: [{ from: vm2, to: vm1 }, { from: local, to: vm1 }]" >>"$TMP/m2o.yaml"
+run "$TMP/m2o.yaml" --out "$TMP/out-m2o" -q 2>"$TMP/m2o.err"
+rc=$?
+cp "$TMP/out-m2o/runs.csv" "$TMP/m2o.csv" 2>/dev/null
+check "vm2->vm1 and local->vm1 at once over ssh hosts exits 0 (rc $rc)" "$TMP/m2o.err" test $rc -eq 0
+check "... runs.csv has an ok row with a positive rate for vm2->vm1, local->vm1 and all" \
+	"$TMP/m2o.csv" python3 -c "
+import csv, sys
+rows = {r['path']: r for r in csv.DictReader(open('$TMP/m2o.csv'))}
+sys.exit(not (sorted(rows) == ['all', 'local->vm1', 'vm2->vm1'] and
+              all(r['status'] == 'ok' and float(r['value']) > 0 for r in rows.values())))"
+no_nbrun_left "after the many-to-one run"
 
 # A host whose key is not in known_hosts: host-key checking stays on.
 run "$TMP/hosts.yaml" --peer stranger --out "$TMP/out-stranger" >/dev/null 2>"$TMP/stranger.err"
