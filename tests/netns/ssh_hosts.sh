@@ -4,12 +4,15 @@
 # with NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config". Each host namespace lets in only ssh and its
 # agent's data ports (nft), as a cloud's security group would: the control session runs over
 # ssh itself. Checks: --check asks every host the plan names; env CONFIG --peer vm2 reads
-# vm2's facts; vm2->vm1 with local->vm1 (vm1 twice: two agents) measures through the groups;
+# vm2's facts; the issue's fleet in one config — local->vm2 + local->vm3, then vm2->vm1 +
+# vm3->vm1 (vm1 twice: two agents) — gives a row per path and the exact sum, every host's
+# facts in env.json, and no nbrun left after it, nor after a SIGTERM mid remote-to-remote case;
 # --peer vm1 measures real rows, its secret on no process's command line while it runs, and
 # vm1's nbrun has no TCP socket but on its data ports (ss); a host whose key is not known is
 # one line naming it, exit 3; --push copies the binary with scp through the same command; a
 # SIGINT while ssh still starts an agent is exit 130; after a run, a SIGTERM mid-case and a
-# SIGKILL of the runner no nbrun process is left in any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
+# SIGKILL of the runner no nbrun process is left in any namespace. Speaks TAP. Needs root,
+# ip(8), nft and openssh-server.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
 N=0
@@ -21,7 +24,7 @@ need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..42"
+echo "1..45"
 sshlab_up
 
 # The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
@@ -155,21 +158,70 @@ sys.exit(not (len(rows) == 2 and all(r['status'] == 'ok' and float(r['value']) >
 check "meta.json names the peer vm1" "$TMP/out/meta.json" grep -q '"peer": "vm1"' "$TMP/out/meta.json"
 no_nbrun_left "after the run"
 
-# Many to one through the security groups: vm2's agent sends to vm1's, and local sends to vm1
-# too; vm1 is at two paths' ends, so it gets two agents (one per session) over ssh.
-sed 's/duration: 2s/duration: 1s/; s/repetitions: 2/repetitions: 1/' "$TMP/hosts.yaml" >"$TMP/m2o.yaml"
-echo "    paths: [{ from: vm2, to: vm1 }, { from: local, to: vm1 }]" >>"$TMP/m2o.yaml"
-run "$TMP/m2o.yaml" --out "$TMP/out-m2o" -q 2>"$TMP/m2o.err"
+# The issue's fleet: one to many (local -> vm2, vm3) and many to one between remote hosts
+# (vm2 -> vm1, vm3 -> vm1: vm1 at two paths' ends gets two agents) in one config, through the
+# security groups.
+sed -n '1,/^tests:/p' "$TMP/hosts.yaml" | sed 's/duration: 2s/duration: 1s/' >"$TMP/fleet.yaml"
+cat >>"$TMP/fleet.yaml" <<'EOF'
+  - name: tx-capacity
+    engine: stream
+    protocol: udp
+    size: 1000
+    rate: 20M
+    paths: [{ from: local, to: vm2 }, { from: local, to: vm3 }]
+  - name: rx-capacity
+    engine: stream
+    protocol: tcp
+    paths: [{ from: vm2, to: vm1 }, { from: vm3, to: vm1 }]
+EOF
+run "$TMP/fleet.yaml" --out "$TMP/out-fleet" -q 2>"$TMP/fleet.err"
 rc=$?
-cp "$TMP/out-m2o/runs.csv" "$TMP/m2o.csv" 2>/dev/null
-check "vm2->vm1 and local->vm1 at once over ssh hosts exits 0 (rc $rc)" "$TMP/m2o.err" test $rc -eq 0
-check "... runs.csv has an ok row with a positive rate for vm2->vm1, local->vm1 and all" \
-	"$TMP/m2o.csv" python3 -c "
+check "one-to-many and remote-to-remote paths in one config over ssh hosts: exit 0 (rc $rc)" \
+	"$TMP/fleet.err" test $rc -eq 0
+python3 - "$TMP/out-fleet" >"$TMP/fleet.out" 2>&1 <<'PY'
 import csv, sys
-rows = {r['path']: r for r in csv.DictReader(open('$TMP/m2o.csv'))}
-sys.exit(not (sorted(rows) == ['all', 'local->vm1', 'vm2->vm1'] and
-              all(r['status'] == 'ok' and float(r['value']) > 0 for r in rows.values())))"
-no_nbrun_left "after the many-to-one run"
+rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+by = {(r["test"], r["path"]): r for r in rows}
+want = {("tx-capacity", p) for p in ("local->vm2", "local->vm3", "all")} | \
+       {("rx-capacity", p) for p in ("vm2->vm1", "vm3->vm1", "all")}
+assert set(by) == want, sorted(by)
+assert all(r["status"] == "ok" and float(r["value"]) > 0 for r in rows), rows
+for test, cols in (("tx-capacity", ["tx_packets", "rx_packets", "lost"]),
+                   ("rx-capacity", ["rx_bytes", "tx_bytes"])):
+    parts = [r for (t, p), r in by.items() if t == test and p != "all"]
+    for c in cols:  # the CSV keeps 9 significant digits: the sum of rounded parts may differ
+        whole, added = float(by[(test, "all")][c]), sum(float(r[c]) for r in parts)
+        assert abs(whole - added) <= 1e-8 * whole + 1, (test, c, whole, added)
+u = by[("tx-capacity", "local->vm3")]
+assert float(u["tx_packets"]) == float(u["rx_packets"]) + float(u["lost"]), u
+PY
+check "... a row per path and the sum (exactly the paths' counts added), every row ok" \
+	"$TMP/fleet.out" test $? -eq 0
+python3 - "$TMP/out-fleet" >"$TMP/fleet.out" 2>&1 <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1] + "/env.json"))
+assert sorted(e["hosts"]) == ["vm1", "vm2", "vm3"], list(e["hosts"])
+for name, facts in e["hosts"].items():
+    assert len(facts) >= 3 and all(facts.values()), (name, sorted(facts))
+assert isinstance(e["differences"], list), e.get("differences")
+report = open(sys.argv[1] + "/report.md").read()
+assert all("`%s`" % h in report for h in ("vm1", "vm2", "vm3")), "report names every host"
+PY
+check "... env.json has every host's facts (vm1, vm2, vm3) and the report names them" \
+	"$TMP/fleet.out" test $? -eq 0
+no_nbrun_left "after the fleet run (five agents)"
+sed 's/duration: 1s/duration: 30s/; /name: tx-capacity/,/local, to: vm3/d' "$TMP/fleet.yaml" \
+	>"$TMP/fleet-long.yaml"
+ip netns exec "$NS_R" "$NBRUN" "$TMP/fleet-long.yaml" --out "$TMP/out-fleet-term" -q \
+	2>"$TMP/fleet-term.err" &
+pid=$!
+wait_rows "$TMP/out-fleet-term/intervals.csv" 3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM mid-case on two remote-to-remote paths: exit 143 (rc $rc)" "$TMP/fleet-term.err" \
+	test $rc -eq 143
+no_nbrun_left "after the interrupted remote-to-remote run"
 
 # A host whose key is not in known_hosts: host-key checking stays on.
 run "$TMP/hosts.yaml" --peer stranger --out "$TMP/out-stranger" >/dev/null 2>"$TMP/stranger.err"
