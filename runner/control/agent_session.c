@@ -65,6 +65,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 	}
 	if (!nb_limits_check(&a->o.limits, e, su, why, n))
 		return NB_ERR_LIMIT;
+	if (su->end == NB_END_CONNECT && !(a->o.secret && a->o.secret->set)) {
+		snprintf(why, n, "this agent has no secret (--secret-file): it sends to no address a "
+			 "client names, since any client could name any address");
+		return NB_ERR_SETUP;
+	}
 	if (su->end == NB_END_CONNECT && e->records_latency) {
 		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
 			 "agents carries no latency histograms (this version)", e->name);

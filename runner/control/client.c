@@ -117,11 +117,7 @@ static enum nb_outcome finish(struct nb_pairs *t, struct nb_test_result *out)
 			snprintf(out->error, sizeof(out->error), "%s", serr.msg);
 		o = NB_OUT_CASE_FAILED;
 	}
-	out->lfinal = t->L[nb_pairs_last(t)];
-	t->L[nb_pairs_last(t)] = NULL;
-	out->pfinal = m.u.result.s.snap;
-	m.u.result.s.snap = NULL;
-	nb_msg_free(&m);
+	nb_pairs_finals(t, &m, out);
 	return o;
 }
 
@@ -194,6 +190,7 @@ static enum nb_outcome test_path(struct nb_client *c, const struct nb_msg_setup 
 	nb_metrics_clear(&out->m);
 	struct nb_msg_setup run = *su; /* with the run's data key, which never crosses the wire */
 	nb_auth_run_key(c->session_key, su->run_id, run.params.key);
+	run.any_source = c->any_source;
 	struct nb_pairs t = { .c = c, .e = nb_engine_find(su->params.engine), .su = &run,
 			      .sink = sink, .err = err, .group = group, .t0 = nb_now_ns() };
 	if (!t.e) {

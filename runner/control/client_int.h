@@ -67,6 +67,9 @@ enum nb_outcome nb_pairs_await_result(struct nb_pairs *t, struct nb_client *who,
 /** Stop who's run early: STOP, then whatever it sends up to its RESULT or ERROR;
  *  NB_OUT_INTERRUPTED, or NB_OUT_PEER_LOST when it does not answer. */
 enum nb_outcome nb_pairs_stop_end(struct nb_pairs *t, struct nb_client *who);
+/** The run's final readings into out: this end's last reading (L) and the receiving agent's
+ *  RESULT snapshot; result is freed. */
+void nb_pairs_finals(struct nb_pairs *t, struct nb_msg *result, struct nb_test_result *out);
 /** Whether the caller or a signal asked the run to stop. */
 bool nb_pairs_stop_asked(const struct nb_client *c);
 

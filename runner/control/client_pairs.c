@@ -216,3 +216,12 @@ enum nb_outcome nb_pairs_stop_end(struct nb_pairs *t, struct nb_client *who)
 	}
 	return r == 1 ? NB_OUT_INTERRUPTED : nb_pairs_lost(t, who, "no RESULT after STOP");
 }
+
+void nb_pairs_finals(struct nb_pairs *t, struct nb_msg *result, struct nb_test_result *out)
+{
+	out->lfinal = t->L[nb_pairs_last(t)];
+	t->L[nb_pairs_last(t)] = NULL;
+	out->pfinal = result->u.result.s.snap;
+	result->u.result.s.snap = NULL;
+	nb_msg_free(result);
+}

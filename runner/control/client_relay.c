@@ -108,6 +108,7 @@ static enum nb_outcome finish(struct relay *r, struct nb_test_result *out)
 	if (o != NB_OUT_OK)
 		return o;
 	o = nb_pairs_await_result(t, t->c, t->P, &md, out);
+	bool have_md = o == NB_OUT_OK; /* md holds dst's RESULT */
 	if (o == NB_OUT_OK && (!t->L[nb_pairs_last(t)] || !t->P[nb_pairs_last(t)]))
 		o = nb_pairs_lost(t, t->L[nb_pairs_last(t)] ? t->c : r->src, "no RESULT after STOP");
 	if (o == NB_OUT_OK) {
@@ -117,10 +118,8 @@ static enum nb_outcome finish(struct relay *r, struct nb_test_result *out)
 				   ms.u.result.ok ? md.u.result.text : ms.u.result.text);
 			o = NB_OUT_CASE_FAILED;
 		}
-		out->lfinal = t->L[nb_pairs_last(t)];
-		t->L[nb_pairs_last(t)] = NULL;
-		out->pfinal = md.u.result.s.snap;
-		md.u.result.s.snap = NULL;
+		nb_pairs_finals(t, &md, out);
+	} else if (have_md) {
 		nb_msg_free(&md);
 	}
 	nb_msg_free(&ms);

@@ -133,7 +133,10 @@ static bool open_client(const struct nb_host *h, int ctl, const struct nb_secret
 	int fd = fcntl(ctl, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return nb_error_errno(err, errno, "dup");
-	return nb_client_open_fd(c, name, fd, &addr, len, s, err);
+	if (!nb_client_open_fd(c, name, fd, &addr, len, s, err))
+		return false;
+	c->any_source = true; /* through a ProxyJump bastion, SSH_CONNECTION names the bastion */
+	return true;
 }
 
 bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err)

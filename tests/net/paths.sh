@@ -12,20 +12,21 @@
 #  - paths between two agents (va->vb, vb->va) and different paths per test in one batch: the
 #    sending agent connects on its one-time grant, every datagram is counted (sent = received
 #    + lost), each test's rows name its own path; rr between two agents is refused (no
-#    histograms cross yet).
+#    histograms cross yet), and so is an agent without a secret asked to send; a sweep on two
+#    paths judges the sum.
 # Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
 set -u
 NBRUN=$(realpath "${NBRUN:-build/nbrun}")
 SRC=$(realpath "${NB_SRCDIR:-$(dirname "$0")/../..}")
 TMP=$(mktemp -d /tmp/nbt_paths.XXXXXX)
 BASE=$((29000 + $$ % 3000))
-A_PID= B_PID= C_PID=
+A_PID= B_PID= C_PID= D_PID= E_PID=
 N=0
 FAILED=0
 export NBRUN_GNUPLOT=none
 
 cleanup() {
-	for p in $A_PID $B_PID $C_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for p in $A_PID $B_PID $C_PID $D_PID $E_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -214,11 +215,18 @@ assert list(json.load(open(sys.argv[1] + "/env.json"))["hosts"]) == ["va", "vb"]
 PY
 check "each config path has its rows, named by host, the sum adds them, env.json names both hosts" "$TMP/py.out" test $? -eq 0
 # --- between two agents, and different paths per test in one batch -------------------------
+# Two agents with a secret (an agent sends to an address a client names only then), and C
+# without one: it may receive, and refuses to send.
+head -c 32 /dev/urandom | base64 >"$TMP/secret"
+chmod 600 "$TMP/secret"
+serve 127.0.0.5 "$((BASE + 90))" --secret-file "$TMP/secret"; D_PID=$!
+serve 127.0.0.6 "$((BASE + 120))" --secret-file "$TMP/secret"; E_PID=$!
+wait_port "$((BASE + 90))"; wait_port "$((BASE + 120))"
 cat >"$TMP/r2r.yaml" <<YAML
 name: r2r
 hosts:
-  va: { address: 127.0.0.2, port: $BASE }
-  vb: { address: 127.0.0.3, port: $((BASE + 30)) }
+  va: { address: 127.0.0.5, port: $((BASE + 90)), secret_file: $TMP/secret }
+  vb: { address: 127.0.0.6, port: $((BASE + 120)), secret_file: $TMP/secret }
   vc: { address: 127.0.0.4, port: $((BASE + 60)) }
 defaults: {duration: 1s, warmup: 0s, interval: 500ms, repetitions: 1}
 tests:
@@ -232,9 +240,10 @@ tests:
   - {name: back, engine: stream, protocol: tcp, size: 16K, paths: [{from: vb, to: va}]}
   - {name: out, engine: stream, protocol: udp, size: 1000, rate: 5M, paths: [{from: local, to: vb}]}
   - {name: rtt, engine: rr, protocol: tcp, paths: [{from: va, to: vb}]}
+  - {name: open, engine: stream, protocol: udp, size: 1000, rate: 1M, paths: [{from: vc, to: va}]}
 YAML
 "$NBRUN" "$TMP/r2r.yaml" --out "$TMP/r2r" -q 2>"$TMP/r2r.err"
-check "paths between two agents and different paths per test run in one batch (exit 1: rr refused)" \
+check "paths between two agents and different paths per test run in one batch (exit 1: refusals)" \
 	"$TMP/r2r.err" test $? -eq 1
 python3 - "$TMP/r2r" >"$TMP/py.out" 2>&1 <<'PY'
 import csv, sys
@@ -242,7 +251,7 @@ rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
 by = {(r["test"], r["path"]): r for r in rows}
 assert sorted(by) == sorted([("relay", "va->vb"), ("relay", "all"), ("back", "vb->va"),
     ("back", "all"), ("out", "local->vb"), ("out", "all"), ("rtt", "va->vb"), ("rtt", "all"),
-    ("sweep", "all")]), sorted(by)
+    ("sweep", "all"), ("open", "vc->va"), ("open", "all")]), sorted(by)
 u = by[("relay", "va->vb")]
 assert u["status"] == "ok", u["error"]
 tx, rx, lost = float(u["tx_packets"]), float(u["rx_packets"]), float(u["lost"])
@@ -254,11 +263,13 @@ assert t["status"] == "ok" and float(t["rx_bytes"]) > 0, t
 assert float(by[("out", "local->vb")]["rx_packets"]) > 0
 r = by[("rtt", "va->vb")]
 assert r["status"] == "failed" and "latency histograms" in r["error"], r["error"]
+o = by[("open", "vc->va")]  # no secret: any client could make vc send anywhere
+assert o["status"] == "failed" and "has no secret" in o["error"], o["error"]
 import json
 e = json.load(open(sys.argv[1] + "/env.json"))
 assert sorted(e["hosts"]) == ["va", "vb", "vc"], list(e["hosts"])  # a sending agent is a host too
 PY
-check "a path between two agents counts every datagram: sent = received + lost, its own rows" \
+check "a path between two agents counts every datagram, its own rows; an agent without a secret refuses to send" \
 	"$TMP/py.out" test $? -eq 0
 python3 - "$TMP/r2r" >"$TMP/py.out" 2>&1 <<'PY'
 import csv, json, sys
@@ -275,7 +286,7 @@ PY
 check "a sweep on two paths offers every flow of both the rate; each trial row is the sum, exact" \
 	"$TMP/py.out" test $? -eq 0
 check "the sending agent connected on its grant; the receiving agent took it from another host" \
-	"$TMP/serve-$((BASE + 30)).err" grep -q 'run [0-9]* relay/udp.*: ok' "$TMP/serve-$((BASE + 30)).err"
+	"$TMP/serve-$((BASE + 120)).err" grep -q 'run [0-9]* relay/udp.*: ok' "$TMP/serve-$((BASE + 120)).err"
 
 echo "1..$N"
 exit $FAILED

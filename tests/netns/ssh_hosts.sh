@@ -9,10 +9,10 @@
 # facts in env.json, and no nbrun left after it, nor after a SIGTERM mid remote-to-remote case;
 # --peer vm1 measures real rows, its secret on no process's command line while it runs, and
 # vm1's nbrun has no TCP socket but on its data ports (ss); a host whose key is not known is
-# one line naming it, exit 3; --push copies the binary with scp through the same command; a
-# SIGINT while ssh still starts an agent is exit 130; after a run, a SIGTERM mid-case and a
-# SIGKILL of the runner no nbrun process is left in any namespace. Speaks TAP. Needs root,
-# ip(8), nft and openssh-server.
+# one line naming it, exit 3; a run through a ProxyJump bastion measures; --push copies the
+# binary with scp through the same command; a SIGINT while ssh still starts an agent is exit
+# 130; after a run, a SIGTERM mid-case and a SIGKILL of the runner no nbrun process is left in
+# any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
 N=0
@@ -24,7 +24,7 @@ need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..45"
+echo "1..46"
 sshlab_up
 
 # The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
@@ -222,6 +222,15 @@ rc=$?
 check "SIGTERM mid-case on two remote-to-remote paths: exit 143 (rc $rc)" "$TMP/fleet-term.err" \
 	test $rc -eq 143
 no_nbrun_left "after the interrupted remote-to-remote run"
+
+# A ProxyJump bastion (vm3): vm1's agent sees vm3 as its ssh client, and still takes the
+# runner's data straight from the runner (it proves the run's key).
+NBRUN_SSH_COMMAND="ssh -F $TMP/ssh_config -J root@$ADDR_3" ip netns exec "$NS_R" "$NBRUN" \
+	"$TMP/hosts.yaml" --peer vm1 --set duration=1s --set repetitions=1 --out "$TMP/out-jump" \
+	-q 2>"$TMP/jump.err"
+rc=$?
+check "through a ProxyJump bastion (vm3) to vm1: exit 0 and an ok row (rc $rc)" "$TMP/jump.err" \
+	sh -c "[ $rc -eq 0 ] && grep -q ',ok,' '$TMP/out-jump/runs.csv'"
 
 # A host whose key is not in known_hosts: host-key checking stays on.
 run "$TMP/hosts.yaml" --peer stranger --out "$TMP/out-stranger" >/dev/null 2>"$TMP/stranger.err"
