@@ -147,30 +147,6 @@ bool nb_facts_comparable(const char *group, const char *key)
 	return true;
 }
 
-size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
-		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx)
-{
-	size_t n = 0;
-	for (size_t i = 0; local && peer && i < local->n; i++) {
-		const struct nb_fact *l = &local->v[i];
-		const struct nb_fact *p = nb_facts_get(peer, l->group, l->key);
-		if (!nb_facts_comparable(l->group, l->key) || nb_facts_same(l, p))
-			continue;
-		n++;
-		if (put)
-			put(ctx, l, p);
-	}
-	for (size_t i = 0; local && peer && i < peer->n; i++) {
-		const struct nb_fact *p = &peer->v[i];
-		if (nb_facts_get(local, p->group, p->key) || !nb_facts_comparable(p->group, p->key))
-			continue;
-		n++;
-		if (put)
-			put(ctx, NULL, p);
-	}
-	return n;
-}
-
 /* True when a host before h has (group, key) of x: its row was already considered. */
 static bool seen_before(const struct nb_facts *const *sets, size_t h, const struct nb_fact *x)
 {
@@ -197,7 +173,8 @@ size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
 				       const struct nb_fact *const *each),
 			   void *ctx, bool *nomem)
 {
-	const struct nb_fact **each = n >= 2 ? calloc(n, sizeof(*each)) : NULL;
+	const struct nb_fact *few[4];
+	const struct nb_fact **each = n < 2 ? NULL : n <= 4 ? few : calloc(n, sizeof(*each));
 	size_t count = 0;
 	if (nomem)
 		*nomem = n >= 2 && !each;
@@ -211,8 +188,33 @@ size_t nb_facts_diff_hosts(const struct nb_facts *const *sets, size_t n,
 			if (put)
 				put(ctx, x, each);
 		}
-	free(each);
+	if (each != few)
+		free(each);
 	return count;
+}
+
+/* nb_facts_diff's put, called with the two hosts' facts. */
+struct pair_put {
+	void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p);
+	void *ctx;
+};
+
+static void put_pair(void *ctx, const struct nb_fact *x, const struct nb_fact *const *each)
+{
+	const struct pair_put *pp = ctx;
+	(void)x;
+	if (pp->put)
+		pp->put(pp->ctx, each[0], each[1]);
+}
+
+size_t nb_facts_diff(const struct nb_facts *local, const struct nb_facts *peer,
+		     void (*put)(void *ctx, const struct nb_fact *l, const struct nb_fact *p), void *ctx)
+{
+	if (!local || !peer)
+		return 0;
+	const struct nb_facts *sets[2] = { local, peer };
+	struct pair_put pp = { put, ctx };
+	return nb_facts_diff_hosts(sets, 2, put_pair, &pp, NULL);
 }
 
 /* ---- CPU lists --------------------------------------------------------------- */
