@@ -101,6 +101,17 @@ static const struct {
 	{ "", "    paths: [vm1]\n", "8:13", "expected a path such as { from: local, to: vm1 }" },
 };
 
+Test(config_hosts, an_engine_that_times_round_trips_runs_on_paths_from_local_only)
+{
+	assert_err(fail(HOSTS "tests:\n  - name: t\n    engine: rr\n"
+			"    paths: [{ to: vm1 }, { from: vm2, to: vm1 }]\n"), "8:26",
+		   "engine rr measures round trips at its client end: it runs on paths from local "
+		   "only, not from vm2 (expected from: local)");
+	assert_err(fail(HOSTS "defaults:\n  paths: [{ from: vm3, to: vm1 }]\n"
+			"tests:\n  - name: t\n    engine: latency\n"), "6:11",
+		   "engine latency measures round trips at its client end");
+}
+
 Test(config_hosts, every_bad_host_or_path_is_refused_at_its_place)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

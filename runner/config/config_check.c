@@ -168,8 +168,27 @@ static bool check_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *test, struc
 	return true;
 }
 
+/* An engine that measures round trips at its client end runs only on paths from the runner:
+ * between two agents its latency histograms would have to cross the control channel. */
+static bool check_paths(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
+{
+	if (!t->engine->records_latency)
+		return true;
+	for (uint32_t i = 0; i < t->npaths; i++) {
+		if (strcmp(t->paths[i].from, NB_HOST_LOCAL) == 0)
+			continue;
+		const struct nb_ynode *v = where(c, test, "paths", "engine");
+		if (v->kind == NB_Y_SEQ && i < v->nkids)
+			v = v->kids[i];
+		return nb_yerror(c->err, v, "engine %s measures round trips at its client end: it runs "
+				 "on paths from local only, not from %s (expected from: local)",
+				 t->engine->name, t->paths[i].from);
+	}
+	return true;
+}
+
 bool nb_cfg_check_test(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
 {
 	return check_protocols(c, test, t) && check_sizes(c, test, t) && check_timing(c, test, t) &&
-	       check_sweep(c, test, t);
+	       check_sweep(c, test, t) && check_paths(c, test, t);
 }
