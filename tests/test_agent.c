@@ -318,6 +318,57 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	nb_client_close(&c);
 }
 
+/* ---- sending on a grant (a path between two agents) ---- */
+
+/* SETUP for run_id as the sending end of a path to 127.0.0.1:9 (the discard port). */
+static struct nb_msg_setup sending_end(uint32_t run_id, const char *engine)
+{
+	struct nb_msg_setup su = small_test(run_id);
+	snprintf(su.params.engine, sizeof(su.params.engine), "%s", engine);
+	su.end = NB_END_CONNECT;
+	su.target = (struct nb_target){ .family = 4, .addr = { 127, 0, 0, 1 }, .port = 9 };
+	memset(su.grant, 0x5a, sizeof(su.grant));
+	return su;
+}
+
+Test(agent, without_a_secret_it_sends_to_no_address_a_client_names)
+{
+	start((struct nb_agent_opts){ 0 });
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	struct nb_msg_setup su = sending_end(1, "stream");
+	struct nb_test_result res;
+	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED);
+	cr_assert_not_null(strstr(res.error, "agent: this agent has no secret (--secret-file): it "
+				  "sends to no address a client names"), "%s", res.error);
+	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
+	struct nb_msg_setup ok = small_test(2);
+	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "the session goes on: %s", res.error);
+	nb_client_close(&c);
+}
+
+Test(agent, with_a_secret_it_still_refuses_to_time_round_trips_for_another_agent)
+{
+	struct nb_secret s = secret_of(7);
+	start((struct nb_agent_opts){ .secret = &s });
+	struct nb_client c;
+	struct nb_error err = { { 0 } };
+	cr_assert(open_client(&c, &s, &err), "%s", err.msg);
+	const char *engines[] = { "rr", "latency" };
+	for (uint32_t i = 0; i < 2; i++) {
+		struct nb_msg_setup su = sending_end(i + 1, engines[i]);
+		su.params.request = su.params.response = 64;
+		struct nb_test_result res;
+		cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED, "%s", engines[i]);
+		cr_assert_not_null(strstr(res.error, "measures round trips at its client end: a path "
+					  "between two agents carries no latency histograms"), "%s",
+				   res.error);
+	}
+	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
+	nb_client_close(&c);
+}
+
 /* ---- SETUP fields at their extremes ---- */
 
 /* The wire layout of SETUP (proto.c), each field's width (0 = a string) and a valid value. */

@@ -33,6 +33,8 @@ struct nb_client {
 	struct nb_facts peer_facts;
 	const atomic_bool *interrupt;   /* set (a signal): end the current run early */
 	atomic_bool abort;              /* set by the caller's sink (e.g. a write failed): the same */
+	bool proven;                    /* both ends proved the secret: the agent holds one (and so
+					   may send on a grant) */
 	bool any_source;                /* its runs' data may come from any host that proves the run's
 					   key: a control session over ssh, where the agent sees ssh's
 					   client (maybe a bastion), not this host's data address */

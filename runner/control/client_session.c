@@ -55,6 +55,7 @@ bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
 		return false;
 	}
 	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
+	c->proven = secret && secret->set; /* else the agent has none: it would require it */
 	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
 	sodium_memzero(&auth, sizeof(auth));
 	if (!nb_ifstats_route_ifname((const struct sockaddr *)data_addr, len, c->ifname,

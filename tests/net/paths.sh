@@ -11,9 +11,9 @@
 #    rows are kept (exit 1);
 #  - paths between two agents (va->vb, vb->va) and different paths per test in one batch: the
 #    sending agent connects on its one-time grant, every datagram is counted (sent = received
-#    + lost), each test's rows name its own path; rr between two agents is refused (no
-#    histograms cross yet), and so is an agent without a secret asked to send; a sweep on two
-#    paths judges the sum.
+#    + lost), each test's rows name its own path; rr between two agents is refused when the
+#    config loads (no histograms cross yet), an agent without a secret refuses to send; a
+#    sweep on two paths judges the sum.
 # Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
 set -u
 NBRUN=$(realpath "${NBRUN:-build/nbrun}")
@@ -215,6 +215,21 @@ assert list(json.load(open(sys.argv[1] + "/env.json"))["hosts"]) == ["va", "vb"]
 PY
 check "each config path has its rows, named by host, the sum adds them, env.json names both hosts" "$TMP/py.out" test $? -eq 0
 # --- between two agents, and different paths per test in one batch -------------------------
+# rr between two agents is refused when the config loads (its histograms do not cross), at the
+# path's place, before any host is reached.
+cat >"$TMP/r2r-rr.yaml" <<YAML
+name: r2r-rr
+hosts:
+  va: { address: 127.0.0.5, port: 9 }
+  vb: { address: 127.0.0.6, port: 9 }
+tests:
+  - {name: rtt, engine: rr, protocol: tcp, paths: [{from: va, to: vb}]}
+YAML
+"$NBRUN" "$TMP/r2r-rr.yaml" --out "$TMP/r2r-rr" -q 2>"$TMP/r2r-rr.err"
+check "rr on a path between two agents is refused at file:line:col before anything runs (exit 2)" \
+	"$TMP/r2r-rr.err" sh -c "test $? -eq 2 && grep -qxF 'nbrun: $TMP/r2r-rr.yaml:6:52: engine rr \
+measures round trips at its client end: it runs on paths from local only, not from va (expected \
+from: local)' '$TMP/r2r-rr.err' && ! test -e '$TMP/r2r-rr/runs.csv'"
 # Two agents with a secret (an agent sends to an address a client names only then), and C
 # without one: it may receive, and refuses to send.
 head -c 32 /dev/urandom | base64 >"$TMP/secret"
@@ -239,7 +254,6 @@ tests:
   - {name: relay, engine: stream, protocol: udp, size: 1000, rate: 10M, paths: [{from: va, to: vb}]}
   - {name: back, engine: stream, protocol: tcp, size: 16K, paths: [{from: vb, to: va}]}
   - {name: out, engine: stream, protocol: udp, size: 1000, rate: 5M, paths: [{from: local, to: vb}]}
-  - {name: rtt, engine: rr, protocol: tcp, paths: [{from: va, to: vb}]}
   - {name: open, engine: stream, protocol: udp, size: 1000, rate: 1M, paths: [{from: vc, to: va}]}
 YAML
 "$NBRUN" "$TMP/r2r.yaml" --out "$TMP/r2r" -q 2>"$TMP/r2r.err"
@@ -250,8 +264,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
 by = {(r["test"], r["path"]): r for r in rows}
 assert sorted(by) == sorted([("relay", "va->vb"), ("relay", "all"), ("back", "vb->va"),
-    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("rtt", "va->vb"), ("rtt", "all"),
-    ("sweep", "all"), ("open", "vc->va"), ("open", "all")]), sorted(by)
+    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("sweep", "all"), ("open", "vc->va"), ("open", "all")]), sorted(by)
 u = by[("relay", "va->vb")]
 assert u["status"] == "ok", u["error"]
 tx, rx, lost = float(u["tx_packets"]), float(u["rx_packets"]), float(u["lost"])
@@ -261,10 +274,8 @@ assert float(by[("relay", "all")]["rx_packets"]) == rx
 t = by[("back", "vb->va")]
 assert t["status"] == "ok" and float(t["rx_bytes"]) > 0, t
 assert float(by[("out", "local->vb")]["rx_packets"]) > 0
-r = by[("rtt", "va->vb")]
-assert r["status"] == "failed" and "latency histograms" in r["error"], r["error"]
 o = by[("open", "vc->va")]  # no secret: any client could make vc send anywhere
-assert o["status"] == "failed" and "has no secret" in o["error"], o["error"]
+assert o["status"] == "failed" and o["error"].startswith("agent vc (127.0.0.4:") and "was reached without a secret: it sends to no address a runner names" in o["error"], o["error"]
 import json
 e = json.load(open(sys.argv[1] + "/env.json"))
 assert sorted(e["hosts"]) == ["va", "vb", "vc"], list(e["hosts"])  # a sending agent is a host too
@@ -275,11 +286,18 @@ python3 - "$TMP/r2r" >"$TMP/py.out" 2>&1 <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 trials = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["test"] == "sweep"]
-assert [(r["kind"], r["offered_rate"], r["path"]) for r in trials] == \
+ok = [r for r in trials if r["status"] == "ok"]
+assert [(r["kind"], r["offered_rate"], r["path"]) for r in ok] == \
     [("trial", "2000000", "all"), ("trial", "4000000", "all")], trials
-for r in trials:
+# A trial a sender stall made invalid (a busy machine) is retried at the same rate: the search
+# is not fooled by it, and its row is counted exactly all the same.
+for i, r in enumerate(trials):
     tx, rx, lost = float(r["tx_packets"]), float(r["rx_packets"]), float(r["lost"])
-    assert r["status"] == "ok" and tx > 0 and tx == rx + lost, r
+    assert tx > 0 and tx == rx + lost, r
+    if r["status"] != "ok":
+        nxt = trials[i + 1]
+        assert r["status"] == "invalid" and nxt["offered_rate"] == r["offered_rate"] and \
+            "retry=" in nxt["flags"], (r["status"], r["flags"], nxt["flags"])
 s = json.load(open(d + "/sweeps.json"))["sweeps"][0]
 assert s["flows"] == 2 and "2 paths" in s["sentence"], s
 PY
