@@ -171,6 +171,13 @@ bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *er
 	return ok;
 }
 
+bool nb_session_data_peer(const struct nb_session *s, struct sockaddr_storage *out, socklen_t *len)
+{
+	*len = sizeof(*out);
+	return s->side == NB_SIDE_SERVER && s->nflows && s->flows[0].fd >= 0 && s->listen_fd < 0 &&
+	       getpeername(s->flows[0].fd, (struct sockaddr *)out, len) == 0;
+}
+
 /* ---- client side ---- */
 
 struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb_params *p,

@@ -55,6 +55,10 @@ struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_
 				     uint16_t port_hi, uint16_t *port, struct nb_error *err);
 /** Server: wait until every flow has connected and said hello (or timeout_ms passes). */
 bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *err);
+/** Server, after accept: the address the data came from (flow 0's peer: with a listener that
+ *  takes any host proving the key, the sender, which may not be the control peer). False
+ *  before accept and for engines that connect per transaction. */
+bool nb_session_data_peer(const struct nb_session *s, struct sockaddr_storage *out, socklen_t *len);
 /** Client: connect every flow to peer:port and say hello. */
 struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb_params *p,
 				      const struct sockaddr *peer, socklen_t peer_len, uint16_t port,

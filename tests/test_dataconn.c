@@ -117,6 +117,39 @@ Test(dataconn, a_tcp_data_connection_from_another_host_or_with_another_key_is_cl
 	close(wrong_key);
 }
 
+/* A listener that takes data from any host proving the key (a path between two agents, or a
+ * control session over ssh) says which host the data came from: the agent reads the counters
+ * of the interface toward it. */
+Test(dataconn, a_listener_for_any_host_names_the_host_its_data_came_from)
+{
+	struct server sv = { .p = keyed("stream", NB_PROTO_TCP) };
+	sv.p.streams = 1;
+	struct sockaddr_storage any = { .ss_family = AF_UNSPEC }, from;
+	struct nb_error err = { { 0 } };
+	sv.s = nb_session_listen(&nb_engine_stream, &sv.p, (const struct sockaddr *)&lo, sizeof(lo),
+				 (const struct sockaddr *)&any, sizeof(any), 0, 0, &sv.port, &err);
+	cr_assert_not_null(sv.s, "%s", err.msg);
+	socklen_t len;
+	cr_assert_not(nb_session_data_peer(sv.s, &from, &len), "no data peer before accept");
+	cr_assert_eq(pthread_create(&sv.th, NULL, accept_main, &sv), 0);
+	int sender = socket_from(SOCK_STREAM, "127.0.0.3", sv.port); /* another host, the key */
+	unsigned char b[NB_DHELLO_LEN];
+	hello(b, NB_DH_HELLO, 0, 0x5a);
+	cr_assert_eq(send(sender, b, sizeof(b), MSG_NOSIGNAL), (ssize_t)sizeof(b));
+	pthread_join(sv.th, NULL);
+	cr_assert(sv.ok, "any host proving the key gets in: %s", sv.err.msg);
+	struct sockaddr_in me;
+	socklen_t mlen = sizeof(me);
+	cr_assert_eq(getsockname(sender, (struct sockaddr *)&me, &mlen), 0);
+	cr_assert(nb_session_data_peer(sv.s, &from, &len));
+	const struct sockaddr_in *f = (const struct sockaddr_in *)&from;
+	cr_assert_eq(f->sin_family, AF_INET);
+	cr_assert_eq(f->sin_addr.s_addr, htonl(0x7f000003), "the sender's host, 127.0.0.3");
+	cr_assert_eq(f->sin_port, me.sin_port, "the sender's own port");
+	close(sender);
+	nb_session_destroy(sv.s);
+}
+
 Test(dataconn, a_udp_hello_from_another_host_or_with_another_key_gets_no_answer)
 {
 	struct server sv;

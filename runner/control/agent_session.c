@@ -185,10 +185,18 @@ static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engi
 		return NULL;
 	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
-	if (nb_ctl_send(c->fd, &ready, 5000, err) && nb_session_accept(s, SETUP_TIMEOUT_MS, err))
-		return s;
-	nb_session_destroy(s);
-	return NULL;
+	if (!nb_ctl_send(c->fd, &ready, 5000, err) || !nb_session_accept(s, SETUP_TIMEOUT_MS, err)) {
+		nb_session_destroy(s);
+		return NULL;
+	}
+	/* Data from any host: our counters read the interface toward the host it came from (the
+	 * sending agent, or the runner behind a bastion), not toward the control peer. */
+	struct sockaddr_storage src;
+	socklen_t len;
+	if (su->any_source && nb_session_data_peer(s, &src, &len) &&
+	    !nb_ifstats_route_ifname((struct sockaddr *)&src, len, c->ifname, sizeof(c->ifname), NULL))
+		c->ifname[0] = '\0';
+	return s;
 }
 
 /* CONNECT: open the grant (once per run id: a grant is never used twice), connect to the
