@@ -23,6 +23,7 @@
 #include "runs_jsonl.h"
 #include "solo.h"
 #include "stats.h"
+#include "sweep_run.h"
 
 /** One agent session of the batch: an end of its cases' paths (a host a case uses twice, e.g.
  *  receiving from two senders, has a session per use: a session runs one test at a time). */
@@ -141,10 +142,11 @@ enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 				   const struct nb_msg_setup *su, uint32_t rep, const char *started,
 				   struct nb_test_result *sum, struct nb_error *err);
 /** One sweep trial su of case c on every path of the case at once, with no rows: sum gets the
- *  result over all paths (batch_paths_run.c). */
+ *  result over all paths, parts each path's own (b->ncpaths of them; the caller frees their
+ *  results) (batch_paths_run.c). */
 enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c,
 				     const struct nb_msg_setup *su, struct nb_test_result *sum,
-				     struct nb_error *err);
+				     struct nb_sweep_part *parts, struct nb_error *err);
 /** Free what init allocated (not the folder). */
 void nb_batch_free(struct nb_batch *b);
 

@@ -206,7 +206,7 @@ static void quiet_interval(void *ctx, uint32_t k, const struct nb_span *span,
 
 enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c,
 				     const struct nb_msg_setup *su, struct nb_test_result *sum,
-				     struct nb_error *err)
+				     struct nb_sweep_part *parts, struct nb_error *err)
 {
 	memset(sum, 0, sizeof(*sum));
 	nb_metrics_clear(&sum->m);
@@ -220,7 +220,8 @@ enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c
 	nb_paths_test(pt, b->ncpaths, su);
 	enum nb_outcome o = outcome_of(b, pt, sum, err);
 	sum_result(c, pt, b->ncpaths, sum);
-	for (size_t i = 0; i < b->ncpaths; i++)
-		nb_test_result_free(&pt[i].res);
+	for (size_t i = 0; i < b->ncpaths; i++) /* each path's own result goes to the caller */
+		parts[i] = (struct nb_sweep_part){ .path = b->cpaths[i].name, .o = pt[i].outcome,
+						   .res = pt[i].res };
 	return o;
 }

@@ -139,10 +139,12 @@ struct paths_trial {
 };
 
 static enum nb_outcome paths_trial(void *ctx, const struct nb_msg_setup *su,
-				   struct nb_test_result *res, struct nb_error *err)
+				   struct nb_test_result *res, struct nb_sweep_part *parts,
+				   size_t *nparts, struct nb_error *err)
 {
 	struct paths_trial *pt = ctx;
-	return nb_batch_paths_trial(pt->b, pt->c, su, res, err);
+	*nparts = pt->b->ncpaths;
+	return nb_batch_paths_trial(pt->b, pt->c, su, res, parts, err);
 }
 
 /* A swept case: its trials are runs of their own (sweep_run.c); on several paths each trial

@@ -27,6 +27,8 @@ struct trial_ctx {
 	bool lost;                    /* the agent was lost: err says why */
 	bool stopped;                 /* a trial was interrupted */
 	struct nb_error *err;
+	struct nb_sweep_part parts[NB_PATHS_MAX]; /* on several paths: the trial's part of each */
+	size_t nparts;
 };
 
 /* The first results file that cannot be written stops the trial and the sweep. */
@@ -139,12 +141,12 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 /* Notes on a trial: its verdict per loss goal (a short one: the goals the rate it sent
  * passes, a lower bound), final-phase length, retries, what held the sender back. */
 static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
-			const struct nb_test_result *res, char *out, size_t n)
+			const struct nb_test_result *res, bool part, char *out, size_t n)
 {
 	const struct nb_metrics *m = &res->m;
 	const struct nb_sweep *s = &x->c->sweep;
 	out[0] = '\0';
-	for (uint32_t g = 0; t->ok && g < s->nloss; g++) {
+	for (uint32_t g = 0; t->ok && !part && g < s->nloss; g++) {
 		char f[48];
 		bool pass = t->loss_ratio <= s->loss[g];
 		if (t->valid || pass)
@@ -153,9 +155,9 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 		if (t->valid || pass)
 			nb_flags_add(out, n, f);
 	}
-	if (t->confirm && s->search)
+	if (t->confirm && s->search && !part)
 		nb_flags_add(out, n, "final");
-	if (t->ok && !t->valid)
+	if (t->ok && !t->valid && !part)
 		nb_flags_add(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
 					    ? "short" : "stalled");
 	if (t->attempt) {
@@ -163,7 +165,7 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 		snprintf(f, sizeof(f), "retry=%u/%u", t->attempt, s->retries);
 		nb_flags_add(out, n, f);
 	}
-	if (t->ok && t->host.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT)
+	if (t->ok && !part && t->host.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT)
 		nb_flags_add(out, n, "cpu-bound");
 	if (m->v[NB_COL_PACE_FORGIVEN] > 0)
 		nb_flags_add(out, n, "pace-forgiven");
@@ -179,24 +181,38 @@ static const char *trial_status(const struct nb_trial *t, enum nb_outcome o)
 	return o == NB_OUT_INTERRUPTED ? "interrupted" : !t->ok ? "failed" : t->valid ? "ok" : "invalid";
 }
 
-static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const char *started,
-			enum nb_outcome o, const struct nb_test_result *res)
+/* A trial's row: the trial's own (path NULL: the sum on several paths), or one path's part of
+ * it — that path's counts and outcome, the offered rate and retry of the trial, and only what
+ * held that path's sender back (the verdicts judge the sum). */
+static void trial_row(struct trial_ctx *x, const struct nb_trial *t, const char *started,
+		      enum nb_outcome o, const struct nb_test_result *res, const char *path)
 {
 	const struct nb_case *c = x->c;
 	char flags[256];
-	trial_flags(x, t, res, flags, sizeof(flags));
+	trial_flags(x, t, res, path != NULL, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
+	/* a path that measured while another failed the trial: its own row is ok */
+	const char *status = path && o == NB_OUT_OK && !t->ok ? "ok" : trial_status(t, o);
+	bool measured = path ? o == NB_OUT_OK : t->ok;
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = x->rep, .kind = "trial",
-		.offered_rate = (double)t->offered, .status = trial_status(t, o),
-		.metric = nb_cols[head].name, .value = t->ok ? res->m.v[head] : NAN, .flags = flags,
-		.error = res->error, .started = started, .m = res->m,
+		.offered_rate = (double)t->offered, .status = status,
+		.metric = nb_cols[head].name, .value = measured ? res->m.v[head] : NAN, .flags = flags,
+		.error = res->error, .started = started, .m = res->m, .path = path,
 	};
 	nb_runs_csv_write(x->env->runs, &row);
 	struct nb_error jerr;
 	if (!nb_runs_jsonl_write(x->env->jsonl, &row, &jerr))
 		write_failed(x->env, &jerr);
+}
+
+static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const char *started,
+			enum nb_outcome o, const struct nb_test_result *res)
+{
+	trial_row(x, t, started, o, res, NULL);
+	for (size_t i = 0; i < x->nparts; i++)
+		trial_row(x, t, started, x->parts[i].o, &x->parts[i].res, x->parts[i].path);
 	struct nb_meta *m = x->env->meta;
 	m->runs_ok += t->ok;
 	m->runs_interrupted += o == NB_OUT_INTERRUPTED;
@@ -262,9 +278,17 @@ static void progress(const struct trial_ctx *x, const struct nb_trial *t, enum n
 static enum nb_outcome test(struct trial_ctx *x, const struct nb_test_sink *sink,
 			    struct nb_test_result *res)
 {
+	x->nparts = 0;
 	if (x->env->paths)
-		return x->env->paths(x->env->paths_ctx, &x->su, res, x->err);
+		return x->env->paths(x->env->paths_ctx, &x->su, res, x->parts, &x->nparts, x->err);
 	return nb_client_test(x->env->client, &x->su, sink, res, x->err);
+}
+
+static void free_parts(struct trial_ctx *x)
+{
+	for (size_t i = 0; i < x->nparts; i++)
+		nb_test_result_free(&x->parts[i].res);
+	x->nparts = 0;
 }
 
 /* The unpaced burst before a search: what the sender can offer on this path. No row. */
@@ -291,6 +315,7 @@ static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 			 x->lost ? x->err->msg : res.error);
 	say(x->env, line);
 	nb_test_result_free(&res);
+	free_parts(x);
 	return !x->lost;
 }
 
@@ -322,6 +347,7 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	write_trial(x, t, started, o, &res);
 	progress(x, t, o, res.error);
 	nb_test_result_free(&res);
+	free_parts(x);
 	x->stopped |= o == NB_OUT_INTERRUPTED;
 	return o != NB_OUT_PEER_LOST && o != NB_OUT_INTERRUPTED && rows_ok(x);
 }

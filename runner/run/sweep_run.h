@@ -18,16 +18,26 @@
 
 #define NB_SWEEP_SENTENCE_MAX 1024 /* room for a sweep's sentence (nb_sweep_sentence) */
 
-/** One trial on several paths at once: the result over all of them into res (paths.h). */
+/** One path's own part of a trial on several paths: its name, outcome and result. */
+struct nb_sweep_part {
+	const char *path;
+	enum nb_outcome o;
+	struct nb_test_result res;
+};
+
+/** One trial on several paths at once: the result over all of them into res, and each path's
+ *  own into parts[0 .. *nparts) (at most NB_PATHS_MAX; the caller frees their results). */
 typedef enum nb_outcome (*nb_sweep_paths_fn)(void *ctx, const struct nb_msg_setup *su,
-					       struct nb_test_result *res, struct nb_error *err);
+					       struct nb_test_result *res, struct nb_sweep_part *parts,
+					       size_t *nparts, struct nb_error *err);
 
 /** What a swept case borrows from the run loop's batch. */
 struct nb_sweep_env {
 	struct nb_client *client;        /* the one path's agent (paths NULL) */
 	nb_sweep_paths_fn paths;         /* or each trial on every path of the case: the search
 					    offers every flow of every path the same rate and
-					    judges the sum (no interval rows for such trials) */
+					    judges the sum; a trial row for the sum (path all) and
+					    one per path (no interval rows for such trials) */
 	void *paths_ctx;
 	uint32_t npaths;                 /* the case's paths (1 without paths) */
 	struct nb_csv *runs, *intervals;

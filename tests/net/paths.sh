@@ -264,7 +264,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
 by = {(r["test"], r["path"]): r for r in rows}
 assert sorted(by) == sorted([("relay", "va->vb"), ("relay", "all"), ("back", "vb->va"),
-    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("sweep", "all"), ("open", "vc->va"), ("open", "all")]), sorted(by)
+    ("back", "all"), ("out", "local->vb"), ("out", "all"), ("sweep", "all"), ("sweep", "va->vb"),
+    ("sweep", "local->vc"), ("open", "vc->va"), ("open", "all")]), sorted(by)
 u = by[("relay", "va->vb")]
 assert u["status"] == "ok", u["error"]
 tx, rx, lost = float(u["tx_packets"]), float(u["rx_packets"]), float(u["lost"])
@@ -285,7 +286,18 @@ check "a path between two agents counts every datagram, its own rows; an agent w
 python3 - "$TMP/r2r" >"$TMP/py.out" 2>&1 <<'PY'
 import csv, json, sys
 d = sys.argv[1]
-trials = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["test"] == "sweep"]
+rows = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["test"] == "sweep"]
+trials = [r for r in rows if r["path"] == "all"]
+# each trial has a row per path beside the sum's: same run, rate and status, its own counts,
+# and the sum's are theirs added up exactly
+for r in trials:
+    parts = [p for p in rows if p["run_id"] == r["run_id"] and p["path"] != "all"]
+    assert sorted(p["path"] for p in parts) == ["local->vc", "va->vb"], parts
+    for p in parts:
+        assert (p["kind"], p["offered_rate"], p["status"]) == ("trial", r["offered_rate"], r["status"]), p
+        assert float(p["tx_packets"]) > 0, p
+    for col in ("tx_packets", "rx_packets", "lost", "tx_bytes"):
+        assert float(r[col]) == sum(float(p[col]) for p in parts), (col, r[col], [p[col] for p in parts])
 ok = [r for r in trials if r["status"] == "ok"]
 assert [(r["kind"], r["offered_rate"], r["path"]) for r in ok] == \
     [("trial", "2000000", "all"), ("trial", "4000000", "all")], trials
@@ -301,7 +313,7 @@ for i, r in enumerate(trials):
 s = json.load(open(d + "/sweeps.json"))["sweeps"][0]
 assert s["flows"] == 2 and "2 paths" in s["sentence"], s
 PY
-check "a sweep on two paths offers every flow of both the rate; each trial row is the sum, exact" \
+check "a sweep on two paths offers every flow of both the rate; each trial has a row per path and the sum of them, exact" \
 	"$TMP/py.out" test $? -eq 0
 check "both agents log the relay run as ok: va sent it on its grant, vb received it" \
 	"$TMP/serve-$((BASE + 90)).err" sh -c "grep -q 'run [0-9]* relay/udp.*: ok' \
