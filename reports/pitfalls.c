@@ -145,7 +145,7 @@ static bool num(const struct nb_facts *f, const char *group, const char *key, do
 
 /* ---- environment checks ------------------------------------------------------ */
 
-static bool check_governor(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_governor(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
 	const char *gov = nb_facts_value(f, "cpu", "governor");
 	if (!gov || !strcmp(gov, "performance"))
@@ -153,7 +153,7 @@ static bool check_governor(const struct nb_facts *f, int side, struct nb_pitfall
 	return add(out, "governor", NULL,
 		   "CPU frequency scaling is active on the %s end: governor %s; set the performance "
 		   "governor (cpupower frequency-set -g performance) or results vary with the clock",
-		   side_name[side], gov);
+		   who, gov);
 }
 
 /* Which NUMA node holds each CPU of engine_cpus; true (and the first foreign node) when one
@@ -178,7 +178,7 @@ static bool foreign_node(const struct nb_facts *f, const bool *engine, long nic_
 	return false;
 }
 
-static bool check_numa(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_numa(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
 	static bool engine[MAX_CPUS];
 	double nic;
@@ -191,10 +191,10 @@ static bool check_numa(const struct nb_facts *f, int side, struct nb_pitfalls *o
 	return add(out, "numa", NULL,
 		   "NIC and engine on different NUMA nodes on the %s end: %s is on node %.0f, engine "
 		   "threads ran on CPUs %s (node %ld among them); pin the engine to CPUs of node %.0f",
-		   side_name[side], ifname ? ifname : "the interface", nic, cpus, other, nic);
+		   who, ifname ? ifname : "the interface", nic, cpus, other, nic);
 }
 
-static bool check_path_mtu(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_path_mtu(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
 	double mtu, pmtu;
 	/* IP_MTU tops out at 65535 (the IP limit), below loopback's 65536. */
@@ -204,14 +204,14 @@ static bool check_path_mtu(const struct nb_facts *f, int side, struct nb_pitfall
 	return add(out, "path-mtu", NULL,
 		   "path MTU below the interface MTU on the %s end: path %.0f, interface %.0f; packets "
 		   "are fragmented or segmented smaller than configured: set the same MTU along the path",
-		   side_name[side], pmtu, mtu);
+		   who, pmtu, mtu);
 }
 
 /* The module being loaded costs nothing by itself: only a netns whose rules need conntrack
  * registers its hooks, and then every flow, the control connection first, gets an entry. The
  * count is read after the control connection is up (nb_env_collect on the client, the agent's
  * hello), so 0 means the test's own flows are not tracked either. */
-static bool check_conntrack(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_conntrack(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
 	const char *ct = nb_facts_value(f, "tcp", "conntrack");
 	double count = 0;
@@ -221,10 +221,10 @@ static bool check_conntrack(const struct nb_facts *f, int side, struct nb_pitfal
 		   "conntrack tracks connections on the %s end (%.0f entries with the test connected): "
 		   "every packet of the test pays for stateful tracking; add a NOTRACK rule for the "
 		   "test traffic or remove the rules that need conntrack",
-		   side_name[side], count);
+		   who, count);
 }
 
-static bool check_irqs(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_irqs(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
 	double irqs = 0, rxq = 0;
 	const char *cpus = nb_facts_value(f, "iface", "irq.cpus");
@@ -236,17 +236,18 @@ static bool check_irqs(const struct nb_facts *f, int side, struct nb_pitfalls *o
 	return add(out, "irq-concentrated", NULL,
 		   "NIC interrupts concentrated on one CPU on the %s end: %s has %.0f IRQs and %.0f rx "
 		   "queues, all handled on CPU %s; spread them (irqbalance or /proc/irq/N/smp_affinity_list)",
-		   side_name[side], ifname ? ifname : "the interface", irqs, rxq, cpus);
+		   who, ifname ? ifname : "the interface", irqs, rxq, cpus);
 }
 
-static bool check_mtu_pair(const struct nb_facts *l, const struct nb_facts *p, struct nb_pitfalls *out)
+static bool check_mtu_pair(const struct nb_facts *l, const struct nb_facts *p, const char *who,
+			   struct nb_pitfalls *out)
 {
 	double a, b;
 	if (!num(l, "iface", "mtu", &a) || !num(p, "iface", "mtu", &b) || a == b)
 		return true;
 	return add(out, "mtu-mismatch", NULL,
-		   "MTU differs between the ends: local %.0f, peer %.0f; the path runs at the smaller one "
-		   "and the larger end may fragment or drop: set the same MTU on both ends", a, b);
+		   "MTU differs between the ends: local %.0f, %s %.0f; the path runs at the smaller one "
+		   "and the larger end may fragment or drop: set the same MTU on both ends", a, who, b);
 }
 
 /* "on [fixed]" and "on" are the same state for comparison. */
@@ -255,8 +256,10 @@ static bool state_on(const char *v)
 	return !strncmp(v, "on", 2);
 }
 
-static bool check_offloads(const struct nb_facts *l, const struct nb_facts *p, struct nb_pitfalls *out)
+static bool check_offloads(const struct nb_facts *l, const struct nb_facts *p, const char *who,
+			   struct nb_pitfalls *out)
 {
+	bool peer = strcmp(who, "peer") == 0;
 	char diff[400] = "";
 	size_t len = 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -266,9 +269,9 @@ static bool check_offloads(const struct nb_facts *l, const struct nb_facts *p, s
 		const char *b = nb_facts_value(p, "iface", a->key);
 		if (!b || state_on(a->value) == state_on(b) || len >= sizeof(diff) - 1)
 			continue;
-		len += (size_t)snprintf(diff + len, sizeof(diff) - len, "%s%s %s here, %s at the peer",
+		len += (size_t)snprintf(diff + len, sizeof(diff) - len, "%s%s %s here, %s at %s%s",
 					len ? ", " : "", a->key + 8, state_on(a->value) ? "on" : "off",
-					state_on(b) ? "on" : "off");
+					state_on(b) ? "on" : "off", peer ? "the " : "", who);
 	}
 	if (!len)
 		return true;
@@ -277,11 +280,11 @@ static bool check_offloads(const struct nb_facts *l, const struct nb_facts *p, s
 		   "comparison measures the offloads", diff);
 }
 
-static bool check_env(const struct nb_facts *f, int side, struct nb_pitfalls *out)
+static bool check_env(const struct nb_facts *f, const char *who, struct nb_pitfalls *out)
 {
-	return check_governor(f, side, out) && check_numa(f, side, out) &&
-	       check_path_mtu(f, side, out) && check_conntrack(f, side, out) &&
-	       check_irqs(f, side, out);
+	return check_governor(f, who, out) && check_numa(f, who, out) &&
+	       check_path_mtu(f, who, out) && check_conntrack(f, who, out) &&
+	       check_irqs(f, who, out);
 }
 
 /* ---- result checks ----------------------------------------------------------- */
@@ -491,15 +494,29 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
 {
-	if ((local && !check_env(local, 0, out)) || (peer && !check_env(peer, 1, out)))
+	if ((local && !check_env(local, side_name[0], out)) || (peer && !check_env(peer, side_name[1], out)))
 		return false;
-	if (local && peer && (!check_mtu_pair(local, peer, out) || !check_offloads(local, peer, out)))
+	if (local && peer && (!check_mtu_pair(local, peer, side_name[1], out) ||
+			      !check_offloads(local, peer, side_name[1], out)))
 		return false;
 	for (size_t i = 0; i < ncases; i++) {
 		const struct nb_pitfall_case *c = &cases[i];
 		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
 		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out) ||
 		    !check_engine_notes(c, out))
+			return false;
+	}
+	return true;
+}
+
+bool nb_pitfalls_check_hosts(const struct nb_facts *local, const struct nb_pitfall_host *hosts,
+			     size_t n, struct nb_pitfalls *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct nb_pitfall_host *h = &hosts[i];
+		if (!check_env(h->facts, h->name, out) ||
+		    (local && (!check_mtu_pair(local, h->facts, h->name, out) ||
+			       !check_offloads(local, h->facts, h->name, out))))
 			return false;
 	}
 	return true;

@@ -87,6 +87,16 @@ void nb_pitfalls_groups_free(struct nb_pitfall_group *g, size_t n);
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out);
+/** One agent host of a batch on several hosts, by the name its paths use. */
+struct nb_pitfall_host {
+	const char *name;
+	const struct nb_facts *facts;
+};
+/** The environment checks of each host (its own, and its MTU and offloads against local's,
+ *  which may be NULL), each finding naming the host: with two or more agent hosts, in place
+ *  of nb_pitfalls_check's one peer. */
+bool nb_pitfalls_check_hosts(const struct nb_facts *local, const struct nb_pitfall_host *hosts,
+			     size_t n, struct nb_pitfalls *out);
 /** Print one line per pitfall code, "warning: CODE [CASE | in N cases (A, B ...)]: TEXT
  *  [(+M more like it)]" (for stderr). */
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out);

@@ -19,8 +19,17 @@ static bool check_pitfalls(const struct nb_results *res, const struct nb_summary
 	bool ok = cases && variants;
 	if (ok) {
 		nb_summary_pitfall_cases(s, cases, variants);
-		ok = nb_pitfalls_check(&res->local, res->peer.n ? &res->peer : NULL, cases, s->n,
-				       NB_PITFALLS_CV_DEFAULT, pf);
+		/* several agent hosts: each by its name, not path 0's host as "the peer" */
+		const struct nb_env_hosts *h = &res->hosts;
+		struct nb_pitfall_host *hosts = h->n >= 2 ? calloc(h->n, sizeof(*hosts)) : NULL;
+		ok = (h->n < 2 || hosts) &&
+		     nb_pitfalls_check(&res->local, !hosts && res->peer.n ? &res->peer : NULL, cases,
+				       s->n, NB_PITFALLS_CV_DEFAULT, pf);
+		for (size_t i = 0; hosts && i < h->n; i++)
+			hosts[i] = (struct nb_pitfall_host){ h->names[i], &h->facts[i] };
+		if (ok && hosts)
+			ok = nb_pitfalls_check_hosts(&res->local, hosts, h->n, pf);
+		free(hosts);
 	}
 	free(cases);
 	free(variants);

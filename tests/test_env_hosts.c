@@ -230,6 +230,22 @@ Test(env_hosts, report_two_hosts_with_a_different_mtu_get_a_row_with_every_hosts
 				       "| iface.mtu | 1500 | 1500 | 9000 |\n\n");
 	cr_expect_not_null(table, "%s", md);
 	cr_expect_null(strstr(md, "No differences in the recorded facts"));
+	/* the MTU warning names the host whose MTU differs, B — path 0's A is no "peer" here */
+	cr_expect_not_null(strstr(md, "MTU differs between the ends: local 1500, B 9000"), "%s", md);
+	cr_expect_null(strstr(md, "MTU differs between the ends: local 1500, peer"), "%s", md);
+	free(md);
+}
+
+Test(env_hosts, report_each_hosts_environment_is_checked_by_its_name, .init = setup,
+     .fini = teardown)
+{
+	nb_facts_set(&local, "cpu", "governor", "performance");
+	nb_facts_set(&a, "cpu", "governor", "performance");
+	nb_facts_set(&b, "cpu", "governor", "powersave");
+	char *md = report_with_hosts();
+	cr_expect_not_null(strstr(md, "CPU frequency scaling is active on the B end: governor "
+				      "powersave"), "%s", md);
+	cr_expect_null(strstr(md, "on the A end"), "A is clean");
 	free(md);
 }
 

@@ -171,6 +171,36 @@ Test(pitfalls, each_fires_on_its_evidence_and_not_on_a_clean_input)
 	}
 }
 
+/* Several agent hosts: each host's environment is checked and named — vm3's governor, not
+ * only path 0's host as "the peer" — and so are its MTU and offloads against local's. */
+Test(pitfalls, with_several_hosts_each_host_is_checked_and_named)
+{
+	struct nb_facts l, a, b;
+	nb_facts_init(&l);
+	nb_facts_init(&a);
+	nb_facts_init(&b);
+	load(&l, (const char *const[MAXF]){ "cpu.governor=performance", "iface.mtu=1500",
+					   "iface.offload.gro=on" });
+	load(&a, (const char *const[MAXF]){ "cpu.governor=performance", "iface.mtu=1500",
+					   "iface.offload.gro=on" });
+	load(&b, (const char *const[MAXF]){ "cpu.governor=powersave", "iface.mtu=9000",
+					   "iface.offload.gro=off" });
+	struct nb_pitfall_host hosts[2] = { { "vm2", &a }, { "vm3", &b } };
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check_hosts(&l, hosts, 2, &out));
+	cr_assert_eq(out.n, 3, "vm2 is clean; vm3 has three findings (%zu)", out.n);
+	cr_expect_str_eq(out.v[0].code, "governor");
+	cr_expect_not_null(strstr(out.v[0].text, "on the vm3 end: governor powersave"), "%s", out.v[0].text);
+	cr_expect_str_eq(out.v[1].code, "mtu-mismatch");
+	cr_expect_not_null(strstr(out.v[1].text, "local 1500, vm3 9000"), "%s", out.v[1].text);
+	cr_expect_str_eq(out.v[2].code, "offload-mismatch");
+	cr_expect_not_null(strstr(out.v[2].text, "gro on here, off at vm3"), "%s", out.v[2].text);
+	nb_pitfalls_free(&out);
+	nb_facts_free(&l);
+	nb_facts_free(&a);
+	nb_facts_free(&b);
+}
+
 Test(pitfalls, paced_sender_short_of_its_target_is_cpu_bound_and_short)
 {
 	struct nb_pitfall_case c = STREAM(.case_id = "c1", THREADS(100, NAN, NAN, 10),
