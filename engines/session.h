@@ -42,6 +42,8 @@ struct nb_snapshot {
 
 /** Allocate a snapshot (with a histogram when with_hist); NULL on out of memory. */
 struct nb_snapshot *nb_snapshot_create(bool with_hist);
+/** A copy of s, its histogram too (NULL for NULL or on out of memory). */
+struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s);
 /** Free; NULL is a no-op. */
 void nb_snapshot_destroy(struct nb_snapshot *s);
 

@@ -214,6 +214,19 @@ struct nb_snapshot *nb_snapshot_create(bool with_hist)
 	return s;
 }
 
+struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s)
+{
+	struct nb_snapshot *d = s ? nb_snapshot_create(s->hist != NULL) : NULL;
+	if (!d)
+		return NULL;
+	struct nb_hist *h = d->hist;
+	*d = *s;
+	d->hist = h;
+	if (h)
+		nb_hist_copy(h, s->hist);
+	return d;
+}
+
 void nb_snapshot_destroy(struct nb_snapshot *s)
 {
 	if (!s)

@@ -133,6 +133,46 @@ static uint32_t attempt_start(const struct nb_results *res, const struct nb_case
 	return nb_sweeps_json_find(res, c->pc->case_id, &sw) ? sw.first_run_id : 0;
 }
 
+/* On several paths: each trial's part on each path (runs.csv's rows of that trial with a path),
+ * so the trial at the threshold shows which path lost. Trials are numbered as above. */
+static void path_parts(FILE *f, const struct nb_results *res, size_t ci, uint32_t first, bool pps,
+		       const char *u)
+{
+	bool any = false;
+	for (size_t i = 0, k = 0; i < res->nruns; i++) {
+		const struct nb_run *r = &res->runs[i];
+		if (r->case_idx != ci || r->run_id < first)
+			continue;
+		k++;
+		for (size_t j = 0; j < res->npath_runs; j++) {
+			const struct nb_run *p = &res->path_runs[j];
+			if (p->run_id != r->run_id || strcmp(p->kind, "trial") != 0)
+				continue;
+			if (!any)
+				fputs("Each trial on each path (every flow of every path offered the rate):\n\n"
+				      "| Trial | Path | Sent | Received | Loss | Status | Notes |\n"
+				      "|--:|---|--:|--:|--:|---|---|\n", f);
+			any = true;
+			fprintf(f, "| %zu | ", k);
+			nb_md_cell(f, p->path);
+			fputs(" |", f);
+			rate_cell(f, p->m.v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS], u);
+			rate_cell(f, p->m.v[pps ? NB_COL_RX_PPS : NB_COL_RX_BPS], u);
+			if (isfinite(p->m.v[NB_COL_LOSS_PCT]))
+				fprintf(f, " %.3g %% |", p->m.v[NB_COL_LOSS_PCT]);
+			else
+				fputs(" — |", f);
+			fputc(' ', f);
+			nb_md_cell(f, p->status);
+			fputs(" |", f);
+			notes_cell(f, p->flags);
+			fputs("\n", f);
+		}
+	}
+	if (any)
+		fputs("\n", f);
+}
+
 void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c)
 {
 	size_t ci = (size_t)(c->pc - res->cases), earlier = 0;
@@ -167,5 +207,6 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 	if (earlier)
 		fprintf(f, "%zu trial%s of an earlier, interrupted attempt %s in runs.csv, not above.\n\n",
 			earlier, earlier == 1 ? "" : "s", earlier == 1 ? "is" : "are");
+	path_parts(f, res, ci, first, pps, u);
 }
 

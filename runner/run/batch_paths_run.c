@@ -223,5 +223,8 @@ enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c
 	for (size_t i = 0; i < b->ncpaths; i++) /* each path's own result goes to the caller */
 		parts[i] = (struct nb_sweep_part){ .path = b->cpaths[i].name, .o = pt[i].outcome,
 						   .res = pt[i].res };
+	/* path 0's final readings went to the sum (its flags): its own row needs them too */
+	parts[0].res.lfinal = nb_snapshot_dup(sum->lfinal);
+	parts[0].res.pfinal = nb_snapshot_dup(sum->pfinal);
 	return o;
 }

@@ -296,6 +296,7 @@ for r in trials:
     for p in parts:
         assert (p["kind"], p["offered_rate"], p["status"]) == ("trial", r["offered_rate"], r["status"]), p
         assert float(p["tx_packets"]) > 0, p
+        assert "pacing=" in p["flags"], p["flags"]  # its own sender's facts, path 0's too
     for col in ("tx_packets", "rx_packets", "lost", "tx_bytes"):
         assert float(r[col]) == sum(float(p[col]) for p in parts), (col, r[col], [p[col] for p in parts])
 ok = [r for r in trials if r["status"] == "ok"]
@@ -315,6 +316,10 @@ assert s["flows"] == 2 and "2 paths" in s["sentence"], s
 PY
 check "a sweep on two paths offers every flow of both the rate; each trial has a row per path and the sum of them, exact" \
 	"$TMP/py.out" test $? -eq 0
+check "the report's sweep section has each trial on each path" "$TMP/r2r/report.md" \
+	sh -c "grep -q '^Each trial on each path' '$TMP/r2r/report.md' &&
+	test \$(grep -c '^| [0-9]* | va->vb | ' '$TMP/r2r/report.md') -ge 2 &&
+	test \$(grep -c '^| [0-9]* | local->vc | ' '$TMP/r2r/report.md') -ge 2"
 check "both agents log the relay run as ok: va sent it on its grant, vb received it" \
 	"$TMP/serve-$((BASE + 90)).err" sh -c "grep -q 'run [0-9]* relay/udp.*: ok' \
 	'$TMP/serve-$((BASE + 90)).err' && grep -q 'run [0-9]* relay/udp.*: ok' \
