@@ -325,5 +325,13 @@ check "both agents log the relay run as ok: va sent it on its grant, vb received
 	'$TMP/serve-$((BASE + 90)).err' && grep -q 'run [0-9]* relay/udp.*: ok' \
 	'$TMP/serve-$((BASE + 120)).err'"
 
+# Every agent ends cleanly on SIGTERM; under scripts/sanitize an agent's ASan/UBSan report
+# (its stderr, not the runner's) would otherwise go unseen.
+for p in $A_PID $B_PID $C_PID $D_PID $E_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+A_PID= B_PID= C_PID= D_PID= E_PID=
+cat "$TMP"/serve-*.err >"$TMP/serve-all.err"
+check "no agent reported a sanitizer finding or a runtime error" "$TMP/serve-all.err" \
+	sh -c "! grep -q -E 'Sanitizer|runtime error' '$TMP/serve-all.err'"
+
 echo "1..$N"
 exit $FAILED
