@@ -125,6 +125,22 @@ static void rate_cell(FILE *f, double v, const char *unit)
 	fprintf(f, " %s |", buf);
 }
 
+/* A trial row's cells from Sent on: sent, received, loss, status, notes; then the line's end. */
+static void trial_cells(FILE *f, const struct nb_run *r, bool pps, const char *u)
+{
+	rate_cell(f, r->m.v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS], u);
+	rate_cell(f, r->m.v[pps ? NB_COL_RX_PPS : NB_COL_RX_BPS], u);
+	if (isfinite(r->m.v[NB_COL_LOSS_PCT]))
+		fprintf(f, " %.3g %% |", r->m.v[NB_COL_LOSS_PCT]);
+	else
+		fputs(" — |", f);
+	fputc(' ', f);
+	nb_md_cell(f, r->status);
+	fputs(" |", f);
+	notes_cell(f, r->flags);
+	fputs("\n", f);
+}
+
 /* The first run id of the sweep's recorded attempt: a resumed batch ran it again, and the
  * trials of the attempt a signal cut stay in runs.csv before it (0: show every trial). */
 static uint32_t attempt_start(const struct nb_results *res, const struct nb_case_stats *c)
@@ -156,17 +172,7 @@ static void path_parts(FILE *f, const struct nb_results *res, size_t ci, uint32_
 			fprintf(f, "| %zu | ", k);
 			nb_md_cell(f, p->path);
 			fputs(" |", f);
-			rate_cell(f, p->m.v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS], u);
-			rate_cell(f, p->m.v[pps ? NB_COL_RX_PPS : NB_COL_RX_BPS], u);
-			if (isfinite(p->m.v[NB_COL_LOSS_PCT]))
-				fprintf(f, " %.3g %% |", p->m.v[NB_COL_LOSS_PCT]);
-			else
-				fputs(" — |", f);
-			fputc(' ', f);
-			nb_md_cell(f, p->status);
-			fputs(" |", f);
-			notes_cell(f, p->flags);
-			fputs("\n", f);
+			trial_cells(f, p, pps, u);
 		}
 	}
 	if (any)
@@ -191,17 +197,7 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 			continue;
 		fprintf(f, "| %zu |", ++k);
 		rate_cell(f, r->offered_rate, u);
-		rate_cell(f, r->m.v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS], u);
-		rate_cell(f, r->m.v[pps ? NB_COL_RX_PPS : NB_COL_RX_BPS], u);
-		if (isfinite(r->m.v[NB_COL_LOSS_PCT]))
-			fprintf(f, " %.3g %% |", r->m.v[NB_COL_LOSS_PCT]);
-		else
-			fputs(" — |", f);
-		fputc(' ', f);
-		nb_md_cell(f, r->status);
-		fputs(" |", f);
-		notes_cell(f, r->flags);
-		fputs("\n", f);
+		trial_cells(f, r, pps, u);
 	}
 	fputs("\n", f);
 	if (earlier)
