@@ -117,7 +117,8 @@ struct nb_cmp_row {
 
 /** One difference between BASE and a NEW folder: an environment fact, config or version. */
 struct nb_cmp_diff {
-	char where[8];        /* "local", "peer", or "" (the run itself) */
+	char where[72];       /* "local", "peer", a host's name (runs on several agent hosts), or
+				 "" (the run itself) */
 	char key[80];         /* "iface.mtu", "config.sha256", "nbrun.version" */
 	char from[200], to[200];
 	bool expected;        /* declared with --expect-diff */

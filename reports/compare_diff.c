@@ -119,6 +119,35 @@ static bool diff_meta(struct diff_ctx *x, const struct nb_meta *b, const struct 
 	return (strcmp(vb, vn) == 0 || push_diff(x, "nbrun.version", vb, vn)) && diff_labels(x, b, n);
 }
 
+static const struct nb_facts *host_facts(const struct nb_env_hosts *h, const char *name)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (strcmp(h->names[i], name) == 0)
+			return &h->facts[i];
+	return NULL;
+}
+
+/* With two or more agent hosts on either side, each host's facts against the same-named host's
+ * (where = its name; a host on one side only is a difference "host: absent → present"), in
+ * place of path 0's host as "the peer". False (nothing done) with fewer hosts on both sides. */
+static bool diff_hosts(struct diff_ctx *x, const struct nb_env_hosts *b, const struct nb_env_hosts *n)
+{
+	if (b->n < 2 && n->n < 2)
+		return false;
+	for (int side = 0; side < 2 && !x->nomem; side++) {
+		const struct nb_env_hosts *h = side ? n : b, *other = side ? b : n;
+		for (size_t i = 0; i < h->n && !x->nomem; i++) {
+			const struct nb_facts *o = host_facts(other, h->names[i]);
+			x->where = h->names[i];
+			if (!o)
+				push_diff(x, "host", side ? "absent" : "present", side ? "present" : "absent");
+			else if (!side)
+				nb_facts_diff(&h->facts[i], o, put_fact, x);
+		}
+	}
+	return true;
+}
+
 bool nb_cmp_diff_sides(struct nb_compare *c)
 {
 	const struct nb_results *base = &c->sides[0].res;
@@ -128,7 +157,8 @@ bool nb_cmp_diff_sides(struct nb_compare *c)
 		if (base->have_env && side->res.have_env) {
 			nb_facts_diff(&base->local, &side->res.local, put_fact, &x);
 			x.where = "peer";
-			if (base->peer.n || side->res.peer.n)
+			if (!diff_hosts(&x, &base->hosts, &side->res.hosts) &&
+			    (base->peer.n || side->res.peer.n))
 				nb_facts_diff(&base->peer, &side->res.peer, put_fact, &x);
 		}
 		if (x.nomem || !diff_meta(&x, &base->meta, &side->res.meta))

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "env_json.h"
 #include "fixture_util.h"
 
 #define P1 "tcp-stream/tcp/s128K/p1/forward"
@@ -566,4 +567,44 @@ Test(compare, out_file_gets_markdown_and_its_own_chart_folder)
 	free(g);
 	outcome_free(&r);
 	nbt_rmtree(dir);
+}
+
+/* Runs on several agent hosts: each host's facts are compared with the same-named host's (vm3's
+ * MTU, not only path 0's host as "the peer"), and a host in one folder only is a difference. */
+Test(compare, with_several_hosts_each_hosts_environment_is_compared_by_name)
+{
+	char dir[2][256], env[300];
+	struct nb_facts local, vm2, vm3[2];
+	nb_facts_init(&local);
+	nb_facts_init(&vm2);
+	nb_facts_set(&local, "iface", "mtu", "1500");
+	nb_facts_set(&vm2, "iface", "mtu", "1500");
+	for (int s = 0; s < 2; s++) {
+		nb_facts_init(&vm3[s]);
+		nb_facts_set(&vm3[s], "iface", "mtu", s ? "9000" : "1500");
+		cr_assert(nbt_fixture_copy("compare/base", dir[s], sizeof(dir[s])));
+		snprintf(env, sizeof(env), "%s/env.json", dir[s]);
+		struct nb_env_host hosts[3] = { { "vm2", &vm2 }, { "vm3", &vm3[s] }, { "vm4", &vm2 } };
+		struct nb_error err = { "" };
+		cr_assert(nb_env_json_write_hosts(env, &local, hosts, s ? 3 : 2, &err), "%s", err.msg);
+	}
+	const char *paths[] = { dir[0], dir[1] };
+	struct nb_compare_opts o = { .paths = paths, .npaths = 2, .threshold = 0.05 };
+	struct outcome r;
+	FILE *out = open_memstream(&r.out, &r.olen), *err = open_memstream(&r.err, &r.elen);
+	r.rc = nb_compare_run(&o, out, err);
+	fclose(out);
+	fclose(err);
+	cr_expect_not_null(strstr(r.out, "vm3 iface.mtu: 1500 → 9000"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "vm4 host: absent → present"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "peer iface.mtu"), "no host is \"the peer\" here: %s", r.out);
+	cr_expect_null(strstr(r.out, "vm2 iface"), "vm2 is the same: %s", r.out);
+	cr_expect_not_null(strstr(r.err, "different conditions (2 differences"), "%s", r.err);
+	outcome_free(&r);
+	for (int s = 0; s < 2; s++) {
+		nbt_rmtree(dir[s]);
+		nb_facts_free(&vm3[s]);
+	}
+	nb_facts_free(&local);
+	nb_facts_free(&vm2);
 }
