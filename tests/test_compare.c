@@ -601,6 +601,17 @@ Test(compare, with_several_hosts_each_hosts_environment_is_compared_by_name)
 	cr_expect_null(strstr(r.out, "vm2 iface"), "vm2 is the same: %s", r.out);
 	cr_expect_not_null(strstr(r.err, "different conditions (2 differences"), "%s", r.err);
 	outcome_free(&r);
+	const char *const expect[] = { "vm3.iface.mtu" }; /* one host's difference, declared */
+	o.expect = expect;
+	o.nexpect = 1;
+	out = open_memstream(&r.out, &r.olen);
+	err = open_memstream(&r.err, &r.elen);
+	r.rc = nb_compare_run(&o, out, err);
+	fclose(out);
+	fclose(err);
+	cr_expect_not_null(strstr(r.out, "- vm3 iface.mtu: 1500 → 9000 (expected)\n"), "%s", r.out);
+	cr_expect_not_null(strstr(r.err, "different conditions (1 difference"), "%s", r.err);
+	outcome_free(&r);
 	for (int s = 0; s < 2; s++) {
 		nbt_rmtree(dir[s]);
 		nb_facts_free(&vm3[s]);
