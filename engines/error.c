@@ -8,10 +8,12 @@ bool nb_error_set(struct nb_error *err, const char *fmt, ...)
 {
 	if (!err)
 		return false;
+	char msg[sizeof(err->msg)]; /* an argument may be err->msg itself */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(err->msg, msg, sizeof(msg));
 	return false;
 }
 

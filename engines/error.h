@@ -9,7 +9,9 @@ struct nb_error {
 	char msg[256];
 };
 
-/** Format into err (a NULL err is allowed); always returns false so callers can `return nb_error_set(...)`. */
+/** Format into err (a NULL err is allowed); always returns false so callers can `return nb_error_set(...)`.
+ *  An argument may be err's own message ("host %s: %s", name, err->msg): it is read whole
+ *  before err is written. */
 bool nb_error_set(struct nb_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "error.h"
 #include "text.h"
 
 struct text_case {
@@ -45,4 +46,17 @@ Test(text, sanitize_never_cuts_a_character_in_two)
 	cr_assert_str_eq(out, "abcd");
 	nb_text_sanitize(out, sizeof(out), "abc\xc3\xa9z");
 	cr_assert_str_eq(out, "abc\xc3\xa9");
+}
+
+/* nb_error_set may be handed its own message as an argument (an error led by where it
+ * happened: "host vm2: " + what went wrong): the reason comes out whole, not empty or garbled. */
+Test(error, a_message_led_by_its_place_keeps_the_whole_reason)
+{
+	struct nb_error err = { { 0 } };
+	nb_error_set(&err, "cannot run %s: %s", "ssh", "No such file or directory");
+	nb_error_set(&err, "host %s: %s", "vm2", err.msg);
+	cr_assert_str_eq(err.msg, "host vm2: cannot run ssh: No such file or directory");
+	nb_error_set(&err, "%s (and %s)", err.msg, err.msg);
+	cr_assert_str_eq(err.msg, "host vm2: cannot run ssh: No such file or directory (and host "
+				  "vm2: cannot run ssh: No such file or directory)");
 }

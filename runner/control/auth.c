@@ -265,9 +265,7 @@ enum nb_auth_verdict nb_auth_agent(int fd, const struct nb_secret *s, uint64_t d
 /* err's message, led by the peer's name. */
 static bool peer_error(struct nb_error *err, const char *peer)
 {
-	char msg[sizeof(err->msg)];
-	snprintf(msg, sizeof(msg), "%s", err->msg);
-	return nb_error_set(err, "peer %s: %s", peer, msg);
+	return nb_error_set(err, "peer %s: %s", peer, err->msg);
 }
 
 /* What came back to HELLO is no nbrun frame (an HTTP server answers "HTTP", read as a length). */

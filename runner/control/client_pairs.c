@@ -109,10 +109,8 @@ bool nb_pairs_closed(const struct nb_pairs *t)
 enum nb_outcome nb_pairs_lost(struct nb_pairs *t, const struct nb_client *who, const char *why)
 {
 	double after = (double)(nb_now_ns() - t->t0) / 1e9;
-	char reason[sizeof(t->err->msg)];
-	snprintf(reason, sizeof(reason), "%s", why); /* why may be t->err's own text */
 	nb_error_set(t->err, "peer %s stopped answering during %s (after %.0f s): %s", who->peer_name,
-		     t->su->case_id, after, reason);
+		     t->su->case_id, after, why); /* why may be t->err's own text */
 	return NB_OUT_PEER_LOST;
 }
 

@@ -231,7 +231,7 @@ bool nb_ssh_start(const struct nb_ssh_launch *l, struct nb_ssh_agent *a, struct 
 {
 	struct nb_ssh_cmd cmd;
 	const char *argv[NB_SSH_ARGS_MAX + 16];
-	char range[16], errbuf[ERR_KEEP], why[sizeof(err->msg)];
+	char range[16], errbuf[ERR_KEEP];
 	size_t nerr = 0;
 	int sv[2];
 	*a = (struct nb_ssh_agent){ .ctl = -1, .err = -1 };
@@ -244,8 +244,7 @@ bool nb_ssh_start(const struct nb_ssh_launch *l, struct nb_ssh_agent *a, struct 
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
-		snprintf(why, sizeof(why), "%s", err->msg);
-		return nb_error_set(err, "host %s: %s", l->host, why);
+		return nb_error_set(err, "host %s: %s", l->host, err->msg);
 	}
 	a->pid = pid;
 	a->ctl = sv[0];
@@ -324,11 +323,8 @@ bool nb_ssh_push(const char *host, const char *dest, const char *remote, struct 
 	    !nb_ssh_scp_argv(&cmd, self, target, argv, sizeof(argv) / sizeof(argv[0]), err))
 		return false;
 	pid_t pid = spawn(argv, -1, &errfd, err);
-	if (pid < 0) {
-		char why[sizeof(err->msg)];
-		snprintf(why, sizeof(why), "%s", err->msg);
-		return nb_error_set(err, "host %s: --push: %s", host, why);
-	}
+	if (pid < 0)
+		return nb_error_set(err, "host %s: --push: %s", host, err->msg);
 	while (drain(errfd, errbuf, &nerr))
 		;
 	close(errfd);
