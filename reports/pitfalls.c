@@ -494,10 +494,9 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
 {
-	if ((local && !check_env(local, side_name[0], out)) || (peer && !check_env(peer, side_name[1], out)))
-		return false;
-	if (local && peer && (!check_mtu_pair(local, peer, side_name[1], out) ||
-			      !check_offloads(local, peer, side_name[1], out)))
+	const struct nb_pitfall_host one = { side_name[1], peer }; /* the one agent host */
+	if ((local && !check_env(local, side_name[0], out)) ||
+	    (peer && !nb_pitfalls_check_hosts(local, &one, 1, out)))
 		return false;
 	for (size_t i = 0; i < ncases; i++) {
 		const struct nb_pitfall_case *c = &cases[i];
