@@ -175,15 +175,24 @@ static void other_status(const struct nb_case *c, const struct nb_sweep_outcome 
 	}
 }
 
+/* What the rates are per: every flow of several paths; a search's several flows (a plain
+ * sweep's sentence says its own). */
+static void per_flow(const struct nb_case *c, const struct nb_sweep_outcome *o, bool search,
+		     char *buf, size_t len, size_t *at)
+{
+	if (o->paths > 1)
+		add(buf, len, at, " [rates per flow, every flow of %u paths at once]", o->paths);
+	else if (search && nb_params_nflows(&c->params) > 1)
+		add(buf, len, at, " [rates per flow]");
+}
+
 void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o, uint32_t g,
 		       char *buf, size_t len)
 {
 	if (!o->search || g >= o->ngoals) {
 		plain_sentence(c, o, buf, len);
-		if (o->paths > 1) {
-			size_t at = strlen(buf);
-			add(buf, len, &at, " [rates per flow, every flow of %u paths at once]", o->paths);
-		}
+		size_t at = strlen(buf);
+		per_flow(c, o, false, buf, len, &at);
 		return;
 	}
 	const struct nb_sweep_goal *goal = &o->goal[g];
@@ -198,10 +207,7 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 		other_status(c, o, goal, loss, mid, sizeof(mid));
 	add(buf, len, &at, "%s: %s", c->id, mid);
 	trailer(o, buf, len, &at);
-	if (o->paths > 1)
-		add(buf, len, &at, " [rates per flow, every flow of %u paths at once]", o->paths);
-	else if (nb_params_nflows(&c->params) > 1)
-		add(buf, len, &at, " [rates per flow]");
+	per_flow(c, o, true, buf, len, &at);
 }
 
 /* ---- sweeps.json ----------------------------------------------------------------------- */

@@ -83,6 +83,12 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 	su->drain_ns = nb_engine_drain_ns(c->engine, &su->params);
 }
 
+/* Flows the trial's rate was offered to: the case's, on every path. */
+static double all_flows(const struct trial_ctx *x)
+{
+	return (double)nb_params_nflows(&x->c->params) * (x->env->npaths ? x->env->npaths : 1);
+}
+
 /* The busiest sending thread (either end), and the sending hosts' busy and stolen shares. */
 static void sender_cpu(const struct nb_params *p, const struct nb_metrics *m,
 		       struct nb_trial_host *h)
@@ -108,7 +114,7 @@ static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb
 {
 	const struct nb_params *p = &x->c->params;
 	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
-	double flows = (double)nb_params_nflows(p) * (x->env->npaths ? x->env->npaths : 1);
+	double flows = all_flows(x);
 	double per_flow_pps = pps ? (double)t->offered : (double)t->offered / (8.0 * p->size);
 	sender_cpu(p, m, &t->host);
 	t->host.snd_errs = m->v[NB_COL_SND_ERRS];
@@ -120,8 +126,7 @@ static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb
  * loss against what was sent. */
 static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct nb_trial *t)
 {
-	const struct nb_params *p = &x->c->params;
-	double flows = (double)nb_params_nflows(p) * (x->env->npaths ? x->env->npaths : 1);
+	double flows = all_flows(x);
 	bool pps = x->c->engine->traits.rate == NB_RATE_KIND_PACKETS;
 	double sent = isfinite(m->v[NB_COL_ACHIEVED_RATE]) ? m->v[NB_COL_ACHIEVED_RATE]
 							   : m->v[pps ? NB_COL_TX_PPS : NB_COL_TX_BPS];
