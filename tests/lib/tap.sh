@@ -54,9 +54,14 @@ need_root_netns() {
 # veth_pair NSA NSB VA VB ADDR_A ADDR_B: two namespaces joined by a veth pair, /24 addresses, up.
 veth_pair() {
 	ip netns add "$1" && ip netns add "$2" &&
+	ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
+	veth_link "$@"
+}
+
+# veth_link NSA NSB VA VB ADDR_A ADDR_B: the same between two namespaces that exist already.
+veth_link() {
 	ip link add "$3" type veth peer name "$4" &&
 	ip link set "$3" netns "$1" && ip link set "$4" netns "$2" &&
-	ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
 	ip -n "$1" addr add "$5/24" dev "$3" && ip -n "$2" addr add "$6/24" dev "$4" &&
 	ip -n "$1" link set "$3" up && ip -n "$2" link set "$4" up
 }

@@ -29,16 +29,10 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 echo "1..5"
 
-# link NS_PEER VR VP NET: the runner's VR (NET.1) to VP (NET.2) in NS_PEER
-link() {
-	ip link add "$2" type veth peer name "$3" &&
-	ip link set "$2" netns "$NSR" && ip link set "$3" netns "$1" &&
-	ip -n "$NSR" addr add "$4.1/24" dev "$2" && ip -n "$1" addr add "$4.2/24" dev "$3" &&
-	ip -n "$NSR" link set "$2" up && ip -n "$1" link set "$3" up && ip -n "$1" link set lo up
-}
 ip netns add "$NSR" && ip netns add "$NSA" && ip netns add "$NSB" &&
-	ip -n "$NSR" link set lo up &&
-	link "$NSA" "$VRA" "$VA" 10.233.1 && link "$NSB" "$VRB" "$VB" 10.233.2 &&
+	ip -n "$NSR" link set lo up && ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	veth_link "$NSR" "$NSA" "$VRA" "$VA" 10.233.1.1 10.233.1.2 &&
+	veth_link "$NSR" "$NSB" "$VRB" "$VB" 10.233.2.1 10.233.2.2 &&
 	tc -n "$NSR" qdisc add dev "$VRA" root tbf rate "$SHAPE" burst 16kb limit 256kb &&
 	ok "a runner namespace, two agent namespaces, path A's link shaped to $SHAPE bit/s" ||
 	{ nok "namespace setup"; exit 1; }

@@ -27,17 +27,11 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 echo "1..4"
 
-# link NS1 V1 NS2 V2 NET: V1 (NET.1) in NS1 to V2 (NET.2) in NS2
-link() {
-	ip link add "$2" type veth peer name "$4" &&
-	ip link set "$2" netns "$1" && ip link set "$4" netns "$3" &&
-	ip -n "$1" addr add "$5.1/24" dev "$2" && ip -n "$3" addr add "$5.2/24" dev "$4" &&
-	ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
-}
 ip netns add "$NSR" && ip netns add "$NSA" && ip netns add "$NSB" &&
-	for ns in $NSR $NSA $NSB; do ip -n "$ns" link set lo up || exit 1; done &&
-	link "$NSR" "$VRA" "$NSA" "$VA" 10.234.1 && link "$NSR" "$VRB" "$NSB" "$VB" 10.234.2 &&
-	link "$NSA" "$VAB" "$NSB" "$VBA" 10.234.3 &&
+	ip -n "$NSR" link set lo up && ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	veth_link "$NSR" "$NSA" "$VRA" "$VA" 10.234.1.1 10.234.1.2 &&
+	veth_link "$NSR" "$NSB" "$VRB" "$VB" 10.234.2.1 10.234.2.2 &&
+	veth_link "$NSA" "$NSB" "$VAB" "$VBA" 10.234.3.1 10.234.3.2 &&
 	ip -n "$NSR" route add 10.234.3.0/24 via 10.234.2.2 &&
 	ok "a triangle: runner to A, runner to B, A to B; B's data address on the A-B link" ||
 	{ nok "namespace setup"; exit 1; }
