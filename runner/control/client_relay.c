@@ -203,9 +203,6 @@ enum nb_outcome nb_client_test_relay(struct nb_client *src, struct nb_client *ds
 	enum nb_outcome o = NB_OUT_CASE_FAILED;
 	if (!r.t.e)
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
-	else if (r.t.e->records_latency) /* the config refuses it; the sending agent would too */
-		snprintf(out->error, sizeof(out->error), "engine %s measures round trips at its client "
-			 "end: it runs on paths from local only", r.t.e->name);
 	else if (!src->proven) /* the agent has no secret: it would refuse to send, asked */
 		snprintf(out->error, sizeof(out->error), "agent %s was reached without a secret: it "
 			 "sends to no address a runner names (give its host a secret_file:)",
