@@ -207,7 +207,7 @@ static int env_print(const struct nb_cli *cli, const struct nb_facts *local,
 int nb_cmd_env(const struct nb_cli *cli)
 {
 	struct nb_facts local;
-	struct env_peer p = { .c = { .fd = -1 } };
+	struct env_peer p = { .c = { .ctl.fd = -1 } };
 	nb_facts_init(&local);
 	nb_facts_init(&p.c.peer_facts);
 	int rc = cli->peer ? env_reach(cli, &p) : 0;

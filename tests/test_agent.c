@@ -163,7 +163,7 @@ Test(agent, a_wrong_and_a_missing_secret_are_refused_and_nothing_runs)
 	struct nb_error err = { { 0 } };
 	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, &wrong, &err));
 	cr_assert_not_null(strstr(err.msg, "authentication failed"), "%s", err.msg);
-	cr_assert_eq(c.fd, -1);
+	cr_assert_eq(c.ctl.fd, -1);
 	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "requires a shared secret"), "%s", err.msg);
 	cr_assert_eq(nb_agent_tests_run(agent), 0);
@@ -176,18 +176,28 @@ Test(agent, nothing_about_the_agent_is_said_before_the_secret_is_proven)
 	struct nb_secret right = secret_of(1);
 	start((struct nb_agent_opts){ .secret = &right, .collect_facts = true });
 	int fd = connect_from("127.0.0.1");
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, fd);
 	struct nb_msg hello = { .type = NB_MSG_HELLO }, m;
 	hello.u.hello.proto_version = NB_PROTO_VERSION;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_ctl_send(fd, &hello, 2000, &err), "%s", err.msg);
+	cr_assert(nb_ctl_send(&ctl, &hello, 2000, &err), "%s", err.msg);
 	int types[4], n = 0;
-	while (n < 4 && nb_ctl_recv(fd, &m, 5000, &err) == 1) {
+	char version[64] = "?";
+	unsigned proto = 99;
+	while (n < 4 && nb_ctl_recv(&ctl, &m, 5000, &err) == 1) {
+		if (m.type == NB_MSG_HELLO) {
+			snprintf(version, sizeof(version), "%s", m.u.hello.version);
+			proto = m.u.hello.proto_version;
+		}
 		types[n++] = m.type;
 		nb_msg_free(&m);
 	}
 	cr_assert_eq(n, 2, "the agent's HELLO, its ERROR, then it hangs up");
 	cr_assert_eq(types[0], NB_MSG_HELLO);
 	cr_assert_eq(types[1], NB_MSG_ERROR);
+	cr_assert_str_eq(version, "", "no nbrun version in the HELLO");
+	cr_assert_eq(proto, 0, "nor a protocol version");
 	close(fd);
 }
 
@@ -234,7 +244,9 @@ Test(agent, allow_closes_connections_from_elsewhere_at_once)
 	close(fd);
 	fd = connect_from("127.0.0.2");
 	struct nb_auth auth;
-	cr_assert(nb_auth_client(fd, NULL, 2000, name, &auth, &err), "in --allow: %s", err.msg);
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, fd);
+	cr_assert(nb_auth_client(&ctl, NULL, 2000, name, &auth, &err), "in --allow: %s", err.msg);
 	close(fd);
 }
 
@@ -433,9 +445,9 @@ static void assert_refused(struct nb_buf frame, const char *what)
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
 	cr_assert(open_client(&c, NULL, &err), "%s: %s", what, err.msg);
-	cr_assert_eq(send(c.fd, frame.p, frame.len, MSG_NOSIGNAL), (ssize_t)frame.len);
+	cr_assert(nb_ctl_send_frame(&c.ctl, frame.p, frame.len, 2000, &err), "%s", err.msg);
 	struct nb_msg m;
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, 10000, &err), 1, "%s: an answer (%s)", what, err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 10000, &err), 1, "%s: an answer (%s)", what, err.msg);
 	cr_assert_eq(m.type, NB_MSG_ERROR, "%s: refused, not %s", what, nb_msg_name(m.type));
 	cr_assert(m.u.error.code == NB_ERR_PROTOCOL || m.u.error.code == NB_ERR_LIMIT ||
 		  m.u.error.code == NB_ERR_SETUP, "%s: code %u", what, m.u.error.code);
@@ -533,8 +545,8 @@ Test(agent, over_stdio_the_end_of_standard_input_ends_the_agent_without_a_bye)
 	struct nb_client c;
 	pthread_t t;
 	start_stdio(&r, &c, &t);
-	close(c.fd); /* as when ssh drops: no BYE */
-	c.fd = -1;
+	close(c.ctl.fd); /* as when ssh drops: no BYE */
+	c.ctl.fd = -1;
 	end_stdio(&r, t, 0);
 	nb_client_close(&c);
 }

@@ -397,8 +397,8 @@ Test(proto, the_fuzz_seeds_of_each_message_decode_in_this_protocol)
 	const char *seeds[] = { "auth", "bye", "check", "check_result", "error_busy", "facts",
 				"hello_agent_mac", "hello_client", "interval", "ready", "result_failed",
 				"result_ok", "setup_pps_udp_bidir", "setup_rr_cpus_cc", "setup_stream_tcp",
-				"setup_v5_listen_any_source", "setup_v5_connect_grant_v4",
-				"setup_v5_connect_grant_v6", "start", "stop", "time" };
+				"setup_listen_any_source", "setup_connect_grant_v4",
+				"setup_connect_grant_v6", "start", "stop", "time" };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/proto/%s", src, seeds[i]);

@@ -126,8 +126,8 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 	m.u.setup.params = (struct nb_params){ .engine = "stream", .proto = NB_PROTO_UDP,
 					       .direction = NB_DIR_REVERSE, .size = 1400, .streams = 1,
 					       .rate = 100000000ull, .tos = -1 };
-	cr_assert(nb_ctl_send(c.fd, &m, 2000, &err), "%s", err.msg);
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, 5000, &err), 1, "%s", err.msg);
+	cr_assert(nb_ctl_send(&c.ctl, &m, 2000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 5000, &err), 1, "%s", err.msg);
 	cr_assert_eq(m.type, NB_MSG_READY);
 	uint16_t port = m.u.ready.port;
 	unsigned char key[NB_KEY_LEN], hello[NB_DHELLO_LEN];
@@ -139,7 +139,7 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 		forge_udp("127.0.0.1", 4445, "127.0.0.1", port, hello, sizeof(hello));
 	}
 	struct nb_msg start = { .type = NB_MSG_START };
-	nb_ctl_send(c.fd, &start, 2000, &err);
+	nb_ctl_send(&c.ctl, &start, 2000, &err);
 	ssize_t big_far, big_near;
 	int n_far = datagrams(far, 2000, &big_far), n_near = datagrams(near, 500, &big_near);
 	cr_assert_eq(n_far, 0, "another host gets nothing (got %d, up to %zd bytes)", n_far, big_far);

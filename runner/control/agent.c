@@ -63,25 +63,28 @@ static void *conn_main(void *arg)
 	struct nb_agent *a = c->a;
 	struct nb_auth auth;
 	struct nb_error err = { { 0 } };
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, c->fd);
 	uint64_t deadline = nb_ctl_now_ms() +
 			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
-	enum nb_auth_verdict v = nb_auth_agent(c->fd, a->o.secret, deadline, &auth, &err);
+	enum nb_auth_verdict v = nb_auth_agent(&ctl, a->o.secret, deadline, &auth, &err);
 	if (v == NB_AUTH_REFUSED) {
 		nb_agent_log(a, 0, &c->peer, "refused: %s", err.msg);
 	} else if (v == NB_AUTH_GONE) {
 		nb_agent_log(a, 1, &c->peer, "no handshake: %s", err.msg);
 	} else if (!take_slot(a, c)) {
-		nb_ctl_send_error(c->fd, NB_ERR_BUSY, "agent is busy with another client; try again later");
+		nb_ctl_send_error(&ctl, NB_ERR_BUSY, "agent is busy with another client; try again later");
 		nb_agent_log(a, 0, &c->peer, "refused: busy with another client");
 	} else {
 		char who[80];
 		nb_ctl_addr_str(&c->peer, who, sizeof(who));
 		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s)", who, auth.peer_version);
-		uint32_t runs = nb_agent_session_serve(a, c, &auth);
+		uint32_t runs = nb_agent_session_serve(a, c, &ctl, &auth);
 		release_slot(a, c);
 		nb_agent_log(a, 0, &c->peer, "session ended after %u run%s", runs, runs == 1 ? "" : "s");
 	}
 	sodium_memzero(&auth, sizeof(auth));
+	nb_ctl_forget(&ctl);
 	pthread_mutex_lock(&a->lock);
 	c->done = true;
 	pthread_mutex_unlock(&a->lock);

@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "auth.h"
+#include "ctl.h"
 
 /** One accepted connection and its thread: a handshake, and maybe then the session. */
 struct nb_agent_conn {
@@ -44,9 +45,9 @@ struct nb_agent {
 /** Log one line about a peer when the agent's verbosity is at least level. */
 void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/** Serve an authenticated client's session on c until BYE, an error or a stop request; the
- *  tests it asked for. */
-uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c,
+/** Serve an authenticated client's session on c (its control connection ctl, sealed) until BYE,
+ *  an error or a stop request; the tests it asked for. */
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
 				const struct nb_auth *auth);
 
 #endif

@@ -24,7 +24,7 @@
 struct session_ctx {
 	struct nb_agent *a;
 	struct nb_agent_conn *conn;
-	int fd;
+	struct nb_ctl *ctl;             /* the session's control connection (sealed) */
 	uint32_t runs;                  /* tests asked for in this session */
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
@@ -33,7 +33,7 @@ struct session_ctx {
 
 /* ---- one test ---- */
 
-static void send_snap(int fd, enum nb_msg_type type, int32_t index, uint64_t t_ns,
+static void send_snap(struct nb_ctl *ctl, enum nb_msg_type type, int32_t index, uint64_t t_ns,
 		      struct nb_snapshot *snap, const char *text)
 {
 	struct nb_msg m = { .type = type };
@@ -45,7 +45,7 @@ static void send_snap(int fd, enum nb_msg_type type, int32_t index, uint64_t t_n
 		m.u.result.ok = text[0] == '\0';
 		nb_text_sanitize(m.u.result.text, sizeof(m.u.result.text), text);
 	}
-	nb_ctl_send(fd, &m, 5000, NULL);
+	nb_ctl_send(ctl, &m, 5000, NULL);
 }
 
 /* Whether this agent runs su: an engine it has, parameters the engine takes, within the
@@ -84,11 +84,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 }
 
 /* Wait for START; false when the client went away or sent something else. */
-static bool await_start(int fd)
+static bool await_start(struct nb_ctl *ctl)
 {
 	struct nb_msg m;
 	struct nb_error err;
-	int r = nb_ctl_recv(fd, &m, SETUP_TIMEOUT_MS, &err);
+	int r = nb_ctl_recv(ctl, &m, SETUP_TIMEOUT_MS, &err);
 	bool ok = r == 1 && m.type == NB_MSG_START;
 	if (r == 1)
 		nb_msg_free(&m);
@@ -102,7 +102,7 @@ static void on_tick(struct session_ctx *c, struct nb_session *s, uint32_t tick,
 	nb_session_tick(s, tick + 1);
 	nb_session_snapshot(s, snap);
 	nb_ifstats_fill_snapshot(snap, c->ifname);
-	send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
+	send_snap(c->ctl, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
 }
 
 /* Ticks a receiver keeps an interval open; the client uses the same (timeline.h). */
@@ -146,7 +146,7 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 		int wait_ms = (int)((next > now ? next - now : 0) / 1000000ull) + 1;
 		struct nb_msg m;
 		struct nb_error err;
-		int r = nb_ctl_recv(c->fd, &m, wait_ms, &err);
+		int r = nb_ctl_recv(c->ctl, &m, wait_ms, &err);
 		if (r < 0)
 			return false;
 		if (r == 1) {
@@ -164,7 +164,7 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why, char *what,
 		   size_t n)
 {
-	nb_ctl_send_error(c->fd, code, why);
+	nb_ctl_send_error(c->ctl, code, why);
 	snprintf(what, n, "refused: %s", why);
 }
 
@@ -185,7 +185,7 @@ static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engi
 		return NULL;
 	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
-	if (!nb_ctl_send(c->fd, &ready, 5000, err) || !nb_session_accept(s, SETUP_TIMEOUT_MS, err)) {
+	if (!nb_ctl_send(c->ctl, &ready, 5000, err) || !nb_session_accept(s, SETUP_TIMEOUT_MS, err)) {
 		nb_session_destroy(s);
 		return NULL;
 	}
@@ -221,7 +221,7 @@ static struct nb_session *connect_end(struct session_ctx *c, const struct nb_eng
 	if (!nb_ifstats_route_ifname((struct sockaddr *)&to, len, c->ifname, sizeof(c->ifname), NULL))
 		c->ifname[0] = '\0';
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = 0 };
-	if (nb_ctl_send(c->fd, &ready, 5000, err))
+	if (nb_ctl_send(c->ctl, &ready, 5000, err))
 		return s;
 	nb_session_destroy(s);
 	return NULL;
@@ -242,7 +242,7 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	snprintf(what, n, "the client went away during the run");
 	if (!s || !snap) {
 		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
-	} else if (!await_start(c->fd)) {
+	} else if (!await_start(c->ctl)) {
 		snprintf(what, n, "the client went away before START");
 	} else if (!nb_session_start(s, &err)) {
 		refuse(c, NB_ERR_RUN, err.msg, what, n);
@@ -250,9 +250,11 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 		nb_session_snapshot(s, snap);
 		nb_ifstats_fill_snapshot(snap, c->ifname);
 		bool ok = nb_session_stop(s, &err);
-		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
+		send_snap(c->ctl, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
 		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);
 	}
+	if (c->ctl->altered) /* the session ends: nothing more is read from it */
+		snprintf(what, n, "%s", NB_CTL_ALTERED);
 	atomic_fetch_add(&a->tests, 1);
 	nb_session_destroy(s);
 	nb_snapshot_destroy(snap);
@@ -285,7 +287,7 @@ static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 				       .max_duration_s = a->o.limits.max_duration_s };
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
 	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
-	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_ctl_send(c->ctl, &m, 5000, NULL);
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
 }
 
@@ -296,7 +298,7 @@ static void answer_time(struct session_ctx *c, const struct nb_msg_time *q)
 	m.u.time.t1 = q->t1;
 	m.u.time.t2 = nb_clock_now();
 	m.u.time.t3 = nb_clock_now();
-	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_ctl_send(c->ctl, &m, 5000, NULL);
 }
 
 /* One message between tests; false when the session ends. */
@@ -317,7 +319,7 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 	case NB_MSG_STOP:
 		return true;
 	default:
-		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
+		nb_ctl_send_error(c->ctl, NB_ERR_PROTOCOL, "unexpected message between tests");
 		return false;
 	}
 }
@@ -329,9 +331,11 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 static int recv_checked(struct session_ctx *c, struct nb_msg *m, int timeout_ms)
 {
 	struct nb_error err = { { 0 } };
-	int r = nb_ctl_recv(c->fd, m, timeout_ms, &err);
+	int r = nb_ctl_recv(c->ctl, m, timeout_ms, &err);
 	if (r < 0 && strstr(err.msg, "bad frame"))
-		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, err.msg);
+		nb_ctl_send_error(c->ctl, NB_ERR_PROTOCOL, err.msg);
+	if (r < 0 && c->ctl->altered)
+		nb_agent_log(c->a, 0, &c->conn->peer, "%s: session ended", NB_CTL_ALTERED);
 	return r;
 }
 
@@ -341,7 +345,7 @@ static bool send_facts(struct session_ctx *c)
 	struct nb_msg facts = { .type = NB_MSG_FACTS };
 	struct nb_error err;
 	nb_hello_facts_fill(&facts.u.facts, c->a->o.collect_facts, &c->conn->peer, c->conn->peer_len);
-	bool ok = nb_ctl_send(c->fd, &facts, 5000, &err);
+	bool ok = nb_ctl_send(c->ctl, &facts, 5000, &err);
 	nb_hello_facts_free(&facts.u.facts);
 	if (!nb_ifstats_route_ifname((struct sockaddr *)&c->conn->peer, c->conn->peer_len, c->ifname,
 				     sizeof(c->ifname), NULL))
@@ -349,10 +353,10 @@ static bool send_facts(struct session_ctx *c)
 	return ok;
 }
 
-uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn,
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn, struct nb_ctl *ctl,
 				const struct nb_auth *auth)
 {
-	struct session_ctx c = { .a = a, .conn = conn, .fd = conn->fd };
+	struct session_ctx c = { .a = a, .conn = conn, .ctl = ctl };
 	memcpy(c.session_key, auth->session_key, NB_KEY_LEN);
 	int idle_ms = a->o.idle_timeout_s ? (int)a->o.idle_timeout_s * 1000 : 300000;
 	bool go = send_facts(&c);
@@ -360,7 +364,7 @@ uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn,
 		struct nb_msg m;
 		int r = recv_checked(&c, &m, idle_ms);
 		if (r == 0)
-			nb_ctl_send_error(c.fd, NB_ERR_LIMIT, "idle control connection closed by the agent");
+			nb_ctl_send_error(c.ctl, NB_ERR_LIMIT, "idle control connection closed by the agent");
 		if (r != 1)
 			break;
 		go = between_tests(&c, &m) && !atomic_load(&a->stopping);

@@ -9,9 +9,16 @@
  * ERROR auth; nothing else is said or run. Without a secret on either end nothing is proven:
  * anyone who reaches the agent can use it.
  *
+ * An agent with a secret says nothing about itself before the client's proof: its HELLO carries
+ * no version (protocol 0, empty text). It compares versions once the client proved the secret
+ * and answers a mismatch then with ERROR version naming both; an agent without a secret, which
+ * anyone may use anyway, answers a mismatched HELLO with that ERROR at once and says its version
+ * in its HELLO.
+ *
  * The session key, from which each run's data key derives (nb_auth_run_key), is a keyed hash
  * of both nonces under another key derived from the master key, so neither end alone chooses
- * it and, with a secret, nobody else can compute it. It never crosses the wire. No
+ * it and, with a secret, nobody else can compute it. It never crosses the wire. A finished
+ * handshake seals the control connection under it (ctl.h): every later frame, both ways. No
  * cryptography is written here: everything is a libsodium call.
  */
 #ifndef NB_AUTH_H
@@ -20,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl.h"
 #include "engine.h"
 #include "error.h"
 
@@ -55,13 +63,19 @@ bool nb_secret_from_text(const char *text, struct nb_secret *s, struct nb_error 
 bool nb_secret_read_line(int fd, struct nb_secret *s, struct nb_error *err);
 /** A random secret (the embedded agent and its client share it in memory). */
 void nb_secret_random(struct nb_secret *s);
-/** Client: HELLO, the agent's HELLO, AUTH both ways when a secret is in play. err is one line
- *  naming peer_name (version mismatch, wrong or missing secret, no answer). */
-bool nb_auth_client(int fd, const struct nb_secret *s, int timeout_ms, const char *peer_name,
-		    struct nb_auth *out, struct nb_error *err);
-/** Agent: the same from its side, all of it by deadline_ms (nb_ctl_now_ms clock). */
-enum nb_auth_verdict nb_auth_agent(int fd, const struct nb_secret *s, uint64_t deadline_ms,
-				   struct nb_auth *out, struct nb_error *err);
+/** One end's proof of the secret (AUTH's MAC): crypto_auth over a label naming who and both
+ *  HELLOs' nonces (the client's nc, the agent's na), under a crypto_kdf subkey of s. */
+void nb_auth_proof(const struct nb_secret *s, enum nb_role who, const uint8_t *nc,
+		   const uint8_t *na, uint8_t mac[NB_MAC_LEN]);
+/** Client: HELLO, the agent's HELLO, AUTH both ways when a secret is in play; then c is sealed
+ *  (ctl.h). err is one line naming peer_name (version mismatch, wrong or missing secret, no
+ *  answer). */
+bool nb_auth_client(struct nb_ctl *c, const struct nb_secret *s, int timeout_ms,
+		    const char *peer_name, struct nb_auth *out, struct nb_error *err);
+/** Agent: the same from its side, all of it by deadline_ms (nb_ctl_now_ms clock); c is sealed
+ *  when it returns NB_AUTH_OK. */
+enum nb_auth_verdict nb_auth_agent(struct nb_ctl *c, const struct nb_secret *s,
+				   uint64_t deadline_ms, struct nb_auth *out, struct nb_error *err);
 /** The data key of run run_id of a session (both ends compute it; see engine.h params.key). */
 void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
 		     unsigned char out[NB_KEY_LEN]);

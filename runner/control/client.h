@@ -10,6 +10,7 @@
 
 #include "auth.h"
 #include "cols.h"
+#include "ctl.h"
 #include "facts.h"
 #include "metrics.h"
 #include "proto.h"
@@ -23,7 +24,7 @@ enum nb_outcome {
 };
 
 struct nb_client {
-	int fd;
+	struct nb_ctl ctl;              /* the control connection (ctl.fd -1: closed) */
 	char peer_name[160];
 	struct sockaddr_storage addr;
 	socklen_t addr_len;

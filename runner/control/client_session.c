@@ -19,7 +19,7 @@ static bool read_facts(struct nb_client *c, struct nb_error *err)
 {
 	struct nb_msg m;
 	char text[NB_TEXT_MAX + 1];
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	int r = nb_ctl_recv(&c->ctl, &m, HANDSHAKE_MS, err);
 	if (r == 0)
 		return nb_error_set(err, "peer %s did not answer the handshake within %d s", c->peer_name,
 				    HANDSHAKE_MS / 1000);
@@ -29,6 +29,9 @@ static bool read_facts(struct nb_client *c, struct nb_error *err)
 	bool ok = m.type == NB_MSG_FACTS;
 	if (ok)
 		nb_hello_facts_read(&m.u.facts, &c->peer_facts);
+	const struct nb_fact *version = ok ? nb_facts_get(&c->peer_facts, "nbrun", "version") : NULL;
+	if (version && version->ok) /* an agent with a secret says it only now */
+		nb_text_sanitize(c->peer_version, sizeof(c->peer_version), version->value);
 	else if (m.type == NB_MSG_ERROR)
 		nb_error_set(err, "peer %s: %s", c->peer_name,
 			     nb_text_sanitize(text, sizeof(text), m.u.error.text));
@@ -47,16 +50,20 @@ bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
 	snprintf(c->peer_name, sizeof(c->peer_name), "%s", peer_name);
 	c->addr = *data_addr;
 	c->addr_len = len;
-	c->fd = fd;
+	nb_ctl_init(&c->ctl, fd);
 	struct nb_auth auth;
-	if (!nb_auth_client(c->fd, secret, HANDSHAKE_MS, peer_name, &auth, err) || !read_facts(c, err)) {
-		close(c->fd);
-		c->fd = -1;
+	bool ok = nb_auth_client(&c->ctl, secret, HANDSHAKE_MS, peer_name, &auth, err);
+	if (ok)
+		snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
+	if (!ok || !read_facts(c, err)) {
+		close(fd);
+		nb_ctl_forget(&c->ctl);
+		c->ctl.fd = -1;
+		sodium_memzero(&auth, sizeof(auth));
 		return false;
 	}
 	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
 	c->proven = secret && secret->set; /* else the agent has none: it would require it */
-	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
 	sodium_memzero(&auth, sizeof(auth));
 	if (!nb_ifstats_route_ifname((const struct sockaddr *)data_addr, len, c->ifname,
 				     sizeof(c->ifname), NULL))
@@ -72,18 +79,19 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 		return nb_client_open_fd(c, peer_name, fd, addr, len, secret, err);
 	memset(c, 0, sizeof(*c));
 	nb_facts_init(&c->peer_facts);
-	c->fd = -1;
+	c->ctl.fd = -1;
 	return false;
 }
 
 void nb_client_close(struct nb_client *c)
 {
-	if (c->fd >= 0) {
+	if (c->ctl.fd >= 0) {
 		struct nb_msg bye = { .type = NB_MSG_BYE };
-		nb_ctl_send(c->fd, &bye, 1000, NULL);
-		close(c->fd);
-		c->fd = -1;
+		nb_ctl_send(&c->ctl, &bye, 1000, NULL);
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 	}
+	nb_ctl_forget(&c->ctl);
 	sodium_memzero(c->session_key, sizeof(c->session_key));
 	nb_facts_free(&c->peer_facts);
 }
@@ -94,9 +102,9 @@ bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char 
 	struct nb_msg m = { .type = NB_MSG_CHECK };
 	m.u.check = *need;
 	problems[0] = '\0';
-	if (!nb_ctl_send(c->fd, &m, 5000, err))
+	if (!nb_ctl_send(&c->ctl, &m, 5000, err))
 		return false;
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	int r = nb_ctl_recv(&c->ctl, &m, HANDSHAKE_MS, err);
 	if (r == 0)
 		nb_error_set(err, "peer %s did not answer the check within %d s", c->peer_name,
 			     HANDSHAKE_MS / 1000);

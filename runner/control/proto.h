@@ -9,11 +9,13 @@
  * unknown types, lengths beyond the body, counts beyond limits, values out of
  * range, strings that are not clean text or too long, and trailing bytes.
  *
- * Session (v4): client HELLO -> agent HELLO (or ERROR version) -> when either
+ * Session (v6): client HELLO -> agent HELLO (or ERROR version) -> when either
  * HELLO asks for it (a shared secret), AUTH client -> AUTH agent, or ERROR auth
- * (auth.h: a MAC over both nonces, each side proving the secret) -> the agent
- * takes its one session slot: FACTS (its environment) or ERROR busy. Nothing
- * about the agent crosses the wire before that. Then per run: SETUP ->
+ * or ERROR version (auth.h: a MAC over both nonces, each side proving the secret;
+ * an agent with a secret says its version only after the client's proof) -> from
+ * here on every frame both ways is sealed (ctl.h) -> the agent takes its one
+ * session slot: FACTS (its environment) or ERROR busy. Nothing about the agent
+ * crosses the wire before that. Then per run: SETUP ->
  * READY(port) | ERROR; START; agent sends INTERVAL frames; client sends STOP
  * after the drain; agent answers RESULT -> ... -> BYE. SETUP carries no key:
  * both ends derive the run's data key from the handshake and the run id.
@@ -43,8 +45,9 @@
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
  * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
-/* 5: SETUP's end, target and grant (paths between two agents) */
-#define NB_PROTO_VERSION 5
+/* 5: SETUP's end, target and grant (paths between two agents); 6: every frame after the
+ * handshake sealed, an agent with a secret silent about its version before the proof */
+#define NB_PROTO_VERSION 6
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32

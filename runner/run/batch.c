@@ -24,7 +24,7 @@ bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct
 {
 	memset(b, 0, sizeof(*b));
 	*b = (struct nb_batch){ .cfg = cfg, .plan = plan, .o = o, .peer = o->peer };
-	b->client.fd = -1;
+	b->client.ctl.fd = -1;
 	nb_facts_init(&b->client.peer_facts);
 	b->stats = calloc(plan->ncases ? plan->ncases : 1, sizeof(*b->stats));
 	if (!b->stats || sodium_init() < 0)

@@ -49,7 +49,7 @@ static size_t print_lines(const char *who, const char *text)
 static size_t check_host(struct nb_batch *b, const char *name, const struct nb_msg_check *need,
 			 struct nb_error *err)
 {
-	struct nb_client c = { .fd = -1 };
+	struct nb_client c = { .ctl.fd = -1 };
 	char text[NB_CHECK_TEXT_MAX + 1], who[96];
 	nb_facts_init(&c.peer_facts);
 	bool ok = nb_reach_open(b->reach, name, &c, err) &&
