@@ -107,6 +107,14 @@ static int tcp_accept_one(const struct nb_dataconn_server *sv, uint64_t deadline
 		close(fd);
 		return -2;
 	}
+	/* Our proof of the run's key, over the hello's nonce: the connecting end sends nothing
+	 * before it. */
+	h.kind = NB_DH_ACK;
+	nb_dhello_put(b, &h, sv->key);
+	if (send(fd, b, sizeof(b), MSG_NOSIGNAL) != (ssize_t)sizeof(b)) {
+		close(fd);
+		return -2;
+	}
 	*flow = h.flow;
 	return fd;
 }
@@ -294,6 +302,26 @@ static int connect_timeout(const struct sockaddr_storage *to, socklen_t len, uin
 	return fd;
 }
 
+/* The accepting end's ACK of our hello (nonce h's) by the deadline: its proof of the run's key. */
+static bool tcp_proven(int fd, const struct nb_dhello *h, const unsigned char *key, uint64_t deadline)
+{
+	unsigned char b[NB_DHELLO_LEN];
+	size_t got = 0;
+	while (got < sizeof(b) && wait_readable(fd, deadline)) {
+		ssize_t n = recv(fd, b + got, sizeof(b) - got, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return false;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	struct nb_dhello ack;
+	return nb_dhello_get(b, got, NB_DH_ACK, key, &ack) && ack.flow == h->flow &&
+	       sodium_memcmp(ack.nonce, h->nonce, NB_DHELLO_NONCE) == 0;
+}
+
+/* Connect, say hello with a fresh nonce, and wait for the other end's proof of the run's key
+ * before anything else goes out: a listener that is not the run's other end (a grant aimed
+ * elsewhere) gets the hello and nothing more. */
 static int tcp_connect(const struct sockaddr_storage *to, socklen_t len, uint32_t flow,
 		       const struct nb_params *p, uint64_t deadline, struct nb_error *err)
 {
@@ -301,9 +329,17 @@ static int tcp_connect(const struct sockaddr_storage *to, socklen_t len, uint32_
 	if (fd < 0)
 		return -1;
 	unsigned char b[NB_DHELLO_LEN];
-	nb_dhello_put(b, &(struct nb_dhello){ .kind = NB_DH_HELLO, .flow = flow }, p->key);
+	struct nb_dhello h = { .kind = NB_DH_HELLO, .flow = flow };
+	randombytes_buf(h.nonce, sizeof(h.nonce));
+	nb_dhello_put(b, &h, p->key);
 	if (send(fd, b, sizeof(b), MSG_NOSIGNAL) != (ssize_t)sizeof(b)) {
 		nb_error_errno(err, errno, "send hello");
+		close(fd);
+		return -1;
+	}
+	if (!tcp_proven(fd, &h, p->key, deadline)) {
+		nb_error_set(err, "the data port did not prove the run's key (it is not the run's "
+			     "other end)");
 		close(fd);
 		return -1;
 	}

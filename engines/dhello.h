@@ -5,7 +5,10 @@
  * (params.key: both ends derive it from the control session's handshake; it never crosses
  * the wire). Only someone who took part in that handshake can make one.
  *
- * TCP data connections and every crr connection open with a HELLO (crr: a CRR message). A UDP
+ * TCP data connections and every crr connection open with a HELLO (crr: a CRR message). A TCP
+ * data connection's HELLO carries a fresh nonce and the accepting end answers it with an ACK of
+ * the same nonce: the connecting end sends no payload before that proof of the run's key, so a
+ * listener that is not the run's other end gets the hello and nothing more. A UDP
  * flow checks the return path before any data goes out: the client sends HELLO to the data
  * port; the agent answers from a new socket, connected to the hello's source, with a CHALLENGE
  * carrying a fresh random nonce; the client echoes the nonce (ECHO) from the same source; the
@@ -28,7 +31,7 @@ enum nb_dhello_kind {
 	NB_DH_HELLO,      /* client: a TCP connection's first bytes, or a UDP flow's first datagram */
 	NB_DH_CHALLENGE,  /* agent, UDP: from the flow's own socket, with a fresh nonce */
 	NB_DH_ECHO,       /* client, UDP: the challenge's nonce, back from the hello's source */
-	NB_DH_ACK,        /* agent, UDP: the return path is proven */
+	NB_DH_ACK,        /* agent, UDP: the return path is proven; TCP: the accepting end's proof */
 	NB_DH_CRR,        /* client, crr: the first bytes of each connection */
 	NB_DH_KIND_N
 };
@@ -37,7 +40,7 @@ enum nb_dhello_kind {
 struct nb_dhello {
 	enum nb_dhello_kind kind;
 	uint32_t flow;
-	unsigned char nonce[NB_DHELLO_NONCE];   /* zero except in CHALLENGE, ECHO and ACK */
+	unsigned char nonce[NB_DHELLO_NONCE];   /* zero in a UDP HELLO and in CRR */
 };
 
 /** Encode h with its tag under key. */

@@ -120,7 +120,8 @@ static const struct cmddef {
 		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
 		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
 		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
-		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G (default: none)\n"
+		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G, and unpaced\n"
+		"                       streams (default: none)\n"
 		"  --idle-timeout S     close a control connection idle for S seconds (default 300)\n" },
 	[NB_CMD_VALIDATE] = { "validate",
 		"usage: nbrun validate CONFIG.yaml [--filter GLOB] [--set KEY=VALUE]   check a config\n",

@@ -102,6 +102,7 @@ static struct nb_msg_setup small_test(uint32_t run_id)
 	su.params.proto = NB_PROTO_TCP;
 	su.params.streams = 1;
 	su.params.size = 1000;
+	su.params.rate = 50000000ull; /* paced: an agent with --max-rate runs it */
 	su.params.tos = -1;
 	return su;
 }
@@ -326,6 +327,11 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
 	struct nb_msg_setup ok = small_test(9);
 	struct nb_test_result res;
+	ok.params.rate = 0;
+	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_CASE_FAILED, "unpaced: no rate bound");
+	cr_assert_not_null(strstr(res.error, "an unpaced TCP test has no rate bound"), "%s", res.error);
+	ok.run_id = 10;
+	ok.params.rate = 50000000ull;
 	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "within the limits: %s", res.error);
 	nb_client_close(&c);
 }
@@ -371,6 +377,7 @@ Test(agent, with_a_secret_it_still_refuses_to_time_round_trips_for_another_agent
 	for (uint32_t i = 0; i < 2; i++) {
 		struct nb_msg_setup su = sending_end(i + 1, engines[i]);
 		su.params.request = su.params.response = 64;
+		su.params.rate = 0;
 		struct nb_test_result res;
 		cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED, "%s", engines[i]);
 		cr_assert_not_null(strstr(res.error, "measures round trips at its client end: a path "
@@ -395,7 +402,7 @@ static const struct field setup_fields[] = {
 	{ "run id", 4, 1, NULL }, { "case id", 0, 0, "extreme" }, { "engine", 0, 0, "stream" },
 	{ "protocol", 1, 0, NULL }, { "direction", 1, 0, NULL }, { "size", 4, 1000, NULL },
 	{ "request", 4, 0, NULL }, { "response", 4, 0, NULL }, { "streams", 4, 1, NULL },
-	{ "rate", 8, 0, NULL }, { "window", 4, 0, NULL }, { "mss", 4, 0, NULL },
+	{ "rate", 8, 1000000, NULL }, { "window", 4, 0, NULL }, { "mss", 4, 0, NULL },
 	{ "nodelay", 1, 0, NULL }, { "congestion", 0, 0, "" }, { "tos", 4, 0, NULL },
 	{ "wait", 1, 0, NULL }, { "gso", 1, 0, NULL }, { "batch", 4, 0, NULL },
 	{ "timeout", 4, 0, NULL }, { "cpu count", 4, 0, NULL }, { "warm-up", 8, 0, NULL },
@@ -404,7 +411,8 @@ static const struct field setup_fields[] = {
 	{ "end", 1, 0, NULL }, { "any source", 1, 0, NULL }, { "target family", 1, 0, NULL },
 	{ "target address 0-7", 8, 0, NULL }, { "target address 8-15", 8, 0, NULL },
 	{ "target port", 2, 0, NULL }, { "grant 0-7", 8, 0, NULL }, { "grant 8-15", 8, 0, NULL },
-	{ "grant 16-23", 8, 0, NULL }, { "grant 24-31", 8, 0, NULL },
+	{ "grant 16-23", 8, 0, NULL }, { "grant 24-31", 8, 0, NULL }, { "grant 32-39", 8, 0, NULL },
+	{ "grant 40-47", 8, 0, NULL },
 };
 #define NFIELDS (sizeof(setup_fields) / sizeof(setup_fields[0]))
 

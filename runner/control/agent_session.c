@@ -1,11 +1,13 @@
 /* nbrun — the agent's side of an authenticated session: its facts, then each test on the
  * engines' session harness, its counters streamed back (see agent.h). */
+#include <poll.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent_int.h"
 #include "check.h"
+#include "cidr.h"
 #include "clock.h"
 #include "ctl.h"
 #include "hello_facts.h"
@@ -199,24 +201,46 @@ static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engi
 	return s;
 }
 
-/* CONNECT: open the grant (once per run id: a grant is never used twice), connect to the
- * receiving agent its client named, READY. Our counters then read the interface toward it. */
+/* The data path to the target did not open: why goes to our own log only. The runner is told
+ * the same words after the same wait, whatever the target did (refused, stayed silent, or
+ * proved no key), so that no grant makes this agent a port scanner. */
+static struct nb_session *no_path(struct session_ctx *c, const struct nb_msg_setup *su,
+				  uint64_t since_ns, struct nb_error *err)
+{
+	nb_agent_log(c->a, 0, &c->conn->peer, "run %u: no data path to its target: %s", su->run_id,
+		     err->msg);
+	uint64_t until = since_ns + SETUP_TIMEOUT_MS * 1000000ull, now;
+	while ((now = nb_now_ns()) < until && !atomic_load(&c->a->stopping))
+		poll(NULL, 0, (int)((until - now) / 1000000ull) % 100 + 1);
+	nb_error_set(err, "no data path to the receiving agent (the sending agent's log says why)");
+	return NULL;
+}
+
+/* CONNECT: open the grant (once per run id: a grant is never used twice; it opens only for
+ * this session, run and target), connect to the receiving agent its client named, which must
+ * prove the run's key before any payload goes out (dataconn.h), READY. Loopback and link-local
+ * targets only for a runner on our own loopback. Our counters then read the interface toward
+ * the target. */
 static struct nb_session *connect_end(struct session_ctx *c, const struct nb_engine *e,
 				      struct nb_msg_setup *su, struct nb_error *err)
 {
 	struct sockaddr_storage to;
 	socklen_t len = 0;
+	uint64_t since = nb_now_ns();
+	bool local_ok = nb_cidr_kind_of(&c->conn->peer) == NB_ADDR_LOOPBACK;
 	if (su->run_id <= c->last_grant)
 		return nb_error_set(err, "grant for run %u refused: run ids of grants only go up "
 				    "(last %u)", su->run_id, c->last_grant), NULL;
-	if (!nb_ctl_target_get(&su->target, &to, &len, err))
+	if (!nb_ctl_target_get(&su->target, local_ok, &to, &len, err))
 		return NULL;
 	c->last_grant = su->run_id;
-	nb_auth_grant(c->session_key, su->run_id, su->grant, su->params.key);
+	if (!nb_auth_grant_open(c->session_key, su->run_id, &su->target, su->grant, su->params.key))
+		return nb_error_set(err, "grant for run %u refused: it was not sealed in this session "
+				    "for this run and target", su->run_id), NULL;
 	struct nb_session *s = nb_session_connect(e, &su->params, (struct sockaddr *)&to, len,
 						  su->target.port, SETUP_TIMEOUT_MS, err);
 	if (!s)
-		return NULL;
+		return no_path(c, su, since, err);
 	nb_session_set_lag(s, settle_lag(su));
 	if (!nb_ifstats_route_ifname((struct sockaddr *)&to, len, c->ifname, sizeof(c->ifname), NULL))
 		c->ifname[0] = '\0';

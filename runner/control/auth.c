@@ -20,7 +20,7 @@
 #define LABEL_LEN 16
 #define KDF_CONTEXT "nbrun v3"    /* crypto_kdf context of the master key's subkeys: 8 bytes */
 #define RUN_CONTEXT "nbrunrun"    /* ... and of a session key's run keys */
-#define GRANT_CONTEXT "nbgrant1"  /* ... and of the pads that seal a grant (nb_auth_grant) */
+#define GRANT_CONTEXT "nbgrant2"  /* ... and of the key that seals a grant (nb_auth_grant_seal) */
 
 enum { KDF_AUTH = 1, KDF_SESSION = 2 };
 
@@ -144,14 +144,60 @@ void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_i
 	crypto_kdf_derive_from_key(out, NB_KEY_LEN, run_id, RUN_CONTEXT, session_key);
 }
 
-void nb_auth_grant(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
-		   const unsigned char in[NB_KEY_LEN], unsigned char out[NB_KEY_LEN])
+_Static_assert(NB_GRANT_LEN == NB_KEY_LEN + crypto_aead_chacha20poly1305_ietf_ABYTES, "grant size");
+
+/* What a grant is bound to (its additional data): the run and the target, as on the wire. */
+static size_t grant_ad(uint32_t run_id, const struct nb_target *t, unsigned char ad[32])
 {
-	unsigned char pad[NB_KEY_LEN];
-	crypto_kdf_derive_from_key(pad, NB_KEY_LEN, run_id, GRANT_CONTEXT, session_key);
-	for (size_t i = 0; i < NB_KEY_LEN; i++)
-		out[i] = in[i] ^ pad[i];
-	sodium_memzero(pad, sizeof(pad));
+	size_t n = 0;
+	memcpy(ad, "nbgrant", 7);
+	n = 7;
+	for (int i = 3; i >= 0; i--)
+		ad[n++] = (unsigned char)(run_id >> (8 * i));
+	ad[n++] = t->family;
+	memcpy(ad + n, t->addr, sizeof(t->addr));
+	n += sizeof(t->addr);
+	ad[n++] = (unsigned char)(t->port >> 8);
+	ad[n++] = (unsigned char)t->port;
+	return n;
+}
+
+/* The grant key of a session and the nonce of a run (run ids of a session never repeat). */
+static void grant_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+		      unsigned char k[NB_KEY_LEN],
+		      unsigned char nonce[crypto_aead_chacha20poly1305_ietf_NPUBBYTES])
+{
+	crypto_kdf_derive_from_key(k, NB_KEY_LEN, 1, GRANT_CONTEXT, session_key);
+	memset(nonce, 0, crypto_aead_chacha20poly1305_ietf_NPUBBYTES);
+	for (int i = 0; i < 4; i++)
+		nonce[crypto_aead_chacha20poly1305_ietf_NPUBBYTES - 1 - i] = (unsigned char)(run_id >> (8 * i));
+}
+
+void nb_auth_grant_seal(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+			const struct nb_target *target, const unsigned char key[NB_KEY_LEN],
+			unsigned char grant[NB_GRANT_LEN])
+{
+	unsigned char k[NB_KEY_LEN], nonce[crypto_aead_chacha20poly1305_ietf_NPUBBYTES], ad[32];
+	unsigned long long n = 0;
+	grant_key(session_key, run_id, k, nonce);
+	crypto_aead_chacha20poly1305_ietf_encrypt(grant, &n, key, NB_KEY_LEN, ad,
+						  grant_ad(run_id, target, ad), NULL, nonce, k);
+	sodium_memzero(k, sizeof(k));
+}
+
+bool nb_auth_grant_open(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+			const struct nb_target *target, const unsigned char grant[NB_GRANT_LEN],
+			unsigned char key[NB_KEY_LEN])
+{
+	unsigned char k[NB_KEY_LEN], nonce[crypto_aead_chacha20poly1305_ietf_NPUBBYTES], ad[32];
+	unsigned long long n = 0;
+	grant_key(session_key, run_id, k, nonce);
+	bool ok = crypto_aead_chacha20poly1305_ietf_decrypt(key, &n, NULL, grant, NB_GRANT_LEN, ad,
+							     grant_ad(run_id, target, ad), nonce, k) == 0;
+	sodium_memzero(k, sizeof(k));
+	if (!ok)
+		sodium_memzero(key, NB_KEY_LEN);
+	return ok;
 }
 
 /* Our HELLO. An agent with a secret tells nothing of its version before the client's proof. */

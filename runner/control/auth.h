@@ -79,10 +79,18 @@ enum nb_auth_verdict nb_auth_agent(struct nb_ctl *c, const struct nb_secret *s,
 /** The data key of run run_id of a session (both ends compute it; see engine.h params.key). */
 void nb_auth_run_key(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
 		     unsigned char out[NB_KEY_LEN]);
-/** Seal (or open: the same operation) another agent's run key for run run_id of this session:
- *  a path between two agents hands the receiver's key to the sender this way (proto.h SETUP
- *  grant); only the two ends of this session can open it, and only for that run. */
-void nb_auth_grant(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
-		   const unsigned char in[NB_KEY_LEN], unsigned char out[NB_KEY_LEN]);
+/** Seal another agent's run key for run run_id of this session, bound to target (that agent's
+ *  data address and port): a path between two agents hands the receiver's key to the sender
+ *  this way (proto.h SETUP grant). crypto_aead_chacha20poly1305_ietf under a crypto_kdf subkey
+ *  of the session key, the run id its nonce, the run id and target its additional data: only
+ *  the two ends of this session can make or open one, and only for that run and that target. */
+void nb_auth_grant_seal(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+			const struct nb_target *target, const unsigned char key[NB_KEY_LEN],
+			unsigned char grant[NB_GRANT_LEN]);
+/** Open a grant sealed by nb_auth_grant_seal: the run key into key, or false when the grant
+ *  was not sealed by this session for this run and target (key is zeroed then). */
+bool nb_auth_grant_open(const unsigned char session_key[NB_KEY_LEN], uint32_t run_id,
+			const struct nb_target *target, const unsigned char grant[NB_GRANT_LEN],
+			unsigned char key[NB_KEY_LEN]);
 
 #endif

@@ -3,8 +3,9 @@
  *
  * The receiving agent (dst) gets SETUP with any_source and answers READY with its data port;
  * the sending agent (src) gets SETUP with end CONNECT, dst's data address and that port, and
- * the grant: dst's run key sealed under src's session (auth.h) — so src sends only to the
- * agent this runner authenticated, for this run only. Both get START at the case's common
+ * the grant: dst's run key sealed under src's session for this run and dst's address and port
+ * (auth.h) — and src sends no payload before dst proved that key on the data connection
+ * (dataconn.h): src sends only to the agent this runner authenticated, for this run only. Both get START at the case's common
  * start; each streams its INTERVAL frames, src's taken as this end's readings (L) and dst's as
  * the peer's (P), paired exactly as for a local client (client_int.h). Once both closed their
  * last tick (and every other path of the case did), both get STOP: each stops its senders,
@@ -172,9 +173,10 @@ static enum nb_outcome open_ends(struct relay *r, struct nb_test_result *out)
 	tx.any_source = 0;
 	unsigned char key[NB_KEY_LEN];
 	nb_auth_run_key(t->c->session_key, t->su->run_id, key);
-	nb_auth_grant(r->src->session_key, t->su->run_id, key, tx.grant);
+	bool has_ip = nb_ctl_target_put(&t->c->addr, port, &tx.target);
+	nb_auth_grant_seal(r->src->session_key, t->su->run_id, &tx.target, key, tx.grant);
 	sodium_memzero(key, sizeof(key));
-	if (!nb_ctl_target_put(&t->c->addr, port, &tx.target))
+	if (!has_ip)
 		snprintf(out->error, sizeof(out->error), "agent %s has no IP address", t->c->peer_name);
 	else
 		o = nb_pairs_setup(t, r->src, &tx, &unused, out);

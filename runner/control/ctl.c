@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cidr.h"
+
 uint64_t nb_ctl_now_ms(void)
 {
 	struct timespec ts;
@@ -394,21 +396,18 @@ bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struc
 	return t->family != 0;
 }
 
-/* An address no agent sends a stream to: nobody in particular, or everybody. */
-static bool not_a_host(const struct nb_target *t)
-{
-	static const uint8_t zero[16];
-	if (t->family == 4)
-		return memcmp(t->addr, zero, 4) == 0 || t->addr[0] >= 224;
-	return memcmp(t->addr, zero, 16) == 0 || t->addr[0] == 0xff;
-}
-
-bool nb_ctl_target_get(const struct nb_target *t, struct sockaddr_storage *addr, socklen_t *len,
-		       struct nb_error *err)
+bool nb_ctl_target_get(const struct nb_target *t, bool local_ok, struct sockaddr_storage *addr,
+		       socklen_t *len, struct nb_error *err)
 {
 	memset(addr, 0, sizeof(*addr));
-	if ((t->family != 4 && t->family != 6) || !t->port || not_a_host(t))
+	if ((t->family != 4 && t->family != 6) || !t->port)
 		return nb_error_set(err, "target is no single host's address");
+	enum nb_addr_kind k = nb_cidr_kind(t->family == 4 ? AF_INET : AF_INET6, t->addr);
+	bool local = k == NB_ADDR_LOOPBACK || k == NB_ADDR_LINK_LOCAL;
+	if (k != NB_ADDR_HOST && !(local && local_ok))
+		return nb_error_set(err, "target is %s: an agent sends %s", nb_cidr_kind_name(k),
+				    local ? "there only for a runner on its own loopback"
+					  : "to one host at a time");
 	if (t->family == 4) {
 		struct sockaddr_in *a = (struct sockaddr_in *)addr;
 		a->sin_family = AF_INET;

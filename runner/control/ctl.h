@@ -79,10 +79,11 @@ int nb_ctl_connect(const struct sockaddr_storage *addr, socklen_t len, int timeo
 int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error *err);
 /** A SETUP target from addr's host and port (nothing for an address that is not IPv4/IPv6). */
 bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struct nb_target *t);
-/** The address of a SETUP target; false with err for one an agent never sends to (unspecified,
- *  multicast, broadcast). */
-bool nb_ctl_target_get(const struct nb_target *t, struct sockaddr_storage *addr, socklen_t *len,
-		       struct nb_error *err);
+/** The address of a SETUP target; false with err for one an agent never sends to: unspecified,
+ *  multicast, reserved or broadcast, and (unless local_ok: its runner is on this host's
+ *  loopback itself) loopback or link-local (a cloud's metadata service). */
+bool nb_ctl_target_get(const struct nb_target *t, bool local_ok, struct sockaddr_storage *addr,
+		       socklen_t *len, struct nb_error *err);
 /** "ADDR:PORT" text of an address. */
 void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 

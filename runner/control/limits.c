@@ -19,10 +19,10 @@ static bool check_rate(const struct nb_limits *l, const struct nb_engine *e,
 {
 	if (!l->max_rate || e->traits.rate == NB_RATE_KIND_NONE || nb_engine_closed_loop(e, p->rate))
 		return true;
-	if (p->rate == 0 && p->proto == NB_PROTO_UDP) {
-		snprintf(why, n, "limit: an unpaced UDP test has no rate bound, and this agent allows "
+	if (p->rate == 0) { /* TCP too: nothing but the path would bound it */
+		snprintf(why, n, "limit: an unpaced %s test has no rate bound, and this agent allows "
 			 "at most %llu bit/s (--max-rate): give the test a rate",
-			 (unsigned long long)l->max_rate);
+			 p->proto == NB_PROTO_UDP ? "UDP" : "TCP", (unsigned long long)l->max_rate);
 		return false;
 	}
 	double bps = offered_bps(e, p);

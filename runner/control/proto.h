@@ -28,8 +28,9 @@
  * round trip, as NTP does (clock.h).
  * A path between two agents (v5): the client's SETUP to the receiving agent says any_source
  * (READY port as always); its SETUP to the sending agent says end CONNECT with that agent's
- * address and port and a grant: the receiver's run key sealed for this session and run (a
- * one-time authorisation, for that address and run alone). The sender connects, answers READY
+ * address and port and a grant: the receiver's run key sealed for this session, run, address and
+ * port (a one-time authorisation, for that address and run alone; the sender sends no payload
+ * before the receiver proved the key on the data connection). The sender connects, answers READY
  * (port 0) or ERROR, and from START on both agents stream INTERVAL frames to the client.
  */
 #ifndef NB_PROTO_H
@@ -51,6 +52,7 @@
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
+#define NB_GRANT_LEN (NB_KEY_LEN + 16) /* a run key sealed (auth.h nb_auth_grant_seal) */
 #define NB_KV_MAX 1024
 #define NB_KV_KEY_MAX 96
 #define NB_KV_VAL_MAX 256
@@ -115,8 +117,8 @@ struct nb_msg_setup {
 	uint8_t any_source;        /* LISTEN: data connections from any host that proves the run's key
 				      (its sender is another agent) instead of the client's host only */
 	struct nb_target target;   /* CONNECT: the receiving agent's data address and port */
-	uint8_t grant[NB_KEY_LEN]; /* CONNECT: the receiving agent's run key, sealed under this
-				      session's key and run id (auth.h nb_auth_grant) */
+	uint8_t grant[NB_GRANT_LEN]; /* CONNECT: the receiving agent's run key, sealed under this
+					session's key for this run and target (auth.h) */
 	uint64_t cooldown_ns;      /* client only (not sent): the tail left out of the result */
 };
 
