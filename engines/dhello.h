@@ -46,6 +46,8 @@ struct nb_dhello {
 /** Encode h with its tag under key. */
 void nb_dhello_put(unsigned char out[NB_DHELLO_LEN], const struct nb_dhello *h,
 		   const unsigned char key[NB_KEY_LEN]);
+/** Whether buf is a data hello of the run whose key is key, of any kind (its tag is valid). */
+bool nb_dhello_of_run(const unsigned char *buf, size_t len, const unsigned char key[NB_KEY_LEN]);
 /** Decode buf: true only for exactly NB_DHELLO_LEN bytes of kind with a valid tag under key. */
 bool nb_dhello_get(const unsigned char *buf, size_t len, enum nb_dhello_kind kind,
 		   const unsigned char key[NB_KEY_LEN], struct nb_dhello *out);

@@ -22,6 +22,7 @@
 #include "auth.h"
 #include "client.h"
 #include "ctl.h"
+#include "nbt_agent.h"
 #include "nbt_pair.h"
 #include "proto.h"
 
@@ -39,17 +40,7 @@ static void open_session(const char *bind, bool veth, struct nb_client *c)
 	if (!nbt_private_lo(veth ? VETH : NULL))
 		cr_skip_test("needs root for a network namespace (and a veth pair)");
 	memset(secret.key, 0x29, sizeof(secret.key));
-	struct nb_agent_opts o = { .bind = bind, .idle_timeout_s = 60, .secret = &secret };
-	struct nb_error err = { { 0 } };
-	agent = nb_agent_create(&o, &err);
-	cr_assert_not_null(agent, "%s", err.msg);
-	cr_assert(nb_agent_start_thread(agent, &err), "%s", err.msg);
-	char name[80];
-	snprintf(name, sizeof(name), "%s:%u", bind, nb_agent_port(agent));
-	struct sockaddr_storage addr;
-	socklen_t len;
-	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
-	cr_assert(nb_client_open(c, name, &addr, len, &secret, &err), "%s", err.msg);
+	agent = nbt_agent_session(&(struct nb_agent_opts){ .bind = bind, .secret = &secret }, &secret, c);
 }
 
 /* A plain TCP listener on addr (no agent: it proves no key) and what it takes in. */

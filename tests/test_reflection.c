@@ -26,6 +26,7 @@
 #include "dataconn.h"
 #include "dhello.h"
 #include "engines.h"
+#include "nbt_agent.h"
 #include "nbt_pair.h"
 #include "session.h"
 #include "sock.h"
@@ -107,19 +108,10 @@ TestSuite(reflection, .timeout = 60);
 Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_address)
 {
 	NEED_NETNS();
-	struct nb_agent_opts o = { .bind = "127.0.0.1", .idle_timeout_s = 60 };
-	struct nb_error err = { { 0 } };
-	struct nb_agent *a = nb_agent_create(&o, &err);
-	cr_assert_not_null(a, "%s", err.msg);
-	cr_assert(nb_agent_start_thread(a, &err), "%s", err.msg);
-	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(a));
-	struct sockaddr_storage addr;
-	socklen_t len;
-	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	/* The attacker is a client the agent served: it knows the session key. */
 	struct nb_client c;
-	cr_assert(nb_client_open(&c, name, &addr, len, NULL, &err), "%s", err.msg);
+	struct nb_error err = { { 0 } };
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ 0 }, NULL, &c);
 	struct nb_msg m = { .type = NB_MSG_SETUP };
 	m.u.setup = (struct nb_msg_setup){ .run_id = 1, .duration_ns = 3000000000ull,
 					   .interval_ns = 1000000000ull };
