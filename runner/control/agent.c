@@ -1,5 +1,5 @@
-/* nbrun — the agent: who may connect, handshakes, the one session slot (see agent.h). A
- * session's tests are in agent_session.c. */
+/* nbrun — the agent: a connection's handshake, the one session slot, the agent's life (see
+ * agent.h). Who gets a connection thread is agent_accept.c; a session's tests agent_session.c. */
 #include "agent.h"
 
 #include <arpa/inet.h>
@@ -55,9 +55,25 @@ static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* One connection's thread: the handshake by its deadline, then the session if the slot is
- * free. The acceptor joins it and closes its socket. */
-static void *conn_main(void *arg)
+/* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets). */
+static void refused(struct nb_agent *a, const struct sockaddr_storage *peer, const char *why)
+{
+	if (nb_ratelog_take(&a->refused_log, nb_ctl_now_ms()))
+		nb_agent_log(a, 0, peer, "refused: %s", why);
+}
+
+/* The handshake is over: the connection may become the session, unless it was made to give way
+ * to a newcomer meanwhile (agent_accept.c). */
+static bool proven(struct nb_agent *a, struct nb_agent_conn *c)
+{
+	pthread_mutex_lock(&a->lock);
+	bool ok = !c->evicted;
+	c->proven = ok;
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
+void *nb_agent_conn_main(void *arg)
 {
 	struct nb_agent_conn *c = arg;
 	struct nb_agent *a = c->a;
@@ -65,16 +81,16 @@ static void *conn_main(void *arg)
 	struct nb_error err = { { 0 } };
 	struct nb_ctl ctl;
 	nb_ctl_init(&ctl, c->fd);
-	uint64_t deadline = nb_ctl_now_ms() +
+	uint64_t deadline = c->since_ms +
 			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
 	enum nb_auth_verdict v = nb_auth_agent(&ctl, a->o.secret, deadline, &auth, &err);
 	if (v == NB_AUTH_REFUSED) {
-		nb_agent_log(a, 0, &c->peer, "refused: %s", err.msg);
-	} else if (v == NB_AUTH_GONE) {
-		nb_agent_log(a, 1, &c->peer, "no handshake: %s", err.msg);
+		refused(a, &c->peer, err.msg);
+	} else if (v == NB_AUTH_GONE || !proven(a, c)) {
+		nb_agent_log(a, 1, &c->peer, "no handshake: %s", v == NB_AUTH_GONE ? err.msg : "gave way");
 	} else if (!take_slot(a, c)) {
 		nb_ctl_send_error(&ctl, NB_ERR_BUSY, "agent is busy with another client; try again later");
-		nb_agent_log(a, 0, &c->peer, "refused: busy with another client");
+		refused(a, &c->peer, "busy with another client");
 	} else {
 		char who[80];
 		nb_ctl_addr_str(&c->peer, who, sizeof(who));
@@ -89,136 +105,6 @@ static void *conn_main(void *arg)
 	c->done = true;
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
-}
-
-/* ---- acceptor ---- */
-
-/* Join finished connection threads and close their sockets (all of them when `all`, after
- * shutting the live ones down). */
-static void reap(struct nb_agent *a, bool all)
-{
-	for (int i = 0; i < NB_AGENT_CONNS; i++) {
-		struct nb_agent_conn *c = &a->conns[i];
-		pthread_mutex_lock(&a->lock);
-		bool used = c->used, done = c->done;
-		if (used && !done && all)
-			shutdown(c->fd, SHUT_RDWR);
-		pthread_mutex_unlock(&a->lock);
-		if (!used || (!done && !all))
-			continue;
-		pthread_join(c->thread, NULL);
-		close(c->fd);
-		pthread_mutex_lock(&a->lock);
-		c->used = c->done = false;
-		pthread_mutex_unlock(&a->lock);
-	}
-}
-
-/* A free connection slot for peer, or NULL when the agent or the peer's address has as many
- * as it may (under a->lock). */
-static struct nb_agent_conn *free_slot(struct nb_agent *a, const struct sockaddr_storage *peer)
-{
-	struct nb_agent_conn *free_one = NULL;
-	int same = 0;
-	for (int i = 0; i < NB_AGENT_CONNS; i++) {
-		struct nb_agent_conn *c = &a->conns[i];
-		if (!c->used)
-			free_one = free_one ? free_one : c;
-		else if (!c->done && !c->session && nb_sock_same_host(&c->peer, peer))
-			same++;
-	}
-	return same < NB_AGENT_PER_ADDR ? free_one : NULL;
-}
-
-/* Give fd a slot and its thread: 0, else why not (pthread_create's error, or -1: no slot);
- * fd is closed then. */
-static int start_conn(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
-{
-	pthread_mutex_lock(&a->lock);
-	struct nb_agent_conn *c = free_slot(a, peer);
-	int rc = -1;
-	if (c) {
-		*c = (struct nb_agent_conn){ .a = a, .used = true, .fd = fd, .peer = *peer, .peer_len = len };
-		if ((rc = pthread_create(&c->thread, NULL, conn_main, c)) != 0)
-			c->used = false;
-	}
-	pthread_mutex_unlock(&a->lock);
-	if (rc != 0)
-		close(fd);
-	return rc;
-}
-
-static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
-{
-	if (a->o.nallow && !nb_cidr_match(a->o.allow, a->o.nallow, peer)) {
-		nb_agent_log(a, 1, peer, "not in --allow: closed");
-		close(fd);
-		return;
-	}
-	int rc = start_conn(a, fd, peer, len);
-	if (rc != 0)
-		nb_agent_log(a, 1, peer, "%s: closed", rc > 0 ? strerror(rc) : "too many connections");
-}
-
-bool nb_agent_adopt(struct nb_agent *a, int fd, const struct sockaddr_storage *peer,
-		    socklen_t len, struct nb_error *err)
-{
-	int rc = start_conn(a, fd, peer, len);
-	if (rc > 0)
-		return nb_error_errno(err, rc, "pthread_create");
-	return rc == 0 || nb_error_set(err, "no free connection slot");
-}
-
-/* Done: --once after its session; stdio once its one connection is over (reaped). */
-static bool finished(struct nb_agent *a)
-{
-	pthread_mutex_lock(&a->lock);
-	bool busy = false;
-	for (int i = 0; a->o.stdio && i < NB_AGENT_CONNS; i++)
-		busy = busy || a->conns[i].used;
-	bool done = (a->o.once && a->sessions_ended > 0) || (a->o.stdio && !busy);
-	pthread_mutex_unlock(&a->lock);
-	return done;
-}
-
-/* The lifeline is readable: its end (or an error) stops the agent; anything else is ignored. */
-static void on_lifeline(struct nb_agent *a)
-{
-	char buf[256];
-	ssize_t n = read(a->lifeline_fd, buf, sizeof(buf));
-	if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
-		return;
-	nb_agent_log(a, 0, NULL, "standard input closed: stopping");
-	a->lifeline_fd = -1;
-	atomic_store(&a->stopping, true);
-}
-
-bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
-{
-	(void)err;
-	while (!atomic_load(&a->stopping) && !finished(a)) {
-		reap(a, false);
-		struct pollfd p[3] = { { .fd = a->listen_fd, .events = POLLIN },
-				       { .fd = a->wake[0], .events = POLLIN },
-				       { .fd = a->lifeline_fd, .events = POLLIN } };
-		if (poll(p, 3, 200) <= 0)
-			continue;
-		if (p[2].revents)
-			on_lifeline(a);
-		if (!(p[0].revents & POLLIN))
-			continue;
-		/* Take every connection waiting, so a burst never fills the listen backlog. */
-		for (int n = 0; n < NB_AGENT_CONNS; n++) {
-			struct sockaddr_storage peer;
-			socklen_t len = sizeof(peer);
-			int fd = accept4(a->listen_fd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-			if (fd < 0)
-				break;
-			on_accept(a, fd, &peer, len);
-		}
-	}
-	reap(a, true);
-	return true;
 }
 
 /* ---- lifetime ---- */
@@ -270,6 +156,8 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	a->o = *o;
 	a->listen_fd = a->wake[0] = a->wake[1] = a->lifeline_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
+	nb_ratelog_init(&a->full_log, 1, NB_AGENT_LOG_INTERVAL_MS, nb_ctl_now_ms());
+	nb_ratelog_init(&a->refused_log, NB_AGENT_LOG_BURST, NB_AGENT_LOG_INTERVAL_MS, nb_ctl_now_ms());
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
 	} else if (o->stdio && !o->bind) {
@@ -322,7 +210,7 @@ void nb_agent_destroy(struct nb_agent *a)
 	nb_agent_request_stop(a);
 	if (a->have_thread)
 		pthread_join(a->thread, NULL);
-	reap(a, true);
+	nb_agent_reap(a, true);
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
 	if (a->wake[0] >= 0)
@@ -330,6 +218,8 @@ void nb_agent_destroy(struct nb_agent *a)
 	if (a->wake[1] >= 0)
 		close(a->wake[1]);
 	pthread_mutex_destroy(&a->lock);
+	nb_ratelog_destroy(&a->full_log);
+	nb_ratelog_destroy(&a->refused_log);
 	free(a);
 }
 

@@ -1,13 +1,22 @@
 /* nbrun — the agent (`nbrun serve`, and the embedded agent of local mode).
  *
  * Anyone may knock; few get in. A connection from outside the --allow ranges is closed at
- * once; at most NB_AGENT_PER_ADDR connections per address and NB_AGENT_CONNS in all may be
- * shaking hands, each with NB_AGENT_HANDSHAKE_MS to finish (auth.h), so silent connections
- * hold nothing an honest client needs. Only a client that finished the handshake (proved the
- * secret, when the agent has one) may take the one session slot; a second one is told the
- * agent is busy, and nothing about the first. Each test is checked against the limits
- * (limits.h), and its data connections are accepted from the client's host only, UDP ones
- * after a return-path check (dataconn.h): the agent sends to no address but its client's. */
+ * once. A connection that has said nothing yet costs a file descriptor and no thread: up to
+ * NB_AGENT_PENDING of them (NB_AGENT_PER_ADDR per source) wait in the acceptor for their first
+ * bytes, each NB_AGENT_FIRST_BYTES_MS at most, and when they are all taken the oldest silent
+ * one makes room for the newcomer. One that spoke gets a thread to shake hands in, one of
+ * NB_AGENT_CONNS (NB_AGENT_PER_ADDR per source), NB_AGENT_HANDSHAKE_MS from its accept to
+ * finish (auth.h); when they are all taken, the oldest handshake of the source holding the
+ * most of them gives way, if that source holds at least two more than the newcomer's, else
+ * the newcomer is told the agent is saturated. A source is an IPv4 address or an IPv6 /64. So
+ * a flood holds no slot an honest client needs unless it comes from as many sources as there
+ * are slots, and even then an honest client is told why. Only a client that finished the
+ * handshake (proved the secret, when the agent has one) may take the one session slot; a
+ * second one is told the agent is busy, and nothing about the first. Each test is checked
+ * against the limits (limits.h), and its data connections are accepted from the client's host
+ * only, UDP ones after a return-path check (dataconn.h): the agent sends to no address but its
+ * client's. Its log says "handshake slots full" at most once per NB_AGENT_LOG_INTERVAL_MS and
+ * refused handshakes a few times per interval, then how many more (ratelog.h). */
 #ifndef NB_AGENT_H
 #define NB_AGENT_H
 
@@ -22,8 +31,15 @@
 #include "limits.h"
 
 #define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
-#define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */
+#define NB_AGENT_PER_ADDR 8          /* silent connections, and handshakes, at once from one source */
+#define NB_AGENT_PENDING 256         /* connections that have said nothing yet */
+#define NB_AGENT_FIRST_BYTES_MS 1000 /* from accept to the first bytes of the client's HELLO */
 #define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
+#define NB_AGENT_LOG_INTERVAL_MS 10000 /* a flood's log lines: a summary per interval */
+#define NB_AGENT_LOG_BURST 5         /* refused handshakes logged per interval before the summary */
+/** What a client whose connection found no slot is told. */
+#define NB_AGENT_SATURATED "agent is saturated: every handshake slot is taken (a flood of " \
+			   "connections?); try again later"
 #define NB_AGENT_STDIO_HANDSHAKE_MS 15000 /* the same over ssh: the client waits for the agent's
 					     start line first (sshlaunch.h), and nobody else can
 					     reach this connection */

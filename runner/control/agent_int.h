@@ -1,5 +1,5 @@
-/* nbrun — the agent's insides, shared by agent.c (connections) and agent_session.c (a
- * session's tests). */
+/* nbrun — the agent's insides, shared by agent.c (a connection's thread, the agent's life),
+ * agent_accept.c (who gets a thread) and agent_session.c (a session's tests). */
 #ifndef NB_AGENT_INT_H
 #define NB_AGENT_INT_H
 
@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "auth.h"
 #include "ctl.h"
+#include "ratelog.h"
 
 /** One accepted connection and its thread: a handshake, and maybe then the session. */
 struct nb_agent_conn {
@@ -19,10 +20,21 @@ struct nb_agent_conn {
 	bool used;                      /* the slot is taken (under a->lock, as are the next two) */
 	bool done;                      /* its thread has finished: join it, close fd */
 	bool session;                   /* it holds the session slot */
+	bool proven;                    /* its handshake is over (a session, or about to be one) */
+	bool evicted;                   /* it gave way to a newcomer: it never becomes a session */
 	int fd;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
+	uint64_t since_ms;              /* accepted then (nb_ctl_now_ms clock) */
 	pthread_t thread;
+};
+
+/** A connection that has said nothing yet: the acceptor's, no thread. */
+struct nb_agent_pending {
+	int fd;
+	struct sockaddr_storage peer;
+	socklen_t len;
+	uint64_t since_ms;
 };
 
 struct nb_agent {
@@ -35,6 +47,10 @@ struct nb_agent {
 	atomic_uint_fast64_t tests;
 	pthread_mutex_t lock;
 	struct nb_agent_conn conns[NB_AGENT_CONNS];
+	struct nb_agent_pending pending[NB_AGENT_PENDING]; /* the acceptor's own, no lock */
+	size_t npending;
+	struct nb_ratelog full_log;     /* "handshake slots full" */
+	struct nb_ratelog refused_log;  /* refused handshakes (wrong secret, busy, version) */
 	bool busy;                      /* a session holds the slot */
 	uint64_t sessions_begun, sessions_ended;
 	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
@@ -45,6 +61,11 @@ struct nb_agent {
 /** Log one line about a peer when the agent's verbosity is at least level. */
 void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/** The thread body of one connection (agent.c): its handshake, then maybe the session. */
+void *nb_agent_conn_main(void *arg);
+/** Join finished connection threads and close their sockets (all of them when `all`, after
+ *  shutting the live ones down); waiting connections are closed too when all. */
+void nb_agent_reap(struct nb_agent *a, bool all);
 /** Serve an authenticated client's session on c (its control connection ctl, sealed) until BYE,
  *  an error or a stop request; the tests it asked for. */
 uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,

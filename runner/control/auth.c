@@ -354,6 +354,10 @@ static bool client_hello(struct nb_ctl *c, uint64_t deadline_ms, const char *pee
 		return nb_error_set(err, "peer %s did not answer the handshake in time", peer);
 	if (r < 0 && strncmp(err->msg, "bad frame", 9) == 0)
 		return not_nbrun(c, peer, err);
+	if (r < 0 && (strstr(err->msg, "closed by the peer") || strstr(err->msg, "reset by peer")))
+		return nb_error_set(err, "peer %s closed the connection before answering the handshake "
+				    "(an agent saturated by other connections: try again; or one whose "
+				    "--allow does not take this host)", peer);
 	if (r < 0)
 		return peer_error(err, peer);
 	if (m->type == NB_MSG_ERROR)
