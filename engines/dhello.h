@@ -13,7 +13,11 @@
  * port; the agent answers from a new socket, connected to the hello's source, with a CHALLENGE
  * carrying a fresh random nonce; the client echoes the nonce (ECHO) from the same source; the
  * agent's ACK ends the exchange. A hello forged with someone else's source address therefore
- * gets at most one challenge, the hello's own size, and never a stream.
+ * gets challenges of the hello's own size, never a stream; and the agent answers each flow's
+ * hellos at most once per NB_DH_ANSWER_GAP_MS and NB_DH_ANSWERS_PER_FLOW times in all (an ack
+ * to an echo of its nonce goes where the nonce went: not counted there), the whole run at most
+ * 2 per flow and NB_DH_ANSWERS_SPARE more: however many hellos someone forges with a
+ * bystander's source (a client of the run knows the key), the bystander gets a few datagrams.
  */
 #ifndef NB_DHELLO_H
 #define NB_DHELLO_H
@@ -26,6 +30,9 @@
 
 #define NB_DHELLO_LEN 56
 #define NB_DHELLO_NONCE 16
+#define NB_DH_ANSWER_GAP_MS 100      /* a flow's challenges and acks at most this often */
+#define NB_DH_ANSWERS_PER_FLOW 8     /* ... and this many in all */
+#define NB_DH_ANSWERS_SPARE 32       /* a run's in all: 2 per flow and these (lost ones resent) */
 
 enum nb_dhello_kind {
 	NB_DH_HELLO,      /* client: a TCP connection's first bytes, or a UDP flow's first datagram */

@@ -143,6 +143,60 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 	close(near);
 }
 
+/* SETUP of a 3 s forward UDP stream to c's agent, taking data from any host that proves the run
+ * key; the agent's answer's type (its data port in *port when READY). */
+static int listen_for_any(struct nb_client *c, uint16_t *port)
+{
+	struct nb_msg m = { .type = NB_MSG_SETUP };
+	struct nb_error err = { { 0 } };
+	m.u.setup = (struct nb_msg_setup){ .run_id = 1, .duration_ns = 3000000000ull,
+					   .interval_ns = 1000000000ull, .any_source = 1 };
+	m.u.setup.params = (struct nb_params){ .engine = "stream", .proto = NB_PROTO_UDP,
+					       .size = 1400, .streams = 1, .rate = 100000000ull,
+					       .tos = -1 };
+	cr_assert(nb_ctl_send(&c->ctl, &m, 2000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c->ctl, &m, 5000, &err), 1, "%s", err.msg);
+	*port = m.type == NB_MSG_READY ? m.u.ready.port : 0;
+	return m.type;
+}
+
+Test(reflection, twelve_hundred_forged_hellos_get_a_few_challenges_toward_the_forged_address)
+{
+	NEED_NETNS();
+	struct nb_secret s = { .set = true };
+	memset(s.key, 0x55, sizeof(s.key));
+	struct nb_client c;
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ .secret = &s }, &s, &c);
+	uint16_t port;
+	cr_assert_eq(listen_for_any(&c, &port), NB_MSG_READY);
+	unsigned char key[NB_KEY_LEN], hello[NB_DHELLO_LEN];
+	nb_auth_run_key(c.session_key, 1, key);
+	nb_dhello_put(hello, &(struct nb_dhello){ .kind = NB_DH_HELLO, .flow = 0 }, key);
+	int far = victim("127.0.0.9", 4444);
+	for (int i = 0; i < 1200; i++) { /* over 2.4 s, as a patient attacker would */
+		forge_udp("127.0.0.9", 4444, "127.0.0.1", port, hello, sizeof(hello));
+		usleep(2000);
+	}
+	ssize_t big;
+	int n = datagrams(far, 500, &big);
+	cr_assert_leq(n, NB_DH_ANSWERS_PER_FLOW, "%d challenges toward the forged source", n);
+	cr_assert_leq(big, NB_DHELLO_LEN);
+	nb_client_close(&c);
+	nb_agent_destroy(a);
+	close(far);
+}
+
+Test(reflection, an_agent_without_a_secret_takes_data_from_its_client_only)
+{
+	NEED_NETNS();
+	struct nb_client c;
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ 0 }, NULL, &c);
+	uint16_t port;
+	cr_assert_eq(listen_for_any(&c, &port), NB_MSG_ERROR, "any_source for an anonymous client");
+	nb_client_close(&c);
+	nb_agent_destroy(a);
+}
+
 Test(reflection, udp_rr_answers_no_forged_request_once_its_client_is_gone)
 {
 	NEED_NETNS();

@@ -72,6 +72,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 			 "client names, since any client could name any address");
 		return NB_ERR_SETUP;
 	}
+	if (su->any_source && !(a->o.secret && a->o.secret->set)) {
+		snprintf(why, n, "this agent has no secret (--secret-file): it takes data from its "
+			 "client's host only, since any client could name any other");
+		return NB_ERR_SETUP;
+	}
 	if (su->end == NB_END_CONNECT && e->records_latency) {
 		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
 			 "agents carries no latency histograms (this version)", e->name);
