@@ -122,7 +122,7 @@ static const struct cmddef {
 		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
 		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G, and unpaced\n"
 		"                       streams (default: none)\n"
-		"  --idle-timeout S     close a control connection idle for S seconds (default 300)\n" },
+		"  --idle-timeout S     close a session that runs no test for S seconds (default 300)\n" },
 	[NB_CMD_VALIDATE] = { "validate",
 		"usage: nbrun validate CONFIG.yaml [--filter GLOB] [--set KEY=VALUE]   check a config\n",
 		"  --filter GLOB        count only cases whose id matches (repeatable)\n"

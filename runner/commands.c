@@ -27,7 +27,16 @@ bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_erro
 		return false;
 	if (s->others_can_read)
 		fprintf(stderr, "nbrun: warning: %s can be read by other users (chmod 600 %s)\n", path, path);
+	nb_cmd_secret_strength(path, s);
 	return true;
+}
+
+void nb_cmd_secret_strength(const char *what, const struct nb_secret *s)
+{
+	if (s->set && s->bits < NB_SECRET_WEAK_BITS)
+		fprintf(stderr, "nbrun: warning: %s looks weak (about %u bits by a rough estimate): "
+			"anyone who records a handshake can try guesses offline; make one with `head -c "
+			"32 /dev/urandom | base64`\n", what, s->bits);
 }
 
 /* Every error of the config, one line each. */

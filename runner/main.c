@@ -172,8 +172,12 @@ static bool serve_secret(const struct nb_cli *cli, struct nb_secret *secret, str
 {
 	if (cli->secret_stdin && cli->secret_file)
 		return nb_error_set(err, "--secret-stdin and --secret-file: give one of them");
-	if (cli->secret_stdin)
-		return nb_secret_read_line(0, secret, err);
+	if (cli->secret_stdin) {
+		bool ok = nb_secret_read_line(0, secret, err);
+		if (ok)
+			nb_cmd_secret_strength("the secret on standard input", secret);
+		return ok;
+	}
 	return nb_cmd_secret(cli, secret, err);
 }
 

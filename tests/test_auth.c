@@ -291,6 +291,44 @@ Test(auth, a_secret_file_others_may_read_is_noticed)
 	unlink(path);
 }
 
+Test(auth, a_secret_file_others_may_change_or_someone_else_owns_is_refused)
+{
+	char path[4096];
+	cr_assert(nbt_tmpfile("secret", "", "correct horse battery staple", path, sizeof(path)));
+	struct nb_secret s;
+	struct nb_error err = { { 0 } };
+	const mode_t loose[] = { 0602, 0620, 0666, 0622 };
+	for (size_t i = 0; i < sizeof(loose) / sizeof(loose[0]); i++) {
+		chmod(path, loose[i]);
+		cr_expect_not(nb_secret_load(path, &s, &err), "mode %o", (unsigned)loose[i]);
+		cr_expect_not_null(strstr(err.msg, "can be changed by"), "%o: %s", (unsigned)loose[i],
+				   err.msg);
+		cr_expect_not(s.set);
+	}
+	chmod(path, 0600);
+	if (geteuid() == 0) { /* root can give the file away */
+		cr_assert_eq(chown(path, 1, 1), 0);
+		cr_expect_not(nb_secret_load(path, &s, &err));
+		cr_expect_not_null(strstr(err.msg, "belongs to uid 1, not to this user"), "%s", err.msg);
+	}
+	unlink(path);
+}
+
+Test(auth, weak_secrets_score_below_the_warning_and_random_ones_above)
+{
+	struct { const char *text; bool weak; } t[] = {
+		{ "aaaaaaaaaaaaaaaa", true }, { "abcdefghijklmnop", true },
+		{ "password12345678", true }, { "0000000000000000000000000000000", true },
+		{ "k3Q9xZ2bWm7vR1tY", false },                           /* 16 random base64 */
+		{ "vT4lq9Zp8K2xW0s7mB3nQ6cY1hR5jD8fU2gE0aL4sPk=", false }, /* head -c 32 | base64 */
+		{ "correct horse battery staple", false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned bits = nb_secret_bits((const unsigned char *)t[i].text, strlen(t[i].text));
+		cr_expect_eq(bits < NB_SECRET_WEAK_BITS, t[i].weak, "%s: %u bits", t[i].text, bits);
+	}
+}
+
 /* The handshake fuzz seed corpus speaks today's protocol: each seed, fed to its end as the fuzz
  * harness feeds it (first byte: bit 0 agent or client, bit 1 a secret; the rest is what the
  * peer sends, then it hangs up), reaches the stage it is named for — not an early version

@@ -37,6 +37,7 @@
 #define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
 #define NB_AGENT_LOG_INTERVAL_MS 10000 /* a flood's log lines: a summary per interval */
 #define NB_AGENT_LOG_BURST 5         /* refused handshakes logged per interval before the summary */
+#define NB_AGENT_SENDER_GRACE_S 5    /* a run's senders stop this long after its end without STOP */
 /** What a client whose connection found no slot is told. */
 #define NB_AGENT_SATURATED "agent is saturated: every handshake slot is taken (a flood of " \
 			   "connections?); try again later"

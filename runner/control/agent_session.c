@@ -21,7 +21,7 @@
 #include "timeline.h"
 
 #define SETUP_TIMEOUT_MS 10000
-#define STOP_GRACE_NS (30ull * 1000000000ull)
+#define STOP_GRACE_NS (30ull * 1000000000ull) /* the run's RESULT waits this long for STOP */
 
 struct session_ctx {
 	struct nb_agent *a;
@@ -131,7 +131,9 @@ static void wind_down(struct session_ctx *c, struct nb_session *s, const struct 
 		on_tick(c, s, k, snap, t0);
 }
 
-/* Run the timeline until the client's STOP, then wind down; false if the client vanished. */
+/* Run the timeline until the client's STOP, then wind down; false if the client vanished. A STOP
+ * that does not come (an abandoned or injected session) leaves our senders sending no longer
+ * than NB_AGENT_SENDER_GRACE_S after the run's end; the RESULT still waits for it a while. */
 static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 			 const struct nb_msg_setup *su, struct nb_snapshot *snap, uint64_t *t0_out)
 {
@@ -139,13 +141,20 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 	struct nb_timeline tl;
 	uint64_t t0 = *t0_out = nb_now_ns();
 	nb_timeline_init(&tl, t0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
-	uint64_t give_up = t0 + su->warmup_ns + su->duration_ns + su->drain_ns + STOP_GRACE_NS;
+	uint64_t end = t0 + su->warmup_ns + su->duration_ns;
+	uint64_t quiet = end + NB_AGENT_SENDER_GRACE_S * 1000000000ull;
+	uint64_t give_up = end + su->drain_ns + STOP_GRACE_NS;
 	for (;;) {
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
 		while (nb_timeline_take(&tl, now, &tick) != NB_TL_NONE)
 			on_tick(c, s, tick, snap, t0);
+		if (now >= quiet) {
+			nb_session_quiesce(s);
+			quiet = UINT64_MAX;
+		}
 		uint64_t next = nb_timeline_next(&tl);
+		next = next < quiet ? next : quiet;
 		if (next == UINT64_MAX)
 			next = give_up;
 		if (now >= give_up || atomic_load(&a->stopping))
@@ -382,21 +391,28 @@ static bool send_facts(struct session_ctx *c)
 	return ok;
 }
 
+/* The session's idle timeout runs from its last test: clock exchanges and checks alone, which a
+ * client may send forever, do not hold the one session slot past it. */
 uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn, struct nb_ctl *ctl,
 				const struct nb_auth *auth)
 {
 	struct session_ctx c = { .a = a, .conn = conn, .ctl = ctl };
 	memcpy(c.session_key, auth->session_key, NB_KEY_LEN);
-	int idle_ms = a->o.idle_timeout_s ? (int)a->o.idle_timeout_s * 1000 : 300000;
+	uint64_t idle_ms = a->o.idle_timeout_s ? a->o.idle_timeout_s * 1000ull : 300000ull;
+	uint64_t idle_at = nb_ctl_now_ms() + idle_ms;
 	bool go = send_facts(&c);
 	while (go) {
 		struct nb_msg m;
-		int r = recv_checked(&c, &m, idle_ms);
+		uint64_t now = nb_ctl_now_ms();
+		int r = now < idle_at ? recv_checked(&c, &m, (int)(idle_at - now)) : 0;
 		if (r == 0)
 			nb_ctl_send_error(c.ctl, NB_ERR_LIMIT, "idle control connection closed by the agent");
 		if (r != 1)
 			break;
+		bool test = m.type == NB_MSG_SETUP;
 		go = between_tests(&c, &m) && !atomic_load(&a->stopping);
+		if (test)
+			idle_at = nb_ctl_now_ms() + idle_ms;
 		nb_msg_free(&m);
 	}
 	sodium_memzero(c.session_key, sizeof(c.session_key));

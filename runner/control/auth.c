@@ -4,8 +4,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +28,20 @@ enum { KDF_AUTH = 1, KDF_SESSION = 2 };
 
 static const unsigned char no_secret[NB_KEY_LEN];
 
+unsigned nb_secret_bits(const unsigned char *text, size_t n)
+{
+	unsigned count[256] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		count[text[i]]++;
+	double h = 0, bits = 0;
+	for (int c = 0; c < 256; c++)
+		if (count[c])
+			h -= (double)count[c] / (double)n * log2((double)count[c] / (double)n);
+	for (size_t i = 0; i < n; i++)
+		bits += i && abs((int)text[i] - (int)text[i - 1]) <= 1 ? 1.0 : h;
+	return (unsigned)bits;
+}
+
 /* The master key of a secret's text (trailing white space aside); err when too short or long. */
 static bool secret_of(const unsigned char *buf, ssize_t n, const char *what, struct nb_secret *s,
 		      struct nb_error *err)
@@ -33,13 +49,28 @@ static bool secret_of(const unsigned char *buf, ssize_t n, const char *what, str
 	while (n > 0 && isspace(buf[n - 1]))
 		n--;
 	bool ok = n >= NB_SECRET_MIN && n <= SECRET_FILE_MAX;
-	if (ok)
+	if (ok) {
 		crypto_generichash(s->key, NB_KEY_LEN, buf, (size_t)n, NULL, 0);
+		s->bits = nb_secret_bits(buf, (size_t)n);
+	}
 	if (!ok)
 		return nb_error_set(err, "%s: %zd bytes (expected %d to %d, e.g. from "
 				    "`head -c 32 /dev/urandom | base64`)", what, n, NB_SECRET_MIN,
 				    SECRET_FILE_MAX);
 	s->set = true;
+	return true;
+}
+
+/* Whether only this user (or root) can change the file: anyone else who can could put their own
+ * secret in it and become the agent, or its client. */
+static bool safe_file(const char *path, const struct stat *st, struct nb_error *err)
+{
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return nb_error_set(err, "secret file %s can be changed by %s: refusing it (chmod 600 %s)",
+				    path, st->st_mode & S_IWOTH ? "other users" : "its group", path);
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return nb_error_set(err, "secret file %s belongs to uid %u, not to this user (uid %u) or "
+				    "root: refusing it", path, (unsigned)st->st_uid, (unsigned)geteuid());
 	return true;
 }
 
@@ -53,9 +84,11 @@ bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err)
 		return nb_error_errno(err, errno, "secret file %s", path);
 	unsigned char buf[SECRET_FILE_MAX + 1];
 	struct stat st;
-	ssize_t n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf)) : -1;
+	ssize_t n = fstat(fd, &st) == 0 && safe_file(path, &st, err) ? read(fd, buf, sizeof(buf)) : -2;
 	int e = errno;
 	close(fd);
+	if (n == -2)
+		return false;
 	if (n < 0)
 		return nb_error_errno(err, e, "secret file %s", path);
 	char what[600];

@@ -32,6 +32,7 @@
 #include "error.h"
 
 #define NB_SECRET_MIN 16                 /* bytes a secret file must hold (trailing space aside) */
+#define NB_SECRET_WEAK_BITS 48           /* a secret estimated below this is warned about */
 #define NB_HANDSHAKE_FRAME_MAX 4096u     /* no handshake frame is longer */
 
 /** A shared secret, as a master key. */
@@ -39,6 +40,7 @@ struct nb_secret {
 	bool set;                            /* false: no secret (nothing is proven) */
 	unsigned char key[NB_KEY_LEN];
 	bool others_can_read;                /* the file's mode lets group or others read it */
+	unsigned bits;                       /* a rough estimate of its strength (nb_secret_bits) */
 };
 
 /** What a finished handshake leaves. */
@@ -54,8 +56,19 @@ enum nb_auth_verdict {
 	NB_AUTH_GONE,        /* closed, silent past the deadline, or garbage */
 };
 
-/** Read a secret file; err says why not (missing, unreadable, too short). */
+/** Read a secret file; err says why not: missing, unreadable, too short, writable by group or
+ *  others, or owned by someone but this user or root (anyone who can change the file can become
+ *  the agent, or its client). */
 bool nb_secret_load(const char *path, struct nb_secret *s, struct nb_error *err);
+/** A rough estimate of a secret text's strength in bits: its length times the entropy of its own
+ *  characters, a character that repeats or continues a run (aa, ab, 12) counting one bit. 16
+ *  random base64 characters score 50 to 65, 44 of them (`head -c 32 /dev/urandom | base64`)
+ *  about 200, `aaaaaaaaaaaaaaaa` 15 and `password12345678` 39; below NB_SECRET_WEAK_BITS nbrun
+ *  warns (nonces and MACs cross in clear: a recorded handshake lets anyone try guesses
+ *  offline). It warns rather than stretching a text secret with crypto_pwhash, which would
+ *  cost every start of every runner and agent a second and 64 MiB and leave a random secret,
+ *  the one the docs show how to make, no stronger. */
+unsigned nb_secret_bits(const unsigned char *text, size_t n);
 /** The secret of text, as a secret file holding it would give. */
 bool nb_secret_from_text(const char *text, struct nb_secret *s, struct nb_error *err);
 /** Read a secret from fd up to its first newline, one byte at a time (nothing after it is
