@@ -30,6 +30,10 @@ struct nb_limits {
 #define NB_LIMITS_SERVE_FLOWS 64u
 #define NB_LIMITS_SERVE_DURATION_S 3600u
 #define NB_LIMITS_SERVE_MESSAGE (1u << 20)
+/* `nbrun serve --insecure`: no secret beyond loopback, so anyone may use it: conservative. */
+#define NB_LIMITS_OPEN_FLOWS 8u
+#define NB_LIMITS_OPEN_DURATION_S 60u
+#define NB_LIMITS_OPEN_RATE 1000000000ull
 
 /** Whether su (of engine e) keeps within l; else why (one line naming the option) in why. */
 bool nb_limits_check(const struct nb_limits *l, const struct nb_engine *e,

@@ -39,6 +39,8 @@ fi
 
 # ---- nbrun ---------------------------------------------------------------------
 
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once >"$TMP/serve.log" 2>&1 &
 SERVE_PID=$!
 wait_listen "$NSA" 7575
