@@ -6,6 +6,20 @@
 
 #include "ctl.h"
 
+struct nb_msg_setup nbt_small_test(uint32_t run_id)
+{
+	struct nb_msg_setup su = { .run_id = run_id, .duration_ns = 300000000ull,
+				   .interval_ns = 100000000ull };
+	snprintf(su.case_id, sizeof(su.case_id), "honest");
+	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
+	su.params.proto = NB_PROTO_TCP;
+	su.params.streams = 1;
+	su.params.size = 1000;
+	su.params.rate = 50000000ull;
+	su.params.tos = -1;
+	return su;
+}
+
 bool nbt_agent_open(struct nb_agent *a, const char *bind, const struct nb_secret *s,
 		    struct nb_client *c, struct nb_error *err)
 {

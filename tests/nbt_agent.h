@@ -11,6 +11,9 @@
  *  the caller closes c and destroys the agent. */
 struct nb_agent *nbt_agent_session(const struct nb_agent_opts *o, const struct nb_secret *s,
 				   struct nb_client *c);
+/** A short paced TCP stream test of run run_id (0.3 s, 50 Mbit/s: what an agent with --max-rate
+ *  runs too), case id "honest". */
+struct nb_msg_setup nbt_small_test(uint32_t run_id);
 /** Open one more session *c with a running agent a (secret s, or NULL); false with err. */
 bool nbt_agent_open(struct nb_agent *a, const char *bind, const struct nb_secret *s,
 		    struct nb_client *c, struct nb_error *err);

@@ -15,8 +15,8 @@
 #include "agent_stdio.h"
 #include "client.h"
 #include "ctl.h"
+#include "nbt_agent.h"
 #include "proto.h"
-#include "session.h"
 
 static struct nb_agent *agent;
 static char name[64];
@@ -95,19 +95,6 @@ static bool open_client(struct nb_client *c, const struct nb_secret *s, struct n
 	return false;
 }
 
-static struct nb_msg_setup small_test(uint32_t run_id)
-{
-	struct nb_msg_setup su = { .run_id = run_id, .duration_ns = 300000000ull,
-				   .interval_ns = 100000000ull };
-	snprintf(su.case_id, sizeof(su.case_id), "honest");
-	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
-	su.params.proto = NB_PROTO_TCP;
-	su.params.streams = 1;
-	su.params.size = 1000;
-	su.params.rate = 50000000ull; /* paced: an agent with --max-rate runs it */
-	su.params.tos = -1;
-	return su;
-}
 
 static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
 {
@@ -129,7 +116,7 @@ static void assert_serves(const struct nb_secret *s)
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
 	cr_assert(open_client(&c, s, &err), "%s", err.msg);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
 	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
@@ -148,7 +135,7 @@ Test(agent, five_silent_connections_do_not_stop_an_honest_client_being_served_at
 	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
 	for (int i = 0; i < 5; i++)
 		cr_assert_not(closed_now(silent[i]), "served while silent connection %d still waits", i);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
 	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
@@ -272,7 +259,7 @@ static size_t garbage(unsigned i, unsigned char *b, size_t cap)
 		memcpy(b, "\x7f\xff\xff\xff\x00\x01", 6);
 		return 6;
 	case 2: /* a SETUP before any HELLO */
-		m = (struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = small_test(1) };
+		m = (struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = nbt_small_test(1) };
 		break;
 	case 3: /* a HELLO of another protocol version */
 		m.u.hello.proto_version = 77;
@@ -314,7 +301,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
 	struct nb_msg_setup su[4];
 	for (int i = 0; i < 4; i++)
-		su[i] = small_test((uint32_t)i + 1);
+		su[i] = nbt_small_test((uint32_t)i + 1);
 	su[0].params.rate = 200000000ull;
 	su[1].params.streams = 5;
 	su[2].duration_ns = 6000000000ull;
@@ -327,7 +314,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 		cr_assert_not_null(strstr(res.error, want[i]), "%s", res.error);
 	}
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
-	struct nb_msg_setup ok = small_test(9);
+	struct nb_msg_setup ok = nbt_small_test(9);
 	struct nb_test_result res;
 	ok.params.rate = 0;
 	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_CASE_FAILED, "unpaced: no rate bound");
@@ -338,71 +325,12 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	nb_client_close(&c);
 }
 
-/* ---- a session that never ends by itself ---- */
-
-Test(agent, senders_stop_a_few_seconds_after_the_run_when_no_stop_comes, .timeout = 60)
-{
-	start((struct nb_agent_opts){ 0 });
-	struct nb_client c;
-	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
-	struct nb_msg_setup su = small_test(1);
-	su.duration_ns = 1000000000ull;
-	su.params.proto = NB_PROTO_UDP; /* no send queue to drain: what is sent is what was paced */
-	su.params.direction = NB_DIR_REVERSE;
-	su.params.rate = 4000000ull; /* 0.5 MB/s from the agent */
-	struct nb_msg m = { .type = NB_MSG_SETUP, .u.setup = su };
-	cr_assert(nb_ctl_send(&c.ctl, &m, 2000, &err), "%s", err.msg);
-	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 5000, &err), 1, "%s", err.msg);
-	cr_assert_eq(m.type, NB_MSG_READY, "%s", m.u.error.text);
-	nb_auth_run_key(c.session_key, 1, su.params.key);
-	struct nb_session *s = nb_session_connect(nb_engine_find("stream"), &su.params,
-						  (struct sockaddr *)&addr, addr_len, m.u.ready.port,
-						  5000, &err);
-	cr_assert_not_null(s, "%s", err.msg);
-	cr_assert(nb_session_start(s, &err), "%s", err.msg);
-	struct nb_msg start_msg = { .type = NB_MSG_START };
-	cr_assert(nb_ctl_send(&c.ctl, &start_msg, 2000, &err), "%s", err.msg);
-	usleep(20000000); /* START, and then no STOP for 20 s: an injected or abandoned session */
-	struct nb_snapshot *snap = nb_snapshot_create(false);
-	nb_session_snapshot(s, snap);
-	uint64_t got = snap->flow[0].c[NB_C_RX_BYTES];
-	nb_snapshot_destroy(snap);
-	/* 1 s of run and the few seconds' grace at 0.5 MB/s, and 2 s to spare: not 20 s of it */
-	cr_expect_leq(got, (1 + NB_AGENT_SENDER_GRACE_S + 2) * 500000ull, "%llu bytes in 20 s",
-		      (unsigned long long)got);
-	cr_expect_geq(got, 400000ull, "the run itself was sent (%llu bytes)", (unsigned long long)got);
-	nb_session_destroy(s);
-	nb_client_close(&c);
-}
-
-Test(agent, clock_exchanges_alone_do_not_hold_the_session_past_its_idle_timeout, .timeout = 60)
-{
-	start((struct nb_agent_opts){ .idle_timeout_s = 2 });
-	struct nb_client c;
-	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
-	bool closed = false;
-	int sent = 0;
-	for (; sent < 40 && !closed; sent++) { /* 12 s of TIME every 300 ms */
-		struct nb_msg m = { .type = NB_MSG_TIME, .u.time.t1 = 1 };
-		if (!nb_ctl_send(&c.ctl, &m, 1000, &err))
-			break;
-		int r = nb_ctl_recv(&c.ctl, &m, 2000, &err);
-		closed = r != 1 || (m.type == NB_MSG_ERROR && strstr(m.u.error.text, "idle"));
-		usleep(300000);
-	}
-	cr_expect(closed, "the agent closed the session (%d TIME messages)", sent);
-	cr_expect_lt(sent, 40);
-	nb_client_close(&c);
-}
-
 /* ---- sending on a grant (a path between two agents) ---- */
 
 /* SETUP for run_id as the sending end of a path to 127.0.0.1:9 (the discard port). */
 static struct nb_msg_setup sending_end(uint32_t run_id, const char *engine)
 {
-	struct nb_msg_setup su = small_test(run_id);
+	struct nb_msg_setup su = nbt_small_test(run_id);
 	snprintf(su.params.engine, sizeof(su.params.engine), "%s", engine);
 	su.end = NB_END_CONNECT;
 	su.target = (struct nb_target){ .family = 4, .addr = { 127, 0, 0, 1 }, .port = 9 };
@@ -422,7 +350,7 @@ Test(agent, without_a_secret_it_sends_to_no_address_a_client_names)
 	cr_assert_not_null(strstr(res.error, "agent: this agent has no secret (--secret-file): it "
 				  "sends to no address a client names"), "%s", res.error);
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
-	struct nb_msg_setup ok = small_test(2);
+	struct nb_msg_setup ok = nbt_small_test(2);
 	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 	nb_client_close(&c);
 }
@@ -602,7 +530,7 @@ Test(agent, over_stdio_a_session_runs_its_test_with_data_on_the_address_ssh_reac
 	struct nb_test_result res;
 	pthread_t t;
 	start_stdio(&r, &c, &t);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "data to 127.0.0.2, where the agent bound");
 	nb_client_close(&c);
 	end_stdio(&r, t, 1);
