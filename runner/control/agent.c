@@ -58,7 +58,7 @@ static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
 /* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets). */
 static void refused(struct nb_agent *a, const struct sockaddr_storage *peer, const char *why)
 {
-	if (nb_ratelog_take(&a->refused_log, nb_ctl_now_ms()))
+	if (nb_ratelog_event(&a->refused_log, nb_ctl_now_ms()))
 		nb_agent_log(a, 0, peer, "refused: %s", why);
 }
 
@@ -156,8 +156,8 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	a->o = *o;
 	a->listen_fd = a->wake[0] = a->wake[1] = a->lifeline_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
-	nb_ratelog_init(&a->full_log, 1, NB_AGENT_LOG_INTERVAL_MS, nb_ctl_now_ms());
-	nb_ratelog_init(&a->refused_log, NB_AGENT_LOG_BURST, NB_AGENT_LOG_INTERVAL_MS, nb_ctl_now_ms());
+	nb_ratelog_init(&a->full_log, 1, NB_AGENT_LOG_INTERVAL_MS);
+	nb_ratelog_init(&a->refused_log, NB_AGENT_LOG_BURST, NB_AGENT_LOG_INTERVAL_MS);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
 	} else if (o->stdio && !o->bind) {
@@ -218,8 +218,8 @@ void nb_agent_destroy(struct nb_agent *a)
 	if (a->wake[1] >= 0)
 		close(a->wake[1]);
 	pthread_mutex_destroy(&a->lock);
-	nb_ratelog_destroy(&a->full_log);
-	nb_ratelog_destroy(&a->refused_log);
+	nb_ratelog_finish(&a->full_log);
+	nb_ratelog_finish(&a->refused_log);
 	free(a);
 }
 

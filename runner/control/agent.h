@@ -16,7 +16,8 @@
  * against the limits (limits.h), and its data connections are accepted from the client's host
  * only, UDP ones after a return-path check (dataconn.h): the agent sends to no address but its
  * client's. Its log says "handshake slots full" at most once per NB_AGENT_LOG_INTERVAL_MS and
- * refused handshakes a few times per interval, then how many more (ratelog.h). */
+ * refused handshakes NB_AGENT_LOG_BURST times per interval, each followed by how many more
+ * (ratelog.h). */
 #ifndef NB_AGENT_H
 #define NB_AGENT_H
 

@@ -15,24 +15,27 @@
 /* A connection was closed for want of a slot (the acceptor's or a handshake's). */
 static void note_full(struct nb_agent *a, const struct sockaddr_storage *peer)
 {
-	if (nb_ratelog_take(&a->full_log, nb_ctl_now_ms()))
+	if (nb_ratelog_event(&a->full_log, nb_ctl_now_ms()))
 		nb_agent_log(a, 0, peer, "handshake slots full: closed to make room or for want of it "
 			     "(more in the next %d s are counted, not shown)",
 			     NB_AGENT_LOG_INTERVAL_MS / 1000);
 }
 
-/* Each interval that held more lines than it showed ends with how many. */
-static void log_summaries(struct nb_agent *a)
+/* Each interval that held more lines than it showed ends with how many (now UINT64_MAX: at the
+ * agent's end, whatever is held). "handshake slots full" is said once per interval: its count
+ * is worded apart. */
+void nb_agent_log_summaries(struct nb_agent *a, uint64_t now)
 {
-	uint64_t now = nb_ctl_now_ms(), n;
-	if ((n = nb_ratelog_flush(&a->full_log, now)) > 0)
-		nb_agent_log(a, 0, NULL, "handshake slots full: %llu more connections closed in the "
-			     "last %d s (a flood? --allow limits who may connect)",
-			     (unsigned long long)n, NB_AGENT_LOG_INTERVAL_MS / 1000);
-	if ((n = nb_ratelog_flush(&a->refused_log, now)) > 0)
-		nb_agent_log(a, 0, NULL, "%llu more refused handshakes in the last %d s, not shown "
-			     "(wrong or missing secrets, other versions, busy)", (unsigned long long)n,
-			     NB_AGENT_LOG_INTERVAL_MS / 1000);
+	uint32_t n;
+	uint64_t window;
+	if (nb_ratelog_due(&a->full_log, now, &n, &window))
+		nb_agent_log(a, 0, NULL, "and %u more connections closed for want of a handshake slot "
+			     "in the last %llu s (a flood? --allow limits who may connect)", n,
+			     (unsigned long long)window / 1000);
+	if (nb_ratelog_due(&a->refused_log, now, &n, &window))
+		nb_agent_log(a, 0, NULL, "%u more refused handshakes in the last %llu s, not shown "
+			     "(wrong or missing secrets, other versions, busy)", n,
+			     (unsigned long long)window / 1000);
 }
 
 /* Tell fd why it found no slot (one small frame to a fresh socket never blocks), close it. */
@@ -332,9 +335,10 @@ bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
 	while (!atomic_load(&a->stopping) && !finished(a)) {
 		nb_agent_reap(a, false);
 		expire_pending(a, nb_ctl_now_ms());
-		log_summaries(a);
+		nb_agent_log_summaries(a, nb_ctl_now_ms());
 		one_round(a);
 	}
 	nb_agent_reap(a, true);
+	nb_agent_log_summaries(a, UINT64_MAX);
 	return true;
 }

@@ -61,6 +61,9 @@ struct nb_agent {
 /** Log one line about a peer when the agent's verbosity is at least level. */
 void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/** Say what each rate-limited log line held in its interval, once that is over (now UINT64_MAX:
+ *  all, at the end; agent_accept.c). */
+void nb_agent_log_summaries(struct nb_agent *a, uint64_t now);
 /** The thread body of one connection (agent.c): its handshake, then maybe the session. */
 void *nb_agent_conn_main(void *arg);
 /** Join finished connection threads and close their sockets (all of them when `all`, after

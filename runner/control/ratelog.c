@@ -1,48 +1,44 @@
-/* nbrun — rate-limited log lines (see ratelog.h). */
+/* nbrun — a log line per event at first, then a count (see ratelog.h). */
 #include "ratelog.h"
 
-void nb_ratelog_init(struct nb_ratelog *r, uint32_t burst, uint64_t interval_ms, uint64_t now_ms)
+void nb_ratelog_init(struct nb_ratelog *r, uint32_t burst, uint64_t window_ms)
 {
-	*r = (struct nb_ratelog){ .burst = burst, .interval_ms = interval_ms, .start_ms = now_ms };
+	*r = (struct nb_ratelog){ .burst = burst, .window_ms = window_ms };
 	pthread_mutex_init(&r->lock, NULL);
 }
 
-void nb_ratelog_destroy(struct nb_ratelog *r)
+void nb_ratelog_finish(struct nb_ratelog *r)
 {
 	pthread_mutex_destroy(&r->lock);
 }
 
-/* Under the lock: start a new interval when the current one is over; what it held. */
-static uint64_t roll(struct nb_ratelog *r, uint64_t now_ms)
-{
-	if (now_ms - r->start_ms < r->interval_ms)
-		return 0;
-	uint64_t held = r->held;
-	r->start_ms = now_ms;
-	r->held = 0;
-	r->shown = held ? r->burst : 0;
-	return held;
-}
-
-bool nb_ratelog_take(struct nb_ratelog *r, uint64_t now_ms)
+bool nb_ratelog_event(struct nb_ratelog *r, uint64_t now_ms)
 {
 	pthread_mutex_lock(&r->lock);
-	bool quiet = r->held == 0 && now_ms - r->start_ms >= r->interval_ms;
-	if (quiet) /* nothing held: nothing to summarise, a fresh interval */
-		roll(r, now_ms);
-	bool show = r->shown < r->burst;
-	if (show)
-		r->shown++;
+	if (!r->start_ms || now_ms - r->start_ms >= r->window_ms) { /* a new window (none held) */
+		r->start_ms = now_ms ? now_ms : 1;
+		r->said = 0;
+	}
+	bool say = r->said < r->burst;
+	if (say)
+		r->said++;
 	else
 		r->held++;
 	pthread_mutex_unlock(&r->lock);
-	return show;
+	return say;
 }
 
-uint64_t nb_ratelog_flush(struct nb_ratelog *r, uint64_t now_ms)
+bool nb_ratelog_due(struct nb_ratelog *r, uint64_t now_ms, uint32_t *held, uint64_t *window_ms)
 {
 	pthread_mutex_lock(&r->lock);
-	uint64_t held = r->held ? roll(r, now_ms) : 0;
+	bool over = r->start_ms && (now_ms == UINT64_MAX || now_ms - r->start_ms >= r->window_ms);
+	bool due = r->held && over;
+	if (due) {
+		*held = r->held;
+		*window_ms = r->window_ms;
+		r->held = 0;
+		r->start_ms = 0; /* the next event opens a window of its own */
+	}
 	pthread_mutex_unlock(&r->lock);
-	return held;
+	return due;
 }

@@ -1,9 +1,9 @@
-/* nbrun — a log line that may come thousands of times a second (a wrong secret from every
- * address of a flood, connections refused for a full handshake table): at most `burst` lines
- * of it per interval are printed; the rest are counted, and each interval that held any ends
- * with one summary line of how many (nb_ratelog_flush). A flood that goes on is one summary
- * line per interval, and a quiet spell lets the next event through at once. Thread-safe: the
- * agent's connection threads take events while its acceptor flushes. */
+/* nbrun — a log line per event at first, then a count: what an agent says of clients it
+ * refuses. Anyone can knock on a public agent thousands of times a second; a line per knock
+ * would fill a disk and bury the lines that matter. So each window (window_ms) says its first
+ * `burst` events in full and only counts the rest; once the window is over, the count is said
+ * in one line ("and 312 more in the last 60 s"). One nb_ratelog per kind of event; thread-safe.
+ * The clock is the caller's (milliseconds), so a test can drive it. */
 #ifndef NB_RATELOG_H
 #define NB_RATELOG_H
 
@@ -12,23 +12,22 @@
 #include <stdint.h>
 
 struct nb_ratelog {
+	uint32_t burst;           /* events said in full per window */
+	uint64_t window_ms;
+	uint64_t start_ms;        /* the current window's start (0: none yet) */
+	uint32_t said, held;      /* events of the current window said in full, and counted */
 	pthread_mutex_t lock;
-	uint32_t burst;            /* lines printed per interval */
-	uint64_t interval_ms;
-	uint64_t start_ms;         /* the current interval began (nb_ctl_now_ms clock) */
-	uint32_t shown;            /* lines printed in it */
-	uint64_t held;             /* events of it counted, not printed */
 };
 
-/** At most burst lines per interval_ms. */
-void nb_ratelog_init(struct nb_ratelog *r, uint32_t burst, uint64_t interval_ms, uint64_t now_ms);
-/** Free the lock. */
-void nb_ratelog_destroy(struct nb_ratelog *r);
-/** One event now: true when its line is to be printed, false when it is only counted. */
-bool nb_ratelog_take(struct nb_ratelog *r, uint64_t now_ms);
-/** Once the current interval is over: how many events it held (0: nothing to say), and a new
- *  interval begins; until then 0. When it held some, the new interval prints none either (a
- *  flood that goes on is one summary line per interval). */
-uint64_t nb_ratelog_flush(struct nb_ratelog *r, uint64_t now_ms);
+/** Ready r: burst lines in full per window_ms, then counts. */
+void nb_ratelog_init(struct nb_ratelog *r, uint32_t burst, uint64_t window_ms);
+/** Free what r holds. */
+void nb_ratelog_finish(struct nb_ratelog *r);
+/** An event at now_ms: true when it is to be said in full, false when it was counted. */
+bool nb_ratelog_event(struct nb_ratelog *r, uint64_t now_ms);
+/** Whether a window that counted events is over at now_ms (or, with now_ms UINT64_MAX, any
+ *  count at all: at the end); then *held gets the count, *window_ms its window, and the count
+ *  starts again. Call it before nb_ratelog_event and now and then (the summary's line). */
+bool nb_ratelog_due(struct nb_ratelog *r, uint64_t now_ms, uint32_t *held, uint64_t *window_ms);
 
 #endif

@@ -1,31 +1,11 @@
-/* A flood's log lines (ratelog.h) and who counts as one source (cidr.h): the pieces the agent
- * keeps its log and its handshake slots with under a flood (issue 29 items 4 and 6). */
+/* Who counts as one source, and what kind of address one is (cidr.h): what the agent shares its
+ * handshake slots by under a flood, and where it never sends (issue 29 items 2 and 4). */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <string.h>
 
 #include "cidr.h"
-#include "ratelog.h"
-
-Test(ratelog, a_burst_is_shown_then_counted_then_summed_once_per_interval)
-{
-	struct nb_ratelog r;
-	nb_ratelog_init(&r, 3, 1000, 0);
-	int shown = 0;
-	for (int i = 0; i < 10; i++)
-		shown += nb_ratelog_take(&r, 100);
-	cr_expect_eq(shown, 3, "the first three lines");
-	cr_expect_eq(nb_ratelog_flush(&r, 900), 0, "nothing said before the interval is over");
-	cr_expect_eq(nb_ratelog_flush(&r, 1000), 7, "then how many were held");
-	for (int i = 0; i < 5; i++)
-		shown += nb_ratelog_take(&r, 1500);
-	cr_expect_eq(shown, 3, "a flood that goes on shows no new line");
-	cr_expect_eq(nb_ratelog_flush(&r, 2000), 5, "only its summary");
-	cr_expect_eq(nb_ratelog_flush(&r, 3000), 0, "a quiet interval says nothing");
-	cr_expect(nb_ratelog_take(&r, 4500), "and after it the next event is shown at once");
-	nb_ratelog_destroy(&r);
-}
 
 static struct sockaddr_storage addr_of(const char *text)
 {
@@ -48,7 +28,7 @@ static bool same(const char *x, const char *y)
 	return nb_cidr_same_source(&a, &b);
 }
 
-Test(ratelog, a_source_is_one_ipv4_address_or_one_ipv6_64)
+Test(sources, a_source_is_one_ipv4_address_or_one_ipv6_64)
 {
 	cr_expect(same("192.0.2.7", "192.0.2.7"));
 	cr_expect_not(same("192.0.2.7", "192.0.2.8"));
@@ -58,7 +38,7 @@ Test(ratelog, a_source_is_one_ipv4_address_or_one_ipv6_64)
 	cr_expect_not(same("::ffff:192.0.2.7", "::ffff:192.0.2.8"), "not a /64 of mapped addresses");
 }
 
-Test(ratelog, addresses_have_their_kinds)
+Test(sources, addresses_have_their_kinds)
 {
 	struct { const char *addr; enum nb_addr_kind k; } t[] = {
 		{ "10.1.2.3", NB_ADDR_HOST }, { "127.0.0.1", NB_ADDR_LOOPBACK },
