@@ -1,4 +1,4 @@
-/* Helpers: an agent in this process and a session with it (see nbt_agent.h). */
+/* Test support: an agent in this process and a session with it (see nbt_agent.h). */
 #include "nbt_agent.h"
 
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* Helpers for the tests that meet an agent in this process the way a client or an attacker
+/* Support for the tests that meet an agent in this process the way a client or an attacker
  * would: the agent on a thread, and an authenticated session with it. */
 #ifndef NBT_AGENT_H
 #define NBT_AGENT_H
