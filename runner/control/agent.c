@@ -55,10 +55,13 @@ static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets). */
+/* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets); an
+ * interval that is over says its count first (ratelog.h). */
 static void refused(struct nb_agent *a, const struct sockaddr_storage *peer, const char *why)
 {
-	if (nb_ratelog_event(&a->refused_log, nb_ctl_now_ms()))
+	uint64_t now = nb_ctl_now_ms();
+	nb_agent_log_summaries(a, now);
+	if (nb_ratelog_event(&a->refused_log, now))
 		nb_agent_log(a, 0, peer, "refused: %s", why);
 }
 

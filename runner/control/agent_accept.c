@@ -15,7 +15,9 @@
 /* A connection was closed for want of a slot (the acceptor's or a handshake's). */
 static void note_full(struct nb_agent *a, const struct sockaddr_storage *peer)
 {
-	if (nb_ratelog_event(&a->full_log, nb_ctl_now_ms()))
+	uint64_t now = nb_ctl_now_ms();
+	nb_agent_log_summaries(a, now); /* an interval that is over says its count first */
+	if (nb_ratelog_event(&a->full_log, now))
 		nb_agent_log(a, 0, peer, "handshake slots full: closed to make room or for want of it "
 			     "(more in the next %d s are counted, not shown)",
 			     NB_AGENT_LOG_INTERVAL_MS / 1000);
