@@ -1,6 +1,7 @@
 /* nbrun — the UDP test datagram header and the receiver's sequence accounting (see udpseq.h). */
 #include "udpseq.h"
 
+#include <endian.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +10,18 @@
 #include "epoch.h"
 #include "sock.h"
 
+/* One byte swap and one 8-byte access each: every datagram's header goes through these. */
 static void put_be64(unsigned char *b, uint64_t v)
 {
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (unsigned char)v;
+	uint64_t be = htobe64(v);
+	memcpy(b, &be, sizeof(be));
 }
 
 static uint64_t get_be64(const unsigned char *b)
 {
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | b[i];
-	return v;
+	uint64_t be;
+	memcpy(&be, b, sizeof(be));
+	return be64toh(be);
 }
 
 static void put_be32(unsigned char *b, uint32_t v)
@@ -40,7 +41,8 @@ uint64_t nb_dgram_cookie(const unsigned char key[NB_KEY_LEN], uint32_t flow)
 {
 	unsigned char k[crypto_kdf_BYTES_MIN];
 	crypto_kdf_derive_from_key(k, sizeof(k), (uint64_t)flow + 1, COOKIE_CONTEXT, key);
-	uint64_t c = get_be64(k);
+	uint64_t c;
+	memcpy(&c, k, sizeof(c)); /* the bytes as they go: the same on any host's byte order */
 	sodium_memzero(k, sizeof(k));
 	return c;
 }
@@ -49,7 +51,7 @@ void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, uint64_t c
 {
 	put_be64(buf, seq);
 	put_be64(buf + 8, send_ns);
-	put_be64(buf + 16, cookie);
+	memcpy(buf + 16, &cookie, sizeof(cookie));
 	put_be32(buf + 24, epoch);
 }
 
@@ -70,7 +72,7 @@ void nb_seqrx_set_rate(struct nb_seqrx *r, double pps)
 /* Whether seq, arriving at now_ns, is within what the sender can have sent: the reorder window
  * ahead of the highest one seen always is (the common case costs one compare); further, twice
  * the rate over the time since the last datagram counted, plus 100 ms of it. */
-static bool within_reach(const struct nb_seqrx *r, uint64_t seq, uint64_t now_ns)
+static inline bool within_reach(const struct nb_seqrx *r, uint64_t seq, uint64_t now_ns)
 {
 	if (seq < r->next + NB_SEQ_WINDOW)
 		return true;
@@ -124,12 +126,16 @@ static void jitter(struct nb_seqrx *r, struct nb_flow *f, uint64_t send_ns, uint
 bool nb_seqrx_account(struct nb_seqrx *r, struct nb_flow *f, const unsigned char *buf, size_t len,
 		      uint64_t recv_ns)
 {
-	if (len < NB_DGRAM_HDR || get_be64(buf + 16) != r->cookie)
+	uint64_t cookie;
+	if (len >= NB_DGRAM_HDR)
+		memcpy(&cookie, buf + 16, sizeof(cookie));
+	if (len < NB_DGRAM_HDR || cookie != r->cookie)
 		return foreign(r, f, buf, len);
-	uint64_t seq = get_be64(buf), now = recv_ns ? recv_ns : r->last_ns;
-	if (!within_reach(r, seq, now))
+	uint64_t seq = get_be64(buf);
+	if (!within_reach(r, seq, recv_ns ? recv_ns : r->last_ns))
 		return foreign(r, f, buf, len);
-	r->last_ns = now;
+	if (recv_ns)
+		r->last_ns = recv_ns;
 	nb_count(f, NB_C_RX_PACKETS, 1);
 	nb_count(f, NB_C_RX_BYTES, len);
 	if (seq >= r->next) {

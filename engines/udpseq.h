@@ -3,7 +3,7 @@
  *
  * Every test datagram starts with a 28-byte header (big-endian): sequence
  * number (u64), the sender's CLOCK_MONOTONIC send time of that datagram (u64 ns),
- * the flow's cookie (u64) and the epoch it was sent in (u32, see epoch.h). The
+ * the flow's cookie (8 bytes) and the epoch it was sent in (u32, see epoch.h). The
  * cookie is keyed (crypto_kdf of the run's data key and the flow: one constant per
  * run and flow, so it costs a store per datagram sent and a compare per datagram
  * received): someone who did not take part in the run's handshake cannot make a
@@ -38,7 +38,8 @@
 #define NB_SEQ_WINDOW 4096u
 #define NB_SEQ_PPS_CEILING 200000000.0 /* an unpaced flow's reach: 100 Gbit/s of the smallest datagrams */
 
-/** The cookie of flow `flow` of the run whose data key is key. */
+/** The cookie of flow `flow` of the run whose data key is key: its 8 bytes as they go on the
+ *  wire, held in a uint64_t (so that writing and checking one is one 8-byte store and load). */
 uint64_t nb_dgram_cookie(const unsigned char key[NB_KEY_LEN], uint32_t flow);
 /** Write the header into buf (at least NB_DGRAM_HDR bytes). */
 void nb_dgram_put(unsigned char *buf, uint64_t seq, uint64_t send_ns, uint64_t cookie, uint32_t epoch);
