@@ -68,7 +68,7 @@ static json_t *plan_json(const struct nb_results *res)
 			"size", nb_json_number(p->size), "request", nb_json_number(p->request),
 			"response", nb_json_number(p->response), "streams", nb_json_number(p->streams),
 			"direction", nb_json_string(p->direction), "rate", nb_json_number(p->rate),
-			"wait", nb_json_string(p->wait), "duration_s", nb_json_number(p->duration_s),
+			"wait", nb_json_string(nb_plan_case_param(p, "wait")), "duration_s", nb_json_number(p->duration_s),
 			"warmup_s", nb_json_number(p->warmup_s), "omit_s", nb_json_number(p->omit_s),
 			"interval_s", nb_json_number(p->interval_s),
 			"repetitions", nb_json_string(p->repetitions), "swept", p->swept));

@@ -42,13 +42,13 @@ static bool has_rr(const struct nb_plan_case *p) { return p->request > 0 || p->r
 static bool has_streams(const struct nb_plan_case *p) { return p->streams > 0; }
 static bool has_dir(const struct nb_plan_case *p) { return *p->direction && !not_directional(p); }
 static bool has_rate(const struct nb_plan_case *p) { return p->rate > 0; }
-static bool has_wait(const struct nb_plan_case *p) { return *p->wait && !takes_no_wait(p); }
+static bool has_wait(const struct nb_plan_case *p) { return *nb_plan_case_param(p, "wait") && !takes_no_wait(p); }
 
 static void c_proto(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->protocol); }
 static void c_size(FILE *f, const struct nb_plan_case *p) { has_size(p) ? bytes(f, p->size) : (void)fputs("—", f); }
 static void c_streams(FILE *f, const struct nb_plan_case *p) { fprintf(f, "%g", isfinite(p->streams) ? p->streams : 1); }
 static void c_dir(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->direction); }
-static void c_wait(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, p->wait); }
+static void c_wait(FILE *f, const struct nb_plan_case *p) { nb_md_cell(f, nb_plan_case_param(p, "wait")); }
 
 static void c_rr(FILE *f, const struct nb_plan_case *p)
 {

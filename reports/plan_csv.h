@@ -9,21 +9,26 @@
 
 #include "engine.h"
 #include "error.h"
+#include "param_defs.h"
 
 #define NB_PLAN_CSV_FILE "plan.csv"
 
-/** One row of plan.csv. The writer writes the columns (case_id .. sweep, then the socket and
- *  engine options window .. cpus, then paths; a NAN number or a NULL string is an empty cell, sizes and
- *  rates are written as integers, durations with %g); the reader fills them (strings point
- *  into the loaded table, "" for a column an older plan.csv lacks) and derives the fields
- *  after them. A case seen only in runs.csv (plan.csv lost) is made up from its runs. */
+/** One row of plan.csv. The writer writes the columns (case_id .. rate, the parameter rows
+ *  beside the axes (wait), duration_s .. sweep, the other parameter rows (window .. cpus), paths,
+ *  then the own rows of each engine the plan has a case of; a NAN number or a NULL string is an
+ *  empty cell, sizes and rates are written as integers, durations with %g); the reader fills
+ *  them (strings point into the loaded table, "" for a column an older plan.csv lacks) and
+ *  derives the fields after them. A case seen only in runs.csv (plan.csv lost) is made up from
+ *  its runs. */
 struct nb_plan_case {
-	const char *case_id, *test, *engine, *protocol, *direction, *wait, *repetitions, *sweep;
+	const char *case_id, *test, *engine, *protocol, *direction, *repetitions, *sweep;
 	double size, request, response, streams, rate;            /* NAN = not in the plan */
 	double duration_s, warmup_s, omit_s, interval_s;
-	double window, mss, tos, batch, timeout_ms;  /* NAN = does not apply; window 0 = default */
-	const char *nodelay, *congestion, *gso;      /* "on"/"off", a name; "" = does not apply */
-	const char *cpus;                            /* "0,2" pinned CPUs, "" = not pinned */
+	/* The cells of the parameter rows (engines/param_defs.h) as nb_param_format spells them:
+	 * opt[i] of row i of nb_param_defs, own[i] of row i of the engine's own rows; "" or NULL =
+	 * does not apply (nb_plan_case_param finds one by its key). */
+	const char *opt[NB_PARAM_ROWS_MAX];
+	const char *own[NB_PARAM_OWN_ROWS_MAX];
 	const char *paths;                           /* "local->vm1;vm2->vm3", "" = none given */
 	/* derived by the reader: */
 	const struct nb_engine *eng; /* engine's table (nb_engine_find); NULL = unknown to this build */
@@ -33,6 +38,8 @@ struct nb_plan_case {
 	bool swept;              /* the sweep column names a sweep or search */
 };
 
+/** The cell of parameter key in row c: a common row's, or its engine's own; "" when none. */
+const char *nb_plan_case_param(const struct nb_plan_case *c, const char *key);
 /** Write DIR/plan.csv (replacing it): a header and one row per case. */
 bool nb_plan_csv_write(const char *dir, const struct nb_plan_case *rows, size_t n,
 		       struct nb_error *err);

@@ -140,7 +140,7 @@ static void variant(const struct nb_plan_case *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "s%.0f/r%.0fx%.0f/%s/rate%.0f/%s", isfinite(p->size) ? p->size : 0,
 		 isfinite(p->request) ? p->request : 0, isfinite(p->response) ? p->response : 0,
-		 p->direction, isfinite(p->rate) ? p->rate : 0, p->wait);
+		 p->direction, isfinite(p->rate) ? p->rate : 0, nb_plan_case_param(p, "wait"));
 }
 
 /* bidir: each direction's own rate and drop numbers (the fwd_ and rev_ columns). */
