@@ -113,9 +113,10 @@ bool nb_results_dir_in_use(const char *dir, char *what, size_t n)
 static bool remove_in(const char *dir, const char *name, struct nb_error *err)
 {
 	char path[4400];
-	snprintf(path, sizeof(path), "%s/%s.tmp", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.tmp", dir, name) >= sizeof(path))
+		return nb_error_set(err, "cannot remove %s/%s: the path is too long", dir, name);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name); /* shorter than the .tmp one */
 	if (unlink(path) != 0 && errno != ENOENT)
 		return nb_error_errno(err, errno, "cannot remove %s", path);
 	return true;
