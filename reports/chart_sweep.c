@@ -102,7 +102,7 @@ static bool sweep_chart(const char *dir, const struct nb_results *res, const str
 	size_t ninvalid = trial_block(dat, t, n, false, sc);
 	fprintf(gp, "set xlabel \"Offered rate (%s)\"\nset ylabel \"Received rate (%s)\"\n"
 		    "set y2label \"Loss (%%)\"\nset ytics nomirror\nset y2tics nomirror\n"
-		    "set xrange [0:%.9g]\nset yrange [0:*]\nset y2range [0:*]\nset format y2 \"%%g\"\n",
+		    "set xrange [0:%.9g]\nset yrange [0:*]\nset y2range [0:*]\n",
 		sc.unit, sc.unit, t[n - 1].offered / sc.div * 1.08);
 	threshold_mark(gp, res, c->pc->case_id, sc, t[n - 1].offered / sc.div * 1.08);
 	if (nvalid)

@@ -199,7 +199,7 @@ static bool xy_chart(const char *dir, const struct nb_summary *s, const char *te
 				 "standard deviation across repetitions.",
 				 col->label, test, ax->what, ax->grouping);
 			x_axis(gp, ax, xs, nx);
-			fprintf(gp, "set ylabel \"%s (%s)\"\nset yrange [0:*]\nset format y \"%%g\"\n",
+			fprintf(gp, "set ylabel \"%s (%s)\"\nset yrange [0:*]\n",
 				col->label, sc.unit);
 			xy_series(dat, gp, ch->name, s, ax, idx, n, sc);
 			ok = nb_chart_end(charts, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afile.h"
+#include "fmt.h"
 #include "path_stats.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
@@ -202,7 +203,7 @@ bool nb_json_write(const char *path, const struct nb_results *res, const struct 
 	if (!root)
 		return nb_error_set(err, "%s: cannot build the JSON document", path);
 	bool ok = nb_afile_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-				JSON_REAL_PRECISION(10), err);
+				JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
 	json_decref(root);
 	return ok;
 }

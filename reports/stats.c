@@ -28,11 +28,26 @@ double nb_stats_mean(const struct nb_stats *s)
 	return s->n ? s->mean : NAN;
 }
 
+/* The spread of values that differ only in their last digits carries the rounding of those
+ * values into binary (16.63 is stored as 16.629999999999999005...): a stddev of 16.63, 16.64,
+ * 16.65 comes out as 0.0100000000000016. Its digits below 10^-15 of the largest value are
+ * within that rounding (a double holds 15 to 17 significant digits), not a measurement, so
+ * the stddev is rounded there and every file that writes it reads 0.01; 1e9 + {4, 7, 13, 16}
+ * keeps its sqrt(30) to 1e-6. */
+static double at_data_resolution(double sd, const struct nb_stats *s)
+{
+	double ref = fmax(fabs(s->min), fabs(s->max));
+	if (!(sd > 0.0) || !isfinite(ref) || ref == 0.0)
+		return sd;
+	double q = pow(10.0, floor(log10(ref)) - 15.0);
+	return round(sd / q) * q;
+}
+
 double nb_stats_stddev(const struct nb_stats *s)
 {
 	if (s->n < 2)
 		return NAN;
-	return sqrt(s->m2 / (double)(s->n - 1));
+	return at_data_resolution(sqrt(s->m2 / (double)(s->n - 1)), s);
 }
 
 double nb_stats_cv(const struct nb_stats *s)
