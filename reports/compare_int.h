@@ -26,9 +26,6 @@ const char *nb_cmp_single_metric(const struct nb_compare *c);
 /** "9.30 ± 0.30 Gbit/s", "median 46.0 µs" for a rank row, "—" when n = 0. */
 void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, char *buf,
 		       size_t len);
-/** The change with its CI: "-6.8 % (95 % CI -7.6 to -6.0 %)", or the change alone. */
-void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
-			  size_t len);
 /** The verdict as the report says it: gate mode "regression"; neutral "B slower". */
 void nb_cmp_fmt_verdict(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
 			const struct nb_cmp_cell *cell, char *buf, size_t len);

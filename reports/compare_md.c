@@ -173,7 +173,9 @@ static void method(const struct nb_compare *c, FILE *f)
 		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
 		   "spread when one side has a single run (`one-run`), and for latency and "
 		   "request/response rates, whose repetitions are often bimodal, the Hodges-Lehmann "
-		   "median shift with its Mann-Whitney CI (`mann-whitney`). %s needs the whole CI "
+		   "median shift with its Mann-Whitney CI (`mann-whitney`); a CI reaching below -100 %% "
+		   "(a negative value, which no metric can have) is cut there and marked *n too "
+		   "small*. %s needs the whole CI "
 		   "beyond the threshold, *%s* the whole CI inside it; anything else is "
 		   "*inconclusive*.", c->threshold * 100.0,
 		c->neutral ? "A difference" : "A regression or improvement",

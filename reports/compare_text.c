@@ -75,7 +75,7 @@ void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell
 	}
 	pct(cell->ch_lo, lo, sizeof(lo));
 	pct(cell->ch_hi, hi, sizeof(hi));
-	snprintf(buf, len, "%s (95 %% CI %s to %s %%)", ch, lo, hi);
+	snprintf(buf, len, "%s (95 %% CI %s to %s %%%s)", ch, lo, hi, cell->clipped ? ", n too small" : "");
 }
 
 static double max_cv(const struct nb_cmp_sample *a, const struct nb_cmp_sample *b)

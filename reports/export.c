@@ -90,8 +90,8 @@ static void csv_row(FILE *out, const struct nb_results *res, const struct nb_cas
 	put_num(out, c->value.n ? c->value.min : NAN);
 	put_num(out, c->median);
 	put_num(out, c->value.n ? c->value.max : NAN);
-	put_num(out, mean - c->ci_half);
-	put_num(out, mean + c->ci_half);
+	put_num(out, c->ci_lo);
+	put_num(out, c->ci_hi);
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_cell(out, res->meta.label_values[l], false);
 	fputc('\n', out);

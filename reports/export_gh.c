@@ -14,9 +14,13 @@ static json_t *entry(const struct nb_results *res, const struct nb_case_stats *c
 {
 	const char *unit = nb_cols[c->metric_col].unit;
 	double mean = nb_stats_mean(&c->value);
-	char range[64], sd[48], extra[1024];
+	char range[128], sd[48], extra[1024];
 	nb_fmt_value(c->ci_half, unit, sd, sizeof(sd));
 	snprintf(range, sizeof(range), "± %s", isfinite(c->ci_half) ? sd : "?");
+	if (c->ci_clipped) { /* the interval cut at 0 is not symmetric: both ends */
+		nb_fmt_value(c->ci_hi, unit, sd, sizeof(sd));
+		snprintf(range, sizeof(range), "0 to %s (95 %% CI, n too small)", sd);
+	}
 	nb_fmt_value(nb_stats_stddev(&c->value), unit, sd, sizeof(sd));
 	int n = snprintf(extra, sizeof(extra), "%s, %zu run%s, stddev %s", c->metric,
 			 c->value.n, c->value.n == 1 ? "" : "s", sd);

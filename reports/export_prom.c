@@ -146,8 +146,8 @@ static void headline(FILE *out, const struct family *f, const struct nb_results 
 	double mean = nb_stats_mean(&c->value);
 	series(out, f, res, c->pc, "mean", mean);
 	series(out, f, res, c->pc, "stddev", nb_stats_stddev(&c->value));
-	series(out, f, res, c->pc, "ci95_lo", mean - c->ci_half);
-	series(out, f, res, c->pc, "ci95_hi", mean + c->ci_half);
+	series(out, f, res, c->pc, "ci95_lo", c->ci_lo);
+	series(out, f, res, c->pc, "ci95_hi", c->ci_hi);
 	series(out, f, res, c->pc, "min", c->value.n ? c->value.min : NAN);
 	series(out, f, res, c->pc, "median", c->median);
 	series(out, f, res, c->pc, "max", c->value.n ? c->value.max : NAN);

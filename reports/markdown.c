@@ -405,7 +405,9 @@ static void method(FILE *f, const struct nb_results *res, const struct nb_summar
 		   "is one full run: warm-up, then the measured duration; omitted intervals are "
 		   "excluded). stddev is the sample standard deviation (n − 1), CV = stddev / mean, and "
 		   "the 95 %% confidence interval of the mean uses Student's t with n − 1 degrees of "
-		   "freedom. Intervals and packets of one run are never treated as independent samples. "
+		   "freedom, mean ± t(0.975, n − 1) · stddev / √n; no measured value can be negative, so "
+		   "an interval reaching below 0 is cut at 0 and marked *n too small* (cutting it keeps "
+		   "its 95 %% coverage). Intervals and packets of one run are never treated as independent samples. "
 		   "Runs beyond 1.5 × IQR are flagged as outliers and kept. With n = 1 no spread is "
 		   "reported.\n");
 	fprintf(f, "- **Units:** throughput is payload received per second (Gbit/s = 10⁹ bit/s); "

@@ -125,8 +125,8 @@ static void value_cells(FILE *f, const struct nb_case_stats *c, struct nb_scale 
 	}
 	fprintf(f, " | %.*f – %.*f |", d, v->min / sc.div, d, v->max / sc.div);
 	if (v->n >= 2)
-		fprintf(f, " %.*f – %.*f |", d, (v->mean - c->ci_half) / sc.div, d,
-			(v->mean + c->ci_half) / sc.div);
+		fprintf(f, " %.*f – %.*f%s |", d, c->ci_lo / sc.div, d, c->ci_hi / sc.div,
+			c->ci_clipped ? " (n too small)" : "");
 	else
 		fputs(" — |", f);
 }
@@ -185,6 +185,18 @@ static void table_head(FILE *f, const bool show[NPCOLS], const bool extra[NB_MD_
 	fputs("\n", f);
 }
 
+/* Said once under a table whose CI column has a cut interval. */
+static void clipped_note(FILE *f, const struct nb_summary *s, size_t g)
+{
+	for (size_t i = g; i < s->n; i++)
+		if (same_group(&s->c[g], &s->c[i]) && s->c[i].ci_clipped) {
+			fputs("\n*n too small*: the t interval of the mean reached below 0, which no "
+			      "measured value can; it is cut at 0 (that keeps its 95 % coverage) and says "
+			      "the repetitions are too few for their spread: add repetitions.\n", f);
+			return;
+		}
+}
+
 static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 {
 	bool show[NPCOLS], extra[NB_MD_NEXTRA];
@@ -216,6 +228,7 @@ static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 		fputs("\nThe columns after n are means over the repetitions; a bidir case gives "
 		      "forward / reverse (client → agent / agent → client), each direction judged on "
 		      "its own (see the warnings).\n", f);
+	clipped_note(f, s, g);
 	fputs("\n", f);
 }
 
