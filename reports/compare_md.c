@@ -173,7 +173,9 @@ static void method(const struct nb_compare *c, FILE *f)
 		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
 		   "spread when one side has a single run (`one-run`), and for latency and "
 		   "request/response rates, whose repetitions are often bimodal, the Hodges-Lehmann "
-		   "median shift with its Mann-Whitney CI (`mann-whitney`); a CI reaching below -100 %% "
+		   "median shift with its Mann-Whitney CI (`mann-whitney`) when each side has runs "
+		   "enough for one (4 and 4, 3 and 5 ...); each row shows the statistic its verdict "
+		   "is on, medians or means; a CI reaching below -100 %% "
 		   "(a negative value, which no metric can have) is cut there and marked *n too "
 		   "small*. %s needs the whole CI "
 		   "beyond the threshold, *%s* the whole CI inside it; anything else is "
@@ -226,8 +228,8 @@ static void regressions(const struct nb_compare *c, FILE *f)
 				continue;
 			char ch[128], b[96], n[96];
 			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
-			nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
-			nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+			nb_cmp_fmt_sample(row, &row->base, nb_cmp_cell_shows(cell), b, sizeof(b));
+			nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
 			fprintf(f, "- ");
 			md_code(f, row->case_id);
 			if (c->nsides > 2)
@@ -238,7 +240,8 @@ static void regressions(const struct nb_compare *c, FILE *f)
 	fprintf(f, "\n");
 }
 
-static void test_cell(FILE *f, const struct nb_cmp_cell *cell)
+/* A rank metric decided on means says why: its runs are too few for a 95 % rank CI. */
+static void test_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_cell *cell)
 {
 	if (cell->test == NB_CMP_TEST_RANK)
 		fprintf(f, "mann-whitney U=%.1f, p=%.3g%s", cell->mw.u, cell->mw.p,
@@ -247,6 +250,8 @@ static void test_cell(FILE *f, const struct nb_cmp_cell *cell)
 		fprintf(f, "welch t=%.2f, df=%.1f", cell->welch.t, cell->welch.df);
 	else
 		fprintf(f, "%s", nb_cmp_test_name(cell->test));
+	if (row->rank && cell->test != NB_CMP_TEST_RANK && cell->test != NB_CMP_TEST_NONE)
+		fprintf(f, " (too few runs for a rank CI: means compared)");
 }
 
 static void verdict_cell(const struct nb_compare *c, FILE *f, size_t s,
@@ -267,11 +272,11 @@ static void one_cell(const struct nb_compare *c, FILE *f, size_t s, const struct
 {
 	const struct nb_cmp_cell *cell = &row->cells[s - 1];
 	char n[96], ch[128];
-	nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+	nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
 	nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
 	fprintf(f, " %s | %s | ", cell->present ? n : "not in this folder", ch);
 	if (single) {
-		test_cell(f, cell);
+		test_cell(f, row, cell);
 		fprintf(f, " | ");
 	}
 	verdict_cell(c, f, s, row, cell);
@@ -335,8 +340,8 @@ static bool table(const struct nb_compare *c, FILE *f, const char *heading, bool
 		if (!any)
 			table_head(c, f, single, heading);
 		any = true;
-		char b[96];
-		nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
+		char b[160];
+		nb_cmp_fmt_sample(row, &row->base, nb_cmp_base_shows(c, row), b, sizeof(b));
 		fprintf(f, "| ");
 		md_code(f, row->case_id);
 		fprintf(f, " | ");
@@ -448,8 +453,9 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	table(c, f, "## Results", false);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
-			   "to %s (1.00 = no change) with its 95 %% CI; the band is the ±%.4g %% "
-			   "threshold, and each case's label says which direction is better.\n\n",
+			   "to %s (1.00 = no change) with its 95 %% CI, in its verdict's colour; the band is "
+			   "the ±%.4g %% threshold, and each case's label says which direction is "
+			   "better.\n\n",
 			chart_png, c->sides[0].name, c->threshold * 100.0);
 	unmatched(c, f);
 	differences(c, f);
