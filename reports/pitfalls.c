@@ -526,3 +526,9 @@ bool nb_pitfalls_check_hosts(const struct nb_facts *local, const struct nb_pitfa
 	}
 	return true;
 }
+
+bool nb_pitfalls_add_text(struct nb_pitfalls *out, const char *code, const char *case_id,
+			  const char *text)
+{
+	return add(out, code, case_id, "%s", text);
+}
