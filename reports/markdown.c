@@ -9,17 +9,82 @@
 #include "afile.h"
 #include "path_stats.h"
 
+/* The length of the character at s (1 for a byte that is not well-formed UTF-8), and whether
+ * it must not reach a reader: a C0 or C1 control, DEL, a bidi control (U+061C, U+200E/F,
+ * U+202A-U+202E, U+2066-U+2069: an U+202E reverses what follows), an invisible format
+ * character (U+200B-U+200D, U+2060-U+2064, U+FEFF), or a malformed byte. */
+static size_t char_at(const unsigned char *s, bool *hidden)
+{
+	unsigned c = s[0];
+	*hidden = c < 0x20 || c == 0x7f;
+	if (c < 0x80)
+		return 1;
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			n = 0;
+	*hidden = n == 0;
+	if (n == 0)
+		return 1;
+	unsigned cp = n == 2 ? (c & 0x1f) << 6 | (s[1] & 0x3f)
+		    : n == 3 ? (c & 0x0f) << 12 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f) : 0x10000;
+	*hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) ||
+		  (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+		  (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+	return n;
+}
+
+/* A character the caller need not look at: a multibyte one is written whole, a hidden one is
+ * dropped (a line break or tab becomes a space), and *p moves past it (false). A printable
+ * ASCII byte is left to the caller, which may escape it (true). */
+static bool pass_char(FILE *f, const unsigned char **p)
+{
+	bool hidden;
+	size_t n = char_at(*p, &hidden);
+	if (hidden && (**p == '\n' || **p == '\r' || **p == '\t'))
+		fputc(' ', f);
+	else if (!hidden && n > 1)
+		fwrite(*p, 1, n, f);
+	if (hidden || n > 1) {
+		*p += n;
+		return false;
+	}
+	return true;
+}
+
+static bool alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Text from a results folder is rendered inert: whatever a peer's facts, an agent's error or a
+ * hand-edited plan.csv hold, no HTML (<img ...>), link or image ([x](javascript:...)), entity,
+ * emphasis (**bold**), code span or strikethrough comes of it, and no control or bidi character
+ * reorders what the reader sees. Escaped: \ | ` * [ ] < & ~, and _ unless between letters or
+ * digits (tcp_rmem cannot emphasize). ( ) ! and > open nothing once [ and < are escaped, so
+ * they stay as written. A line break or tab is a space. */
+void nb_md_text(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		if (!pass_char(f, &p))
+			continue;
+		char c = (char)*p;
+		bool intraword = c == '_' && p != (const unsigned char *)s && alnum((char)p[-1]) &&
+				 alnum((char)p[1]);
+		if (strchr("\\|`*[]<&~", c) || (c == '_' && !intraword))
+			fputc('\\', f);
+		fputc(c, f);
+		p++;
+	}
+}
+
 void nb_md_cell(FILE *f, const char *s)
 {
 	if (!s || !*s) {
 		fputs("—", f);
 		return;
 	}
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
-	}
+	nb_md_text(f, s);
 }
 
 void nb_md_code(FILE *f, const char *s)
@@ -29,10 +94,13 @@ void nb_md_code(FILE *f, const char *s)
 		return;
 	}
 	fputc('`', f);
-	for (; *s; s++) {
-		if (*s == '|')
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		if (!pass_char(f, &p))
+			continue;
+		if (*p == '|')
 			fputc('\\', f);
-		fputc(*s == '`' ? '\'' : (*s == '\n' || *s == '\r' || *s == '\t') ? ' ' : *s, f);
+		fputc(*p == '`' ? '\'' : *p, f);
+		p++;
 	}
 	fputc('`', f);
 }
@@ -73,9 +141,12 @@ static void status_text(FILE *f, const struct nb_meta *m)
 		fputs("unknown (meta.json does not say whether the batch finished)", f);
 	else if (m->complete)
 		fputs("complete", f);
-	else if (m->stopped)
-		fprintf(f, "**incomplete** — interrupted by %s; this report covers the rows that were "
-			   "written, and `nbrun resume` runs the rest", m->stopped);
+	else if (m->stopped) {
+		fputs("**incomplete** — interrupted by ", f);
+		nb_md_text(f, m->stopped);
+		fputs("; this report covers the rows that were written, and `nbrun resume` runs the "
+		      "rest", f);
+	}
 	else
 		fputs("**incomplete** — the batch stopped early; this report covers the rows that were "
 		      "written, and `nbrun resume` runs the rest", f);
@@ -88,7 +159,11 @@ static void title(FILE *f, const struct nb_results *res)
 	dir_name(res->dir, name, sizeof(name));
 	fprintf(f, "# nbrun report: ");
 	nb_md_cell(f, m->config_name ? m->config_name : name);
-	fprintf(f, "\n\n%s → %s UTC · peer ", or_unknown(m->started), or_unknown(m->finished));
+	fputs("\n\n", f);
+	nb_md_text(f, or_unknown(m->started));
+	fputs(" → ", f);
+	nb_md_text(f, or_unknown(m->finished));
+	fputs(" UTC · peer ", f);
 	nb_md_cell(f, m->peer ? m->peer : "loopback (embedded agent)");
 	fprintf(f, " · ");
 	status_text(f, m);
@@ -340,7 +415,9 @@ static void warnings(FILE *f, const struct nb_pitfalls *pf)
 static void batch(FILE *f, const struct nb_results *res, const struct nb_summary *s)
 {
 	const struct nb_meta *m = &res->meta;
-	fprintf(f, "## Batch\n\n- **nbrun version:** %s\n- **Command:** ", or_unknown(m->version));
+	fputs("## Batch\n\n- **nbrun version:** ", f);
+	nb_md_text(f, or_unknown(m->version));
+	fputs("\n- **Command:** ", f);
 	nb_md_code(f, m->command);
 	fprintf(f, "\n- **Config:** ");
 	nb_md_cell(f, m->config_name);
@@ -348,8 +425,11 @@ static void batch(FILE *f, const struct nb_results *res, const struct nb_summary
 	nb_md_code(f, m->config_sha256);
 	fprintf(f, ")\n- **Status:** ");
 	status_text(f, m);
-	if (m->resumed)
-		fprintf(f, " (resumed %s)", m->resumed);
+	if (m->resumed) {
+		fputs(" (resumed ", f);
+		nb_md_text(f, m->resumed);
+		fputs(")", f);
+	}
 	size_t failed = runs_with(res, "failed");
 	fprintf(f, "\n- **Contents:** %zu case%s, %zu run%s (%zu failed)", s->n, plural(s->n),
 		res->nruns, plural(res->nruns), failed);
@@ -400,7 +480,9 @@ static void method(FILE *f, const struct nb_results *res, const struct nb_summar
 		if (first)
 			method_row(f, s->c[i].pc);
 	}
-	fprintf(f, "\n- **Run order:** %s.\n", res->meta.order ? res->meta.order : "unknown");
+	fputs("\n- **Run order:** ", f);
+	nb_md_text(f, res->meta.order ? res->meta.order : "unknown");
+	fputs(".\n", f);
 	fprintf(f, "- **Statistics:** each result is the mean of independent repetitions (a repetition "
 		   "is one full run: warm-up, then the measured duration; omitted intervals are "
 		   "excluded). stddev is the sample standard deviation (n − 1), CV = stddev / mean, and "
