@@ -373,6 +373,20 @@ Test(report, a_ci_reaching_below_zero_is_cut_at_zero_and_says_n_too_small, .init
 	json_decref(root);
 }
 
+/* The latency case's headline is the mean of each run's p50 (52.0 µs), its latency table's p50
+ * the percentile of every sample merged (49.9 µs): each column says which it is. */
+Test(report, the_two_p50s_say_which_they_are, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_assert(strstr(md, "| Mean of the runs' p50 ± stddev (CV), µs | Min – max | 95 % CI | n |"));
+	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | udp | 14 B | 1 | 10000 msg/s | spin | 52.0 ± 2.0 "));
+	cr_assert(strstr(md, "| Case | Samples | Min | p50 of all samples | p90 |"));
+	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | 3000 | 49.7 | 49.9 |"), "%s", md);
+	cr_assert(strstr(md, "| Mean ± stddev (CV), Gbit/s |"), "a rate's headline is a mean only");
+	free(md);
+}
+
 Test(report, a_missing_folder_is_an_error_naming_it)
 {
 	struct nb_report_info info;
