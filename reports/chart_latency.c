@@ -59,9 +59,9 @@ static void nines_axis(FILE *gp, double xmax, double ymin, double ymax, struct n
 	double top = 10; /* the decade that holds the furthest supported percentile */
 	while (top < xmax && top < 1e6)
 		top *= 10;
-	fprintf(gp, "set logscale x 10\nset xrange [1:%g]\nset xtics (", top);
+	fprintf(gp, "set logscale x 10\nset xrange [1:%.15g]\nset xtics (", top);
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]) && at[i] <= top; i++)
-		fprintf(gp, "%s\"%s\" %g", i ? ", " : "", names[i], at[i]);
+		fprintf(gp, "%s\"%s\" %.15g", i ? ", " : "", names[i], at[i]);
 	fprintf(gp, ")\nset mxtics 10\nset xlabel \"Percentile\"\n"
 		    "set ylabel \"Round-trip latency (%s)\"\n", sc.unit);
 	if (ymin > 0 && ymax / ymin > 20)
@@ -108,7 +108,7 @@ static bool cdf_chart(const char *dir, const struct nb_summary *s, const char *t
 			continue;
 		char y[32] = "2";
 		if (sc.div != 1.0)
-			snprintf(y, sizeof(y), "($2/%g)", sc.div);
+			snprintf(y, sizeof(y), "($2/%.15g)", sc.div);
 		fprintf(gp, "%s\"%s.dat\" index %zu using 1:%s with fsteps lt %d title \"",
 			k ? ", \\\n     " : "", ch->name, k, y, nb_chart_gp_style(k));
 		nb_chart_gp_str(gp, short_label(c->pc));

@@ -47,11 +47,11 @@ static const char *parallel(const struct nb_plan_case *p)
 static void tic_label(double x, bool bytes, char *buf, size_t len)
 {
 	if (bytes && x >= 1048576 && fmod(x, 1048576) == 0)
-		snprintf(buf, len, "%gM", x / 1048576);
+		snprintf(buf, len, "%.15gM", x / 1048576);
 	else if (bytes && x >= 1024 && fmod(x, 1024) == 0)
-		snprintf(buf, len, "%gK", x / 1024);
+		snprintf(buf, len, "%.15gK", x / 1024);
 	else
-		snprintf(buf, len, "%g", x);
+		snprintf(buf, len, "%.15g", x);
 }
 
 /* "1440 B", "128 KiB", "1 MiB" */
@@ -65,16 +65,21 @@ static void size_words(double b, char *buf, size_t len)
 		snprintf(buf, len, "%g B", b);
 }
 
+/* ", rate 500 Mbit/s" in the engine's rate unit, or "". */
 static void rate_suffix(const struct nb_plan_case *p, char *buf, size_t len)
 {
+	char r[48];
 	buf[0] = '\0';
-	if (isfinite(p->rate) && p->rate > 0)
-		snprintf(buf, len, ", rate %g", p->rate);
+	if (!isfinite(p->rate) || !(p->rate > 0))
+		return;
+	nb_fmt_value(p->rate, p->eng && p->eng->traits.rate_unit ? p->eng->traits.rate_unit : "", r,
+		     sizeof(r));
+	snprintf(buf, len, ", rate %s", r);
 }
 
 static void label_by_size(const struct nb_plan_case *p, char *buf, size_t len)
 {
-	char rate[48];
+	char rate[64];
 	rate_suffix(p, rate, sizeof(rate));
 	double n = isfinite(p->streams) ? p->streams : 1;
 	snprintf(buf, len, "%s, %g %s%s%s%s%s", p->protocol, n, parallel(p), n == 1 ? "" : "s",
@@ -84,7 +89,7 @@ static void label_by_size(const struct nb_plan_case *p, char *buf, size_t len)
 /* What the case sends: its message size, or for a request/response engine both sizes. */
 static void label_by_streams(const struct nb_plan_case *p, char *buf, size_t len)
 {
-	char rate[48], size[80], resp[24];
+	char rate[64], size[80], resp[24];
 	rate_suffix(p, rate, sizeof(rate));
 	if (nb_engine_request_response(p->eng) && isfinite(p->request) && isfinite(p->response)) {
 		size_words(p->response, resp, sizeof(resp));
@@ -149,9 +154,9 @@ static void x_axis(FILE *gp, const struct xy_axis *ax, const struct nb_plan_case
 	if (bars)
 		fprintf(gp, "set xrange [-0.6:%zu.6]\n", nx - 1);
 	else if (logx)
-		fprintf(gp, "set logscale x 2\nset xrange [%g:%g]\n", xs[0] / 1.25, xs[nx - 1] * 1.25);
+		fprintf(gp, "set logscale x 2\nset xrange [%.15g:%.15g]\n", xs[0] / 1.25, xs[nx - 1] * 1.25);
 	else
-		fprintf(gp, "set xrange [%g:%g]\n", xs[0] - (xs[nx - 1] - xs[0]) * 0.06,
+		fprintf(gp, "set xrange [%.15g:%.15g]\n", xs[0] - (xs[nx - 1] - xs[0]) * 0.06,
 			xs[nx - 1] + (xs[nx - 1] - xs[0]) * 0.06);
 	fprintf(gp, "set xtics (");
 	for (size_t i = 0; i < nx; i++) {

@@ -131,8 +131,20 @@ Test(chart, every_chart_says_what_it_shows, .init = setup, .fini = teardown)
 		"24,udp-loss/udp/s1400,udp-loss,stream,udp,8,trial,500000000,invalid,rx_bps,480000000,"
 		"stalled;pace-forgiven,", ",360000000,409500000,", ",500000000,480000000,",
 	};
+	static const char *const paced[2][2] = {
+		{ "16,udp-loss/udp/s1400,udp-loss,stream,udp,1,trial,100000000,",
+		  "25,udp-r/udp/s1400/p1/forward/r500M,udp-r,stream,udp,1,run,," },
+		{ "16,udp-loss/udp/s1400,udp-loss,stream,udp,1,trial,100000000,",
+		  "26,udp-r/udp/s1400/p2/forward/r500M,udp-r,stream,udp,1,run,," },
+	};
+	append("plan.csv", "udp-r/udp/s1400/p1/forward/r500M,udp-r,stream,udp,1400,,,1,forward,"
+			   "500000000,block,5,1,0,1,1,\n"
+			   "udp-r/udp/s1400/p2/forward/r500M,udp-r,stream,udp,1400,,,2,forward,"
+			   "500000000,block,5,1,0,1,1,\n");
 	copy_row("10,", rr4, 4);
 	copy_row("22,", stalled, 4);
+	copy_row("16,", paced[0], 2);
+	copy_row("16,", paced[1], 2);
 	struct nb_report_info info;
 	struct nb_error err = { "" };
 	cr_assert(nb_report_build(dir, &info, &err), "%s", err.msg);
@@ -149,6 +161,9 @@ Test(chart, every_chart_says_what_it_shows, .init = setup, .fini = teardown)
 	cr_assert(strstr(tcp, "set xlabel \"Parallel streams\""), "%s", tcp);
 	cr_assert(strstr(tcp, "title \"error bars: 95 % CI of the mean over the repetitions\""), "%s", tcp);
 	free(tcp);
+	char *udp = gp_of("udp-r-vs-streams");
+	cr_assert(strstr(udp, "title \"udp, 1400 B, forward, rate 500 Mbit/s\""), "%s", udp);
+	free(udp);
 	char *sw = gp_of("sweep-udp-loss-udp-s1400");
 	cr_assert(strstr(sw, "set rmargin\nset y2label \"Loss (%)\""),
 		  "the right margin fits the loss axis and its label: %s", sw);
