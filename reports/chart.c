@@ -55,6 +55,8 @@ static void preamble(FILE *gp, const struct nb_chart *ch)
 		    "set grid xtics ytics lt 1 lw 1 lc rgb \"#e6e6e6\"\n"
 		    "set key below center horizontal Left reverse spacing 1.15 samplen 3 width 1 nobox\n"
 		    "set xlabel offset 0,0.6\n"
+		    /* plain tic numbers: gnuplot's default and %g write 1e+06 */
+		    "set format x \"%%.10g\"\nset format y \"%%.10g\"\nset format y2 \"%%.10g\"\n"
 		    "set lmargin 12\nset rmargin 6\n");
 	for (size_t i = 0; i < NPALETTE; i++)
 		fprintf(gp, "set linetype %zu lc rgb \"%s\" lw 2.4 pt 7 ps 1.2 dt 1\n", i + 1, palette[i]);

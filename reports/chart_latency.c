@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "fmt.h"
+
 /* The case id without its test's prefix: the legend already sits under the test's title. */
 static const char *short_label(const struct nb_plan_case *p)
 {
@@ -48,7 +50,7 @@ static double cdf_block(FILE *dat, const struct nb_hist *h)
 	return xmax;
 }
 
-static void nines_axis(FILE *gp, double xmax, double ymin, double ymax)
+static void nines_axis(FILE *gp, double xmax, double ymin, double ymax, struct nb_scale sc)
 {
 	/* tic labels are format strings to gnuplot: a literal % is written %% */
 	static const char *const names[] = { "0%%", "50%%", "90%%", "99%%", "99.9%%", "99.99%%",
@@ -57,11 +59,11 @@ static void nines_axis(FILE *gp, double xmax, double ymin, double ymax)
 	double top = 10; /* the decade that holds the furthest supported percentile */
 	while (top < xmax && top < 1e6)
 		top *= 10;
-	fprintf(gp, "set logscale x 10\nset xrange [1:%g]\nset xtics (", top);
+	fprintf(gp, "set logscale x 10\nset xrange [1:%.15g]\nset xtics (", top);
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]) && at[i] <= top; i++)
-		fprintf(gp, "%s\"%s\" %g", i ? ", " : "", names[i], at[i]);
+		fprintf(gp, "%s\"%s\" %.15g", i ? ", " : "", names[i], at[i]);
 	fprintf(gp, ")\nset mxtics 10\nset xlabel \"Percentile\"\n"
-		    "set ylabel \"Round-trip latency (µs)\"\nset format y \"%%g\"\n");
+		    "set ylabel \"Round-trip latency (%s)\"\n", sc.unit);
 	if (ymin > 0 && ymax / ymin > 20)
 		fprintf(gp, "set logscale y 10\n");
 	else
@@ -95,15 +97,20 @@ static bool cdf_chart(const char *dir, const struct nb_summary *s, const char *t
 		ymin = fmin(ymin, (double)c->lat.min_ns / 1000.0);
 		ymax = fmax(ymax, (double)c->lat.max_ns / 1000.0);
 	}
-	nines_axis(gp, xmax, ymin, ymax);
+	/* the .dat stays in µs; a tail of seconds is drawn in ms, not as 1000000 µs */
+	struct nb_scale sc = nb_fmt_scale("us", ymax);
+	nines_axis(gp, xmax, ymin, ymax, sc);
 	fprintf(gp, "plot ");
 	k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		if (strcmp(c->pc->test, test) != 0 || !c->merged || !c->lat.count)
 			continue;
-		fprintf(gp, "%s\"%s.dat\" index %zu using 1:2 with fsteps lt %d title \"",
-			k ? ", \\\n     " : "", ch->name, k, nb_chart_gp_style(k));
+		char y[32] = "2";
+		if (sc.div != 1.0)
+			snprintf(y, sizeof(y), "($2/%.15g)", sc.div);
+		fprintf(gp, "%s\"%s.dat\" index %zu using 1:%s with fsteps lt %d title \"",
+			k ? ", \\\n     " : "", ch->name, k, y, nb_chart_gp_style(k));
 		nb_chart_gp_str(gp, short_label(c->pc));
 		fprintf(gp, "\"");
 		k++;

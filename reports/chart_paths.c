@@ -77,7 +77,7 @@ static bool paths_chart(const char *dir, const struct nb_results *res, const str
 	fprintf(gp, "set style data histograms\nset style histogram rowstacked\n"
 		    "set style fill solid 0.85 border rgb \"#ffffff\"\nset boxwidth 0.8 relative\n"
 		    "set xlabel \"Interval (middle, s since the measured window began)\"\n"
-		    "set ylabel \"%s (%s)\"\nset yrange [0:*]\nset format y \"%%g\"\nplot ",
+		    "set ylabel \"%s (%s)\"\nset yrange [0:*]\nplot ",
 		    nb_cols[c->metric_col].label, sc.unit);
 	for (size_t p = 0; p < n; p++) {
 		fprintf(gp, "%s\"%s.dat\" using %zu%s lt %d title \"", p ? ", \\\n     " : "", ch->name,

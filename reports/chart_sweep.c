@@ -8,10 +8,39 @@
 
 #include "fmt.h"
 
+/* What a trial is worth to the search: counted, or invalid because its sender fell short of
+ * the offered rate, or invalid although it sent the rate, because it stalled and caught up
+ * (pace-forgiven, a late tick): a burst the path may drop, not that rate. */
+enum trial_kind { TRIAL_VALID, TRIAL_SHORT, TRIAL_STALLED, TRIAL_NKINDS };
+
+static const char *const kind_title[TRIAL_NKINDS] = {
+	[TRIAL_SHORT] = "Invalid trial (sender below offered rate)",
+	[TRIAL_STALLED] = "Invalid trial (sender stalled, then caught up)",
+};
+
 struct trial {
 	double offered, received, loss;
-	bool valid;
+	enum trial_kind kind;
 };
+
+/* Whether word is one of the ';'-separated flags. */
+static bool has_flag(const char *flags, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = flags ? flags : ""; *p; p += strcspn(p, ";"), p += *p == ';')
+		if (strncmp(p, word, n) == 0 && (p[n] == ';' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The search flags an invalid trial "short" or "stalled"; a folder older than those flags had
+ * short trials only. */
+static enum trial_kind trial_kind(const struct nb_run *r)
+{
+	if (strcmp(r->status, "invalid") != 0)
+		return TRIAL_VALID;
+	return has_flag(r->flags, "short") || !r->flags || !*r->flags ? TRIAL_SHORT : TRIAL_STALLED;
+}
 
 static int cmp_trial(const void *a, const void *b)
 {
@@ -28,21 +57,23 @@ static size_t collect_trials(const struct nb_results *res, size_t ci, int rx_col
 			continue;
 		double loss = r->m.v[NB_COL_LOSS_PCT];
 		t[n++] = (struct trial){ r->offered_rate, r->m.v[rx_col], isfinite(loss) ? loss : 0,
-					 strcmp(r->status, "invalid") != 0 };
+					 trial_kind(r) };
 	}
 	qsort(t, n, sizeof(*t), cmp_trial);
 	return n;
 }
 
-static size_t trial_block(FILE *dat, const struct trial *t, size_t n, bool valid, struct nb_scale sc)
+static size_t trial_block(FILE *dat, const struct trial *t, size_t n, enum trial_kind kind,
+			  struct nb_scale sc)
 {
+	static const char *const names[TRIAL_NKINDS] = { "valid", "invalid (short)", "invalid (stalled)" };
 	size_t k = 0;
-	fprintf(dat, "# %s trials: offered received loss_pct\n", valid ? "valid" : "invalid");
+	fprintf(dat, "%s# %s trials: offered received loss_pct\n", kind ? "\n\n" : "", names[kind]);
 	for (size_t i = 0; i < n; i++)
-		if (t[i].valid == valid && ++k)
+		if (t[i].kind == kind && ++k)
 			fprintf(dat, "%.9g %.9g %.9g\n", t[i].offered / sc.div, t[i].received / sc.div,
 				t[i].loss);
-	if (k == 0) /* keeps index 1 present and valid for gnuplot */
+	if (k == 0) /* keeps every index present and valid for gnuplot */
 		fprintf(dat, "NaN NaN NaN\n");
 	return k;
 }
@@ -65,15 +96,24 @@ static void threshold_mark(FILE *gp, const struct nb_results *res, const char *i
 		left ? "right" : "left", left ? "-0.8" : "0.8");
 }
 
-static void sweep_plot(FILE *gp, const char *name, size_t ninvalid)
+/* The valid trials' lines (when any), then each kind of invalid trial that occurred, as its
+ * own point style and legend entry. */
+static void sweep_plot(FILE *gp, const char *name, const size_t count[TRIAL_NKINDS])
 {
-	fprintf(gp, "plot \"%s.dat\" index 0 using 1:2 with linespoints lt 1 title \"Received rate\", \\\n"
-		    "     \"%s.dat\" index 0 using 1:1 with lines lt 8 lw 1.5 dt 2 title \"Offered rate (no loss)\", \\\n"
-		    "     \"%s.dat\" index 0 using 1:3 axes x1y2 with linespoints lt 4 title \"Loss (%%)\"",
-		name, name, name);
-	if (ninvalid)
-		fprintf(gp, ", \\\n     \"%s.dat\" index 1 using 1:2 with points lt 1 pt 6 ps 1.6 "
-			    "title \"Invalid trial (sender below offered rate)\"", name);
+	const char *sep = "plot ";
+	if (count[TRIAL_VALID]) {
+		fprintf(gp, "plot \"%s.dat\" index 0 using 1:2 with linespoints lt 1 title \"Received rate\", \\\n"
+			    "     \"%s.dat\" index 0 using 1:1 with lines lt 8 lw 1.5 dt 2 title \"Offered rate (no loss)\", \\\n"
+			    "     \"%s.dat\" index 0 using 1:3 axes x1y2 with linespoints lt 4 title \"Loss (%%)\"",
+			name, name, name);
+		sep = ", \\\n     ";
+	}
+	for (int k = TRIAL_SHORT; k < TRIAL_NKINDS; k++)
+		if (count[k]) {
+			fprintf(gp, "%s\"%s.dat\" index %d using 1:2 with points lt 1 pt %d ps 1.6 "
+				    "title \"%s\"", sep, name, k, k == TRIAL_SHORT ? 6 : 4, kind_title[k]);
+			sep = ", \\\n     ";
+		}
 	fprintf(gp, "\n");
 }
 
@@ -97,19 +137,17 @@ static bool sweep_chart(const char *dir, const struct nb_results *res, const str
 	snprintf(ch->sentence, sizeof(ch->sentence),
 		 "Every trial of the sweep of case %s: received rate (left axis) and loss (right axis) "
 		 "against the offered rate; the dashed diagonal is loss-free delivery.", c->pc->case_id);
-	size_t nvalid = trial_block(dat, t, n, true, sc);
-	fprintf(dat, "\n\n");
-	size_t ninvalid = trial_block(dat, t, n, false, sc);
+	size_t count[TRIAL_NKINDS];
+	for (int k = 0; k < TRIAL_NKINDS; k++)
+		count[k] = trial_block(dat, t, n, (enum trial_kind)k, sc);
+	/* the right margin sized by gnuplot to the loss axis' tics and label: the fixed one of the
+	 * preamble cut both off when the tics read 0.0005 */
 	fprintf(gp, "set xlabel \"Offered rate (%s)\"\nset ylabel \"Received rate (%s)\"\n"
-		    "set y2label \"Loss (%%)\"\nset ytics nomirror\nset y2tics nomirror\n"
-		    "set xrange [0:%.9g]\nset yrange [0:*]\nset y2range [0:*]\nset format y2 \"%%g\"\n",
+		    "set rmargin\nset y2label \"Loss (%%)\"\nset ytics nomirror\nset y2tics nomirror\n"
+		    "set xrange [0:%.9g]\nset yrange [0:*]\nset y2range [0:*]\n",
 		sc.unit, sc.unit, t[n - 1].offered / sc.div * 1.08);
 	threshold_mark(gp, res, c->pc->case_id, sc, t[n - 1].offered / sc.div * 1.08);
-	if (nvalid)
-		sweep_plot(gp, ch->name, ninvalid);
-	else
-		fprintf(gp, "plot \"%s.dat\" index 1 using 1:2 with points lt 1 pt 6 ps 1.6 "
-			    "title \"Invalid trial (sender below offered rate)\"\n", ch->name);
+	sweep_plot(gp, ch->name, count);
 	return nb_chart_end(charts, err);
 }
 

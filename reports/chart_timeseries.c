@@ -52,7 +52,7 @@ static void ts_axes(FILE *gp, const struct nb_case_stats *c, double lo, double h
 	if (span[0] < span[1])
 		fprintf(gp, "set xrange [%.9g:%.9g]\n", span[0], span[1]);
 	fprintf(gp, "set xlabel \"Time since the measured window began (s)\"\n"
-		    "set ylabel \"%s (%s)\"\nset yrange [0:*]\nset format y \"%%g\"\n", col->label, sc.unit);
+		    "set ylabel \"%s (%s)\"\nset yrange [0:*]\n", col->label, sc.unit);
 	if (lo < hi) {
 		fprintf(gp, "set object 1 rect from %.9g, graph 0 to %.9g, graph 1 behind "
 			    "fc rgb \"#9e9e9e\" fs transparent solid 0.22 noborder\n", lo, hi);

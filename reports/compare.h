@@ -99,6 +99,7 @@ struct nb_cmp_cell {
 	double diff, lo, hi;     /* the deciding estimate, absolute (new - base); NAN none */
 	double change, ch_lo, ch_hi; /* the same relative to |base|; NAN when base is 0 */
 	double detectable;       /* smallest change this noise and n can call beyond the threshold */
+	bool clipped;            /* the CI reached below -100 % (a negative new value): cut there */
 	enum nb_cmp_verdict verdict;
 	const char *reason;      /* short: "CI beyond threshold", "one run each side" ... */
 	char *param_diff;        /* "mss 0 → 536, duration_s 10 → 1" or NULL */
@@ -231,6 +232,10 @@ bool nb_cmp_expected(const char *const *expect, size_t n, const char *where, con
 /** "+3.1 %", "-20.0 %", "—", or the absolute change "+1.10 % (base 0)" (never infinity). */
 void nb_cmp_fmt_change(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
 		       size_t len);
+/** The change with its CI: "-6.8 % (95 % CI -7.6 to -6.0 %)", or the change alone; a CI cut at
+ *  -100 % ends ", n too small)". */
+void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
+			  size_t len);
 /** Why the verdict: "whole 95 % CI beyond -5 %", "CV 47.4 %: changes smaller than 43.0 %
  *  cannot be detected with n = 5/5", "all 3 runs failed in new: ..." */
 void nb_cmp_fmt_reason(const struct nb_compare *c, const struct nb_cmp_row *row,

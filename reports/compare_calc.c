@@ -72,7 +72,7 @@ bool nb_cmp_pred_ci(const struct nb_stats *a, const struct nb_stats *b, struct n
 static void reset(struct nb_cmp_cell *cell)
 {
 	cell->test = NB_CMP_TEST_NONE;
-	cell->have_welch = cell->have_mw = false;
+	cell->have_welch = cell->have_mw = cell->clipped = false;
 	cell->diff = cell->lo = cell->hi = NAN;
 	cell->change = cell->ch_lo = cell->ch_hi = cell->detectable = NAN;
 }
@@ -106,6 +106,10 @@ static double reference(const struct nb_cmp_cell *cell, const struct nb_cmp_samp
 	return cell->test == NB_CMP_TEST_RANK ? base->median : base->st.mean;
 }
 
+/* Every metric is a count, rate, time or share: a new value below 0, a change below -100 %
+ * of the base, is impossible. A CI reaching past it (few runs, a wide spread) is cut there, as
+ * the report cuts a case's CI at 0: that keeps its coverage, and the row says "n too small".
+ * What the noise can detect is still read off the whole width. */
 static void relative(struct nb_cmp_cell *cell, double ref, double threshold)
 {
 	if (ref == 0.0 || !isfinite(ref))
@@ -115,6 +119,11 @@ static void relative(struct nb_cmp_cell *cell, double ref, double threshold)
 	cell->ch_hi = cell->hi / fabs(ref);
 	if (isfinite(cell->ch_lo) && isfinite(cell->ch_hi))
 		cell->detectable = threshold + (cell->ch_hi - cell->ch_lo) / 2.0;
+	if (cell->ch_lo < -1.0) {
+		cell->ch_lo = -1.0;
+		cell->lo = -fabs(ref);
+		cell->clipped = true;
+	}
 }
 
 /* Beyond the threshold: up (true) or down; the metric's better direction names it. */

@@ -1,7 +1,10 @@
 /* nbrun — compare: each case's change as a ratio to base (1.00 = base), one bar per NEW
- * folder drawn from 1.00 to the estimate, its 95 % CI as an error bar, every bar labelled
- * with its change, the threshold as a band around 1.00, and the axis zoomed to the data (a
- * 0-300 % axis would flatten a 6 % difference). Each case's label says which way is better.
+ * folder drawn from 1.00 to the estimate in its verdict's colour (several folders told apart
+ * by their fill), its 95 % CI as an error bar, every bar labelled with its change, the
+ * threshold as a band around 1.00 named in the key (a label inside the plot would sit on a
+ * bar), and the axis zoomed to the data (a 0-300 % axis would flatten a 6 % difference) but
+ * never below 0: no value is negative, so neither is a ratio. Each case's label says which way
+ * is better.
  * compare.dat and compare.gp are always written; gnuplot (posix_spawnp, no shell) renders
  * compare.png and compare.svg when it is on PATH. */
 #include "compare_int.h"
@@ -15,10 +18,14 @@
 
 #include "chart.h"
 
-static const char *const bar_colors[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
-};
-#define NCOLORS (sizeof(bar_colors) / sizeof(bar_colors[0]))
+/* The fill of NEW folder s (1-based) when there are several: solid, then gnuplot's patterns. */
+static void fill_style(char *buf, size_t len, size_t s, size_t nnew)
+{
+	if (nnew == 1 || s == 1)
+		snprintf(buf, len, "fs solid 0.85");
+	else
+		snprintf(buf, len, "fs pattern %zu", (s - 2) % 7 + 1);
+}
 
 /* The y range: every estimate, CI and the threshold band, plus a margin for the labels. */
 struct yrange {
@@ -44,19 +51,36 @@ static struct yrange y_range(const struct nb_compare *c)
 			widen(&y, 1.0 + cell->ch_hi);
 		}
 	y.pad = fmax((y.hi - y.lo) * 0.12, 0.01);
-	y.lo -= y.pad;
+	y.lo = fmax(y.lo - y.pad, 0.0);
 	y.hi += y.pad;
 	return y;
 }
 
+/* Each bar and its label in its verdict's colour; the key names each colour used. */
+static const struct {
+	enum nb_cmp_verdict v;
+	unsigned rgb;
+	const char *name;
+} verdict_colours[] = {
+	{ NB_CMP_REGRESSION, 0xc62828, "regression" },
+	{ NB_CMP_IMPROVEMENT, 0x2e7d32, "improvement" },
+	{ NB_CMP_UNCHANGED, 0x546e7a, "unchanged" },
+	{ NB_CMP_CHANGED, 0x6a1b9a, "changed" },
+	{ NB_CMP_INCONCLUSIVE, 0x9e9e9e, "inconclusive, no data" },
+};
+#define NVERDICT_COLOURS (sizeof(verdict_colours) / sizeof(verdict_colours[0]))
+
+static size_t colour_index(const struct nb_cmp_cell *cell)
+{
+	for (size_t i = 0; i + 1 < NVERDICT_COLOURS; i++)
+		if (cell->present && verdict_colours[i].v == cell->verdict)
+			return i;
+	return NVERDICT_COLOURS - 1;
+}
+
 static unsigned verdict_colour(const struct nb_cmp_cell *cell)
 {
-	switch (cell->verdict) {
-	case NB_CMP_REGRESSION: return 0xc62828;
-	case NB_CMP_IMPROVEMENT: return 0x2e7d32;
-	case NB_CMP_UNCHANGED: return 0x303030;
-	default: return 0x777777;
-	}
+	return verdict_colours[colour_index(cell)].rgb;
 }
 
 static void dat_num(FILE *f, double v)
@@ -79,6 +103,7 @@ static void dat_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_
 								: "absent");
 	double top = isfinite(hi) ? hi : r, bottom = isfinite(lo) ? lo : r;
 	double ly = !isfinite(r) ? 1.0 : r >= 1.0 ? top + y->pad * 0.3 : bottom - y->pad * 0.3;
+	ly = fmax(ly, y->lo + y->pad * 0.3); /* a bar down to 0 keeps its label in view */
 	dat_num(f, r);
 	dat_num(f, lo);
 	dat_num(f, hi);
@@ -159,7 +184,7 @@ static void gp_preamble(const struct nb_compare *c, FILE *f)
 		   "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
 		   "set xtics rotate by 30 right font \",10\"\n"
 		   "set grid ytics lt 1 lw 1 lc rgb \"#e6e6e6\"\n"
-		   "set key top right horizontal box lc rgb \"#d0d0d0\" opaque samplen 2 width 1\n"
+		   "set key outside right top vertical Left reverse samplen 2 width 1 nobox\n"
 		   "set style fill solid 0.85 border rgb \"#505050\"\n"
 		   "set yrange [%.6g:%.6g]\nset format y \"%%.2f\"\n"
 		   "set xrange [-0.6:%zu.6]\n", y.lo, y.hi, c->nrows ? c->nrows - 1 : 0);
@@ -167,10 +192,30 @@ static void gp_preamble(const struct nb_compare *c, FILE *f)
 	fprintf(f, "set object 1 rectangle from graph 0, first %.6g to graph 1, first %.6g "
 		   "fillcolor rgb \"#fdf1d8\" fillstyle solid 1.0 noborder behind\n"
 		   "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead "
-		   "lc rgb \"#707070\" dt 2 lw 1.2 front\n"
-		   "set label 1 \"±%.4g %% threshold\" at graph 0.005, first %.6g left "
-		   "font \",10\" textcolor rgb \"#8a6d3b\" front\n",
-		1.0 - t, 1.0 + t, t * 100.0, 1.0 + t);
+		   "lc rgb \"#707070\" dt 2 lw 1.2 front\n",
+		1.0 - t, 1.0 + t);
+}
+
+/* The key: the threshold band, each verdict colour the bars use, each folder's fill. */
+static void gp_key(const struct nb_compare *c, FILE *f)
+{
+	bool used[NVERDICT_COLOURS] = { false };
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++)
+			used[colour_index(&c->rows[i].cells[s - 1])] = true;
+	fprintf(f, ", \\\n     NaN with boxes fs solid 1.0 border rgb \"#d9b45f\" "
+		   "lc rgb \"#fdf1d8\" title \"±%.4g %% threshold\"", c->threshold * 100.0);
+	for (size_t k = 0; k < NVERDICT_COLOURS; k++)
+		if (used[k])
+			fprintf(f, ", \\\n     NaN with boxes fs solid 0.85 lc rgb \"#%06x\" title \"%s\"",
+				verdict_colours[k].rgb, verdict_colours[k].name);
+	for (size_t s = 1; c->nsides > 2 && s < c->nsides; s++) {
+		char fill[32];
+		fill_style(fill, sizeof(fill), s, c->nsides - 1);
+		fprintf(f, ", \\\n     NaN with boxes %s lc rgb \"#505050\" title \"", fill);
+		nb_chart_gp_str(f, c->sides[s].name);
+		fprintf(f, "\"");
+	}
 }
 
 /* Bar s of N sits at x + dx, dx = (s - 1 - (N - 1) / 2) * width. */
@@ -182,16 +227,18 @@ static void gp_plot(const struct nb_compare *c, FILE *f)
 	for (size_t s = 1; s < c->nsides; s++) {
 		size_t k = 6 * (s - 1) + 2;
 		double dx = ((double)(s - 1) - (double)(nnew - 1) / 2.0) * width;
-		fprintf(f, ", \\\n     '' using ($0%+.4f):(($%zu+1)/2):($0%+.4f):($0%+.4f):(1):%zu "
-			   "with boxxyerror lc rgb \"%s\" title \"", dx, k, dx - half, dx + half, k,
-			bar_colors[(s - 1) % NCOLORS]);
-		nb_chart_gp_str(f, c->sides[s].name);
-		fprintf(f, "\", \\\n     '' using ($0%+.4f):%zu:(0):($%zu-$%zu) with vectors heads "
+		char fill[32];
+		fill_style(fill, sizeof(fill), s, nnew);
+		fprintf(f, ", \\\n     '' using ($0%+.4f):(($%zu+1)/2):($0%+.4f):($0%+.4f):(1):%zu:%zu "
+			   "with boxxyerror %s lc rgb variable notitle", dx, k, dx - half, dx + half, k,
+			k + 5, fill);
+		fprintf(f, ", \\\n     '' using ($0%+.4f):%zu:(0):($%zu-$%zu) with vectors heads "
 			   "size screen 0.006,90 lc rgb \"#202020\" lw 1.3 notitle", dx, k + 1, k + 2,
 			k + 1);
 		fprintf(f, ", \\\n     '' using ($0%+.4f):%zu:%zu:%zu with labels font \",10\" "
 			   "tc rgb variable notitle", dx, k + 3, k + 4, k + 5);
 	}
+	gp_key(c, f);
 	fprintf(f, "\nset terminal svg size 1280,760 dynamic noenhanced font \"DejaVu Sans,12\" "
 		   "background rgb \"white\"\nset output \"compare.svg\"\nreplot\nunset output\n");
 }

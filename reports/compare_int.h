@@ -23,12 +23,16 @@ const char *nb_cmp_single_metric(const struct nb_compare *c);
 
 /* ---- wording (compare_text.c), shared by every writer ---- */
 
-/** "9.30 ± 0.30 Gbit/s", "median 46.0 µs" for a rank row, "—" when n = 0. */
-void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, char *buf,
-		       size_t len);
-/** The change with its CI: "-6.8 % (95 % CI -7.6 to -6.0 %)", or the change alone. */
-void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
-			  size_t len);
+/** What a base or new cell shows: the statistic its verdict was computed on (flags). */
+enum nb_cmp_show { NB_CMP_SHOW_MEAN = 1, NB_CMP_SHOW_MEDIAN = 2 };
+/** The median when the rank test decided the cell, else the mean ± stddev (Welch, one-run). */
+unsigned nb_cmp_cell_shows(const struct nb_cmp_cell *cell);
+/** A row's base column: what its NEW cells were decided on (both when they differ). */
+unsigned nb_cmp_base_shows(const struct nb_compare *c, const struct nb_cmp_row *row);
+/** "9.30 ± 0.30 Gbit/s", "median 46.0 µs", both ("median 15.0 µs · 26.9 ± 20.7 µs"), "—" when
+ *  n = 0; show is nb_cmp_cell_shows or nb_cmp_base_shows. */
+void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, unsigned show,
+		       char *buf, size_t len);
 /** The verdict as the report says it: gate mode "regression"; neutral "B slower". */
 void nb_cmp_fmt_verdict(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
 			const struct nb_cmp_cell *cell, char *buf, size_t len);

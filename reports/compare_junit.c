@@ -76,8 +76,8 @@ static void numbers(const struct nb_compare *c, FILE *f, const struct nb_cmp_row
 {
 	const struct nb_cmp_cell *cell = &row->cells[s - 1];
 	char b[96], n[96], ch[160];
-	nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
-	nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+	nb_cmp_fmt_sample(row, &row->base, nb_cmp_cell_shows(cell), b, sizeof(b));
+	nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
 	nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
 	fprintf(f, "metric: %s (%s is better)\nbase: %s, n = %zu\nnew: %s, n = %zu\nchange: ",
 		row->metric, nb_cmp_better_name(row->col), b, row->base.st.n,

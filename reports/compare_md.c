@@ -4,24 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-/* A table cell: '|' would end the cell and a newline the row. */
-static void md_cell(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else
-			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-	}
-}
+#include "markdown.h"
 
-static void md_code(FILE *f, const char *s)
-{
-	fputc('`', f);
-	for (; s && *s; s++)
-		fputc(*s == '`' ? '\'' : *s == '|' ? '/' : *s == '\n' ? ' ' : *s, f);
-	fputc('`', f);
-}
+/* Every text from the folders (names, facts, labels, errors) is written with nb_md_text or
+ * nb_md_code (markdown.c): inert Markdown, as in the report. */
 
 static size_t counted_runs(const struct nb_results *res)
 {
@@ -37,7 +23,7 @@ static void title(const struct nb_compare *c, FILE *f)
 	fprintf(f, "# nbrun compare");
 	for (size_t s = 0; c->neutral && s < c->nsides; s++) {
 		fprintf(f, "%s", s == 0 ? ": " : " vs ");
-		md_cell(f, c->sides[s].name);
+		nb_md_text(f, c->sides[s].name);
 	}
 	nb_cmp_fmt_counts(c, c->count, line, sizeof(line));
 	fprintf(f, "\n\n%s\n\n", line);
@@ -61,12 +47,12 @@ static void problems(const struct nb_compare *c, FILE *f)
 		const struct nb_cmp_problem *p = &c->problems[i];
 		fprintf(f, "- **%s**: ", nb_cmp_problem_name(p->kind));
 		if (p->case_id) {
-			md_code(f, p->case_id);
+			nb_md_code(f, p->case_id);
 			fprintf(f, " in ");
 		}
-		md_code(f, c->sides[p->side].name);
+		nb_md_code(f, c->sides[p->side].name);
 		fprintf(f, ": ");
-		md_cell(f, p->text);
+		nb_md_text(f, p->text);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n");
@@ -84,10 +70,10 @@ static void diff_list(const struct nb_compare *c, FILE *f, bool expected)
 			nb_cmp_fmt_diff(&c->sides[s].diff[k], line, sizeof(line));
 			fprintf(f, "%s", sep);
 			if (c->nsides > 2) {
-				md_cell(f, c->sides[s].name);
+				nb_md_text(f, c->sides[s].name);
 				fprintf(f, ": ");
 			}
-			md_cell(f, line);
+			nb_md_text(f, line);
 			sep = "; ";
 		}
 }
@@ -125,9 +111,9 @@ static void case_sentences(const struct nb_compare *c, FILE *f, size_t s, const 
 		char line[600];
 		nb_cmp_sentence(c, s, row, &row->cells[s - 1], line, sizeof(line));
 		fprintf(f, "  - ");
-		md_code(f, row->case_id);
+		nb_md_code(f, row->case_id);
 		fprintf(f, ": ");
-		md_cell(f, line);
+		nb_md_text(f, line);
 		fprintf(f, ".\n");
 	}
 }
@@ -150,7 +136,7 @@ static void summary(const struct nb_compare *c, FILE *f)
 			char line[600];
 			nb_cmp_metric_sentence(c, s, m, line, sizeof(line));
 			fprintf(f, "- **%s**: ", m);
-			md_cell(f, line);
+			nb_md_text(f, line);
 			fprintf(f, ".\n");
 			case_sentences(c, f, s, m);
 		}
@@ -165,7 +151,7 @@ static void method(const struct nb_compare *c, FILE *f)
 		if (strcmp(c->metrics[i], NB_CMP_METRIC_ALL) == 0)
 			fprintf(f, "each case's headline metric");
 		else
-			md_code(f, c->metrics[i]);
+			nb_md_code(f, c->metrics[i]);
 	}
 	if (c->nmetrics == 0)
 		fprintf(f, "each case's headline metric");
@@ -173,7 +159,11 @@ static void method(const struct nb_compare *c, FILE *f)
 		   "of the difference: Welch's (`welch`) on the repetitions, from the other side's "
 		   "spread when one side has a single run (`one-run`), and for latency and "
 		   "request/response rates, whose repetitions are often bimodal, the Hodges-Lehmann "
-		   "median shift with its Mann-Whitney CI (`mann-whitney`). %s needs the whole CI "
+		   "median shift with its Mann-Whitney CI (`mann-whitney`) when each side has runs "
+		   "enough for one (4 and 4, 3 and 5 ...); each row shows the statistic its verdict "
+		   "is on, medians or means; a CI reaching below -100 %% "
+		   "(a negative value, which no metric can have) is cut there and marked *n too "
+		   "small*. %s needs the whole CI "
 		   "beyond the threshold, *%s* the whole CI inside it; anything else is "
 		   "*inconclusive*.", c->threshold * 100.0,
 		c->neutral ? "A difference" : "A regression or improvement",
@@ -197,13 +187,13 @@ static void folders(const struct nb_compare *c, FILE *f)
 		if (s > 0)
 			nb_cmp_fmt_counts(c, side->count, line, sizeof(line));
 		fprintf(f, "| ");
-		md_cell(f, c->neutral ? side->name : s == 0 ? "**base**" : "new");
+		nb_md_text(f, c->neutral ? side->name : s == 0 ? "**base**" : "new");
 		fprintf(f, " | ");
-		md_code(f, side->res.dir);
+		nb_md_code(f, side->res.dir);
 		fprintf(f, " | ");
-		md_cell(f, m->config_name ? m->config_name : "—");
+		nb_md_text(f, m->config_name ? m->config_name : "—");
 		fprintf(f, " | ");
-		md_cell(f, m->started ? m->started : "—");
+		nb_md_text(f, m->started ? m->started : "—");
 		fprintf(f, " | %s | %zu | %zu | %s |\n",
 			!m->complete_known ? "unknown" : m->complete ? "yes" : "**no**",
 			side->res.ncases, counted_runs(&side->res), s == 0 ? "baseline" : line);
@@ -224,10 +214,10 @@ static void regressions(const struct nb_compare *c, FILE *f)
 				continue;
 			char ch[128], b[96], n[96];
 			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
-			nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
-			nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+			nb_cmp_fmt_sample(row, &row->base, nb_cmp_cell_shows(cell), b, sizeof(b));
+			nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
 			fprintf(f, "- ");
-			md_code(f, row->case_id);
+			nb_md_code(f, row->case_id);
 			if (c->nsides > 2)
 				fprintf(f, " in %s", c->sides[s].name);
 			fprintf(f, ": %s %s, %s → %s (%s)\n", row->metric, ch, b, n,
@@ -236,7 +226,8 @@ static void regressions(const struct nb_compare *c, FILE *f)
 	fprintf(f, "\n");
 }
 
-static void test_cell(FILE *f, const struct nb_cmp_cell *cell)
+/* A rank metric decided on means says why: its runs are too few for a 95 % rank CI. */
+static void test_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_cell *cell)
 {
 	if (cell->test == NB_CMP_TEST_RANK)
 		fprintf(f, "mann-whitney U=%.1f, p=%.3g%s", cell->mw.u, cell->mw.p,
@@ -245,6 +236,8 @@ static void test_cell(FILE *f, const struct nb_cmp_cell *cell)
 		fprintf(f, "welch t=%.2f, df=%.1f", cell->welch.t, cell->welch.df);
 	else
 		fprintf(f, "%s", nb_cmp_test_name(cell->test));
+	if (row->rank && cell->test != NB_CMP_TEST_RANK && cell->test != NB_CMP_TEST_NONE)
+		fprintf(f, " (too few runs for a rank CI: means compared)");
 }
 
 static void verdict_cell(const struct nb_compare *c, FILE *f, size_t s,
@@ -256,7 +249,7 @@ static void verdict_cell(const struct nb_compare *c, FILE *f, size_t s,
 	bool bold = cell->present && cell->verdict >= NB_CMP_REGRESSION &&
 		    cell->verdict <= NB_CMP_CHANGED;
 	fprintf(f, bold ? "**%s** (" : "%s (", v);
-	md_cell(f, why);
+	nb_md_text(f, why);
 	fprintf(f, ")");
 }
 
@@ -265,11 +258,11 @@ static void one_cell(const struct nb_compare *c, FILE *f, size_t s, const struct
 {
 	const struct nb_cmp_cell *cell = &row->cells[s - 1];
 	char n[96], ch[128];
-	nb_cmp_fmt_sample(row, &cell->s, n, sizeof(n));
+	nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
 	nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
 	fprintf(f, " %s | %s | ", cell->present ? n : "not in this folder", ch);
 	if (single) {
-		test_cell(f, cell);
+		test_cell(f, row, cell);
 		fprintf(f, " | ");
 	}
 	verdict_cell(c, f, s, row, cell);
@@ -289,9 +282,9 @@ static void n_and_warnings(const struct nb_compare *c, FILE *f, const struct nb_
 		if (!*w)
 			continue;
 		fprintf(f, "%s⚠ ", sep);
-		md_cell(f, c->sides[s].name);
+		nb_md_text(f, c->sides[s].name);
 		fprintf(f, ": ");
-		md_cell(f, w);
+		nb_md_text(f, w);
 		sep = "; ";
 	}
 	fprintf(f, " |\n");
@@ -300,11 +293,11 @@ static void n_and_warnings(const struct nb_compare *c, FILE *f, const struct nb_
 static void table_head(const struct nb_compare *c, FILE *f, bool single, const char *heading)
 {
 	fprintf(f, "%s\n\n| case | metric | ", heading);
-	md_cell(f, single && !c->neutral ? "base" : c->sides[0].name);
+	nb_md_text(f, single && !c->neutral ? "base" : c->sides[0].name);
 	fprintf(f, " |");
 	for (size_t s = 1; s < c->nsides; s++) {
 		fprintf(f, " ");
-		md_cell(f, single && !c->neutral ? "new" : c->sides[s].name);
+		nb_md_text(f, single && !c->neutral ? "new" : c->sides[s].name);
 		fprintf(f, " | change (95 %% CI) |%s verdict |", single ? " decided by |" : "");
 	}
 	fprintf(f, " n | warnings |\n|---|---|---:|");
@@ -333,12 +326,12 @@ static bool table(const struct nb_compare *c, FILE *f, const char *heading, bool
 		if (!any)
 			table_head(c, f, single, heading);
 		any = true;
-		char b[96];
-		nb_cmp_fmt_sample(row, &row->base, b, sizeof(b));
+		char b[160];
+		nb_cmp_fmt_sample(row, &row->base, nb_cmp_base_shows(c, row), b, sizeof(b));
 		fprintf(f, "| ");
-		md_code(f, row->case_id);
+		nb_md_code(f, row->case_id);
 		fprintf(f, " | ");
-		md_cell(f, *row->metric ? row->metric : "—");
+		nb_md_text(f, *row->metric ? row->metric : "—");
 		fprintf(f, " (%s is better) | %s |", nb_cmp_better_name(row->col), b);
 		for (size_t s = 1; s < c->nsides; s++)
 			one_cell(c, f, s, row, single);
@@ -353,11 +346,11 @@ static void id_list(FILE *f, const char *what, const char *label, const char *co
 	if (n == 0)
 		return;
 	fprintf(f, "- %zu case%s %s ", n, n == 1 ? "" : "s", what);
-	md_code(f, label);
+	nb_md_code(f, label);
 	fprintf(f, ": ");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		md_code(f, ids[i]);
+		nb_md_code(f, ids[i]);
 	}
 	fprintf(f, "\n");
 }
@@ -385,9 +378,9 @@ static void param_diffs(const struct nb_compare *c, FILE *f, size_t s)
 		if (!cell->param_diff)
 			continue;
 		fprintf(f, "- case ");
-		md_code(f, c->rows[i].case_id);
+		nb_md_code(f, c->rows[i].case_id);
 		fprintf(f, ": ");
-		md_cell(f, cell->param_diff);
+		nb_md_text(f, cell->param_diff);
 		fprintf(f, "%s\n", cell->params_expected ? " (expected)" : " — **not compared**");
 	}
 }
@@ -411,22 +404,22 @@ static void differences(const struct nb_compare *c, FILE *f)
 		   "and each case's parameters (plan.csv):\n\n");
 	for (size_t s = 0; s < c->nsides; s++)
 		if (!c->sides[s].res.have_env) {
-			md_code(f, c->sides[s].name);
+			nb_md_code(f, c->sides[s].name);
 			fprintf(f, " has no readable env.json: its conditions cannot be compared.\n\n");
 		}
 	for (size_t s = 1; s < c->nsides; s++) {
 		const struct nb_cmp_side *side = &c->sides[s];
 		if (!side_differs(c, s))
 			continue;
-		md_cell(f, c->sides[0].name);
+		nb_md_text(f, c->sides[0].name);
 		fprintf(f, " → ");
-		md_code(f, side->name);
+		nb_md_code(f, side->name);
 		fprintf(f, ":\n\n");
 		for (size_t k = 0; k < side->ndiff; k++) {
 			char line[600];
 			nb_cmp_fmt_diff(&side->diff[k], line, sizeof(line));
 			fprintf(f, "- ");
-			md_cell(f, line);
+			nb_md_text(f, line);
 			fprintf(f, "%s\n", side->diff[k].expected ? " (expected)" : "");
 		}
 		param_diffs(c, f, s);
@@ -446,8 +439,9 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	table(c, f, "## Results", false);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
-			   "to %s (1.00 = no change) with its 95 %% CI; the band is the ±%.4g %% "
-			   "threshold, and each case's label says which direction is better.\n\n",
+			   "to %s (1.00 = no change) with its 95 %% CI, in its verdict's colour; the band is "
+			   "the ±%.4g %% threshold, and each case's label says which direction is "
+			   "better.\n\n",
 			chart_png, c->sides[0].name, c->threshold * 100.0);
 	unmatched(c, f);
 	differences(c, f);

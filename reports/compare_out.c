@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "csv.h"
+#include "fmt.h"
 #include "json.h"
 
 static void csv_num(FILE *f, double v)
 {
-	fputc(',', f);
-	if (isfinite(v))
-		fprintf(f, "%.9g", v);
+	char buf[400];
+	nb_fmt_num(v, buf, sizeof(buf));
+	fprintf(f, ",%s", buf);
 }
 
 static void csv_str(FILE *f, const char *s)
@@ -246,7 +247,8 @@ bool nb_compare_write_json(const struct nb_compare *c, FILE *f, struct nb_error 
 	json_t *doc = j_doc(c);
 	if (!doc)
 		return nb_error_set(err, "compare: cannot build the JSON document");
-	int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			   JSON_REAL_PRECISION(NB_FMT_DIGITS));
 	json_decref(doc);
 	fputc('\n', f);
 	if (rc != 0 || ferror(f))

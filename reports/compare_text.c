@@ -19,25 +19,53 @@ const char *nb_cmp_better_name(int col)
 	return b == NB_BETTER_HIGHER ? "higher" : b == NB_BETTER_LOWER ? "lower" : "none";
 }
 
-void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, char *buf,
-		       size_t len)
+unsigned nb_cmp_cell_shows(const struct nb_cmp_cell *cell)
+{
+	return cell->test == NB_CMP_TEST_RANK ? NB_CMP_SHOW_MEDIAN : NB_CMP_SHOW_MEAN;
+}
+
+unsigned nb_cmp_base_shows(const struct nb_compare *c, const struct nb_cmp_row *row)
+{
+	unsigned show = 0;
+	for (size_t s = 1; s < c->nsides; s++)
+		if (row->cells[s - 1].present)
+			show |= nb_cmp_cell_shows(&row->cells[s - 1]);
+	return show ? show : NB_CMP_SHOW_MEAN;
+}
+
+/* The median alone (a rank verdict), or the mean ± stddev (a verdict on means): a row never
+ * shows one statistic while its change is computed on the other. */
+static void fmt_centre(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, bool median,
+		       char *buf, size_t len)
 {
 	const struct nb_stats *st = &s->st;
-	if (st->n == 0) {
-		snprintf(buf, len, "—");
-		return;
-	}
-	double centre = row->rank ? s->median : st->mean;
+	double centre = median ? s->median : st->mean;
 	struct nb_scale sc = nb_fmt_scale(nb_cmp_row_unit(row), centre);
 	double m = centre / sc.div, sd = nb_stats_stddev(st) / sc.div;
-	int d = nb_fmt_decimals(m, row->rank ? NAN : sd);
+	int d = nb_fmt_decimals(m, median ? NAN : sd);
 	const char *sp = *sc.unit ? " " : "";
-	if (row->rank)
+	if (median)
 		snprintf(buf, len, "median %.*f%s%s", d, m, sp, sc.unit);
 	else if (st->n < 2)
 		snprintf(buf, len, "%.*f%s%s", d, m, sp, sc.unit);
 	else
 		snprintf(buf, len, "%.*f ± %.*f%s%s", d, m, d, sd, sp, sc.unit);
+}
+
+void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, unsigned show,
+		       char *buf, size_t len)
+{
+	if (s->st.n == 0) {
+		snprintf(buf, len, "—");
+		return;
+	}
+	char mean[64];
+	fmt_centre(row, s, (show & NB_CMP_SHOW_MEDIAN) != 0, buf, len);
+	if (show != (NB_CMP_SHOW_MEAN | NB_CMP_SHOW_MEDIAN))
+		return;
+	fmt_centre(row, s, false, mean, sizeof(mean));
+	size_t n = strlen(buf);
+	snprintf(buf + n, len - n, " · %s", mean);
 }
 
 static void pct(double v, char *buf, size_t len)
@@ -75,7 +103,7 @@ void nb_cmp_fmt_change_ci(const struct nb_cmp_row *row, const struct nb_cmp_cell
 	}
 	pct(cell->ch_lo, lo, sizeof(lo));
 	pct(cell->ch_hi, hi, sizeof(hi));
-	snprintf(buf, len, "%s (95 %% CI %s to %s %%)", ch, lo, hi);
+	snprintf(buf, len, "%s (95 %% CI %s to %s %%%s)", ch, lo, hi, cell->clipped ? ", n too small" : "");
 }
 
 static double max_cv(const struct nb_cmp_sample *a, const struct nb_cmp_sample *b)

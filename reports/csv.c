@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "fmt.h"
 
 struct nb_csv {
 	FILE *f;
@@ -149,9 +150,10 @@ void nb_csv_u64(struct nb_csv *c, uint64_t v)
 
 void nb_csv_num(struct nb_csv *c, double v)
 {
+	char buf[400];
 	sep(c);
-	if (isfinite(v))
-		fprintf(c->f, "%.9g", v);
+	nb_fmt_num(v, buf, sizeof(buf));
+	fputs(buf, c->f);
 }
 
 void nb_csv_printf(struct nb_csv *c, const char *fmt, ...)

@@ -6,6 +6,7 @@
 
 #include "afile.h"
 #include "csv.h"
+#include "fmt.h"
 #include "runs_jsonl.h"
 
 static const char *const format_names[] = {
@@ -45,10 +46,9 @@ static bool put_jsonl(FILE *out, const struct nb_results *res)
 
 static void put_num(FILE *out, double v)
 {
-	if (isfinite(v))
-		fprintf(out, ",%.17g", v);
-	else
-		fputs(",", out);
+	char buf[400];
+	nb_fmt_num(v, buf, sizeof(buf));
+	fprintf(out, ",%s", buf);
 }
 
 /* One CSV cell (RFC 4180 quoting), after a comma unless first. */
@@ -90,8 +90,8 @@ static void csv_row(FILE *out, const struct nb_results *res, const struct nb_cas
 	put_num(out, c->value.n ? c->value.min : NAN);
 	put_num(out, c->median);
 	put_num(out, c->value.n ? c->value.max : NAN);
-	put_num(out, mean - c->ci_half);
-	put_num(out, mean + c->ci_half);
+	put_num(out, c->ci_lo);
+	put_num(out, c->ci_hi);
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_cell(out, res->meta.label_values[l], false);
 	fputc('\n', out);

@@ -8,15 +8,22 @@
 #include <stdio.h>
 
 #include "export.h"
+#include "fmt.h"
 
 static json_t *entry(const struct nb_results *res, const struct nb_case_stats *c)
 {
 	const char *unit = nb_cols[c->metric_col].unit;
 	double mean = nb_stats_mean(&c->value);
-	char range[64], extra[1024];
-	snprintf(range, sizeof(range), isfinite(c->ci_half) ? "± %.6g" : "± ?", c->ci_half);
-	int n = snprintf(extra, sizeof(extra), "%s, %zu run%s, stddev %.6g %s", c->metric,
-			 c->value.n, c->value.n == 1 ? "" : "s", nb_stats_stddev(&c->value), unit);
+	char range[128], sd[48], extra[1024];
+	nb_fmt_value(c->ci_half, unit, sd, sizeof(sd));
+	snprintf(range, sizeof(range), "± %s", isfinite(c->ci_half) ? sd : "?");
+	if (c->ci_clipped) { /* the interval cut at 0 is not symmetric: both ends */
+		nb_fmt_value(c->ci_hi, unit, sd, sizeof(sd));
+		snprintf(range, sizeof(range), "0 to %s (95 %% CI, n too small)", sd);
+	}
+	nb_fmt_value(nb_stats_stddev(&c->value), unit, sd, sizeof(sd));
+	int n = snprintf(extra, sizeof(extra), "%s, %zu run%s, stddev %s", c->metric,
+			 c->value.n, c->value.n == 1 ? "" : "s", sd);
 	for (size_t l = 0; l < res->meta.nlabels && n > 0 && (size_t)n < sizeof(extra); l++)
 		n += snprintf(extra + n, sizeof(extra) - (size_t)n, "%s%s=%s", l ? ", " : "\nlabels: ",
 			      res->meta.label_keys[l], res->meta.label_values[l]);
@@ -38,7 +45,8 @@ bool nb_export_gh(FILE *out, const struct nb_results *res, const struct nb_summa
 			break;
 		(*n)++;
 	}
-	bool ok = a && json_dumpf(a, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+	bool ok = a && json_dumpf(a, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(NB_FMT_DIGITS)) == 0 &&
 		  fputc('\n', out) != EOF;
 	json_decref(a);
 	return ok;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "fmt.h"
 #include "path_stats.h"
 
 /* One quantity: a column, the gauge family it goes to, its scale to base units (Prometheus
@@ -61,10 +62,10 @@ static void put_label(FILE *out, const char *key, const char *value)
 
 static void put_num_label(FILE *out, const char *key, double v)
 {
-	char buf[32];
+	char buf[400];
 	if (!isfinite(v))
 		return;
-	snprintf(buf, sizeof(buf), "%.15g", v);
+	nb_fmt_num(v, buf, sizeof(buf));
 	put_label(out, key, buf);
 }
 
@@ -103,6 +104,14 @@ static void labels(FILE *out, const struct nb_results *res, const struct nb_plan
 	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL);
 }
 
+/* " VALUE\n" after a series' labels. */
+static void put_value_num(FILE *out, double v)
+{
+	char buf[400];
+	nb_fmt_num(v, buf, sizeof(buf));
+	fprintf(out, " %s\n", buf);
+}
+
 /* name{labels} value, in the family's base unit; nothing for a value that is not known. */
 static void series(FILE *out, const struct family *f, const struct nb_results *res,
 		   const struct nb_plan_case *pc, const char *stat, double v)
@@ -111,7 +120,7 @@ static void series(FILE *out, const struct family *f, const struct nb_results *r
 		return;
 	fputs(f->name, out);
 	labels(out, res, pc, stat, NULL);
-	fprintf(out, " %.17g\n", v * f->scale);
+	put_value_num(out, v * f->scale);
 }
 
 /* A multi-path case: each path's own mean headline, labelled with its path. */
@@ -126,7 +135,7 @@ static void path_series(FILE *out, const struct family *f, const struct nb_resul
 			continue;
 		fputs(f->name, out);
 		labels_path(out, res, c->pc, "mean", NULL, ps[i].path);
-		fprintf(out, " %.17g\n", v * f->scale);
+		put_value_num(out, v * f->scale);
 	}
 }
 
@@ -137,8 +146,8 @@ static void headline(FILE *out, const struct family *f, const struct nb_results 
 	double mean = nb_stats_mean(&c->value);
 	series(out, f, res, c->pc, "mean", mean);
 	series(out, f, res, c->pc, "stddev", nb_stats_stddev(&c->value));
-	series(out, f, res, c->pc, "ci95_lo", mean - c->ci_half);
-	series(out, f, res, c->pc, "ci95_hi", mean + c->ci_half);
+	series(out, f, res, c->pc, "ci95_lo", c->ci_lo);
+	series(out, f, res, c->pc, "ci95_hi", c->ci_hi);
 	series(out, f, res, c->pc, "min", c->value.n ? c->value.min : NAN);
 	series(out, f, res, c->pc, "median", c->median);
 	series(out, f, res, c->pc, "max", c->value.n ? c->value.max : NAN);
@@ -171,11 +180,12 @@ static void latency_summary(FILE *out, const struct nb_results *res, const struc
 			continue;
 		fputs(LAT, out);
 		labels(out, res, c->pc, NULL, quantiles[q]);
-		fprintf(out, " %.17g\n", ns * 1e-9);
+		put_value_num(out, ns * 1e-9);
 	}
 	fputs(LAT "_sum", out);
 	labels(out, res, c->pc, NULL, NULL);
-	fprintf(out, " %.17g\n" LAT "_count", c->lat.mean_ns * 1e-9 * (double)c->lat.count);
+	put_value_num(out, c->lat.mean_ns * 1e-9 * (double)c->lat.count);
+	fputs(LAT "_count", out);
 	labels(out, res, c->pc, NULL, NULL);
 	fprintf(out, " %llu\n", (unsigned long long)c->lat.count);
 }

@@ -1,6 +1,8 @@
 #include "fmt.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,4 +71,50 @@ const char *nb_fmt_metric_unit(const char *metric)
 {
 	int c = metric ? nb_col_find(metric) : -1;
 	return c < 0 ? "" : nb_cols[c].unit;
+}
+
+/* From the digits of "%.14e" (rounded once, by the C library) to plain decimal: the digits
+ * placed around the decimal point by the exponent, padded with zeros, trailing zeros cut. */
+void nb_fmt_num(double v, char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (!isfinite(v))
+		return;
+	char e[48], digits[NB_FMT_DIGITS + 1];
+	snprintf(e, sizeof(e), "%.*e", NB_FMT_DIGITS - 1, v);
+	size_t nd = 0;
+	const char *p = e + (e[0] == '-');
+	for (; *p && *p != 'e' && nd < NB_FMT_DIGITS; p++)
+		if (isdigit((unsigned char)*p))
+			digits[nd++] = *p;
+	int exp = *p == 'e' ? atoi(p + 1) : 0;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (nd == 1 && digits[0] == '0') { /* 0 and -0 */
+		snprintf(buf, len, "0");
+		return;
+	}
+	size_t n = 0;
+#define PUT(ch) do { if (n + 1 < len) buf[n++] = (ch); } while (0)
+	if (v < 0)
+		PUT('-');
+	if (exp < 0) {
+		PUT('0');
+		PUT('.');
+		for (int z = 0; z < -exp - 1; z++)
+			PUT('0');
+		for (size_t i = 0; i < nd; i++)
+			PUT(digits[i]);
+	} else {
+		for (size_t i = 0; i <= (size_t)exp; i++)
+			PUT(i < nd ? digits[i] : '0');
+		if (nd > (size_t)exp + 1)
+			PUT('.');
+		for (size_t i = (size_t)exp + 1; i < nd; i++)
+			PUT(digits[i]);
+	}
+#undef PUT
+	buf[n] = '\0';
 }

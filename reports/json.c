@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afile.h"
+#include "fmt.h"
 #include "path_stats.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
@@ -151,8 +152,8 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"mean", nb_json_number(nb_stats_mean(v)), "stddev", nb_json_number(nb_stats_stddev(v)),
 		"cv", nb_json_number(nb_stats_cv(v)), "min", nb_json_number(v->n ? v->min : NAN),
 		"median", nb_json_number(c->median), "max", nb_json_number(v->n ? v->max : NAN),
-		"ci95_lo", nb_json_number(v->mean - c->ci_half),
-		"ci95_hi", nb_json_number(v->mean + c->ci_half), "autorep", c->pc->autorep,
+		"ci95_lo", nb_json_number(c->ci_lo),
+		"ci95_hi", nb_json_number(c->ci_hi), "autorep", c->pc->autorep,
 		"ci_target", nb_json_number(c->pc->ci_target),
 		"ci_reached", v->n >= 2 ? json_boolean(c->ci_reached) : json_null(),
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
@@ -202,7 +203,7 @@ bool nb_json_write(const char *path, const struct nb_results *res, const struct 
 	if (!root)
 		return nb_error_set(err, "%s: cannot build the JSON document", path);
 	bool ok = nb_afile_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-				JSON_REAL_PRECISION(10), err);
+				JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
 	json_decref(root);
 	return ok;
 }

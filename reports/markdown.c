@@ -9,34 +9,6 @@
 #include "afile.h"
 #include "path_stats.h"
 
-void nb_md_cell(FILE *f, const char *s)
-{
-	if (!s || !*s) {
-		fputs("—", f);
-		return;
-	}
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
-	}
-}
-
-void nb_md_code(FILE *f, const char *s)
-{
-	if (!s || !*s) {
-		fputs("—", f);
-		return;
-	}
-	fputc('`', f);
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s == '`' ? '\'' : (*s == '\n' || *s == '\r' || *s == '\t') ? ' ' : *s, f);
-	}
-	fputc('`', f);
-}
-
 static const char *or_unknown(const char *s)
 {
 	return s ? s : "unknown";
@@ -73,9 +45,12 @@ static void status_text(FILE *f, const struct nb_meta *m)
 		fputs("unknown (meta.json does not say whether the batch finished)", f);
 	else if (m->complete)
 		fputs("complete", f);
-	else if (m->stopped)
-		fprintf(f, "**incomplete** — interrupted by %s; this report covers the rows that were "
-			   "written, and `nbrun resume` runs the rest", m->stopped);
+	else if (m->stopped) {
+		fputs("**incomplete** — interrupted by ", f);
+		nb_md_text(f, m->stopped);
+		fputs("; this report covers the rows that were written, and `nbrun resume` runs the "
+		      "rest", f);
+	}
 	else
 		fputs("**incomplete** — the batch stopped early; this report covers the rows that were "
 		      "written, and `nbrun resume` runs the rest", f);
@@ -88,7 +63,11 @@ static void title(FILE *f, const struct nb_results *res)
 	dir_name(res->dir, name, sizeof(name));
 	fprintf(f, "# nbrun report: ");
 	nb_md_cell(f, m->config_name ? m->config_name : name);
-	fprintf(f, "\n\n%s → %s UTC · peer ", or_unknown(m->started), or_unknown(m->finished));
+	fputs("\n\n", f);
+	nb_md_text(f, or_unknown(m->started));
+	fputs(" → ", f);
+	nb_md_text(f, or_unknown(m->finished));
+	fputs(" UTC · peer ", f);
 	nb_md_cell(f, m->peer ? m->peer : "loopback (embedded agent)");
 	fprintf(f, " · ");
 	status_text(f, m);
@@ -340,7 +319,9 @@ static void warnings(FILE *f, const struct nb_pitfalls *pf)
 static void batch(FILE *f, const struct nb_results *res, const struct nb_summary *s)
 {
 	const struct nb_meta *m = &res->meta;
-	fprintf(f, "## Batch\n\n- **nbrun version:** %s\n- **Command:** ", or_unknown(m->version));
+	fputs("## Batch\n\n- **nbrun version:** ", f);
+	nb_md_text(f, or_unknown(m->version));
+	fputs("\n- **Command:** ", f);
 	nb_md_code(f, m->command);
 	fprintf(f, "\n- **Config:** ");
 	nb_md_cell(f, m->config_name);
@@ -348,8 +329,11 @@ static void batch(FILE *f, const struct nb_results *res, const struct nb_summary
 	nb_md_code(f, m->config_sha256);
 	fprintf(f, ")\n- **Status:** ");
 	status_text(f, m);
-	if (m->resumed)
-		fprintf(f, " (resumed %s)", m->resumed);
+	if (m->resumed) {
+		fputs(" (resumed ", f);
+		nb_md_text(f, m->resumed);
+		fputs(")", f);
+	}
 	size_t failed = runs_with(res, "failed");
 	fprintf(f, "\n- **Contents:** %zu case%s, %zu run%s (%zu failed)", s->n, plural(s->n),
 		res->nruns, plural(res->nruns), failed);
@@ -400,12 +384,16 @@ static void method(FILE *f, const struct nb_results *res, const struct nb_summar
 		if (first)
 			method_row(f, s->c[i].pc);
 	}
-	fprintf(f, "\n- **Run order:** %s.\n", res->meta.order ? res->meta.order : "unknown");
+	fputs("\n- **Run order:** ", f);
+	nb_md_text(f, res->meta.order ? res->meta.order : "unknown");
+	fputs(".\n", f);
 	fprintf(f, "- **Statistics:** each result is the mean of independent repetitions (a repetition "
 		   "is one full run: warm-up, then the measured duration; omitted intervals are "
 		   "excluded). stddev is the sample standard deviation (n − 1), CV = stddev / mean, and "
 		   "the 95 %% confidence interval of the mean uses Student's t with n − 1 degrees of "
-		   "freedom. Intervals and packets of one run are never treated as independent samples. "
+		   "freedom, mean ± t(0.975, n − 1) · stddev / √n; no measured value can be negative, so "
+		   "an interval reaching below 0 is cut at 0 and marked *n too small* (cutting it keeps "
+		   "its 95 %% coverage). Intervals and packets of one run are never treated as independent samples. "
 		   "Runs beyond 1.5 × IQR are flagged as outliers and kept. With n = 1 no spread is "
 		   "reported.\n");
 	fprintf(f, "- **Units:** throughput is payload received per second (Gbit/s = 10⁹ bit/s); "

@@ -125,8 +125,8 @@ static void value_cells(FILE *f, const struct nb_case_stats *c, struct nb_scale 
 	}
 	fprintf(f, " | %.*f – %.*f |", d, v->min / sc.div, d, v->max / sc.div);
 	if (v->n >= 2)
-		fprintf(f, " %.*f – %.*f |", d, (v->mean - c->ci_half) / sc.div, d,
-			(v->mean + c->ci_half) / sc.div);
+		fprintf(f, " %.*f – %.*f%s |", d, c->ci_lo / sc.div, d, c->ci_hi / sc.div,
+			c->ci_clipped ? " (n too small)" : "");
 	else
 		fputs(" — |", f);
 }
@@ -163,14 +163,34 @@ static void group_extras(const struct nb_summary *s, size_t g, bool show[NB_MD_N
 	}
 }
 
+/* A latency percentile headline is one percentile per run: "p50" of "Latency p50", or NULL.
+ * Its column says it is their mean, beside the latency table's percentile of all samples. */
+static const char *run_percentile(int col)
+{
+	static const struct {
+		enum nb_col col;
+		const char *name;
+	} pct[] = { { NB_COL_LAT_P50_US, "p50" }, { NB_COL_LAT_P90_US, "p90" },
+		    { NB_COL_LAT_P99_US, "p99" }, { NB_COL_LAT_P999_US, "p99.9" },
+		    { NB_COL_LAT_P9999_US, "p99.99" } };
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		if ((int)pct[i].col == col)
+			return pct[i].name;
+	return NULL;
+}
+
 static void table_head(FILE *f, const bool show[NPCOLS], const bool extra[NB_MD_NEXTRA],
-		       const char *u)
+		       const char *u, int metric_col)
 {
 	fprintf(f, "| Case |");
 	for (size_t k = 0; k < NPCOLS; k++)
 		if (show[k])
 			fprintf(f, " %s |", pcols[k].head);
-	fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |", u);
+	const char *pct = run_percentile(metric_col);
+	if (pct)
+		fprintf(f, " Mean of the runs' %s ± stddev (CV), %s | Min – max | 95 %% CI | n |", pct, u);
+	else
+		fprintf(f, " Mean ± stddev (CV), %s | Min – max | 95 %% CI | n |", u);
 	for (size_t k = 0; k < NB_MD_NEXTRA; k++)
 		if (extra[k])
 			nb_md_extra_head(f, k, u);
@@ -185,13 +205,25 @@ static void table_head(FILE *f, const bool show[NPCOLS], const bool extra[NB_MD_
 	fputs("\n", f);
 }
 
+/* Said once under a table whose CI column has a cut interval. */
+static void clipped_note(FILE *f, const struct nb_summary *s, size_t g)
+{
+	for (size_t i = g; i < s->n; i++)
+		if (same_group(&s->c[g], &s->c[i]) && s->c[i].ci_clipped) {
+			fputs("\n*n too small*: the t interval of the mean reached below 0, which no "
+			      "measured value can; it is cut at 0 (that keeps its 95 % coverage) and says "
+			      "the repetitions are too few for their spread: add repetitions.\n", f);
+			return;
+		}
+}
+
 static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 {
 	bool show[NPCOLS], extra[NB_MD_NEXTRA];
 	group_columns(s, g, show);
 	group_extras(s, g, extra);
 	struct nb_scale sc = group_scale(s, g);
-	table_head(f, show, extra, *sc.unit ? sc.unit : "value");
+	table_head(f, show, extra, *sc.unit ? sc.unit : "value", s->c[g].metric_col);
 	for (size_t i = g; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
 		if (!same_group(&s->c[g], c))
@@ -216,6 +248,7 @@ static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 		fputs("\nThe columns after n are means over the repetitions; a bidir case gives "
 		      "forward / reverse (client → agent / agent → client), each direction judged on "
 		      "its own (see the warnings).\n", f);
+	clipped_note(f, s, g);
 	fputs("\n", f);
 }
 
@@ -346,7 +379,8 @@ static void latency_table(FILE *f, const struct nb_summary *s, size_t g)
 		return;
 	fprintf(f, "Round-trip latency in µs, from the histograms of all repetitions merged "
 		   "(last column: mean of each repetition's own p99):\n\n"
-		   "| Case | Samples | Min | p50 | p90 | p99 | p99.9 | p99.99 | Max | p99, mean of runs |\n"
+		   "| Case | Samples | Min | p50 of all samples | p90 | p99 | p99.9 | p99.99 | Max | "
+		   "p99, mean of runs |\n"
 		   "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (size_t i = g; i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];

@@ -43,8 +43,10 @@ static void sweep_short(FILE *f, const struct nb_sweep_result *sw, const char *u
 	} else {
 		return;
 	}
-	if (sw->limit)
-		fprintf(f, " — %s", sw->limit);
+	if (sw->limit) {
+		fputs(" — ", f);
+		nb_md_text(f, sw->limit);
+	}
 	fputs(".", f);
 }
 

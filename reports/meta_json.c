@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afile.h"
+#include "fmt.h"
 #include "nb_config.h"
 #include "results_int.h"
 
@@ -71,7 +72,8 @@ bool nb_meta_json_write(const char *dir, const struct nb_meta *m, struct nb_erro
 		return nb_error_set(err, NB_META_JSON_FILE ": cannot encode (not UTF-8?)");
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_META_JSON_FILE, dir);
-	bool ok = nb_afile_json(path, o, JSON_INDENT(2) | JSON_SORT_KEYS, err);
+	bool ok = nb_afile_json(path, o, JSON_INDENT(2) | JSON_SORT_KEYS |
+				 JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
 	json_decref(o);
 	return ok;
 }

@@ -425,10 +425,13 @@ static bool check_slow_start(const struct nb_pitfall_case *c, struct nb_pitfalls
 	    c->omit_s > 0 || !isfinite(c->first_interval) || !isfinite(c->median_interval) ||
 	    c->median_interval <= 0 || c->first_interval >= 0.8 * c->median_interval)
 		return true;
+	char first[48], median[48];
+	nb_fmt_value(c->first_interval, c->eng->traits.headline.unit, first, sizeof(first));
+	nb_fmt_value(c->median_interval, c->eng->traits.headline.unit, median, sizeof(median));
 	return add(out, "slow-start", c->case_id,
-		   "slow start not excluded: omit is 0 and the first interval (%.4g) is %.0f %% of the "
-		   "median interval (%.4g); set omit to a few seconds",
-		   c->first_interval, 100.0 * c->first_interval / c->median_interval, c->median_interval);
+		   "slow start not excluded: omit is 0 and the first interval (%s) is %.0f %% of the "
+		   "median interval (%s); set omit to a few seconds",
+		   first, 100.0 * c->first_interval / c->median_interval, median);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -454,10 +457,13 @@ static bool check_single_stream(const struct nb_pitfall_case *c, const struct nb
 	}
 	if (!best || c->mean >= 0.7 * best->mean)
 		return true;
+	char one[48], many[48];
+	nb_fmt_value(c->mean, c->eng->traits.headline.unit, one, sizeof(one));
+	nb_fmt_value(best->mean, c->eng->traits.headline.unit, many, sizeof(many));
 	return add(out, "single-stream", c->case_id,
-		   "one stream reached %.4g, %.0f %% of %u streams (%.4g in %s): a single flow is "
+		   "one stream reached %s, %.0f %% of %u streams (%s in %s): a single flow is "
 		   "limited by one CPU or window, not the path; quote the multi-stream result for capacity",
-		   c->mean, 100.0 * c->mean / best->mean, best->streams, best->mean, best->case_id);
+		   one, 100.0 * c->mean / best->mean, best->streams, many, best->case_id);
 }
 
 /* The same estimate (and cap) summary.csv's reps_for_ci2pct gives. */
@@ -519,4 +525,10 @@ bool nb_pitfalls_check_hosts(const struct nb_facts *local, const struct nb_pitfa
 			return false;
 	}
 	return true;
+}
+
+bool nb_pitfalls_add_text(struct nb_pitfalls *out, const char *code, const char *case_id,
+			  const char *text)
+{
+	return add(out, code, case_id, "%s", text);
 }

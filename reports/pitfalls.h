@@ -97,6 +97,10 @@ struct nb_pitfall_host {
  *  of nb_pitfalls_check's one peer. */
 bool nb_pitfalls_check_hosts(const struct nb_facts *local, const struct nb_pitfall_host *hosts,
 			     size_t n, struct nb_pitfalls *out);
+/** Add one finding made elsewhere (the paths of a case, path_stats.c): its code, its case
+ *  ("" for none) and its one line; false when out of memory. */
+bool nb_pitfalls_add_text(struct nb_pitfalls *out, const char *code, const char *case_id,
+			  const char *text);
 /** Print one line per pitfall code, "warning: CODE [CASE | in N cases (A, B ...)]: TEXT
  *  [(+M more like it)]" (for stderr). */
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out);

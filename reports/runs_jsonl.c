@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
+
 struct nb_runs_jsonl {
 	FILE *f;
 	char path[4200];
@@ -84,7 +86,8 @@ json_t *nb_runs_jsonl_record(const struct nb_run *r, const struct nb_meta *meta)
 
 bool nb_runs_jsonl_put(FILE *f, const json_t *rec)
 {
-	char *line = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *line = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER |
+					  JSON_REAL_PRECISION(NB_FMT_DIGITS)) : NULL;
 	bool ok = line && fprintf(f, "%s\n", line) > 0;
 	free(line);
 	return ok;

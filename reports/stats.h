@@ -38,6 +38,10 @@ double nb_stats_t_quantile(double p, double df);
 double nb_stats_t95(size_t df);
 /** Half-width of the 95 % CI of the mean; NAN when n < 2. */
 double nb_stats_ci95_half(const struct nb_stats *s);
+/** The 95 % CI of the mean, mean ± t(0.975, n−1)·s/√n, cut at 0 below: every metric nbrun
+ *  measures is a count, rate, time or share and cannot be negative. Returns true when the
+ *  interval had to be cut (too few runs for their spread); lo and hi are NAN when n < 2. */
+bool nb_stats_ci95(const struct nb_stats *s, double *lo, double *hi);
 /** netperf -I rule: true when the 95 % CI half-width is at most rel_width x |mean| (n >= 2). */
 bool nb_stats_ci_reached(const struct nb_stats *s, double rel_width);
 /** The cap of every repetitions estimate (the report, summary.csv and the pitfalls say one number). */

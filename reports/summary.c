@@ -140,6 +140,7 @@ static void finish(struct nb_case_stats *c, struct acc *a, bool *run_outlier)
 		c->lat_ok[q] = c->merged && nb_stats_quantile_supported(nb_lat_quantiles[q],
 									 (double)c->lat.count);
 	c->ci_half = nb_stats_ci95_half(&c->value);
+	c->ci_clipped = nb_stats_ci95(&c->value, &c->ci_lo, &c->ci_hi);
 	c->ci_reached = nb_stats_ci_reached(&c->value, c->pc->ci_target);
 	c->reps_needed = nb_stats_reps_needed(&c->value, 0.02, NB_STATS_REPS_CAP);
 	c->first_interval = nb_stats_mean(&a->first);

@@ -28,6 +28,8 @@ struct nb_case_stats {
 	int metric_col;              /* its nb_cols index, -1 unknown */
 	struct nb_stats value;       /* headline across counted runs */
 	double median, ci_half;      /* NAN when undefined */
+	double ci_lo, ci_hi;         /* the 95 % CI of the mean, cut at 0 (nb_stats_ci95); NAN n < 2 */
+	bool ci_clipped;             /* the t interval reached below 0: n too small for the spread */
 	size_t n_failed, n_invalid, n_trials, outliers;
 	double metric_mean[NB_COL_COUNT];   /* mean of each column across counted runs */
 	double metric_max[NB_COL_COUNT];    /* highest of each column (CPU pitfalls) */

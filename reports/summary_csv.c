@@ -71,8 +71,8 @@ static void write_value_stats(struct nb_csv *f, const struct nb_case_stats *c)
 	nb_csv_num(f, any ? v->min : NAN);
 	nb_csv_num(f, c->median);
 	nb_csv_num(f, any ? v->max : NAN);
-	nb_csv_num(f, v->mean - c->ci_half);
-	nb_csv_num(f, v->mean + c->ci_half);
+	nb_csv_num(f, c->ci_lo);
+	nb_csv_num(f, c->ci_hi);
 	nb_csv_u64(f, v->n);
 	nb_csv_u64(f, c->n_failed);
 	nb_csv_u64(f, c->n_invalid);

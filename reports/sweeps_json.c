@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "fmt.h"
 #include "results.h"
 #include "results_int.h"
 
@@ -85,7 +86,7 @@ bool nb_sweeps_json_append(const char *dir, const struct nb_sweep_result *e, siz
 	json_t *arr = json_object_get(doc, "sweeps");
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, e[i].search ? goal_entry(&e[i]) : plain_entry(&e[i]));
-	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12), err);
+	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
 	json_decref(doc);
 	return ok;
 }
@@ -106,7 +107,7 @@ bool nb_sweeps_json_drop(const char *dir, const char *case_id, uint32_t rep, str
 		if (id && strcmp(id, case_id) == 0 && json_integer_value(json_object_get(o, "rep")) == rep)
 			json_array_remove(arr, i);
 	}
-	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12), err);
+	bool ok = nb_afile_json(path, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
 	json_decref(doc);
 	return ok;
 }

@@ -310,11 +310,11 @@ static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 	t->ok = o == NB_OUT_OK;
 	if (t->ok)
 		fill_trial(x, &res.m, t);
-	char line[NB_TEXT_MAX + 256];
+	char line[NB_TEXT_MAX + 256], sent[48];
+	nb_fmt_value(t->sent_rate, x->c->engine->traits.rate_unit, sent, sizeof(sent));
 	if (t->ok)
 		snprintf(line, sizeof(line), "  %s calibration: unpaced for %.3g s, the sender offered "
-			 "%.6g %s", x->c->id, (double)t->duration_ns / 1e9, t->sent_rate,
-			 x->c->engine->traits.rate_unit);
+			 "%s", x->c->id, (double)t->duration_ns / 1e9, sent);
 	else
 		snprintf(line, sizeof(line), "  %s calibration burst FAILED: %s", x->c->id,
 			 x->lost ? x->err->msg : res.error);
