@@ -57,6 +57,9 @@ int nb_sock_family(const struct sockaddr_storage *ss);
 /** Whether a and b are the same host address (ports ignored; an IPv4-mapped IPv6 address is
  *  its IPv4 address). */
 bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/** "ADDR:PORT" ("[V6ADDR]:PORT") text of an address, for messages; an IPv4-mapped IPv6 address
+ *  is shown as its IPv4 address. */
+void nb_sock_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 /** Whether name is listed in net.ipv4.tcp_allowed_congestion_control: the only algorithms nbrun
  *  sets, so that TCP_CONGESTION never makes a privileged process load a kernel module. */
 bool nb_sock_cc_allowed(const char *name, struct nb_error *err);

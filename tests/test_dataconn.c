@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dataconn.h"
 #include "dhello.h"
 #include "engines.h"
 #include "nbt_pair.h"
@@ -283,4 +284,39 @@ Test(dataconn, the_crr_port_answers_only_connections_that_prove_the_key)
 	cr_assert_eq(nbt_sum(s, NB_C_TRANSACTIONS), 1, "the answered one only");
 	nb_snapshot_destroy(s);
 	nb_session_destroy(sv.s);
+}
+
+/* A free port on 127.0.0.1 for type: bound and closed again (nothing listens there after). */
+static uint16_t closed_port(int type)
+{
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = lo;
+	socklen_t len = sizeof(a);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* A data connection that cannot be made says to which address and port, whole: the user opens
+ * exactly that in a firewall. */
+Test(dataconn, a_data_connection_that_fails_names_the_address_and_port)
+{
+	static const struct { enum nb_proto proto; const char *want; } cases[] = {
+		{ NB_PROTO_TCP, "connect to TCP data port 127.0.0.1:%u: Connection refused" },
+		{ NB_PROTO_UDP, "no answer to the UDP data hello to 127.0.0.1:%u (a firewall on the way?)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_params p = keyed("stream", cases[i].proto);
+		uint16_t port = closed_port(cases[i].proto == NB_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM);
+		struct sockaddr_storage to = { 0 };
+		memcpy(&to, &lo, sizeof(lo));
+		((struct sockaddr_in *)&to)->sin_port = htons(port);
+		struct nb_error err = { { 0 } };
+		char want[160];
+		snprintf(want, sizeof(want), cases[i].want, port);
+		cr_assert_eq(nb_dataconn_connect(&to, sizeof(lo), 0, &p, nb_now_ns() + 300000000ull, &err),
+			     -1);
+		cr_expect_str_eq(err.msg, want);
+	}
 }
