@@ -274,6 +274,11 @@ struct nb_engine {
 	uint64_t (*drain_ns)(const struct nb_params *p);
 	/** true: the client's flows count the run's window by due time (NB_C_WIN_*, win_hist). */
 	bool due_window;
+	/** Optional (NULL = none): whether a run that ran to its end measured anything, judged on
+	 *  its kept window's counters summed over the flows (sum[NB_C_*]); false with err when it
+	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
+	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
+		      struct nb_error *err);
 };
 
 /** Find an engine by name; NULL if none. */

@@ -490,6 +490,17 @@ static bool check_engine_notes(const struct nb_pitfall_case *c, struct nb_pitfal
 		   c->lost_max, isfinite(c->loss_pct_max) ? c->loss_pct_max : 0.0, l->text);
 }
 
+/* Attempts refused in a run that still connected (one with none connected failed): the port
+ * was closed part of the time, or the listener's accept queue overflowed. */
+static bool check_refused(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	if (!(c->refused_max > 0))
+		return true;
+	return add(out, "refused", c->case_id, "up to %.0f connection attempts of a run were refused "
+		   "(RST) and have no handshake time: the port was closed part of the time, or its "
+		   "listener's accept queue was full", c->refused_max);
+}
+
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
@@ -502,7 +513,7 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 		const struct nb_pitfall_case *c = &cases[i];
 		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
 		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out) ||
-		    !check_engine_notes(c, out))
+		    !check_engine_notes(c, out) || !check_refused(c, out))
 			return false;
 	}
 	return true;

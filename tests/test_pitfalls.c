@@ -311,3 +311,21 @@ Test(pitfalls, icmp_cases_say_what_an_echo_measures_and_what_a_missing_reply_may
 	cr_expect_not_null(strstr(out.v[2].text, "icmp_ratelimit"));
 	nb_pitfalls_free(&out);
 }
+
+/* connect (issue 27): refused attempts in a run that still connected are a warning with their
+ * count; none refused says nothing. */
+Test(pitfalls, refused_connection_attempts_are_a_warning_with_their_count)
+{
+	struct nb_pitfall_case c[2] = {
+		{ .case_id = "ssh/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 12 },
+		{ .case_id = "web/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 0 },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 2, 0.05, &out));
+	cr_assert_eq(out.n, 1);
+	cr_expect_str_eq(out.v[0].code, "refused");
+	cr_expect_str_eq(out.v[0].case_id, "ssh/tcp/f1/r10pps");
+	cr_expect_not_null(strstr(out.v[0].text, "up to 12 connection attempts of a run were refused"),
+			   "%s", out.v[0].text);
+	nb_pitfalls_free(&out);
+}
