@@ -168,6 +168,10 @@ static int env_reach(const struct nb_cli *cli, struct env_peer *p)
 	if (!load_config(cli, &p->cfg)) /* its errors are printed */
 		return 2;
 	const struct nb_host *h = nb_config_host(&p->cfg, cli->peer);
+	if (!h && !nb_reach_peer_name(&p->cfg, cli->peer, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return 2;
+	}
 	if (!h)
 		return env_address(cli, &p->c);
 	struct nb_reach_opts o = { .cfg = &p->cfg, .secret = &secret, .verbosity = cli->verbosity };

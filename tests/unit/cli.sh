@@ -234,6 +234,26 @@ nb env --peer 127.0.0.1:99999
 [ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ]
 verdict "env --peer HOST:99999: exit 2, the port named in the only line"
 
+# --- a typo of a host of hosts: (issue 27): bad input, not an unreachable peer -------------
+# vmbb is no host of hosts: and resolves nowhere; it looks like vmb, so it is a typo of it.
+cat >"$TMP/typo.yaml" <<'YAML'
+name: typo
+hosts:
+  vmb: { address: 127.0.0.1, port: 1 }
+tests:
+  - { name: t, engine: stream, duration: 1s }
+YAML
+TYPO="nbrun: unknown host 'vmbb' (did you mean 'vmb'?)"
+nb "$TMP/typo.yaml" --peer vmbb --out "$TMP/typo"
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ] && [ ! -e "$TMP/typo" ]
+verdict "--peer a typo of a host of hosts:: exit 2, the host it looks like, no results folder"
+nb "$TMP/typo.yaml" --peer vmbb --check
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ]
+verdict "--check --peer a typo of a host of hosts:: exit 2, the same line"
+nb env "$TMP/typo.yaml" --peer vmbb
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ]
+verdict "env CONFIG --peer a typo of a host of hosts:: exit 2, the same line"
+
 # --- options of another subcommand: exit 2, the error, then this subcommand's usage ---------
 # foreign DESCRIPTION SUBCOMMAND-USAGE-LINE MESSAGE ARGS...
 foreign() {
