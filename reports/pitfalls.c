@@ -115,10 +115,22 @@ static void print_group(const struct nb_pitfall_group *g, FILE *out)
 		fprintf(out, "%s%s", k ? ", " : "", g->cases[k]);
 	if (g->ncases > 3)
 		fprintf(out, " and %zu more", g->ncases - 3);
+	char more[48];
 	fprintf(out, "%s: %s", g->ncases > 1 ? ")" : "", g->first->text);
-	if (g->more)
-		fprintf(out, " (+%zu more like it)", g->more);
+	if (nb_pitfalls_more(g, more, sizeof(more))[0])
+		fprintf(out, " (%s)", more);
 	fputc('\n', out);
+	for (size_t k = 0; k < g->nalso; k++) /* the first case's other end or direction */
+		fprintf(out, "  also: %s\n", g->also[k]->text);
+}
+
+const char *nb_pitfalls_more(const struct nb_pitfall_group *g, char *buf, size_t n)
+{
+	size_t more = g->more > g->nalso ? g->more - g->nalso : 0;
+	buf[0] = '\0';
+	if (more)
+		snprintf(buf, n, "+%zu more like it", more);
+	return buf;
 }
 
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out)

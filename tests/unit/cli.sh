@@ -327,6 +327,13 @@ for sub in run resume serve validate report compare env export; do
 done
 [ -z "$missing" ]
 verdict "nbrun.1 documents every option of every subcommand${missing:+ (missing:$missing)}"
+# words FILE: its text as one line of single-spaced words (roff escapes and line breaks gone)
+words() { sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$1" | tr -s ' \n' '  '; }
+nb compare --help
+allow=$(sed -n '/^  --allow-missing /,/^  --[a-z]/p' "$TMP/out" | sed '$d' | sed 's/^  --allow-missing *//')
+printf '%s\n' "$allow" >"$TMP/allow.txt"
+[ -n "$allow" ] && words "$MAN" | grep -qiF -- "$(words "$TMP/allow.txt" | sed 's/^ *//; s/ *$//')"
+verdict "compare --help and nbrun.1 say the same of --allow-missing"
 COMP=$SRC/docs/nbrun.bash
 # complete WORDS...: what the completion offers for the last word
 complete_words() {
