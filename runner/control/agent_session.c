@@ -276,15 +276,16 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 		     nb_text_sanitize(id, sizeof(id), su->case_id), what);
 }
 
-/* CHECK: this host against what the client's plan needs, one line per problem. */
+/* CHECK: this host against what the client's plan needs, one line per problem, and our limits
+ * (the client holds each of its cases to them, naming the case). */
 static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 {
 	struct nb_agent *a = c->a;
 	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
-				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
-				       .max_duration_s = a->o.limits.max_duration_s };
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi };
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
 	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
+	m.u.check_result.limits = a->o.limits;
 	nb_ctl_send(c->fd, &m, 5000, NULL);
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
 }

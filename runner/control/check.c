@@ -113,10 +113,6 @@ static size_t check_limits(const struct nb_msg_check *need, const struct nb_chec
 		if ((need->protocols >> p & 1u) && !free_port(lim, p ? SOCK_DGRAM : SOCK_STREAM))
 			n += line(text, len, "no free %s data port in %u-%u", names[p], lim->data_lo,
 				  lim->data_hi);
-	if (lim->max_duration_s && need->longest_ns > (uint64_t)lim->max_duration_s * 1000000000ull)
-		n += line(text, len, "the longest run lasts %.0f s (warm-up + duration), above the "
-			  "agent's --max-duration %u s", (double)need->longest_ns / 1e9,
-			  lim->max_duration_s);
 	if (need->max_flows > NB_MAX_FLOWS)
 		n += line(text, len, "a run has %u flows, above this build's %d", need->max_flows,
 			  NB_MAX_FLOWS);

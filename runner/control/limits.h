@@ -17,13 +17,7 @@
 #include "engine.h"
 #include "proto.h"
 
-/** The limits; a zero field is no limit (the embedded agent sets none). */
-struct nb_limits {
-	uint64_t max_rate;          /* payload bit/s summed over a test's flows */
-	uint32_t max_flows;         /* data connections per test (bidir counts both ways) */
-	uint32_t max_duration_s;    /* warm-up + duration + drain */
-	uint32_t max_message;       /* bytes of a message, datagram, request or response */
-};
+/* struct nb_limits, the limits themselves, is in proto.h: CHECK_RESULT carries them. */
 
 /* `nbrun serve` without options: generous for a benchmark, bounded for a public address. */
 #define NB_LIMITS_SERVE_FLOWS 64u

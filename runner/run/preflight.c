@@ -8,12 +8,6 @@
 #include "check.h"
 #include "params.h"
 
-static uint64_t run_ns(const struct nb_case *c)
-{
-	uint64_t measured = c->sweep.enabled ? c->sweep.trial_ns : c->timing.duration_ns;
-	return c->timing.warmup_ns + measured;
-}
-
 static void plan_needs(const struct nb_plan *plan, struct nb_msg_check *need)
 {
 	memset(need, 0, sizeof(*need));
@@ -25,8 +19,6 @@ static void plan_needs(const struct nb_plan *plan, struct nb_msg_check *need)
 		for (uint32_t k = 0; k < p->ncpus; k++)
 			nb_check_add_cpu(need, (unsigned)p->cpus[k]);
 		need->protocols |= (uint8_t)(1u << p->proto);
-		if (run_ns(c) > need->longest_ns)
-			need->longest_ns = run_ns(c);
 		if (nb_params_nflows(p) > need->max_flows)
 			need->max_flows = nb_params_nflows(p);
 	}
