@@ -181,6 +181,8 @@ static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_state *
 	}
 	if ((u->fd = udp_flow_socket(sv, &from, fl)) < 0)
 		return;
+	if (sv->heard)
+		(*sv->heard)++;
 	u->from = from;
 	u->from_len = fl;
 	randombytes_buf(u->nonce, sizeof(u->nonce));

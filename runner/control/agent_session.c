@@ -12,6 +12,7 @@
 #include "ifstats.h"
 #include "limits.h"
 #include "nb_config.h"
+#include "probe.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -29,6 +30,7 @@ struct session_ctx {
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
 	uint32_t last_grant;            /* the run id of the last grant used: each is used once */
+	uint32_t probes;                /* data path probes taken (probe.h) */
 };
 
 /* ---- one test ---- */
@@ -290,6 +292,19 @@ static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
 }
 
+/* PROBE: the data path, at most NB_PROBES_MAX times a session (probe.h). */
+static void answer_probe(struct session_ctx *c, const struct nb_msg_probe *q)
+{
+	if (c->probes >= NB_PROBES_MAX) {
+		char why[80];
+		snprintf(why, sizeof(why), "limit: a session probes its data path at most %d times",
+			 NB_PROBES_MAX);
+		nb_ctl_send_error(c->fd, NB_ERR_LIMIT, why);
+		return;
+	}
+	nb_agent_probe(c->a, c->conn, c->session_key, ++c->probes, q);
+}
+
 /* TIME: our clock when the request came and when we answer (clock.h). */
 static void answer_time(struct session_ctx *c, const struct nb_msg_time *q)
 {
@@ -312,6 +327,9 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 		return true;
 	case NB_MSG_TIME:
 		answer_time(c, &m->u.time);
+		return true;
+	case NB_MSG_PROBE:
+		answer_probe(c, &m->u.probe);
 		return true;
 	case NB_MSG_BYE:
 		return false;

@@ -38,6 +38,7 @@ struct nb_client {
 	bool any_source;                /* its runs' data may come from any host that proves the run's
 					   key: a control session over ssh, where the agent sees ssh's
 					   client (maybe a bastion), not this host's data address */
+	uint32_t probes;                /* data path probes asked in this session (probe.h) */
 };
 
 /** Receives each measured interval as soon as both ends' counters for it are in. */
