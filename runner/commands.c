@@ -16,6 +16,7 @@
 #include "hosts_reach.h"
 #include "pitfalls.h"
 #include "report.h"
+#include "run.h"
 
 bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err)
 {
@@ -90,6 +91,7 @@ int nb_cmd_validate(const struct nb_cli *cli)
 	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
 	       plan.nslots == 1 ? "" : "s");
 	print_hosts(&cfg, &plan);
+	nb_run_note_default_limits(&plan, stdout);
 	nb_plan_free(&plan);
 	nb_config_free(&cfg);
 	return 0;

@@ -27,5 +27,10 @@
 /** Whether su (of engine e) keeps within l; else why (one line naming the option) in why. */
 bool nb_limits_check(const struct nb_limits *l, const struct nb_engine *e,
 		     const struct nb_msg_setup *su, char *why, size_t n);
+/** nb_limits_check, naming who holds the limits ("this agent", "nbrun serve"). */
+bool nb_limits_check_as(const struct nb_limits *l, const struct nb_engine *e,
+			const struct nb_msg_setup *su, const char *who, char *why, size_t n);
+/** The limits of `nbrun serve` without options. */
+void nb_limits_serve_defaults(struct nb_limits *l);
 
 #endif
