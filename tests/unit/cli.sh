@@ -147,6 +147,18 @@ nb validate "$CFG"
 printed "validate: the case and run counts" 0 "ok: 3 cases, 3 runs"
 nb validate "$CFG" --filter 'b/*'
 printed "validate --filter: counts after the filter, singular" 0 "ok: 1 case, 1 run"
+cat >"$TMP/wide.yaml" <<'YAML'
+name: wide
+tests:
+  - { name: wide, engine: stream, streams: 64, direction: bidir, duration: 2s }
+  - { name: long, engine: rr, duration: 1h }
+  - { name: ok, engine: stream, streams: 32, direction: bidir, duration: 2s }
+YAML
+nb validate "$TMP/wide.yaml"
+printf '%s\n' "ok: 3 cases, 3 runs" \
+	"note: wide/tcp/s128K/p64/bidir: limit: 128 flows, above nbrun serve's --max-streams 64 (its default: start the agent with a higher one)" \
+	"note: long/tcp/q32r128/f1: limit: the test lasts 3601.0 s, above nbrun serve's --max-duration 3600 s (its default: start the agent with a higher one)" >"$TMP/want.out"
+got "validate: a note for each case above an agent's default limits, still exit 0" 0 "$TMP/want.out" /dev/null
 nb validate "$TMP/none.yaml"
 said "validate of a missing file: exit 2, names it" 2 \
 	"nbrun: $TMP/none.yaml: no such file (expected a YAML config file)"
