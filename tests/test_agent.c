@@ -226,7 +226,7 @@ Test(agent, per_address_only_eight_handshakes_wait_and_others_are_served)
 	close(extra);
 }
 
-Test(agent, allow_closes_connections_from_elsewhere_at_once)
+Test(agent, allow_tells_a_client_from_elsewhere_why_in_one_frame_and_closes_at_once)
 {
 	struct nb_cidr only;
 	struct nb_error err = { { 0 } };
@@ -234,6 +234,19 @@ Test(agent, allow_closes_connections_from_elsewhere_at_once)
 	start((struct nb_agent_opts){ .allow = &only, .nallow = 1 });
 	int fd = connect_from("127.0.0.1");
 	cr_assert(closed_soon(fd), "not in --allow");
+	close(fd);
+	/* A client from elsewhere is told why in one frame, and nothing more. */
+	struct nb_client c;
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, &err));
+	char want[160];
+	snprintf(want, sizeof(want), "peer %s: refused: this client's address is not in the agent's "
+		 "--allow list", name);
+	cr_expect_str_eq(err.msg, want);
+	fd = connect_from("127.0.0.1");
+	struct nb_msg m;
+	cr_assert_eq(nb_ctl_recv(fd, &m, 5000, &err), 1, "%s", err.msg);
+	cr_expect_eq(m.type, NB_MSG_ERROR);
+	cr_expect_eq(nb_ctl_recv(fd, &m, 5000, &err), -1, "then the close: one frame only");
 	close(fd);
 	fd = connect_from("127.0.0.2");
 	struct nb_auth auth;

@@ -52,7 +52,7 @@ head -c 32 /dev/urandom | base64 >"$TMP/secret"
 head -c 32 /dev/urandom | base64 >"$TMP/other"
 chmod 600 "$TMP/secret" "$TMP/other"
 
-echo "1..14"
+echo "1..18"
 serve "$TMP/serve.err" --secret-file "$TMP/secret" --max-streams 2 -v
 
 run right --secret-file "$TMP/secret" --filter 't/tcp/s16K/p1/*'
@@ -97,6 +97,30 @@ run refuse --secret-file "$TMP/secret"
 	ok "a client with a secret refuses an agent without one" || nok "client refuses (rc $RC)" "$TMP/refuse.err"
 grep -q "WARNING: no --secret-file: anyone who can reach port $PORT can make this host send traffic" \
 	"$TMP/open.err" && ok "without a secret the agent warns at start" || nok "warning" "$TMP/open.err"
+unserve
+
+# --allow (issue 27): a client from elsewhere is told it was refused by the allow list, a run and
+# env alike (exit 3); the agent logs it at its default verbosity, a line per client at first
+# (10 a minute), then how many more it refused (said at the latest when it stops).
+serve "$TMP/allow.err" --allow 127.0.0.2/32
+run notallowed
+[ $RC -eq 3 ] && [ ! -e "$TMP/notallowed" ] && [ "$(cat "$TMP/notallowed.err")" = \
+	"nbrun: peer 127.0.0.1:$PORT: refused: this client's address is not in the agent's --allow list" ] &&
+	ok "outside --allow: a run is told so in one line, exit 3, no folder" ||
+	nok "outside --allow, a run (rc $RC)" "$TMP/notallowed.err"
+for _i in 1 2 3 4 5 6 7 8 9 10 11; do
+	"$NBRUN" env --peer "127.0.0.1:$PORT" >/dev/null 2>"$TMP/envallow.err"
+	RC=$?
+done
+[ $RC -eq 3 ] && grep -q "refused: this client's address is not in the agent's --allow list" \
+	"$TMP/envallow.err" && ok "outside --allow: env is told the same" || nok "env (rc $RC)" "$TMP/envallow.err"
+unserve
+[ "$(grep -c "^nbrun serve: 127.0.0.1:[0-9]*: refused: not in --allow$" "$TMP/allow.err")" -eq 10 ] &&
+	ok "the agent logged the first 10 refused clients, at its default verbosity" ||
+	nok "a line per refused client" "$TMP/allow.err"
+grep -qx "nbrun serve: refused 2 more clients not in --allow in the last 60 s" "$TMP/allow.err" &&
+	ok "... and then how many more it refused" || nok "the summary" "$TMP/allow.err"
+
 printf 'short\n' >"$TMP/short"
 "$NBRUN" serve --secret-file "$TMP/short" --port "$PORT" 2>"$TMP/short.err"
 rc=$?
