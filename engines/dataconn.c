@@ -13,11 +13,10 @@
 #include "dhello.h"
 #include "sock.h"
 
-/* A data connection's source: the client's host, or (peer AF_UNSPEC: the sender is another
- * agent) any host — the run's key, proven next, is what lets it in either way. */
+/* A data connection's source: the client's host, or any (nb_sock_from_allowed). */
 static bool from_allowed(const struct nb_dataconn_server *sv, const struct sockaddr_storage *from)
 {
-	return sv->peer->ss_family == AF_UNSPEC || nb_sock_same_host(from, sv->peer);
+	return nb_sock_from_allowed(sv->peer, from);
 }
 
 #define TCP_HELLO_NS 2000000000ull /* a TCP data connection has this long to say hello */

@@ -289,6 +289,11 @@ bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_s
 	return n > 0 && n == host_bytes(b, &y) && memcmp(x, y, n) == 0;
 }
 
+bool nb_sock_from_allowed(const struct sockaddr_storage *peer, const struct sockaddr_storage *from)
+{
+	return peer->ss_family == AF_UNSPEC || nb_sock_same_host(from, peer);
+}
+
 void nb_sock_addr_str(const struct sockaddr_storage *addr, char *out, size_t n)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
