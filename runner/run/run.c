@@ -342,8 +342,8 @@ enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 		return NB_EXIT_PEER;
 	if (problems || b->o->check_only) {
 		if (!problems && b->o->verbosity >= 0)
-			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s need%s\n",
-				b->plan->ncases, b->plan->ncases == 1 ? "" : "s",
+			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s%s\n",
+				b->plan->ncases, b->plan->ncases == 1 ? " needs" : "s need",
 				b->need_agent ? ", and the data path to the agent works" : "");
 		return problems ? NB_EXIT_CHECK : NB_EXIT_OK;
 	}
