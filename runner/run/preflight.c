@@ -63,12 +63,19 @@ static bool on_agent(const struct nb_case *c, const char *host, bool *from_here)
 	return on;
 }
 
-/* Whether case c keeps within lim (held by who) as its SETUP will be judged; else why. */
+/* Whether case c keeps within lim (held by who) as its SETUP will be judged; else why. A swept
+ * case as its longest trial at its highest rate. */
 static bool within(const struct nb_case *c, const struct nb_limits *lim, const char *who, char *why,
 		   size_t n)
 {
 	struct nb_msg_setup su;
 	nb_run_build_setup(c, 0, &su);
+	if (c->sweep.enabled) {
+		su.duration_ns = c->sweep.trial_ns;
+		su.params.rate = c->sweep.to;
+		for (uint32_t i = 0; i < c->sweep.nsteps; i++)
+			su.params.rate = c->sweep.steps[i] > su.params.rate ? c->sweep.steps[i] : su.params.rate;
+	}
 	return nb_limits_check_as(lim, c->engine, &su, who, why, n);
 }
 

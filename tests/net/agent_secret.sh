@@ -52,7 +52,7 @@ head -c 32 /dev/urandom | base64 >"$TMP/secret"
 head -c 32 /dev/urandom | base64 >"$TMP/other"
 chmod 600 "$TMP/secret" "$TMP/other"
 
-echo "1..18"
+echo "1..19"
 serve "$TMP/serve.err" --secret-file "$TMP/secret" --max-streams 2 -v
 
 run right --secret-file "$TMP/secret" --filter 't/tcp/s16K/p1/*'
@@ -120,6 +120,25 @@ unserve
 	nok "a line per refused client" "$TMP/allow.err"
 grep -qx "nbrun serve: refused 2 more clients not in --allow in the last 60 s" "$TMP/allow.err" &&
 	ok "... and then how many more it refused" || nok "the summary" "$TMP/allow.err"
+
+# A swept case is held to the agent's limits as its highest rate, not its start (the check).
+serve "$TMP/rate.err" --max-rate 500M
+cat >"$TMP/sweep.yaml" <<'YAML'
+name: sweep
+defaults: {warmup: 0s, repetitions: 1}
+tests:
+  - name: s
+    engine: stream
+    protocol: udp
+    size: 1000
+    sweep: { rate: { from: 10M, to: 1G, loss: 0% }, trial: 1s }
+YAML
+"$NBRUN" "$TMP/sweep.yaml" --peer "127.0.0.1:$PORT" --check 2>"$TMP/sweep.err"
+RC=$?
+[ $RC -eq 5 ] && grep -q "s/udp/s1000/p1/forward/search: limit: the test offers 1000000000 bit/s over its flows, above this agent's --max-rate 500000000 bit/s" "$TMP/sweep.err" &&
+	ok "a sweep to 1G against --max-rate 500M: the check names it (exit 5)" ||
+	nok "sweep beyond --max-rate (rc $RC)" "$TMP/sweep.err"
+unserve
 
 printf 'short\n' >"$TMP/short"
 "$NBRUN" serve --secret-file "$TMP/short" --port "$PORT" 2>"$TMP/short.err"
