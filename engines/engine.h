@@ -287,6 +287,11 @@ struct nb_engine {
 	 *  of this engine only, the wire carries them after the common ones, and plan.csv has their
 	 *  columns when its plan has a case of this engine. */
 	const struct nb_param_def *params;
+	/** Optional (NULL = none): whether a run that ran to its end measured anything, judged on
+	 *  its kept window's counters summed over the flows (sum[NB_C_*]); false with err when it
+	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
+	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
+		      struct nb_error *err);
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name

@@ -117,8 +117,8 @@ static void verdict(FILE *f, const struct nb_results *res, const struct nb_summa
 	fputs(res->meta.complete_known && !res->meta.complete ? "; the batch is incomplete." : ".", f);
 	size_t spread, unstable = unstable_cases(s, &spread);
 	if (unstable)
-		fprintf(f, " %zu case%s vary by more than %g %% (CV) between repetitions.", unstable,
-			plural(unstable), NB_PITFALLS_CV_DEFAULT * 100.0);
+		fprintf(f, " %zu case%s by more than %g %% (CV) between repetitions.", unstable,
+			unstable == 1 ? " varies" : "s vary", NB_PITFALLS_CV_DEFAULT * 100.0);
 	else if (spread)
 		fprintf(f, " Every case with repetitions varies by at most %g %% (CV).",
 			NB_PITFALLS_CV_DEFAULT * 100.0);
@@ -291,8 +291,9 @@ static void warning_line(FILE *f, const struct nb_pitfall_group *g)
 	}
 	fprintf(f, "%s: ", g->ncases ? ")" : "");
 	nb_md_cell(f, g->first->text);
-	if (g->more > g->nalso)
-		fprintf(f, " (+%zu more like it; each is in results.json)", g->more - g->nalso);
+	char more[48];
+	if (nb_pitfalls_more(g, more, sizeof(more))[0])
+		fprintf(f, " (%s; each is in results.json)", more);
 	fprintf(f, "\n");
 	for (size_t k = 0; k < g->nalso; k++) { /* the same case's other end or direction */
 		fputs("  - ", f);

@@ -115,10 +115,22 @@ static void print_group(const struct nb_pitfall_group *g, FILE *out)
 		fprintf(out, "%s%s", k ? ", " : "", g->cases[k]);
 	if (g->ncases > 3)
 		fprintf(out, " and %zu more", g->ncases - 3);
+	char more[48];
 	fprintf(out, "%s: %s", g->ncases > 1 ? ")" : "", g->first->text);
-	if (g->more)
-		fprintf(out, " (+%zu more like it)", g->more);
+	if (nb_pitfalls_more(g, more, sizeof(more))[0])
+		fprintf(out, " (%s)", more);
 	fputc('\n', out);
+	for (size_t k = 0; k < g->nalso; k++) /* the first case's other end or direction */
+		fprintf(out, "  also: %s\n", g->also[k]->text);
+}
+
+const char *nb_pitfalls_more(const struct nb_pitfall_group *g, char *buf, size_t n)
+{
+	size_t more = g->more > g->nalso ? g->more - g->nalso : 0;
+	buf[0] = '\0';
+	if (more)
+		snprintf(buf, n, "+%zu more like it", more);
+	return buf;
 }
 
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out)
@@ -496,6 +508,17 @@ static bool check_engine_notes(const struct nb_pitfall_case *c, struct nb_pitfal
 		   c->lost_max, isfinite(c->loss_pct_max) ? c->loss_pct_max : 0.0, l->text);
 }
 
+/* Attempts refused in a run that still connected (one with none connected failed): the port
+ * was closed part of the time, or the listener's accept queue overflowed. */
+static bool check_refused(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	if (!(c->refused_max > 0))
+		return true;
+	return add(out, "refused", c->case_id, "up to %.0f connection attempts of a run were refused "
+		   "(RST) and have no handshake time: the port was closed part of the time, or its "
+		   "listener's accept queue was full", c->refused_max);
+}
+
 bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer,
 		       const struct nb_pitfall_case *cases, size_t ncases, double cv_threshold,
 		       struct nb_pitfalls *out)
@@ -508,7 +531,7 @@ bool nb_pitfalls_check(const struct nb_facts *local, const struct nb_facts *peer
 		const struct nb_pitfall_case *c = &cases[i];
 		if (!check_cpu(c, out) || !check_rates_and_drops(c, out) || !check_slow_start(c, out) ||
 		    !check_single_stream(c, cases, ncases, out) || !check_unstable(c, cv_threshold, out) ||
-		    !check_engine_notes(c, out))
+		    !check_engine_notes(c, out) || !check_refused(c, out))
 			return false;
 	}
 	return true;

@@ -43,6 +43,8 @@ struct nb_pitfall_case {
 	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
 	double rcvbuf_drops, snd_errs;   /* UDP: the highest of a run (NAN or 0: none) */
 	double lost_max, loss_pct_max;   /* the highest of a run (NAN or 0: none lost) */
+	double refused_max;              /* connection attempts of a run answered with a RST, the
+					    most of any run (NAN or 0: none refused) */
 	struct nb_pitfall_dir dirs[2];   /* bidir: each direction (ndirs 2); the rate and loss checks
 					    judge these instead of the case's sums */
 	uint32_t ndirs;
@@ -80,6 +82,9 @@ struct nb_pitfall_group {
 /** Group p's findings by code, in the order first found; false when out of memory. Free
  *  *out with nb_pitfalls_groups_free. */
 bool nb_pitfalls_group(const struct nb_pitfalls *p, struct nb_pitfall_group **out, size_t *n);
+/** "+N more like it": the findings of g that neither the console nor the report shows (both
+ *  show the first case's in full), into buf; "" when none. One count for both. */
+const char *nb_pitfalls_more(const struct nb_pitfall_group *g, char *buf, size_t n);
 /** Free what nb_pitfalls_group allocated. */
 void nb_pitfalls_groups_free(struct nb_pitfall_group *g, size_t n);
 

@@ -11,11 +11,13 @@ struct nb_progress {
 	FILE *out;
 	bool live;
 	size_t total, done;
+	size_t failed, interrupted;   /* of done; the rest measured */
 	double est_s, t0;
 	size_t case_no, ncases;
 	uint32_t rep, reps;
 	char case_id[160];
-	char last[64];
+	char last[640];               /* the last run's value or error, whole: only a terminal's
+					 width may cut it */
 };
 
 static double now_s(void)
@@ -82,7 +84,7 @@ static void draw(struct nb_progress *p)
 	for (size_t i = 0; i < w; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[w] = '\0';
-	char line[512];
+	char line[1024];
 	int n = snprintf(line, sizeof(line), "[%s] %zu/%zu  case %zu/%zu rep %u/%u  %s  %s / ETA %s  %s",
 			 bar, p->done, p->total, p->case_no, p->ncases, (unsigned)p->rep, (unsigned)p->reps,
 			 p->last[0] ? p->last : "-", e, r, p->case_id);
@@ -119,11 +121,14 @@ void nb_progress_tick(struct nb_progress *p)
 		draw(p);
 }
 
-void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text)
+void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep,
+			  enum nb_progress_end how, const char *value_text)
 {
 	if (!p)
 		return;
 	p->done++;
+	p->failed += how == NB_PROGRESS_FAILED;
+	p->interrupted += how == NB_PROGRESS_INTERRUPTED;
 	if (p->done > p->total) /* never "6 of 4": a run nobody announced still counts */
 		p->total = p->done;
 	snprintf(p->last, sizeof(p->last), "%s", value_text ? value_text : "");
@@ -159,7 +164,14 @@ void nb_progress_end(struct nb_progress *p)
 	hms(now_s() - p->t0, e, sizeof(e));
 	if (p->live)
 		fprintf(p->out, "\r\033[K");
-	fprintf(p->out, "%zu of %zu run%s done in %s\n", p->done, p->total, p->total == 1 ? "" : "s", e);
+	/* "runs done" would count a failed run as one done: say what was measured */
+	fprintf(p->out, "%zu of %zu run%s measured", p->done - p->failed - p->interrupted, p->total,
+		p->total == 1 ? "" : "s");
+	if (p->failed)
+		fprintf(p->out, ", %zu failed", p->failed);
+	if (p->interrupted)
+		fprintf(p->out, ", %zu interrupted", p->interrupted);
+	fprintf(p->out, " in %s\n", e);
 	fflush(p->out);
 	free(p);
 }

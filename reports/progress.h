@@ -23,11 +23,20 @@ void nb_progress_run_start(struct nb_progress *p, size_t case_no, size_t ncases,
 void nb_progress_extend(struct nb_progress *p, size_t n);
 /** Redraw the live line (elapsed time); call it e.g. once per interval. No-op in plain mode. */
 void nb_progress_tick(struct nb_progress *p);
-/** A run ended; value_text e.g. "9.41 Gbit/s" or "failed: peer closed". */
-void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text);
+/** How a run ended, for the closing count ("2 of 3 runs measured, 1 failed"). */
+enum nb_progress_end {
+	NB_PROGRESS_MEASURED,
+	NB_PROGRESS_FAILED,
+	NB_PROGRESS_INTERRUPTED,
+};
+
+/** A run ended as how; value_text e.g. "9.41 Gbit/s" or "FAILED: peer closed". */
+void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep,
+			  enum nb_progress_end how, const char *value_text);
 /** Print a message line without breaking the live line (warnings during a run). */
 void nb_progress_message(struct nb_progress *p, const char *text);
-/** Finish: clear the live line, print the total, free p. NULL is a no-op. */
+/** Finish: clear the live line, print how many runs measured (and failed, were interrupted)
+ *  of how many, free p. NULL is a no-op. */
 void nb_progress_end(struct nb_progress *p);
 
 #endif

@@ -247,8 +247,8 @@ Test(pitfalls, print_writes_one_warning_line_each)
 	nb_pitfalls_free(&out);
 }
 
-/* The same pitfall in several cases is one line naming them; findings beyond one per case (the
- * two ends of a case) are counted on stderr, and the report shows the first case's in full. */
+/* The same pitfall in several cases is one line naming them; the first case's other findings
+ * (its other end) follow it in full, on stderr as in the report, and both count the rest alike. */
 Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 {
 	struct nb_pitfall_case c[5] = {
@@ -283,8 +283,10 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	char *second = strchr(buf, '\n') + 1;
 	cr_expect_eq(strncmp(second, "warning: cpu-bound e: CPU bound on the local end: its busiest "
 			     "sending thread", 76), 0, "%s", second);
-	cr_expect_not_null(strstr(second, "(+1 more like it)\n"), "%s", second);
-	cr_expect_eq(strchr(second, '\n'), buf + strlen(buf) - 1, "two lines");
+	cr_expect_null(strstr(second, "more like it"), "the peer end is shown: %s", second);
+	char *third = strchr(second, '\n') + 1;
+	cr_expect_eq(strncmp(third, "  also: CPU bound on the peer end", 33), 0, "%s", third);
+	cr_expect_eq(strchr(third, '\n'), buf + strlen(buf) - 1, "three lines");
 	nb_pitfalls_free(&out);
 }
 
@@ -309,5 +311,23 @@ Test(pitfalls, icmp_cases_say_what_an_echo_measures_and_what_a_missing_reply_may
 	cr_expect_str_eq(out.v[2].case_id, "ping/icmp/s56/f1/r2kpps");
 	cr_expect_not_null(strstr(out.v[2].text, "up to 40 requests (1.00 %)"), "%s", out.v[2].text);
 	cr_expect_not_null(strstr(out.v[2].text, "icmp_ratelimit"));
+	nb_pitfalls_free(&out);
+}
+
+/* connect (issue 27): refused attempts in a run that still connected are a warning with their
+ * count; none refused says nothing. */
+Test(pitfalls, refused_connection_attempts_are_a_warning_with_their_count)
+{
+	struct nb_pitfall_case c[2] = {
+		{ .case_id = "ssh/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 12 },
+		{ .case_id = "web/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 0 },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 2, 0.05, &out));
+	cr_assert_eq(out.n, 1);
+	cr_expect_str_eq(out.v[0].code, "refused");
+	cr_expect_str_eq(out.v[0].case_id, "ssh/tcp/f1/r10pps");
+	cr_expect_not_null(strstr(out.v[0].text, "up to 12 connection attempts of a run were refused"),
+			   "%s", out.v[0].text);
 	nb_pitfalls_free(&out);
 }

@@ -201,8 +201,7 @@ Test(proto, error_and_ready_round_trip)
 Test(proto, check_carries_what_a_plan_needs_and_its_result_the_problems)
 {
 	struct nb_msg m = { .type = NB_MSG_CHECK }, out;
-	m.u.check = (struct nb_msg_check){ .ncc = 2, .ncpus = 3, .protocols = 3,
-					   .longest_ns = 61000000000ull, .max_flows = 16 };
+	m.u.check = (struct nb_msg_check){ .ncc = 2, .ncpus = 3, .protocols = 3, .max_flows = 16 };
 	snprintf(m.u.check.cc[0], sizeof(m.u.check.cc[0]), "cubic");
 	snprintf(m.u.check.cc[1], sizeof(m.u.check.cc[1]), "bbr2");
 	m.u.check.cpus[0] = 0;
@@ -216,14 +215,19 @@ Test(proto, check_carries_what_a_plan_needs_and_its_result_the_problems)
 	cr_expect_eq(out.u.check.ncpus, 3);
 	cr_expect_eq(out.u.check.cpus[2], 4095);
 	cr_expect_eq(out.u.check.protocols, 3);
-	cr_expect_eq(out.u.check.longest_ns, 61000000000ull);
 	cr_expect_eq(out.u.check.max_flows, 16);
 	nb_buf_free(&b);
 	m = (struct nb_msg){ .type = NB_MSG_CHECK_RESULT };
 	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "a\nb\n");
+	m.u.check_result.limits = (struct nb_limits){ .max_rate = 10000000000ull, .max_flows = 64,
+						      .max_duration_s = 3600, .max_message = 1u << 20 };
 	b = encode(&m);
 	cr_assert(decode(&b, &out, NULL));
 	cr_expect_str_eq(out.u.check_result.text, "a\nb\n");
+	cr_expect_eq(out.u.check_result.limits.max_rate, 10000000000ull);
+	cr_expect_eq(out.u.check_result.limits.max_flows, 64);
+	cr_expect_eq(out.u.check_result.limits.max_duration_s, 3600);
+	cr_expect_eq(out.u.check_result.limits.max_message, 1u << 20);
 	cr_expect_str_eq(nb_msg_name(NB_MSG_CHECK_RESULT), "CHECK_RESULT");
 	nb_buf_free(&b);
 }
@@ -242,6 +246,33 @@ Test(proto, check_result_lines_are_clean_text_too)
 	b = encode(&m);
 	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "only \\n separates lines");
 	nb_buf_free(&b);
+}
+
+/* PROBE (v6): one protocol of the data path, TCP or UDP; nothing else decodes. */
+Test(proto, a_probe_names_tcp_or_udp_and_nothing_else)
+{
+	for (uint8_t proto = NB_PROTO_TCP; proto <= NB_PROTO_UDP; proto++) {
+		struct nb_msg m = { .type = NB_MSG_PROBE, .u.probe = { proto, 1 } }, out;
+		struct nb_buf b = encode(&m);
+		cr_assert(decode(&b, &out, NULL));
+		cr_expect_eq(out.u.probe.proto, proto);
+		cr_expect_eq(out.u.probe.any_source, 1);
+		nb_buf_free(&b);
+	}
+	cr_expect_str_eq(nb_msg_name(NB_MSG_PROBE), "PROBE");
+	static const struct { uint8_t proto, any; const char *why; } bad[] = {
+		{ NB_PROTO_ICMP, 0, "probe protocol" }, { 9, 0, "probe protocol" },
+		{ NB_PROTO_TCP, 2, "any-source flag" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nb_msg m = { .type = NB_MSG_PROBE, .u.probe = { bad[i].proto, bad[i].any } }, out;
+		struct nb_buf b = encode(&m);
+		struct nb_error err = { { 0 } };
+		cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4, &out, &err));
+		cr_expect_not_null(strstr(err.msg, bad[i].why), "%s", err.msg);
+		cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4 - 1, &out, &err), "truncated");
+		nb_buf_free(&b);
+	}
 }
 
 Test(proto, a_check_asking_about_too_many_cpus_is_rejected)
@@ -435,7 +466,7 @@ Test(proto, the_fuzz_seeds_of_each_message_decode_in_this_protocol)
 				"hello_agent_mac", "hello_client", "interval", "ready", "result_failed",
 				"result_ok", "setup_pps_udp_bidir", "setup_rr_cpus_cc", "setup_stream_tcp",
 				"setup_v5_listen_any_source", "setup_v5_connect_grant_v4",
-				"setup_v5_connect_grant_v6", "start", "stop", "time" };
+				"setup_v5_connect_grant_v6", "start", "stop", "time", "probe_udp" };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/proto/%s", src, seeds[i]);

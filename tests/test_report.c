@@ -583,3 +583,48 @@ Test(report, a_plain_sweep_states_its_sentence_and_only_its_attempts_trials, .in
 	at(md, "3 trials of an earlier, interrupted attempt are in runs.csv, not above.");
 	free(md);
 }
+
+/* The console's warning lines and the report's count the same findings: both show the first
+ * case's other end in full and say "+N more like it" of the rest with one N (issue 27: they
+ * said +3 and +2 of the same findings). */
+Test(report, the_console_and_the_report_count_similar_warnings_alike, .init = setup,
+     .fini = teardown)
+{
+	rename_cells("runs.csv", ",30,35,", ",95,96,"); /* both ends' hosts busy in 3 cases */
+	char *con = NULL;
+	size_t clen = 0;
+	FILE *f = open_memstream(&con, &clen);
+	struct nb_report_info info;
+	struct nb_error err = { "" };
+	cr_assert(nb_report_build_warn(dir, &info, f, &err), "%s", err.msg);
+	fclose(f);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	const char *line = strstr(con, "warning: cpu-bound in 3 cases");
+	cr_assert_not_null(line, "%s", con);
+	cr_expect_not_null(strstr(line, "(+2 more like it)\n  also: CPU bound on the peer end"), "%s",
+			   line);
+	const char *item = strstr(md, "- ⚠️ **cpu-bound**");
+	cr_assert_not_null(item, "%s", md);
+	cr_expect_not_null(strstr(item, "(+2 more like it; each is in results.json)\n  - CPU bound on "
+				        "the peer end"), "%s", item);
+	free(md);
+	free(con);
+}
+
+/* One unstable case is one that "varies", several "vary". */
+Test(report, the_verdict_counts_unstable_cases_in_good_grammar, .init = setup, .fini = teardown)
+{
+	rename_cells("runs.csv", ",rx_bps,9.6e+09,", ",rx_bps,1.5e+10,");
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_expect_not_null(strstr(md, " 1 case varies by more than 5 % (CV) between repetitions."),
+			   "%s", at(md, "**Verdict:**"));
+	free(md);
+	rename_cells("runs.csv", ",rx_bps,1.86e+10,", ",rx_bps,2.5e+10,");
+	md = report_md(&info);
+	cr_expect_not_null(strstr(md, " 2 cases vary by more than 5 % (CV) between repetitions."),
+			   "%s", at(md, "**Verdict:**"));
+	free(md);
+}

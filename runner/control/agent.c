@@ -145,11 +145,38 @@ static int start_conn(struct nb_agent *a, int fd, const struct sockaddr_storage 
 	return rc;
 }
 
+/* Once a window of refusals is over, how many were only counted (at the end: any). */
+static void not_allowed_summary(struct nb_agent *a, uint64_t now_ms)
+{
+	uint32_t held;
+	uint64_t window_ms;
+	if (nb_ratelog_due(&a->not_allowed, now_ms, &held, &window_ms))
+		nb_agent_log(a, 0, NULL, "refused %u more client%s not in --allow in the last %llu s",
+			     held, held == 1 ? "" : "s", (unsigned long long)(window_ms / 1000));
+}
+
+/* A client outside --allow: one ERROR frame saying so, sent without waiting, and the close;
+ * nothing of it is read, and nothing else is said (not the ranges). */
+static void refuse_not_allowed(struct nb_agent *a, int fd, const struct sockaddr_storage *peer)
+{
+	struct nb_msg m = { .type = NB_MSG_ERROR, .u.error.code = NB_ERR_AUTH };
+	struct nb_buf b = { 0 };
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "refused: this client's address is not in "
+		 "the agent's --allow list");
+	if (nb_msg_encode(&m, &b, NULL))
+		(void)send(fd, b.p, b.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	nb_buf_free(&b);
+	close(fd);
+	uint64_t now = nb_ctl_now_ms();
+	not_allowed_summary(a, now);
+	if (nb_ratelog_event(&a->not_allowed, now))
+		nb_agent_log(a, 0, peer, "refused: not in --allow");
+}
+
 static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
 {
 	if (a->o.nallow && !nb_cidr_match(a->o.allow, a->o.nallow, peer)) {
-		nb_agent_log(a, 1, peer, "not in --allow: closed");
-		close(fd);
+		refuse_not_allowed(a, fd, peer);
 		return;
 	}
 	int rc = start_conn(a, fd, peer, len);
@@ -198,7 +225,9 @@ bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
 		struct pollfd p[3] = { { .fd = a->listen_fd, .events = POLLIN },
 				       { .fd = a->wake[0], .events = POLLIN },
 				       { .fd = a->lifeline_fd, .events = POLLIN } };
-		if (poll(p, 3, 200) <= 0)
+		int ready = poll(p, 3, 200);
+		not_allowed_summary(a, nb_ctl_now_ms());
+		if (ready <= 0)
 			continue;
 		if (p[2].revents)
 			on_lifeline(a);
@@ -215,6 +244,7 @@ bool nb_agent_run(struct nb_agent *a, struct nb_error *err)
 		}
 	}
 	reap(a, true);
+	not_allowed_summary(a, UINT64_MAX);
 	return true;
 }
 
@@ -267,6 +297,7 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	a->o = *o;
 	a->listen_fd = a->wake[0] = a->wake[1] = a->lifeline_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
+	nb_ratelog_init(&a->not_allowed, NB_AGENT_REFUSED_BURST, NB_AGENT_REFUSED_WINDOW_MS);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
 	} else if (o->stdio && !o->bind) {
@@ -327,6 +358,7 @@ void nb_agent_destroy(struct nb_agent *a)
 	if (a->wake[1] >= 0)
 		close(a->wake[1]);
 	pthread_mutex_destroy(&a->lock);
+	nb_ratelog_finish(&a->not_allowed);
 	free(a);
 }
 

@@ -1,7 +1,8 @@
 /* nbrun — the agent (`nbrun serve`, and the embedded agent of local mode).
  *
- * Anyone may knock; few get in. A connection from outside the --allow ranges is closed at
- * once; at most NB_AGENT_PER_ADDR connections per address and NB_AGENT_CONNS in all may be
+ * Anyone may knock; few get in. A connection from outside the --allow ranges is told so in
+ * one frame, unread, and closed at once (a line in the log each, NB_AGENT_REFUSED_BURST a
+ * minute, then a count); at most NB_AGENT_PER_ADDR connections per address and NB_AGENT_CONNS in all may be
  * shaking hands, each with NB_AGENT_HANDSHAKE_MS to finish (auth.h), so silent connections
  * hold nothing an honest client needs. Only a client that finished the handshake (proved the
  * secret, when the agent has one) may take the one session slot; a second one is told the
@@ -24,6 +25,8 @@
 #define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
 #define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */
 #define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
+#define NB_AGENT_REFUSED_BURST 10    /* clients outside --allow logged in full per window ... */
+#define NB_AGENT_REFUSED_WINDOW_MS 60000 /* ... then counted, the count said once it is over */
 #define NB_AGENT_STDIO_HANDSHAKE_MS 15000 /* the same over ssh: the client waits for the agent's
 					     start line first (sshlaunch.h), and nobody else can
 					     reach this connection */

@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "auth.h"
+#include "ratelog.h"
 
 /** One accepted connection and its thread: a handshake, and maybe then the session. */
 struct nb_agent_conn {
@@ -37,6 +38,7 @@ struct nb_agent {
 	bool busy;                      /* a session holds the slot */
 	uint64_t sessions_begun, sessions_ended;
 	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
+	struct nb_ratelog not_allowed;  /* clients refused by --allow: a line each, then counts */
 	pthread_t thread;               /* local mode */
 	bool have_thread;
 };

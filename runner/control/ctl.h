@@ -44,7 +44,7 @@ bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struc
  *  multicast, broadcast). */
 bool nb_ctl_target_get(const struct nb_target *t, struct sockaddr_storage *addr, socklen_t *len,
 		       struct nb_error *err);
-/** "ADDR:PORT" text of an address. */
+/** "ADDR:PORT" text of an address (nb_sock_addr_str). */
 void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 
 #endif

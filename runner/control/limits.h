@@ -17,13 +17,7 @@
 #include "engine.h"
 #include "proto.h"
 
-/** The limits; a zero field is no limit (the embedded agent sets none). */
-struct nb_limits {
-	uint64_t max_rate;          /* payload bit/s summed over a test's flows */
-	uint32_t max_flows;         /* data connections per test (bidir counts both ways) */
-	uint32_t max_duration_s;    /* warm-up + duration + drain */
-	uint32_t max_message;       /* bytes of a message, datagram, request or response */
-};
+/* struct nb_limits, the limits themselves, is in proto.h: CHECK_RESULT carries them. */
 
 /* `nbrun serve` without options: generous for a benchmark, bounded for a public address. */
 #define NB_LIMITS_SERVE_FLOWS 64u
@@ -33,5 +27,10 @@ struct nb_limits {
 /** Whether su (of engine e) keeps within l; else why (one line naming the option) in why. */
 bool nb_limits_check(const struct nb_limits *l, const struct nb_engine *e,
 		     const struct nb_msg_setup *su, char *why, size_t n);
+/** nb_limits_check, naming who holds the limits ("this agent", "nbrun serve"). */
+bool nb_limits_check_as(const struct nb_limits *l, const struct nb_engine *e,
+			const struct nb_msg_setup *su, const char *who, char *why, size_t n);
+/** The limits of `nbrun serve` without options. */
+void nb_limits_serve_defaults(struct nb_limits *l);
 
 #endif

@@ -400,8 +400,33 @@ static void enc_check(struct nb_buf *b, const struct nb_msg_check *c)
 	for (uint16_t i = 0; i < c->ncpus; i++)
 		put_u16(b, c->cpus[i]);
 	put_u8(b, c->protocols);
-	put_u64(b, c->longest_ns);
 	put_u32(b, c->max_flows);
+}
+
+static void enc_check_result(struct nb_buf *b, const char *text, const struct nb_limits *l)
+{
+	put_str(b, text);
+	put_u64(b, l->max_rate);
+	put_u32(b, l->max_flows);
+	put_u32(b, l->max_duration_s);
+	put_u32(b, l->max_message);
+}
+
+static void dec_check_result(struct rd *r, char *text, struct nb_limits *l)
+{
+	get_text(r, text, NB_CHECK_TEXT_MAX, true, "check result text");
+	l->max_rate = get_range(r, 8, 0, NB_RATE_MAX, "rate limit");
+	l->max_flows = (uint32_t)get_uint(r, 4);
+	l->max_duration_s = (uint32_t)get_uint(r, 4);
+	l->max_message = (uint32_t)get_uint(r, 4);
+}
+
+/* ---- probe ---- */
+
+static void dec_probe(struct rd *r, struct nb_msg_probe *q)
+{
+	q->proto = (uint8_t)get_range(r, 1, NB_PROTO_TCP, NB_PROTO_UDP, "probe protocol");
+	q->any_source = (uint8_t)get_range(r, 1, 0, 1, "any-source flag");
 }
 
 static void dec_check(struct rd *r, struct nb_msg_check *c)
@@ -413,7 +438,6 @@ static void dec_check(struct rd *r, struct nb_msg_check *c)
 	for (uint16_t i = 0; i < c->ncpus && !r->bad; i++)
 		c->cpus[i] = (uint16_t)get_range(r, 2, 0, 4095, "cpu number");
 	c->protocols = (uint8_t)get_range(r, 1, 0, 3, "protocol mask");
-	c->longest_ns = get_uint(r, 8);
 	c->max_flows = (uint32_t)get_uint(r, 4);
 }
 
@@ -438,7 +462,13 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		put_str(b, m->u.error.text);
 		break;
 	case NB_MSG_CHECK: enc_check(b, &m->u.check); break;
-	case NB_MSG_CHECK_RESULT: put_str(b, m->u.check_result.text); break;
+	case NB_MSG_CHECK_RESULT:
+		enc_check_result(b, m->u.check_result.text, &m->u.check_result.limits);
+		break;
+	case NB_MSG_PROBE:
+		put_u8(b, m->u.probe.proto);
+		put_u8(b, m->u.probe.any_source);
+		break;
 	case NB_MSG_TIME:
 		put_u64(b, m->u.time.t1);
 		put_u64(b, m->u.time.t2);
@@ -487,8 +517,9 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 		break;
 	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
 	case NB_MSG_CHECK_RESULT:
-		get_text(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, true, "check result text");
+		dec_check_result(r, m->u.check_result.text, &m->u.check_result.limits);
 		break;
+	case NB_MSG_PROBE: dec_probe(r, &m->u.probe); break;
 	case NB_MSG_TIME:
 		m->u.time.t1 = get_uint(r, 8);
 		m->u.time.t2 = get_uint(r, 8);
@@ -551,6 +582,6 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT", "FACTS", "TIME" };
+					     "CHECK_RESULT", "FACTS", "TIME", "PROBE" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

@@ -86,6 +86,12 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	nb_flags_data_path(res, out, n);
 }
 
+enum nb_progress_end nb_run_progress_end(enum nb_outcome o)
+{
+	return o == NB_OUT_OK ? NB_PROGRESS_MEASURED
+	       : o == NB_OUT_INTERRUPTED ? NB_PROGRESS_INTERRUPTED : NB_PROGRESS_FAILED;
+}
+
 static const char *status_of(enum nb_outcome o)
 {
 	return o == NB_OUT_OK ? "ok" : o == NB_OUT_INTERRUPTED ? "interrupted" : "failed";
@@ -129,7 +135,7 @@ static void progress_done(const struct nb_batch *b, const struct nb_case *c, uin
 	else
 		snprintf(text, sizeof(text), "%s: %s", o == NB_OUT_INTERRUPTED ? "interrupted" : "FAILED",
 			 res->error);
-	nb_progress_run_done(b->progress, c->id, rep + 1, text);
+	nb_progress_run_done(b->progress, c->id, rep + 1, nb_run_progress_end(o), text);
 }
 
 /* A swept case's trial on every path of the case. */
@@ -336,8 +342,9 @@ enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 		return NB_EXIT_PEER;
 	if (problems || b->o->check_only) {
 		if (!problems && b->o->verbosity >= 0)
-			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s need\n",
-				b->plan->ncases, b->plan->ncases == 1 ? "" : "s");
+			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s%s\n",
+				b->plan->ncases, b->plan->ncases == 1 ? " needs" : "s need",
+				b->need_agent ? ", and the data path to the agent works" : "");
 		return problems ? NB_EXIT_CHECK : NB_EXIT_OK;
 	}
 	if (!b->claimed && !nb_batch_claim(b, err))
