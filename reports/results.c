@@ -5,16 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "env_json.h"
 #include "results_int.h"
-
-void nb_results_note(struct nb_results *res, const char *text)
-{
-	if (*text && res->nproblems < sizeof(res->problems) / sizeof(res->problems[0]))
-		snprintf(res->problems[res->nproblems++], sizeof(res->problems[0]), "%s", text);
-}
 
 static bool read_table(struct nb_results *res, const char *file, struct nb_csv_table *t,
 		       struct nb_error *err)
@@ -26,14 +19,6 @@ static bool read_table(struct nb_results *res, const char *file, struct nb_csv_t
 	res->incomplete += t->incomplete;
 	nb_results_note(res, t->problem);
 	return true;
-}
-
-size_t nb_results_case(const struct nb_results *res, const char *case_id)
-{
-	for (size_t i = 0; i < res->ncases; i++)
-		if (strcmp(res->cases[i].case_id, case_id) == 0)
-			return i;
-	return (size_t)-1;
 }
 
 static int cmp_iv(const void *a, const void *b)
@@ -73,13 +58,6 @@ static void index_intervals(struct nb_results *res)
 bool nb_run_counts(const struct nb_run *r)
 {
 	return strcmp(r->kind, "trial") != 0 && strcmp(r->status, "ok") == 0;
-}
-
-bool nb_results_has(const struct nb_results *res, const char *file)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", res->dir, file);
-	return access(path, F_OK) == 0;
 }
 
 static bool load_tables(struct nb_results *res, struct nb_error *err)
