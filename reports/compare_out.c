@@ -7,7 +7,7 @@
 
 #include "csv.h"
 #include "fmt.h"
-#include "json.h"
+#include "json_value.h"
 
 static void csv_num(FILE *f, double v)
 {

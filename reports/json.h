@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "error.h"
+#include "json_value.h"
 #include "pitfalls.h"
 #include "results.h"
 #include "summary.h"
@@ -17,9 +18,5 @@
 /** Write results.json at path (replacing it); pf may be NULL. */
 bool nb_json_write(const char *path, const struct nb_results *res, const struct nb_summary *s,
 		   const struct nb_pitfalls *pf, struct nb_error *err);
-/** A JSON string for any C string (NULL → JSON null); invalid UTF-8 bytes become U+FFFD. */
-json_t *nb_json_string(const char *s);
-/** A JSON number, or null for NAN and infinities. */
-json_t *nb_json_number(double v);
 
 #endif

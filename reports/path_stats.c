@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "json.h"
+#include "json_value.h"
 #include "markdown.h"
 
 /* The metric column of each nb_path_col. */
