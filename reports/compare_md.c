@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "markdown.h"
+#include "md_text.h"
 
 /* Every text from the folders (names, facts, labels, errors) is written with nb_md_text or
  * nb_md_code (markdown.c): inert Markdown, as in the report. */

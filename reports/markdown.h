@@ -11,6 +11,7 @@
 #include "chart.h"
 #include "error.h"
 #include "fmt.h"
+#include "md_text.h"
 #include "pitfalls.h"
 #include "results.h"
 #include "summary.h"
@@ -24,14 +25,6 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 
 /* Shared by markdown.c and markdown_results.c. */
 
-/** s as inert Markdown text: no HTML, link, entity, emphasis or code span can come of it,
- *  control and bidi characters are dropped, line breaks are spaces; nothing for NULL. */
-void nb_md_text(FILE *f, const char *s);
-/** s as one table cell, nb_md_text; NULL or "" as "—". */
-void nb_md_cell(FILE *f, const char *s);
-/** s as inline code in a table cell (backticks and '|' made safe, control and bidi characters
- *  dropped). */
-void nb_md_code(FILE *f, const char *s);
 /** The results section: one table per test and headline, latency, sweeps. */
 void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 /** Result columns beside the headline (markdown_cols.c): forward, reverse (bidir), then loss,

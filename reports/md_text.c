@@ -1,6 +1,6 @@
-/* nbrun — Markdown text that cannot render as anything but text (see nb_md_text in
- * markdown.h): every quoted value of the report and of compare's Markdown goes through here. */
-#include "markdown.h"
+/* nbrun — Markdown text that cannot render as anything but text (see md_text.h): every
+ * quoted value of the report and of compare's Markdown goes through here. */
+#include "md_text.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include "fmt.h"
 #include "json_value.h"
-#include "markdown.h"
+#include "md_text.h"
 
 /* The metric column of each nb_path_col. */
 static const enum nb_col path_cols[NB_PATH_NCOLS] = {
