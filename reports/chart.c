@@ -1,18 +1,10 @@
 #include "chart.h"
 #include "chart_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "afile.h"
-
-extern char **environ;
 
 /* A qualitative palette (Tableau 10): distinct in print and for most colour-blind readers. */
 static const char *const palette[] = {
@@ -24,15 +16,6 @@ static const char *const palette[] = {
 int nb_chart_gp_style(size_t i)
 {
 	return (int)(i % NPALETTE) + 1;
-}
-
-void nb_chart_gp_str(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-	}
 }
 
 static void preamble(FILE *gp, const struct nb_chart *ch)
@@ -139,116 +122,10 @@ bool nb_chart_end(struct nb_charts *c, struct nb_error *err)
 	return nb_afile_commit(&c->open->gp, err);
 }
 
-bool nb_charts_write(const char *dir, const struct nb_results *res, const struct nb_summary *s,
-		     struct nb_charts *out, struct nb_error *err)
-{
-	memset(out, 0, sizeof(*out));
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR, dir);
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		return nb_error_errno(err, errno, "cannot create %s", path);
-	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&
-	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err) &&
-	       nb_charts_paths(dir, res, s, out, err);
-}
-
 bool nb_chart_first_of_test(const struct nb_summary *s, size_t i)
 {
 	for (size_t k = 0; k < i; k++)
 		if (strcmp(s->c[k].pc->test, s->c[i].pc->test) == 0)
 			return false;
 	return true;
-}
-
-void nb_charts_free(struct nb_charts *c)
-{
-	free(c->open);
-	free(c->v);
-	memset(c, 0, sizeof(*c));
-}
-
-/* NBRUN_GNUPLOT=none (or empty) turns rendering off, e.g. for tests that only need the data. */
-static bool disabled(void)
-{
-	const char *v = getenv("NBRUN_GNUPLOT");
-	return v && (*v == '\0' || strcmp(v, "none") == 0);
-}
-
-bool nb_chart_gnuplot_available(void)
-{
-	if (disabled())
-		return false;
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		char file[4096];
-		snprintf(file, sizeof(file), "%.*s/gnuplot", (int)(len ? len : 1), len ? path : ".");
-		if (access(file, X_OK) == 0)
-			return true;
-		path += len + (path[len] == ':');
-	}
-	return false;
-}
-
-/* gnuplot's own quoting: inside single quotes, a quote is doubled. */
-static void gp_cd_command(char *buf, size_t len, const char *dir)
-{
-	size_t n = (size_t)snprintf(buf, len, "cd '");
-	for (; *dir && n + 4 < len; dir++) {
-		if (*dir == '\'')
-			buf[n++] = '\'';
-		buf[n++] = *dir;
-	}
-	snprintf(buf + n, len - n, "'");
-}
-
-bool nb_chart_gnuplot_run(const char *workdir, const char *script, const char *log,
-			  struct nb_error *err)
-{
-	char cd[4300];
-	gp_cd_command(cd, sizeof(cd), workdir);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	char *argv[] = { "gnuplot", "-e", cd, (char *)script, NULL };
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return nb_error_errno(err, rc, "cannot run gnuplot");
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return nb_error_errno(err, errno, "waitpid gnuplot");
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return nb_error_set(err, "gnuplot failed on %s/%s (see %s)", workdir, script, log);
-	return true;
-}
-
-void nb_charts_render(const char *dir, struct nb_charts *charts)
-{
-	charts->gnuplot = nb_chart_gnuplot_available();
-	if (!charts->gnuplot)
-		return;
-	char log[4096], workdir[4096];
-	snprintf(log, sizeof(log), "%s/charts/gnuplot.log", dir);
-	snprintf(workdir, sizeof(workdir), "%s/charts", dir);
-	remove(log);
-	for (size_t i = 0; i < charts->n; i++) {
-		struct nb_chart *ch = &charts->v[i];
-		char script[160], png[4096];
-		struct nb_error err = { "" };
-		snprintf(script, sizeof(script), "%s.gp", ch->name);
-		snprintf(png, sizeof(png), "%s/charts/%s.png", dir, ch->name);
-		ch->rendered = nb_chart_gnuplot_run(workdir, script, log, &err) &&
-			       access(png, F_OK) == 0;
-		charts->rendered += ch->rendered;
-		if (!ch->rendered && !charts->problem[0])
-			snprintf(charts->problem, sizeof(charts->problem), "%s",
-				 *err.msg ? err.msg : "gnuplot wrote no PNG");
-	}
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "gnuplot.h"
 #include "results.h"
 #include "summary.h"
 
@@ -50,15 +51,7 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 		     struct nb_charts *out, struct nb_error *err);
 /** Render every chart with gnuplot when it is on PATH; failures go to charts->problem. */
 void nb_charts_render(const char *dir, struct nb_charts *charts);
-/** True when an executable gnuplot is on PATH and NBRUN_GNUPLOT is not "none". */
-bool nb_chart_gnuplot_available(void);
-/** Run `gnuplot script` in workdir (posix_spawnp, no shell), its output appended to log. */
-bool nb_chart_gnuplot_run(const char *workdir, const char *script, const char *log,
-			  struct nb_error *err);
 /** Free the list; a zeroed list is fine. */
 void nb_charts_free(struct nb_charts *c);
-
-/** s as a gnuplot double-quoted string body (backslash and quote escaped). */
-void nb_chart_gp_str(FILE *f, const char *s);
 
 #endif

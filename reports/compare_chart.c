@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "chart.h"
+#include "gnuplot.h"
 
 /* The fill of NEW folder s (1-based) when there are several: solid, then gnuplot's patterns. */
 static void fill_style(char *buf, size_t len, size_t s, size_t nnew)
