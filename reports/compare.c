@@ -344,11 +344,6 @@ static bool build_rows(struct nb_compare *c)
 	return true;
 }
 
-size_t nb_cmp_case_rows(const struct nb_compare *c)
-{
-	return c->sides[0].res.ncases < c->nrows ? c->sides[0].res.ncases : c->nrows;
-}
-
 const char *nb_cmp_single_metric(const struct nb_compare *c)
 {
 	if (c->nmetrics != 1 || is_all(c->metrics[0]))
