@@ -24,11 +24,6 @@ bool nb_export_format_parse(const char *s, enum nb_export_format *f)
 	return false;
 }
 
-enum nb_better nb_export_case_better(const struct nb_case_stats *c)
-{
-	return c->metric_col >= 0 ? nb_cols[c->metric_col].better : NB_BETTER_NONE;
-}
-
 /* Every run (its result over all paths: path "all"), then each path's own rows of multi-path
  * runs (path "local->HOST"). */
 static bool put_jsonl(FILE *out, const struct nb_results *res)
