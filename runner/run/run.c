@@ -34,20 +34,6 @@ static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, co
 	nb_progress_tick(r->b->progress);
 }
 
-void nb_run_build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_setup *su)
-{
-	memset(su, 0, sizeof(*su));
-	su->run_id = run_id;
-	snprintf(su->case_id, sizeof(su->case_id), "%s", c->id);
-	su->params = c->params;
-	su->warmup_ns = c->timing.warmup_ns;
-	su->omit_ns = c->timing.omit_ns;
-	su->cooldown_ns = c->timing.cooldown_ns;
-	su->duration_ns = c->timing.duration_ns;
-	su->interval_ns = c->timing.interval_ns;
-	su->drain_ns = nb_engine_drain_ns(c->engine, &c->params);
-}
-
 static void progress_done(const struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 			  enum nb_outcome o, const struct nb_test_result *res)
 {
