@@ -27,7 +27,12 @@ import tempfile
 # Folder of a file (relative to ROOT) -> the folders it may include from (its own is implied).
 FOLDERS = {
     'engines': 'engines',
-    'reports': 'reports',
+    'reports/base': 'base',
+    'reports/files': 'files',
+    'reports/analysis': 'analysis',
+    'reports/report': 'report',
+    'reports/compare': 'compare',
+    'reports/export': 'export',
     'runner/config': 'config',
     'runner/env': 'env',
     'runner/control': 'control',
@@ -35,15 +40,23 @@ FOLDERS = {
     'runner': 'runner',
     'tests': 'tests',
 }
+# reports/ inside, bottom-up: base (formats and value types), files (one owner per results
+# file, the loader), analysis (what a folder adds up to), and the three commands that read it.
+REPORTS = {'base', 'files', 'analysis', 'report', 'compare', 'export'}
 ALLOWED = {
     'engines': set(),
-    'reports': {'engines'},
+    'base': {'engines'},
+    'files': {'base', 'engines'},
+    'analysis': {'files', 'base', 'engines'},
+    'report': {'analysis', 'files', 'base', 'engines'},
+    'compare': {'analysis', 'files', 'base', 'engines'},
+    'export': {'analysis', 'files', 'base', 'engines'},
     'config': {'engines'},
-    'env': {'reports', 'engines'},
+    'env': REPORTS | {'engines'},
     # The control plane carries resolved engine parameters, never the config language:
     # nothing in control/ includes config/ today and its meson library does not depend on it.
-    'control': {'env', 'reports', 'engines'},
-    'run': {'control', 'config', 'env', 'reports', 'engines'},
+    'control': {'env', 'engines'} | REPORTS,
+    'run': {'control', 'config', 'env', 'engines'} | REPORTS,
     'runner': None,  # main.c, cli.c, commands.c: anything
     'tests': None,   # anything public: never an internal header (NAME_int.h)
 }
@@ -191,8 +204,8 @@ GOOD = {
     'engines/error.h': '#pragma once\n',
     'engines/sock.c': '#include "error.h"\n#include "nb_config.h"\n',
     'engines/registry.c': 'int g(const char *engine) { return !strcmp(engine, "stream"); }\n',
-    'reports/csv.h': '#include "error.h"\n',
-    'reports/csv.c': '#include "csv.h"\n'
+    'reports/base/csv.h': '#include "error.h"\n',
+    'reports/base/csv.c': '#include "csv.h"\n'
                      'static const char *col = "stream"; /* a column: strcmp(engine, "pps") */\n',
     'runner/config/plan.h': '#include "error.h"\n',
     'runner/control/ctl.h': '#include "csv.h"\n',
@@ -204,30 +217,30 @@ GOOD = {
 }
 BAD_INCLUDES = {
     'engines/sock.c': '#include "error.h"\n#include "csv.h"\n',
-    'reports/csv.c': '#include "csv.h"\n#include "../runner/run/run.h"\n',
+    'reports/base/csv.c': '#include "csv.h"\n#include "../../runner/run/run.h"\n',
     'runner/control/ctl.c': '#include <stdio.h>\n\n#include "plan.h"\n',
     'runner/config/units.c': '#include "nowhere.h"\n',
     'runner/stats/mean.c': '#include "csv.h"\n',
-    'reports/csv_int.h': '\n',
+    'reports/base/csv_int.h': '\n',
     'tests/test_csv.c': '#include "csv.h"\n#include "csv_int.h"\n',
 }
 BAD_INCLUDES_SAID = [
-    'engines/sock.c:2: includes csv.h from reports (engines may not use it)',
-    'reports/csv.c:2: includes ../runner/run/run.h from run (reports may not use it)',
+    'engines/sock.c:2: includes csv.h from base (engines may not use it)',
+    'reports/base/csv.c:2: includes ../../runner/run/run.h from run (base may not use it)',
     'runner/config/units.c:1: includes nowhere.h, a header that does not exist',
     'runner/control/ctl.c:3: includes plan.h from config (control may not use it)',
     'runner/stats: a folder the layering does not know (add it to tests/layering.py)',
-    'tests/test_csv.c:2: includes csv_int.h, an internal header of reports (test through its '
+    'tests/test_csv.c:2: includes csv_int.h, an internal header of base (test through its '
     'public header)',
 ]
 BAD_NAMES = {
-    'reports/csv.c': 'int f(const char *e)\n{\n\treturn strcmp(e, "crr") == 0 ||\n'
+    'reports/base/csv.c': 'int f(const char *e)\n{\n\treturn strcmp(e, "crr") == 0 ||\n'
                      '\t       p->engine == "pps";\n}\n'
                      'static const char *const engine_names[] = { "rr", "latency" };\n',
     'runner/run/run.c': '/* "stream" */\nbool b = is_engine(p, "stream");\n',
 }
 BAD_NAMES_SAID = [
-    'reports/csv.c:%d: names the engine "%s" as a string (reports is outside engines/; use the '
+    'reports/base/csv.c:%d: names the engine "%s" as a string (base is outside engines/; use the '
     'engine table)' % lit for lit in ((3, 'crr'), (4, 'pps'), (6, 'rr'), (6, 'latency'))
 ] + ['runner/run/run.c:2: names the engine "stream" as a string (run is outside engines/; use '
      'the engine table)']
