@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** A file being written: f writes into tmp until nb_afile_commit renames it to path. */
 struct nb_afile {

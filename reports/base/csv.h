@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** A CSV file being written. An appended file (nb_csv_open: runs.csv, intervals.csv) hands
  *  every row to the kernel when it ends and reaches the disk at nb_csv_sync; a created one

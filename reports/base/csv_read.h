@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** One complete row: ncols NUL-terminated cells pointing into the table's buffer. */
 struct nb_csv_row {

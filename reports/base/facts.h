@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 struct nb_fact {
 	char group[24];   /* "host", "cpu", "iface", "tcp", "nbrun" */

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** True when an executable gnuplot is on PATH and NBRUN_GNUPLOT is not "none". */
 bool nb_chart_gnuplot_available(void);

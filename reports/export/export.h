@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "cols.h"
-#include "error.h"
+#include "nb_error.h"
 #include "results.h"
 #include "summary.h"
 

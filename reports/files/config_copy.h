@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_CONFIG_COPY_FILE "config.yaml"
 

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "facts.h"
 
 #define NB_ENV_JSON_FILE "env.json"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "hist.h"
 
 #define NB_HIST_CSV_DIR "latency"    /* the sub-folder of a results folder */

@@ -8,7 +8,7 @@
 
 #include "cols.h"
 #include "csv.h"
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_INTERVALS_CSV_FILE "intervals.csv"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_META_JSON_FILE "meta.json"
 #define NB_META_EMBEDDED_PEER "embedded agent on 127.0.0.1" /* peer: no --peer was given */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 #include "param_defs.h"
 
 #define NB_PLAN_CSV_FILE "plan.csv"

@@ -14,7 +14,7 @@
 #include "cols.h"
 #include "csv_read.h"
 #include "env_json.h"
-#include "error.h"
+#include "nb_error.h"
 #include "facts.h"
 #include "hist.h"
 #include "intervals_csv.h"

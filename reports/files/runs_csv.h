@@ -9,7 +9,7 @@
 
 #include "cols.h"
 #include "csv.h"
-#include "error.h"
+#include "nb_error.h"
 #include "hist.h"
 
 #define NB_RUNS_CSV_FILE "runs.csv"

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "meta_json.h"
 #include "runs_csv.h"
 

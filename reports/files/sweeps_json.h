@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_SWEEPS_JSON_FILE "sweeps.json"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "gnuplot.h"
 #include "results.h"
 #include "summary.h"

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "json_value.h"
 #include "pitfalls.h"
 #include "results.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "chart.h"
-#include "error.h"
+#include "nb_error.h"
 #include "fmt.h"
 #include "md_text.h"
 #include "pitfalls.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** What nb_report_build found and wrote. */
 struct nb_report_info {

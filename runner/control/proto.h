@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 #include "session.h"
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "error.h"
+#include "nb_error.h"
 #include "plan.h"
 
 /** Current UTC time as ISO 8601 ("2026-11-30T05:01:02Z"). */

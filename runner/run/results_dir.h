@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** Choose (when dir is NULL: a new results/<config name>-<UTC timestamp>, with -2, -3 ...
  *  when two batches start in the same second) and create the results folder and its latency/

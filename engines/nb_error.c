@@ -1,4 +1,4 @@
-#include "error.h"
+#include "nb_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

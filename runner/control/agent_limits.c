@@ -1,5 +1,5 @@
-/* nbrun — what an agent lets one test ask of it (see limits.h). */
-#include "limits.h"
+/* nbrun — what an agent lets one test ask of it (see agent_limits.h). */
+#include "agent_limits.h"
 
 #include <stdio.h>
 

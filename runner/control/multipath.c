@@ -1,5 +1,5 @@
-/* nbrun — one test on several paths at once (see paths.h). */
-#include "paths.h"
+/* nbrun — one test on several paths at once (see multipath.h). */
+#include "multipath.h"
 
 #include <stdio.h>
 #include <string.h>
