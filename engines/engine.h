@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "hist.h"
 #include "tcprx.h"
 

@@ -16,7 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** The default root of the per-interface folders. */
 #define NB_IFSTATS_ROOT "/sys/class/net"

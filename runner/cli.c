@@ -8,7 +8,7 @@
 
 #include "compare.h"
 #include "export.h"
-#include "limits.h"
+#include "agent_limits.h"
 #include "nb_config.h"
 #include "units.h"
 

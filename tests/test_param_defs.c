@@ -8,7 +8,7 @@
 #include "param_defs.h"
 #include "params.h"
 
-/* The plan.csv columns that are not parameter rows (reports/plan_csv.c). */
+/* The plan.csv columns that are not parameter rows (reports/files/plan_csv.c). */
 static const char *const fixed_columns[] = {
 	"case_id", "test", "engine", "protocol", "size", "request", "response", "streams",
 	"direction", "rate", "duration_s", "warmup_s", "omit_s", "interval_s", "repetitions",

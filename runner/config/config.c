@@ -18,37 +18,6 @@
 #define MAX_FILE (1u << 20)
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
-/* Where an error points: its line and column when it names c's file (0, 0 for --set). */
-static void location(const struct nb_cfg_ctx *c, const char *msg, unsigned long *line,
-		     unsigned long *col)
-{
-	size_t n = strlen(c->src.file);
-	*line = *col = 0;
-	if (strncmp(msg, c->src.file, n) == 0 && msg[n] == ':')
-		sscanf(msg + n + 1, "%lu:%lu", line, col);
-}
-
-bool nb_cfg_note(struct nb_cfg_ctx *c)
-{
-	struct nb_config_errors *e = c->errs;
-	for (size_t i = 0; i < e->n; i++)
-		if (strcmp(e->v[i].msg, c->err->msg) == 0)
-			return false;
-	if (e->n == NB_CONFIG_MAX_ERRORS) {
-		e->more++;
-		return false;
-	}
-	unsigned long line, col, l2, c2;
-	location(c, c->err->msg, &line, &col);
-	size_t at = e->n;
-	while (at > 0 && (location(c, e->v[at - 1].msg, &l2, &c2), l2 > line || (l2 == line && c2 > col)))
-		at--;
-	memmove(&e->v[at + 1], &e->v[at], (e->n - at) * sizeof(e->v[0]));
-	e->v[at] = *c->err;
-	e->n++;
-	return false;
-}
-
 bool nb_config_engine_key(const char *name)
 {
 	const struct nb_cfg_key *k = nb_cfg_key_find(name);

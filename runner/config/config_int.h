@@ -7,6 +7,7 @@
  *   config_sweep.c  repetitions and sweep
  *   config_check.c  the checks that span keys of a resolved test (protocol x size, omit ...)
  *   config_hosts.c  hosts: (how each host is reached) and paths: (which hosts a case uses)
+ *   config_errors.c keeping each error, suggesting the nearest word, a nested map's keys
  */
 #ifndef NB_CONFIG_INT_H
 #define NB_CONFIG_INT_H
@@ -42,10 +43,6 @@ struct nb_cfg_ctx {
 	size_t nhosts;
 };
 
-/** Keep the error in c->err (once, in file order); returns false, so a check that failed
- *  can be noted and the parser can go on: `ok = check(...) || nb_cfg_note(c);`. */
-bool nb_cfg_note(struct nb_cfg_ctx *c);
-
 struct nb_param_def;
 
 /** A key of a test (or of defaults) and how its value lands in a struct nb_test: by its own
@@ -60,6 +57,16 @@ struct nb_cfg_key {
 	const struct nb_param_def *param;  /* a parameter row (engines/param_defs.h), or NULL */
 	const struct nb_engine *owner;     /* an engine's own row: only that engine takes it */
 };
+
+/* config_errors.c */
+/** Keep the error in c->err (once, in file order); returns false, so a check that failed
+ *  can be noted and the parser can go on: `ok = check(...) || nb_cfg_note(c);`. */
+bool nb_cfg_note(struct nb_cfg_ctx *c);
+/** The closest of cands to word when it is close enough, else NULL. */
+const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
+/** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
+bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
+		       const char *const *allowed, size_t n, const char *where);
 
 /* config_keys.c */
 /** The key table, in the order keys are applied; ends with a NULL name. */
@@ -79,15 +86,10 @@ bool nb_cfg_key_applies(const struct nb_cfg_key *k, const struct nb_engine *e);
 size_t nb_cfg_engine_names(const char **names, size_t max);
 /** "a, b or c" of n names into buf. */
 void nb_cfg_join_or(const char *const *names, size_t n, char *buf, size_t len);
-/** The closest of cands to word when it is close enough, else NULL. */
-const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
 /** Check every key of map is allowed at scope (and, when scope is a test and e is not NULL,
  *  means something to engine e); each bad key is noted (nb_cfg_note), false when any was. */
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
 		      const struct nb_engine *e);
-/** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
-bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
-		       const char *const *allowed, size_t n, const char *where);
 /** The effective value of key for a test: the last --set, else the test's, else defaults'. */
 const struct nb_ynode *nb_cfg_lookup(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
 				     const char *key);

@@ -5,7 +5,6 @@
  * (config_params.c). Unknown keys get the nearest known one by edit distance. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "config_int.h"
 #include "param_defs.h"
@@ -321,51 +320,6 @@ const struct nb_cfg_key *nb_cfg_key_find(const char *name)
 	return nb_cfg_key_find_for(name, NULL);
 }
 
-static bool same(char a, char b)
-{
-	return strncasecmp(&a, &b, 1) == 0;
-}
-
-/* Edit distance counting a swap of neighbours as one edit (optimal string alignment),
- * case-insensitive; words longer than 63 characters are far from everything. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned char d[64][64];
-	if (la > 63 || lb > 63)
-		return 64;
-	for (size_t i = 0; i <= la; i++)
-		for (size_t j = 0; j <= lb; j++) {
-			if (i == 0 || j == 0) {
-				d[i][j] = (unsigned char)(i + j);
-				continue;
-			}
-			unsigned best = d[i - 1][j - 1] + !same(a[i - 1], b[j - 1]);
-			best = d[i - 1][j] + 1u < best ? d[i - 1][j] + 1u : best;
-			best = d[i][j - 1] + 1u < best ? d[i][j - 1] + 1u : best;
-			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) &&
-			    d[i - 2][j - 2] + 1u < best)
-				best = d[i - 2][j - 2] + 1u;
-			d[i][j] = (unsigned char)best;
-		}
-	return d[la][lb];
-}
-
-const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n)
-{
-	size_t len = strlen(word), limit = len >= 8 ? 3 : len >= 4 ? 2 : 1;
-	const char *best = NULL;
-	size_t best_d = limit + 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = distance(word, cands[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = cands[i];
-		}
-	}
-	return best;
-}
-
 static const char *scope_name(unsigned scope)
 {
 	return scope == NB_KS_TOP ? "at the top level" : scope == NB_KS_DEFAULTS ? "in defaults"
@@ -479,30 +433,6 @@ bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned
 		if (!check_key(c, map, map->kids[i], scope, e))
 			ok = nb_cfg_note(c);
 	return ok;
-}
-
-bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
-		       const char *const *allowed, size_t n, const char *where)
-{
-	for (size_t i = 0; i < map->nkids; i += 2) {
-		const struct nb_ynode *key = map->kids[i];
-		bool ok = false;
-		for (size_t j = 0; j < n && !ok; j++)
-			ok = strcmp(key->str, allowed[j]) == 0;
-		if (ok)
-			continue;
-		const char *near = nb_cfg_suggest(key->str, allowed, n);
-		char list[128] = "";
-		for (size_t j = 0; j < n; j++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 j ? ", " : "", allowed[j]);
-		if (near)
-			return nb_yerror(c->err, key, "unknown key '%s' in %s (did you mean '%s'?)",
-					 key->str, where, near);
-		return nb_yerror(c->err, key, "unknown key '%s' in %s (expected %s)", key->str, where,
-				 list);
-	}
-	return true;
 }
 
 static const struct nb_ynode *get_either(const struct nb_ynode *map, const struct nb_cfg_key *k)

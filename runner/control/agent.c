@@ -8,7 +8,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sodium.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +16,6 @@
 #include "agent_int.h"
 #include "ctl.h"
 #include "sock.h"
-
-void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
-		  const char *fmt, ...)
-{
-	if (a->o.verbosity < level)
-		return;
-	char who[80] = "", line[512];
-	if (peer)
-		nb_ctl_addr_str(peer, who, sizeof(who));
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "nbrun serve: %s%s%s\n", who, peer ? ": " : "", line);
-}
 
 /* ---- the session slot ---- */
 

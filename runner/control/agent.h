@@ -7,7 +7,7 @@
  * hold nothing an honest client needs. Only a client that finished the handshake (proved the
  * secret, when the agent has one) may take the one session slot; a second one is told the
  * agent is busy, and nothing about the first. Each test is checked against the limits
- * (limits.h), and its data connections are accepted from the client's host only, UDP ones
+ * (agent_limits.h), and its data connections are accepted from the client's host only, UDP ones
  * after a return-path check (dataconn.h): the agent sends to no address but its client's. */
 #ifndef NB_AGENT_H
 #define NB_AGENT_H
@@ -19,8 +19,8 @@
 
 #include "auth.h"
 #include "cidr.h"
-#include "error.h"
-#include "limits.h"
+#include "nb_error.h"
+#include "agent_limits.h"
 
 #define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
 #define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */

@@ -10,7 +10,7 @@
 #include "ctl.h"
 #include "hello_facts.h"
 #include "ifstats.h"
-#include "limits.h"
+#include "agent_limits.h"
 #include "nb_config.h"
 #include "probe.h"
 #include "proto.h"

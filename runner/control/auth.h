@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_SECRET_MIN 16                 /* bytes a secret file must hold (trailing space aside) */
 #define NB_HANDSHAKE_FRAME_MAX 4096u     /* no handshake frame is longer */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 #include "proto.h"
 
 #define NB_PROBES_MAX 8          /* probes one session may ask */

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 #include "session.h"
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
@@ -137,7 +137,7 @@ struct nb_msg_check {
 	uint32_t max_flows;                /* the most flows of one run */
 };
 
-/** An agent's limits on one test (`nbrun serve --max-*`, limits.h); a zero field is no limit
+/** An agent's limits on one test (`nbrun serve --max-*`, agent_limits.h); a zero field is no limit
  *  (the embedded agent sets none). CHECK_RESULT carries them. */
 struct nb_limits {
 	uint64_t max_rate;          /* payload bit/s summed over a test's flows */

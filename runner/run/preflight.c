@@ -8,7 +8,7 @@
 
 #include "batch.h"
 #include "check.h"
-#include "limits.h"
+#include "agent_limits.h"
 #include "params.h"
 #include "probe.h"
 #include "run_int.h"

@@ -12,7 +12,7 @@
 
 #include "auth.h"
 #include "config.h"
-#include "error.h"
+#include "nb_error.h"
 #include "plan.h"
 
 struct nb_run_opts {

@@ -1,4 +1,5 @@
-/* nbrun — what the run loop (run.c) shares with a multi-path run (batch_paths_run.c). */
+/* nbrun — what the run loop (run.c, its rows in run_rows.c) shares with a multi-path run
+ * (batch_paths_run.c). */
 #ifndef NB_RUN_INT_H
 #define NB_RUN_INT_H
 
