@@ -152,6 +152,26 @@ static int connect_client_flow(struct nb_flow *f)
 	return 0;
 }
 
+/* A run in which no attempt connected has no handshake time to report: it failed, saying what
+ * the attempts met. Some refused among connected ones is the report's warning (pitfalls). */
+static bool connect_judge(const struct nb_params *p, const uint64_t sum[NB_C_COUNT],
+			  const char *target, struct nb_error *err)
+{
+	unsigned long long refused = sum[NB_C_REFUSED], lost = sum[NB_C_TIMEOUTS];
+	unsigned long long tried = sum[NB_C_CONNECTS] + refused + lost;
+	if (sum[NB_C_CONNECTS] || !tried)
+		return true;
+	if (refused == tried)
+		return nb_error_set(err, "all %llu attempts refused: nothing listens on %s", tried,
+				    target);
+	if (lost == tried)
+		return nb_error_set(err, "all %llu attempts timed out after %u ms: nothing answers on %s "
+				    "(a firewall drops the SYNs?)", tried,
+				    (unsigned)(timeout_ns(p) / 1000000ull), target);
+	return nb_error_set(err, "none of %llu attempts connected to %s: %llu refused, %llu timed out",
+			    tried, target, refused, lost);
+}
+
 /* No agent: nothing runs on the far end but its kernel. */
 static int connect_server_flow(struct nb_flow *f)
 {
@@ -186,4 +206,5 @@ const struct nb_engine nb_engine_connect = {
 	.client_flow = connect_client_flow,   /* connect, time it, close with RST */
 	.server_flow = connect_server_flow,   /* never runs: no agent */
 	.prepare_socket = NULL,
+	.judge = connect_judge,               /* no attempt connected: the run failed */
 };

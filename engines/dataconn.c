@@ -13,11 +13,10 @@
 #include "dhello.h"
 #include "sock.h"
 
-/* A data connection's source: the client's host, or (peer AF_UNSPEC: the sender is another
- * agent) any host — the run's key, proven next, is what lets it in either way. */
+/* A data connection's source: the client's host, or any (nb_sock_from_allowed). */
 static bool from_allowed(const struct nb_dataconn_server *sv, const struct sockaddr_storage *from)
 {
-	return sv->peer->ss_family == AF_UNSPEC || nb_sock_same_host(from, sv->peer);
+	return nb_sock_from_allowed(sv->peer, from);
 }
 
 #define TCP_HELLO_NS 2000000000ull /* a TCP data connection has this long to say hello */
@@ -208,6 +207,8 @@ static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_run *ru
 	}
 	if ((u->fd = udp_flow_socket(sv, &from, fl)) < 0)
 		return;
+	if (sv->heard)
+		(*sv->heard)++;
 	u->from = from;
 	u->from_len = fl;
 	randombytes_buf(u->nonce, sizeof(u->nonce));
@@ -305,8 +306,10 @@ static int connect_timeout(const struct sockaddr_storage *to, socklen_t len, uin
 		close(fd);
 		return -1;
 	}
+	char where[64];
+	nb_sock_addr_str(to, where, sizeof(where));
 	if (connect(fd, (const struct sockaddr *)to, len) < 0 && errno != EINPROGRESS) {
-		nb_error_errno(err, errno, "connect data port");
+		nb_error_errno(err, errno, "connect to TCP data port %s", where);
 		close(fd);
 		return -1;
 	}
@@ -315,7 +318,7 @@ static int connect_timeout(const struct sockaddr_storage *to, socklen_t len, uin
 	socklen_t el = sizeof(e);
 	if (poll(&pfd, 1, remaining_ms(deadline)) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e != 0) {
-		nb_error_errno(err, e ? e : ETIMEDOUT, "connect data port");
+		nb_error_errno(err, e ? e : ETIMEDOUT, "connect to TCP data port %s", where);
 		close(fd);
 		return -1;
 	}
@@ -402,17 +405,22 @@ static int udp_connect(const struct sockaddr_storage *to, socklen_t len, uint32_
 	struct sockaddr_storage from;
 	nb_dhello_put(msg, &h, p->key);
 	bool ok = nb_sock_apply(fd, p, to->ss_family, err);
+	char where[64];
+	nb_sock_addr_str(to, where, sizeof(where));
 	if (ok && !udp_ask(fd, msg, to, len, NB_DH_CHALLENGE, flow, p, deadline, &got, &from))
-		ok = nb_error_set(err, "no answer to the UDP data hello (firewall or wrong data port?)");
+		ok = nb_error_set(err, "no answer to the UDP data hello to %s (a firewall on the way?)",
+				  where);
+	if (ok)
+		nb_sock_addr_str(&from, where, sizeof(where)); /* the flow's own port at the agent */
 	if (ok && connect(fd, (struct sockaddr *)&from, len) < 0)
-		ok = nb_error_errno(err, errno, "connect UDP data port");
+		ok = nb_error_errno(err, errno, "connect to UDP data port %s", where);
 	h = (struct nb_dhello){ .kind = NB_DH_ECHO, .flow = flow };
 	memcpy(h.nonce, got.nonce, NB_DHELLO_NONCE);
 	nb_dhello_put(msg, &h, p->key);
 	if (ok && (!udp_ask(fd, msg, NULL, 0, NB_DH_ACK, flow, p, deadline, &got, &from) ||
 		   sodium_memcmp(got.nonce, h.nonce, NB_DHELLO_NONCE) != 0))
-		ok = nb_error_set(err, "no answer to the UDP return-path check (firewall, or a data "
-				  "port range the agent cannot answer from?)");
+		ok = nb_error_set(err, "no answer to the UDP return-path check with %s (a firewall "
+				  "that lets in no UDP from the agent's data ports?)", where);
 	if (!ok)
 		close(fd);
 	return ok ? fd : -1;

@@ -32,6 +32,8 @@ struct nb_dataconn_server {
 	const unsigned char *key;               /* the run's key (NB_KEY_LEN bytes) */
 	uint32_t nflows;
 	int *fds;                               /* out: flow i's proven socket (-1 until then) */
+	uint32_t *heard;                        /* out, optional (NULL): UDP flows whose hello came,
+						   proven or not (a return path that fails shows) */
 };
 
 /** Bind a socket of type on addr with a port in [lo, hi] (0,0 = ephemeral); fills *port and

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "hist.h"
 #include "tcprx.h"
 
@@ -23,6 +23,7 @@
 #define NB_MAX_CPUS 64
 #define NB_UDP_MAX_PAYLOAD 65507u
 #define NB_KEY_LEN 32           /* bytes of a run's data key (params.key) */
+#define NB_PARAMS_OWN_MAX 64    /* bytes of an engine's own parameters (params.own) */
 
 /* The names of these three enums, and the flow layout of a case: params.h. */
 enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP, NB_PROTO_ICMP };
@@ -46,7 +47,9 @@ enum nb_wait { NB_WAIT_BLOCK, NB_WAIT_SPIN, NB_WAIT_BUSY_POLL };
 #define NB_EPOCH_LAG_MAX (NB_EPOCH_SLOTS - 8u) /* a receiver settles epoch e at tick e + lag */
 enum nb_side { NB_SIDE_CLIENT, NB_SIDE_SERVER };
 
-/** Fully resolved parameters of one case: what both sides' engines need, nothing more. */
+/** Fully resolved parameters of one case: what both sides' engines need, nothing more. Each
+ *  field but engine, the axes (proto .. rate) and key is a row of engines/param_defs.c, which
+ *  says its key, default, range, wire and plan.csv cell. */
 struct nb_params {
 	char engine[16];        /* "stream", "pps", "rr", "crr", "latency", "icmp", "connect" */
 	enum nb_proto proto;
@@ -71,6 +74,9 @@ struct nb_params {
 	 * end derives it from the control session's handshake; it never crosses the wire. */
 	unsigned char key[NB_KEY_LEN];
 	uint16_t port;          /* agentless engines (connect): the target's port; not sent to agents */
+	/* The engine's own parameters: its own struct, which its table's params rows describe
+	 * (param_defs.h NB_PARAM_OWN); opaque to everyone else. */
+	_Alignas(8) unsigned char own[NB_PARAMS_OWN_MAX];
 };
 
 /** Per-flow counters: cumulative, written only by the flow's thread. */
@@ -248,6 +254,8 @@ struct nb_engine_traits {
 	struct nb_engine_note loss_cause;
 };
 
+struct nb_param_def; /* param_defs.h */
+
 /** The ops table of one engine. */
 struct nb_engine {
 	const char *name;                /* as written in the config's `engine:` */
@@ -276,8 +284,22 @@ struct nb_engine {
 	uint64_t (*drain_ns)(const struct nb_params *p);
 	/** true: the client's flows count the run's window by due time (NB_C_WIN_*, win_hist). */
 	bool due_window;
+	/** Optional (NULL = none): the engine's own parameters, ending with a NULL key: rows over
+	 *  its own struct in params.own (param_defs.h NB_PARAM_OWN). A config takes them in a test
+	 *  of this engine only, the wire carries them after the common ones, and plan.csv has their
+	 *  columns when its plan has a case of this engine. */
+	const struct nb_param_def *params;
+	/** Optional (NULL = none): whether a run that ran to its end measured anything, judged on
+	 *  its kept window's counters summed over the flows (sum[NB_C_*]); false with err when it
+	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
+	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
+		      struct nb_error *err);
 };
 
+/** Add e after the shipped engines (a test's engine of its own); false with err when its name
+ *  is taken, the registry is full, or its own rows are too many, outside params.own or named
+ *  like a common parameter. */
+bool nb_engine_register(const struct nb_engine *e, struct nb_error *err);
 /** Find an engine by name; NULL if none. */
 const struct nb_engine *nb_engine_find(const char *name);
 /** The NULL-terminated list of all engines, in registry order. */
@@ -286,7 +308,8 @@ const struct nb_engine *const *nb_engine_list(void);
 uint64_t nb_engine_drain_ns(const struct nb_engine *e, const struct nb_params *p);
 /** Whether e runs over proto; false for e NULL (an unknown engine). */
 bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
-/** Whether key is one of e's own config keys (traits.keys); false for e NULL. */
+/** Whether key is one of e's own config keys (traits.keys, or an own parameter row); false for
+ *  e NULL. */
 bool nb_engine_has_key(const struct nb_engine *e, const char *key);
 /** Whether e's sizes are a request and a response (rr, crr), not one `size`; false for NULL. */
 bool nb_engine_request_response(const struct nb_engine *e);

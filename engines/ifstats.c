@@ -78,16 +78,43 @@ static bool is_loopback_addr(const struct sockaddr *sa)
 	return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
 }
 
-/* Same address (ports ignored); link-local IPv6 must also match the scope when both name one. */
-static bool addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+/* An IPv4 or IPv6 address as the kernel routes and getifaddrs lists it: an IPv4-mapped IPv6
+ * address (what a dual-stack listener sees of an IPv4 client) becomes the IPv4 address it
+ * stands for, as no interface holds ::ffff:a.b.c.d. Returns its length; 0 for other families. */
+static socklen_t unmapped(const struct sockaddr *sa, struct sockaddr_storage *out)
 {
-	if (!a || !b || a->sa_family != b->sa_family)
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET) {
+		memcpy(out, sa, sizeof(struct sockaddr_in));
+		return sizeof(struct sockaddr_in);
+	}
+	if (sa->sa_family != AF_INET6)
+		return 0;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+	if (!IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		memcpy(out, sa, sizeof(*in6));
+		return sizeof(*in6);
+	}
+	struct sockaddr_in *in = (struct sockaddr_in *)out;
+	in->sin_family = AF_INET;
+	in->sin_port = in6->sin6_port;
+	memcpy(&in->sin_addr, in6->sin6_addr.s6_addr + 12, sizeof(in->sin_addr));
+	return sizeof(*in);
+}
+
+/* Same address (ports ignored; an IPv4-mapped form equals its IPv4 address); link-local IPv6
+ * must also match the scope when both name one. */
+static bool addr_equal(const struct sockaddr *a0, const struct sockaddr *b0)
+{
+	struct sockaddr_storage sa, sb;
+	if (!a0 || !b0 || !unmapped(a0, &sa) || !unmapped(b0, &sb))
+		return false;
+	const struct sockaddr *a = (const struct sockaddr *)&sa, *b = (const struct sockaddr *)&sb;
+	if (a->sa_family != b->sa_family)
 		return false;
 	if (a->sa_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
 		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (a->sa_family != AF_INET6)
-		return false;
 	const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)a;
 	const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)b;
 	if (memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) != 0)
@@ -162,7 +189,9 @@ bool nb_ifstats_route(const struct sockaddr *peer, socklen_t len, struct nb_ifst
 	      (peer->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))))
 		return nb_error_set(err, "route lookup: not an IPv4 or IPv6 address");
 	struct nb_ifstats_route out = { .path_mtu = -1 };
-	struct sockaddr_storage local;
+	struct sockaddr_storage local, dst;
+	len = unmapped(peer, &dst);
+	peer = (const struct sockaddr *)&dst;
 	if (!probe(peer, len, &local, &out.path_mtu, err))
 		return false;
 	const void *a = local.ss_family == AF_INET

@@ -16,7 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** The default root of the per-interface folders. */
 #define NB_IFSTATS_ROOT "/sys/class/net"
@@ -44,7 +44,8 @@ struct nb_ifstats_route {
 
 /** Ask the kernel how peer is reached (no packet is sent). A loopback address or one of this
  *  host's own addresses is carried by the loopback interface (the kernel's "local" routes),
- *  whatever interface holds the address; else the interface holding the source address. */
+ *  whatever interface holds the address; else the interface holding the source address. An
+ *  IPv4-mapped peer (a dual-stack listener's view of an IPv4 client) is looked up as IPv4. */
 bool nb_ifstats_route(const struct sockaddr *peer, socklen_t len, struct nb_ifstats_route *r,
 		      struct nb_error *err);
 /** nb_ifstats_route's interface name alone, into ifname (n bytes; untouched on failure). */

@@ -1,4 +1,5 @@
-/* nbrun — enum names of the case parameters, and their flow layout (see params.h). */
+/* nbrun — enum names of the case parameters (see params.h); their flow layout, which asks the
+ * registry, is params_flows.c. */
 #include "params.h"
 
 #include <string.h>
@@ -66,36 +67,5 @@ bool nb_wait_parse(const char *s, enum nb_wait *out)
 	if (!parse(nb_wait_names, NB_WAIT_N, s, &v))
 		return false;
 	*out = (enum nb_wait)v;
-	return true;
-}
-
-/* The engines whose flows have one sender each, so that forward / reverse / bidir apply. The
- * one place the flow layout asks what an engine is. */
-/* One sender per flow, as the engine's traits say. */
-static bool is_directional(const struct nb_params *p)
-{
-	const struct nb_engine *e = nb_engine_find(p->engine);
-	return e && e->traits.directional;
-}
-
-uint32_t nb_params_nflows(const struct nb_params *p)
-{
-	if (is_directional(p) && p->direction == NB_DIR_BIDIR)
-		return 2 * p->streams;
-	return p->streams;
-}
-
-bool nb_params_client_sends(const struct nb_params *p, uint32_t flow)
-{
-	if (!is_directional(p))
-		return true;
-	switch (p->direction) {
-	case NB_DIR_FORWARD:
-		return true;
-	case NB_DIR_REVERSE:
-		return false;
-	case NB_DIR_BIDIR:
-		return flow < p->streams;
-	}
 	return true;
 }

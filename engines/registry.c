@@ -1,18 +1,23 @@
-/* The static list of engines, looked up by name, and the questions about an engine
- * that its traits answer.
+/* The static list of engines, looked up by name (the questions about one engine that its
+ * table answers are in traits.c).
  *
  * Adding an engine: its own file exporting one `const struct nb_engine` table with its
  * traits filled, that file in meson.build, its `extern` in engines.h, one line in the
  * array below, and its section in docs/engines.md. Nothing outside engines/ names an
  * engine: the config language, the plan, the metrics and the report all read the traits.
- * (An engine that needs a config key no engine has yet also needs that key in the runner's
- * key table and a field in struct nb_params.) */
+ * A config key of its own is a row of its table's params (param_defs.h); a key several
+ * engines share is a row of param_defs.c and a field of struct nb_params.
+ *
+ * A test registers an engine of its own after these with nb_engine_register. */
 #include <string.h>
 
 #include "engine.h"
 #include "engines.h"
+#include "param_defs.h"
 
-static const struct nb_engine *const engines[] = {
+#define MAX_ENGINES 32
+
+static const struct nb_engine *engines[MAX_ENGINES + 1] = {
 	&nb_engine_stream,
 	&nb_engine_pps,
 	&nb_engine_rr,
@@ -22,6 +27,40 @@ static const struct nb_engine *const engines[] = {
 	&nb_engine_connect,
 	NULL,
 };
+
+/* Own rows that are few enough, each well formed, inside params.own and not named like a
+ * common parameter (which would shadow it in the config). */
+static bool own_rows_fit(const struct nb_engine *e, struct nb_error *err)
+{
+	size_t n = 0;
+	for (const struct nb_param_def *d = e->params; d && d->key; d++, n++) {
+		if (n == NB_PARAM_OWN_ROWS_MAX)
+			return nb_error_set(err, "engine %s: more than %d own parameters", e->name,
+					    NB_PARAM_OWN_ROWS_MAX);
+		if (!nb_param_def_check(d, true, err))
+			return false;
+		if (nb_param_find(d->key) || (d->alias && nb_param_find(d->alias)))
+			return nb_error_set(err, "engine %s: its parameter %s is a common one",
+					    e->name, d->key);
+	}
+	return true;
+}
+
+bool nb_engine_register(const struct nb_engine *e, struct nb_error *err)
+{
+	size_t n = 0;
+	while (engines[n])
+		n++;
+	if (nb_engine_find(e->name))
+		return nb_error_set(err, "engine %s: the name is taken", e->name);
+	if (n == MAX_ENGINES)
+		return nb_error_set(err, "engine %s: the registry is full (%d engines)", e->name,
+				    MAX_ENGINES);
+	if (!own_rows_fit(e, err))
+		return false;
+	engines[n] = e;
+	return true;
+}
 
 const struct nb_engine *const *nb_engine_list(void)
 {
@@ -34,38 +73,4 @@ const struct nb_engine *nb_engine_find(const char *name)
 		if (strcmp(engines[i]->name, name) == 0)
 			return engines[i];
 	return NULL;
-}
-
-uint64_t nb_engine_drain_ns(const struct nb_engine *e, const struct nb_params *p)
-{
-	return e && e->drain_ns ? e->drain_ns(p) : 0;
-}
-
-bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto)
-{
-	return e && (e->traits.protocols & (1u << proto));
-}
-
-bool nb_engine_has_key(const struct nb_engine *e, const char *key)
-{
-	for (size_t i = 0; e && e->traits.keys && e->traits.keys[i]; i++)
-		if (strcmp(e->traits.keys[i], key) == 0)
-			return true;
-	return false;
-}
-
-bool nb_engine_request_response(const struct nb_engine *e)
-{
-	return e && e->traits.default_request > 0;
-}
-
-bool nb_engine_agentless(const struct nb_engine *e)
-{
-	return e && e->traits.agentless;
-}
-
-bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate)
-{
-	return e && (e->traits.loop == NB_LOOP_CLOSED ||
-		     (e->traits.loop == NB_LOOP_CLOSED_UNPACED && rate == 0));
 }

@@ -358,7 +358,8 @@ static int crr_client_flow(struct nb_flow *f)
 }
 
 /* Take one connection off the shared listener; -1 when none came (or stopping), or it came
- * from another host than the client's (f->peer: closed at once). In block and busy-poll modes
+ * from a host the run takes no data from (f->peer's, or any when f->peer is AF_UNSPEC: a
+ * session over ssh or from another agent; closed at once; the CRR hello's key decides next). In block and busy-poll modes
  * accept() blocks for one slice (the listener's SO_RCVTIMEO) and the harness's shutdown of the
  * listener wakes it at the stop. */
 static int crr_accept(struct nb_flow *f, enum nb_io *r)
@@ -369,7 +370,7 @@ static int crr_accept(struct nb_flow *f, enum nb_io *r)
 	int fd = accept4(f->listen_fd, (struct sockaddr *)&from, &fl,
 			 SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0));
 	*r = NB_IO_OK;
-	if (fd >= 0 && !nb_sock_same_host(&from, &f->peer)) {
+	if (fd >= 0 && !nb_sock_from_allowed(&f->peer, &from)) {
 		close(fd);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* nbrun — socket options, CPU pinning, and stop-aware blocking I/O for engines. */
 #include "sock.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -286,6 +287,23 @@ bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_s
 	const unsigned char *x = NULL, *y = NULL;
 	size_t n = host_bytes(a, &x);
 	return n > 0 && n == host_bytes(b, &y) && memcmp(x, y, n) == 0;
+}
+
+bool nb_sock_from_allowed(const struct sockaddr_storage *peer, const struct sockaddr_storage *from)
+{
+	return peer->ss_family == AF_UNSPEC || nb_sock_same_host(from, peer);
+}
+
+void nb_sock_addr_str(const struct sockaddr_storage *addr, char *out, size_t n)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	const unsigned char *b = NULL;
+	size_t len = host_bytes(addr, &b);
+	uint16_t port = ntohs(addr->ss_family == AF_INET ? ((const struct sockaddr_in *)addr)->sin_port
+							 : ((const struct sockaddr_in6 *)addr)->sin6_port);
+	if (len)
+		inet_ntop(len == 4 ? AF_INET : AF_INET6, b, host, sizeof(host));
+	snprintf(out, n, len == 16 ? "[%s]:%u" : "%s:%u", host, port);
 }
 
 #define CC_ALLOWED "/proc/sys/net/ipv4/tcp_allowed_congestion_control"

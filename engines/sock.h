@@ -57,6 +57,14 @@ int nb_sock_family(const struct sockaddr_storage *ss);
 /** Whether a and b are the same host address (ports ignored; an IPv4-mapped IPv6 address is
  *  its IPv4 address). */
 bool nb_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/** Whether a data connection or datagram from `from` may be taken for a run whose data comes
+ *  from peer's host: that host only, or (peer of family AF_UNSPEC: the data comes from another
+ *  agent, or over ssh from wherever the runner is) any host; the run's key, proven next, decides
+ *  either way. */
+bool nb_sock_from_allowed(const struct sockaddr_storage *peer, const struct sockaddr_storage *from);
+/** "ADDR:PORT" ("[V6ADDR]:PORT") text of an address, for messages; an IPv4-mapped IPv6 address
+ *  is shown as its IPv4 address. */
+void nb_sock_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 /** Whether name is listed in net.ipv4.tcp_allowed_congestion_control: the only algorithms nbrun
  *  sets, so that TCP_CONGESTION never makes a privileged process load a kernel module. */
 bool nb_sock_cc_allowed(const char *name, struct nb_error *err);

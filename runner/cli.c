@@ -8,7 +8,7 @@
 
 #include "compare.h"
 #include "export.h"
-#include "limits.h"
+#include "agent_limits.h"
 #include "nb_config.h"
 #include "units.h"
 
@@ -148,7 +148,8 @@ static const struct cmddef {
 		"                       case, a failure wherever the gate fails\n"
 		"  --summary FILE       also append a short Markdown summary (the gate, then the\n"
 		"                       changes), e.g. --summary \"$GITHUB_STEP_SUMMARY\"\n"
-		"  --allow-missing      a case of BASE missing in NEW does not fail the gate\n"
+		"  --allow-missing      an interrupted NEW batch, a failed case and a case missing\n"
+		"                       from NEW are notes, not failures (exit 3, 4, 5)\n"
 		"  --fail-on-inconclusive  an inconclusive case fails the gate\n"
 		"  --expect-diff KEY    a difference in this plan or environment key is intended\n"
 		"                       (repeatable)\n"

@@ -10,7 +10,7 @@
 #include "cidr.h"
 #include "config.h"
 #include "ctl.h"
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_CLI_MAX_LIST 64
 

@@ -16,6 +16,7 @@
 #include "hosts_reach.h"
 #include "pitfalls.h"
 #include "report.h"
+#include "run.h"
 
 bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err)
 {
@@ -99,6 +100,7 @@ int nb_cmd_validate(const struct nb_cli *cli)
 	printf("ok: %zu case%s, %zu run%s\n", plan.ncases, plan.ncases == 1 ? "" : "s", plan.nslots,
 	       plan.nslots == 1 ? "" : "s");
 	print_hosts(&cfg, &plan);
+	nb_run_note_default_limits(&plan, stdout);
 	nb_plan_free(&plan);
 	nb_config_free(&cfg);
 	return 0;
@@ -177,6 +179,10 @@ static int env_reach(const struct nb_cli *cli, struct env_peer *p)
 	if (!load_config(cli, &p->cfg)) /* its errors are printed */
 		return 2;
 	const struct nb_host *h = nb_config_host(&p->cfg, cli->peer);
+	if (!h && !nb_reach_peer_name(&p->cfg, cli->peer, &err)) {
+		fprintf(stderr, "nbrun: %s\n", err.msg);
+		return 2;
+	}
 	if (!h)
 		return env_address(cli, &p->c);
 	struct nb_reach_opts o = { .cfg = &p->cfg, .secret = &secret, .verbosity = cli->verbosity };

@@ -1,33 +1,51 @@
 #!/usr/bin/env python3
-"""The house's layering, checked on the source tree (the picture atop runner/meson.build).
+"""The house's layering, checked on the source tree and on what meson built from it (the
+pictures atop runner/meson.build and reports/meson.build; docs/design.md, "The folders and
+their rules").
 
-    layering.py includes ROOT       every #include "x.h" in engines/, reports/, runner/ and
-                                    tests/ runs the right way
-    layering.py engine-names ROOT   no code outside engines/ names an engine as a string
-    layering.py self-test           both checks fail on a small tree that breaks them (TAP)
+    layering.py includes ROOT             every #include "x.h" in engines/, reports/, runner/
+                                          and tests/ runs the right way
+    layering.py engine-names ROOT         no code outside engines/ names an engine as a string
+    layering.py libc-headers ROOT -- CC   no header of ours is named like one the C library or
+                                          the compiler CC provides
+    layering.py symbols ROOT BUILD [--nm NM]
+                                          in the static libraries meson built into BUILD: no
+                                          two files use each other's functions, even through
+                                          others (a cycle), and no file uses a function of a
+                                          folder it may not use
+    layering.py self-test [-- CC]         every check fails on a small tree that breaks it (TAP)
 
-A folder may include its own headers and those of the folders listed for it in ALLOWED;
-runner's top files (main.c, cli.c, commands.c) may include anything, and nb_config.h (the
-header meson generates) is allowed everywhere. Tests may include any header but an internal
-one (NAME_int.h, shared by one module's files only). A violation is one line on stderr,
-"FILE:LINE: includes X from FOLDER (FOLDER may not use it)"; the exit code is 1 when any
-was found, 0 when none.
+A folder may use its own files and those of the folders listed for it in ALLOWED; runner's
+top files (main.c, cli.c, commands.c) may use anything, and nb_config.h (the header meson
+generates) is allowed everywhere. Tests may include any header but an internal one
+(NAME_int.h, shared by one module's files only). Every folder with C files under engines/,
+reports/ and runner/ must be one ALLOWED knows. A finding is one line on stderr (a cycle adds a
+line per use that ties it); the exit code is 1 when any was found, 0 when none, 2 on bad usage.
 
-An engine name ("stream", "pps", "rr", "crr", "latency") is reported in runner/ and reports/
-when its string literal stands on a line that compares strings (strcmp and kin) or mentions an
-engine identifier (p->engine, is_engine, engine_names[]): what an engine is belongs in its
-table. The same words as column names, unit suffixes or JSON keys are not engine names.
+An engine name (each `.name` of the engine tables engines/registry.c lists) is reported in
+runner/ and reports/ when its string literal stands on a line that compares strings (strcmp and
+kin) or mentions an engine identifier (p->engine, is_engine, engine_names[]): what an engine is
+belongs in its table. The same words as column names, unit suffixes or JSON keys are not.
+
+A header of ours named like a C library header (error.h, limits.h, paths.h ...) is found
+instead of the library's by `#include <limits.h>` in a file compiled with our flat -I list; the
+names are the top-level headers of the compiler's own search list (`CC -E -v`).
 """
-import io
+import json
 import os
 import re
+import subprocess
 import sys
-import tempfile
 
-# Folder of a file (relative to ROOT) -> the folders it may include from (its own is implied).
+# Folder of a file (relative to ROOT) -> its key in ALLOWED.
 FOLDERS = {
     'engines': 'engines',
-    'reports': 'reports',
+    'reports/base': 'base',
+    'reports/files': 'files',
+    'reports/analysis': 'analysis',
+    'reports/report': 'report',
+    'reports/compare': 'compare',
+    'reports/export': 'export',
     'runner/config': 'config',
     'runner/env': 'env',
     'runner/control': 'control',
@@ -35,25 +53,38 @@ FOLDERS = {
     'runner': 'runner',
     'tests': 'tests',
 }
+# reports/ inside, bottom-up: base (formats and value types), files (one owner per results
+# file, the loader), analysis (what a folder adds up to), and the three commands that read it.
+REPORTS = {'base', 'files', 'analysis', 'report', 'compare', 'export'}
 ALLOWED = {
     'engines': set(),
-    'reports': {'engines'},
+    'base': {'engines'},
+    'files': {'base', 'engines'},
+    'analysis': {'files', 'base', 'engines'},
+    'report': {'analysis', 'files', 'base', 'engines'},
+    'compare': {'analysis', 'files', 'base', 'engines'},
+    'export': {'analysis', 'files', 'base', 'engines'},
     'config': {'engines'},
-    'env': {'reports', 'engines'},
+    'env': REPORTS | {'engines'},
     # The control plane carries resolved engine parameters, never the config language:
     # nothing in control/ includes config/ today and its meson library does not depend on it.
-    'control': {'env', 'reports', 'engines'},
-    'run': {'control', 'config', 'env', 'reports', 'engines'},
+    'control': {'env', 'engines'} | REPORTS,
+    'run': {'control', 'config', 'env', 'engines'} | REPORTS,
     'runner': None,  # main.c, cli.c, commands.c: anything
     'tests': None,   # anything public: never an internal header (NAME_int.h)
 }
+CHECKED_TOPS = ('engines', 'reports', 'runner')  # every C folder below these must be known
 ANYWHERE = {'nb_config.h'}
-ENGINE_NAMES = ('stream', 'pps', 'rr', 'crr', 'latency')
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 COMPARE = re.compile(r'\b(?:str(?:n)?(?:case)?cmp|memcmp)\s*\(')
 ENGINE_IDENT = re.compile(r'\w*engine\w*', re.I)
+REGISTRY = re.compile(r'\bengines\s*\[[^\]]*\]\s*=\s*\{(.*?)\};', re.S)
+ENGINE_TABLE = re.compile(r'\bconst\s+struct\s+nb_engine\s+(\w+)\s*=\s*\{(.*?)\n\};', re.S)
+ENGINE_NAME = re.compile(r'\.name\s*=\s*"([^"]*)"')
+NM_LINE = re.compile(r'^(.*)\[(.*)\]: (\S+) (\S)')
+DEFINED = set('TDRBCGSVWui')  # nm types of a global definition ('U' is a use)
 
 
 def sources(root):
@@ -79,8 +110,7 @@ def header_index(root):
 def folder_of_path(root, path):
     """Folder key of an existing file path, or None when it is outside the checked folders."""
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
-    d = os.path.dirname(rel)
-    return FOLDERS.get(d)
+    return FOLDERS.get(os.path.dirname(rel))
 
 
 def resolve(root, rel, target, index):
@@ -101,11 +131,17 @@ def resolve(root, rel, target, index):
 
 
 def unknown_folders(root):
-    """runner/ sub-folders the table does not know: their includes would go unchecked."""
-    top = os.path.join(root, 'runner')
-    subs = sorted(os.listdir(top)) if os.path.isdir(top) else []
-    return ['runner/%s: a folder the layering does not know (add it to tests/layering.py)' % d
-            for d in subs if os.path.isdir(os.path.join(top, d)) and 'runner/' + d not in FOLDERS]
+    """Folders with C files below engines/, reports/ and runner/ that FOLDERS does not know:
+    their files would go unchecked."""
+    bad = []
+    for top in CHECKED_TOPS:
+        for d, subs, names in os.walk(os.path.join(root, top)):
+            subs.sort()
+            rel = os.path.relpath(d, root)
+            if rel not in FOLDERS and any(n.endswith(('.c', '.h')) for n in names):
+                bad.append('%s: a folder the layering does not know (add it to '
+                           'tests/layering.py)' % rel)
+    return bad
 
 
 def check_includes(root):
@@ -121,13 +157,17 @@ def check_includes(root):
                 where = resolve(root, rel, target, index)
                 if where not in ALLOWED:
                     bad.append('%s:%d: includes %s, %s' % (rel, n, target, where))
-                elif where != key and ALLOWED[key] is not None and where not in ALLOWED[key]:
+                elif not may_use(key, where):
                     bad.append('%s:%d: includes %s from %s (%s may not use it)'
                                % (rel, n, target, where, key))
                 elif key == 'tests' and target.endswith('_int.h'):
                     bad.append('%s:%d: includes %s, an internal header of %s (test through its '
                                'public header)' % (rel, n, target, where))
     return bad
+
+
+def may_use(key, other):
+    return key == other or ALLOWED[key] is None or other in ALLOWED[key]
 
 
 def code_lines(text):
@@ -149,143 +189,253 @@ def code_lines(text):
     return ''.join(out).split('\n'), literals
 
 
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding='utf-8', errors='replace') as f:
+        return f.read()
+
+
+def engine_names(root):
+    """The `.name` of every engine table engines/registry.c lists, or an error text (str)."""
+    try:
+        text = code_lines(read(root, 'engines/registry.c'))[0]
+    except OSError as e:
+        return 'engines/registry.c: cannot read it (%s)' % e.strerror
+    m = REGISTRY.search('\n'.join(text))
+    listed = re.findall(r'&\s*(\w+)', m.group(1)) if m else []
+    if not listed:
+        return 'engines/registry.c: no engine listed in its engines[] array'
+    tables = {}
+    for key, rel in sources(root):
+        if key == 'engines' and rel.endswith('.c'):
+            for t in ENGINE_TABLE.finditer(read(root, rel)):
+                name = ENGINE_NAME.search(t.group(2))
+                tables[t.group(1)] = name.group(1) if name else None
+    missing = [t for t in listed if not tables.get(t)]
+    if missing:
+        return 'engines/: no table with a .name for %s (listed in engines/registry.c)' % (
+            ', '.join(missing))
+    return [tables[t] for t in listed]
+
+
 def check_engine_names(root):
+    names = engine_names(root)
+    if isinstance(names, str):
+        return [names]
     bad = []
     for key, rel in sources(root):
         if key in ('engines', 'tests'):
             continue
-        with open(os.path.join(root, rel), encoding='utf-8', errors='replace') as f:
-            lines, literals = code_lines(f.read())
+        lines, literals = code_lines(read(root, rel))
         for n, lits in sorted(literals.items()):
             code = lines[n - 1]
             if not (COMPARE.search(code) or ENGINE_IDENT.search(code)):
                 continue
             for lit in lits:
-                if lit in ENGINE_NAMES:
+                if lit in names:
                     bad.append('%s:%d: names the engine "%s" as a string (%s is outside engines/; '
                                'use the engine table)' % (rel, n, lit, key))
     return bad
 
 
-CHECKS = {'includes': check_includes, 'engine-names': check_engine_names}
+def system_headers(cc):
+    """{name: directory} of the top-level headers in the compiler's #include <...> search list."""
+    out = subprocess.run(list(cc) + ['-xc', '-E', '-v', '-'], input='', capture_output=True,
+                         text=True)
+    text = out.stderr + out.stdout
+    m = re.search(r'#include <\.\.\.> search starts here:\n(.*?)\nEnd of search list', text, re.S)
+    if out.returncode != 0 or not m:
+        raise RuntimeError('%s -E -v printed no include search list (exit %d)'
+                           % (' '.join(cc), out.returncode))
+    found = {}
+    for d in (line.strip().split(' (')[0] for line in m.group(1).splitlines()):
+        if os.path.isdir(d):
+            for name in sorted(os.listdir(d)):
+                if name.endswith('.h') and name not in found:
+                    found[name] = d
+    return found
 
 
-def run(check, root, err=sys.stderr):
-    """The exit code of one check; its findings go to err."""
-    bad = CHECKS[check](root)
+def check_libc_headers(root, system):
+    """system: {header name: the directory that provides it}."""
+    return ['%s: named like <%s> of the C library or compiler (%s/%s): with our -I list, a file '
+            'that includes <%s> gets ours; rename it' % (rel, os.path.basename(rel),
+                                                        system[os.path.basename(rel)],
+                                                        os.path.basename(rel),
+                                                        os.path.basename(rel))
+            for _, rel in sources(root)
+            if rel.endswith('.h') and os.path.basename(rel) in system]
+
+
+def libraries(root, build):
+    """[(archive, {object name: source relative to root})] of the static libraries meson built
+    from engines/, reports/ and runner/ (BUILD/meson-info/intro-targets.json), or an error text."""
+    info = os.path.join(build, 'meson-info', 'intro-targets.json')
+    try:
+        with open(info) as f:
+            targets = json.load(f)
+    except (OSError, ValueError) as e:
+        return '%s: cannot read it (%s): is %s a meson build folder?' % (info, e, build)
+    libs = []
+    for t in targets:
+        if t.get('type') != 'static library':
+            continue
+        here = os.path.dirname(os.path.realpath(t['defined_in']))
+        objs = {}
+        for group in t.get('target_sources', []):
+            for src in group.get('sources', []):
+                rel = os.path.relpath(os.path.realpath(src), os.path.realpath(root))
+                if rel.split(os.sep)[0] not in CHECKED_TOPS:
+                    continue
+                objs[os.path.basename(src) + '.o'] = rel
+                objs[os.path.relpath(src, here).replace(os.sep, '_') + '.o'] = rel
+        if objs:
+            libs.append((t['filename'][0], objs))
+    if not libs:
+        return '%s: no static library of %s/ (build first)' % (build, '/, '.join(CHECKED_TOPS))
+    return libs
+
+
+def symbol_uses(libs, nm):
+    """({file: set of symbols it defines}, {file: set of symbols it uses}), or an error text."""
+    defs, uses = {}, {}
+    for archive, objs in libs:
+        if not os.path.isfile(archive):
+            return '%s: missing (build first)' % archive
+        out = subprocess.run([nm, '-A', '-P', archive], capture_output=True, text=True)
+        if out.returncode != 0:
+            return '%s -A -P %s: %s' % (nm, archive, out.stderr.strip() or 'failed')
+        for line in out.stdout.splitlines():
+            m = NM_LINE.match(line)
+            if not m:
+                continue
+            member, sym, kind = os.path.basename(m.group(2)), m.group(3), m.group(4)
+            src = objs.get(member)
+            if src is None:
+                return '%s: cannot tell which source made its member %s' % (archive, member)
+            if kind == 'U':
+                uses.setdefault(src, set()).add(sym)
+            elif kind in DEFINED:
+                defs.setdefault(src, set()).add(sym)
+    return defs, uses
+
+
+def file_graph(defs, uses):
+    """{file: {file it uses: symbols of that file it uses}}."""
+    owner = {s: f for f, syms in defs.items() for s in syms}
+    graph = {f: {} for f in set(defs) | set(uses)}
+    for f, syms in uses.items():
+        for s in syms:
+            g = owner.get(s)
+            if g and g != f:
+                graph[f].setdefault(g, set()).add(s)
+    return graph
+
+
+def cycles(graph):
+    """The groups of files that reach each other through uses (Tarjan's strongly connected
+    components of more than one file), without recursion, each sorted, in a stable order."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                group = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    group.append(w)
+                    if w == v:
+                        break
+                if len(group) > 1:
+                    out.append(sorted(group))
+    return sorted(out)
+
+
+def check_symbols(root, build, nm='nm'):
+    libs = libraries(root, build)
+    if isinstance(libs, str):
+        return [libs]
+    found = symbol_uses(libs, nm)
+    if isinstance(found, str):
+        return [found]
+    graph = file_graph(*found)
+    bad = []
+    for group in cycles(graph):
+        bad.append('%s use each other (a cycle): move what they share into a file of its own '
+                   'that uses none of them' % ', '.join(group))
+        for f in group:
+            for g in sorted(set(graph[f]) & set(group)):
+                bad.append('  %s uses %s of %s' % (f, ', '.join(sorted(graph[f][g])), g))
+    key = {rel: k for k, rel in sources(root)}
+    for f in sorted(graph):
+        for g in sorted(graph[f]):
+            if f in key and g in key and not may_use(key[f], key[g]):
+                bad.append('%s uses %s of %s (%s may not use %s)'
+                           % (f, ', '.join(sorted(graph[f][g])), g, key[f], key[g]))
+    return bad
+
+
+def run(bad, err=sys.stderr):
+    """The exit code of a check's findings, which go to err."""
     for line in bad:
         print(line, file=err)
     return 1 if bad else 0
 
 
-def write(root, files):
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w', encoding='utf-8') as f:
-            f.write(text)
-
-
-# A tree that keeps every rule, including words that look like engine names but are not.
-GOOD = {
-    'engines/error.h': '#pragma once\n',
-    'engines/sock.c': '#include "error.h"\n#include "nb_config.h"\n',
-    'engines/registry.c': 'int g(const char *engine) { return !strcmp(engine, "stream"); }\n',
-    'reports/csv.h': '#include "error.h"\n',
-    'reports/csv.c': '#include "csv.h"\n'
-                     'static const char *col = "stream"; /* a column: strcmp(engine, "pps") */\n',
-    'runner/config/plan.h': '#include "error.h"\n',
-    'runner/control/ctl.h': '#include "csv.h"\n',
-    'runner/run/run.h': '\n',
-    'runner/run/run.c': '#include "plan.h"\n#include "ctl.h"\n'
-                        'static const char *unit = rate_pps ? "pps" : "bit/s";\n',
-    'runner/main.c': '#include "run.h"\n#include "ctl.h"\n',
-    'tests/test_rr.c': '#include "plan.h"\nint h(const char *engine) { return !strcmp(engine, "rr"); }\n',
-}
-BAD_INCLUDES = {
-    'engines/sock.c': '#include "error.h"\n#include "csv.h"\n',
-    'reports/csv.c': '#include "csv.h"\n#include "../runner/run/run.h"\n',
-    'runner/control/ctl.c': '#include <stdio.h>\n\n#include "plan.h"\n',
-    'runner/config/units.c': '#include "nowhere.h"\n',
-    'runner/stats/mean.c': '#include "csv.h"\n',
-    'reports/csv_int.h': '\n',
-    'tests/test_csv.c': '#include "csv.h"\n#include "csv_int.h"\n',
-}
-BAD_INCLUDES_SAID = [
-    'engines/sock.c:2: includes csv.h from reports (engines may not use it)',
-    'reports/csv.c:2: includes ../runner/run/run.h from run (reports may not use it)',
-    'runner/config/units.c:1: includes nowhere.h, a header that does not exist',
-    'runner/control/ctl.c:3: includes plan.h from config (control may not use it)',
-    'runner/stats: a folder the layering does not know (add it to tests/layering.py)',
-    'tests/test_csv.c:2: includes csv_int.h, an internal header of reports (test through its '
-    'public header)',
-]
-BAD_NAMES = {
-    'reports/csv.c': 'int f(const char *e)\n{\n\treturn strcmp(e, "crr") == 0 ||\n'
-                     '\t       p->engine == "pps";\n}\n'
-                     'static const char *const engine_names[] = { "rr", "latency" };\n',
-    'runner/run/run.c': '/* "stream" */\nbool b = is_engine(p, "stream");\n',
-}
-BAD_NAMES_SAID = [
-    'reports/csv.c:%d: names the engine "%s" as a string (reports is outside engines/; use the '
-    'engine table)' % lit for lit in ((3, 'crr'), (4, 'pps'), (6, 'rr'), (6, 'latency'))
-] + ['runner/run/run.c:2: names the engine "stream" as a string (run is outside engines/; use '
-     'the engine table)']
-
-
-def tree(files):
-    """A temporary source tree: GOOD with files laid over it."""
-    d = tempfile.TemporaryDirectory(prefix='nbt_layering_')
-    write(d.name, GOOD)
-    write(d.name, files)
-    return d
-
-
-def self_test():
-    """The checks catch what they promise: a tree that keeps the rules, then one that breaks each."""
-    quiet = io.StringIO()
-    with tree({}) as good, tree(BAD_INCLUDES) as bad_inc, tree(BAD_NAMES) as bad_names:
-        return tap([
-            ('a tree that keeps the rules passes both checks',
-             check_includes(good) + check_engine_names(good), []),
-            ('wrong-way includes are named with file, line and folder',
-             sorted(check_includes(bad_inc)), sorted(BAD_INCLUDES_SAID)),
-            ('engine names compared or listed outside engines/ are named',
-             sorted(check_engine_names(bad_names)), sorted(BAD_NAMES_SAID)),
-            ('exit codes: 0 when clean, 1 when a rule is broken',
-             [run(c, r, quiet) for c, r in (('includes', good), ('engine-names', good),
-                                             ('includes', bad_inc), ('engine-names', bad_names))],
-             [0, 0, 1, 1]),
-            ('each broken tree breaks only its own rule',
-             check_engine_names(bad_inc) + check_includes(bad_names), []),
-        ])
-
-
-def tap(cases):
-    print('1..%d' % len(cases))
-    failed = 0
-    for i, (name, got, want) in enumerate(cases, 1):
-        if got == want:
-            print('ok %d - %s' % (i, name))
-            continue
-        failed = 1
-        print('not ok %d - %s' % (i, name))
-        print('# got:  %s\n# want: %s' % (got, want))
-    return failed
+USAGE = ('usage: layering.py includes|engine-names ROOT | libc-headers ROOT -- CC... | '
+         'symbols ROOT BUILD [--nm NM] | self-test [-- CC...]')
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] == 'self-test':
-        return self_test()
-    if len(argv) != 3 or argv[1] not in CHECKS:
-        print('usage: layering.py includes|engine-names ROOT | self-test', file=sys.stderr)
+    cmd, args = (argv[1], argv[2:]) if len(argv) > 1 else ('', [])
+    cc = args[args.index('--') + 1:] if '--' in args else []
+    args = args[:args.index('--')] if '--' in args else args
+    if cmd == 'self-test' and not args:
+        import layering_self_test
+        return layering_self_test.main(cc or ['cc'])
+    nm = 'nm'
+    if cmd == 'symbols' and len(args) == 4 and args[2] == '--nm':
+        nm, args = args[3], args[:2]
+    want = {'includes': 1, 'engine-names': 1, 'libc-headers': 1, 'symbols': 2}
+    if want.get(cmd) != len(args) or (cmd == 'libc-headers') != bool(cc):
+        print(USAGE, file=sys.stderr)
         return 2
-    missing = [d for d in ('engines', 'reports', 'runner') if not os.path.isdir(os.path.join(argv[2], d))]
+    root = args[0]
+    missing = [d for d in CHECKED_TOPS if not os.path.isdir(os.path.join(root, d))]
     if missing:
-        print('layering.py: %s has no %s/ (expected the source root)' % (argv[2], missing[0]),
+        print('layering.py: %s has no %s/ (expected the source root)' % (root, missing[0]),
               file=sys.stderr)
         return 2
-    return run(argv[1], argv[2])
+    if cmd == 'includes':
+        return run(check_includes(root))
+    if cmd == 'engine-names':
+        return run(check_engine_names(root))
+    if cmd == 'symbols':
+        return run(check_symbols(root, args[1], nm))
+    try:
+        return run(check_libc_headers(root, system_headers(cc)))
+    except (OSError, RuntimeError) as e:
+        print('layering.py: %s' % e, file=sys.stderr)
+        return 2
 
 
 if __name__ == '__main__':

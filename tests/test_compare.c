@@ -558,7 +558,11 @@ Test(compare, out_file_gets_markdown_and_its_own_chart_folder)
 	/* ratio 0.8 with its CI, the label above... below the bar, in the regression colour */
 	cr_assert(strstr(d, "\n\"" P1 " (↑ better)\" 0.8 0.79"), "%s", d);
 	cr_assert(strstr(d, " \"-20.0 %\" 12986408 "), "%s", d);
-	cr_assert(strstr(g, "with boxxyerror lc rgb \"#ff7f0e\" title \"vendor-b\""), "%s", g);
+	/* bars in their verdict's colour, the second folder told apart by its fill, in the key */
+	cr_assert(strstr(g, ":2:7 with boxxyerror fs solid 0.85 lc rgb variable notitle"), "%s", g);
+	cr_assert(strstr(g, ":8:13 with boxxyerror fs pattern 1 lc rgb variable notitle"), "%s", g);
+	cr_assert(strstr(g, "NaN with boxes fs pattern 1 lc rgb \"#505050\" title \"vendor-b\""), "%s", g);
+	cr_assert(strstr(g, "lc rgb \"#c62828\" title \"regression\""), "%s", g);
 	cr_assert(strstr(g, ":(0):($10-$9) with vectors heads"), "the CI bars: %s", g);
 	/* vendor-b's p4 at 0.75 (CI down to 0.69) is the lowest point: the axis starts just below */
 	cr_assert(strstr(g, "set yrange [0.63"), "zoomed to the data, not from 0: %s", g);

@@ -322,6 +322,33 @@ Test(compare_stats, a_zero_base_prints_the_absolute_change_not_infinity)
 	cr_assert_null(strstr(buf, "∞"));
 }
 
+/* Two runs each of 10 and 90, then 5 and 95: Welch's CI of the change reaches -518 %, a
+ * negative new value, which no metric can have. It is cut at -100 %; what the noise can
+ * detect still reads the whole width. */
+Test(compare_stats, a_ci_below_minus_100_percent_is_cut_there_and_says_n_too_small)
+{
+	static const struct judge_case wide = {
+		{ 10, 90 }, { 5, 95 }, 2, 2, NB_COL_TRANS_PER_S, false, NB_CMP_TEST_WELCH,
+		NB_CMP_INCONCLUSIVE, "",
+	};
+	struct nb_cmp_cell cell;
+	judge(&wide, &cell);
+	cr_assert_eq(cell.test, NB_CMP_TEST_WELCH);
+	double half = cell.welch.t_crit * cell.welch.se / 50.0;
+	cr_assert_gt(half, 1.0, "the t interval itself reaches below -100 %%: %g", -half);
+	cr_assert(cell.clipped);
+	cr_assert_float_eq(cell.ch_lo, -1.0, 0.0);
+	cr_assert_float_eq(cell.lo, -50.0, 0.0);
+	cr_assert_float_eq(cell.ch_hi, half, 1e-12);
+	cr_assert_float_eq(cell.detectable, 0.05 + half, 1e-12);
+	cr_assert_eq(cell.verdict, NB_CMP_INCONCLUSIVE);
+	struct nb_cmp_row row = { .metric = "trans_per_s", .col = NB_COL_TRANS_PER_S };
+	char buf[128], want[128];
+	nb_cmp_fmt_change_ci(&row, &cell, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "0.0 %% (95 %% CI -100.0 to %+.1f %%, n too small)", half * 100.0);
+	cr_assert_str_eq(buf, want);
+}
+
 /* ---- parameters ---- */
 
 static void table(const char *text, struct nb_csv_table *t)

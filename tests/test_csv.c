@@ -45,17 +45,23 @@ Test(csv, quotes_only_fields_that_need_it)
 	unlink(path);
 }
 
+/* 15 significant digits in plain decimal: all a measurement carries, none of the noise the
+ * arithmetic of a mean leaves (16.639999999999997), and never an exponent (9.87654321e+09). */
 Test(csv, nan_is_an_empty_cell_and_numbers_keep_precision)
 {
 	const char *path = tmpfile_path();
-	const char *hdr[] = { "x", "y", "z" };
-	struct nb_csv *c = nb_csv_open(path, hdr, 3, NULL);
+	const char *hdr[] = { "x", "y", "z", "w", "v", "u" };
+	struct nb_csv *c = nb_csv_open(path, hdr, 6, NULL);
 	nb_csv_num(c, NAN);
 	nb_csv_num(c, 9876543210.0);
 	nb_csv_u64(c, 18446744073709551615ull);
+	nb_csv_num(c, 16.639999999999997); /* what %.17g prints for a mean of 16.64 */
+	nb_csv_num(c, 22477948213.456787);
+	nb_csv_num(c, -0.000003);
 	nb_csv_end(c);
 	cr_assert(nb_csv_close(c));
-	cr_assert_str_eq(slurp(path), "x,y,z\n,9.87654321e+09,18446744073709551615\n");
+	cr_assert_str_eq(slurp(path), "x,y,z,w,v,u\n,9876543210,18446744073709551615,16.64,"
+			 "22477948213.4568,-0.000003\n");
 	unlink(path);
 }
 

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dataconn.h"
 #include "dhello.h"
 #include "engines.h"
 #include "nbt_pair.h"
@@ -249,12 +250,14 @@ Test(dataconn, a_udp_sender_stops_at_icmp_unreachable)
 	nb_session_destroy(sv.s);
 }
 
-/* One crr transaction by hand: hello (with keyfill), request; bytes of response that came. */
-static ssize_t crr_by_hand(uint16_t port, const struct nb_params *p, unsigned char keyfill)
+/* One crr transaction by hand from src: hello (with keyfill), request; bytes of response that
+ * came (-1: closed unanswered). */
+static ssize_t crr_by_hand(const char *src, uint16_t port, const struct nb_params *p,
+			   unsigned char keyfill)
 {
 	unsigned char b[NB_DHELLO_LEN + 32] = { 0 };
 	hello(b, NB_DH_CRR, 0, keyfill);
-	int fd = socket_from(SOCK_STREAM, "127.0.0.1", port);
+	int fd = socket_from(SOCK_STREAM, src, port);
 	cr_assert_eq(send(fd, b, NB_DHELLO_LEN + p->request, MSG_NOSIGNAL), (ssize_t)(NB_DHELLO_LEN + p->request));
 	ssize_t n = arrives(fd, 3000);
 	close(fd);
@@ -271,8 +274,9 @@ Test(dataconn, the_crr_port_answers_only_connections_that_prove_the_key)
 	pthread_join(sv.th, NULL);
 	struct nb_error err = { { 0 } };
 	cr_assert(nb_session_start(sv.s, &err), "%s", err.msg);
-	cr_assert_eq(crr_by_hand(sv.port, &p, 0x5b), -1, "another key: closed unanswered");
-	cr_assert_eq(crr_by_hand(sv.port, &p, 0x5a), 128, "the run's key: answered");
+	cr_assert_eq(crr_by_hand("127.0.0.1", sv.port, &p, 0x5b), -1, "another key: closed unanswered");
+	cr_assert_eq(crr_by_hand("127.0.0.2", sv.port, &p, 0x5a), -1, "another host: closed unanswered");
+	cr_assert_eq(crr_by_hand("127.0.0.1", sv.port, &p, 0x5a), 128, "the run's key: answered");
 	struct nb_snapshot *s = nb_snapshot_create(false);
 	for (int i = 0; i < 100; i++) { /* the server counts once its answer is out */
 		nb_session_snapshot(sv.s, s);
@@ -283,4 +287,61 @@ Test(dataconn, the_crr_port_answers_only_connections_that_prove_the_key)
 	cr_assert_eq(nbt_sum(s, NB_C_TRANSACTIONS), 1, "the answered one only");
 	nb_snapshot_destroy(s);
 	nb_session_destroy(sv.s);
+}
+
+/* A session over ssh (or a path from another agent) takes data from any host that proves the
+ * run's key: its crr port too answers such a host, and still nobody without the key (issue 27:
+ * every crr connection of an ssh host was closed, the source check always false). */
+Test(dataconn, the_crr_port_for_any_host_answers_each_host_that_proves_the_key)
+{
+	struct nb_params p = keyed("crr", NB_PROTO_TCP);
+	p.request = 32;
+	p.response = 128;
+	struct server sv = { .p = p };
+	struct sockaddr_storage any = { .ss_family = AF_UNSPEC };
+	struct nb_error err = { { 0 } };
+	sv.s = nb_session_listen(&nb_engine_crr, &sv.p, (const struct sockaddr *)&lo, sizeof(lo),
+				 (const struct sockaddr *)&any, sizeof(any), 0, 0, &sv.port, &err);
+	cr_assert_not_null(sv.s, "%s", err.msg);
+	cr_assert(nb_session_accept(sv.s, 1000, &err), "%s", err.msg);
+	cr_assert(nb_session_start(sv.s, &err), "%s", err.msg);
+	cr_expect_eq(crr_by_hand("127.0.0.3", sv.port, &p, 0x5a), 128, "another host, the key");
+	cr_expect_eq(crr_by_hand("127.0.0.1", sv.port, &p, 0x5a), 128, "this host, the key");
+	cr_expect_eq(crr_by_hand("127.0.0.3", sv.port, &p, 0x5b), -1, "another key: unanswered");
+	nb_session_destroy(sv.s);
+}
+
+/* A free port on 127.0.0.1 for type: bound and closed again (nothing listens there after). */
+static uint16_t closed_port(int type)
+{
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = lo;
+	socklen_t len = sizeof(a);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* A data connection that cannot be made says to which address and port, whole: the user opens
+ * exactly that in a firewall. */
+Test(dataconn, a_data_connection_that_fails_names_the_address_and_port)
+{
+	static const struct { enum nb_proto proto; const char *want; } cases[] = {
+		{ NB_PROTO_TCP, "connect to TCP data port 127.0.0.1:%u: Connection refused" },
+		{ NB_PROTO_UDP, "no answer to the UDP data hello to 127.0.0.1:%u (a firewall on the way?)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_params p = keyed("stream", cases[i].proto);
+		uint16_t port = closed_port(cases[i].proto == NB_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM);
+		struct sockaddr_storage to = { 0 };
+		memcpy(&to, &lo, sizeof(lo));
+		((struct sockaddr_in *)&to)->sin_port = htons(port);
+		struct nb_error err = { { 0 } };
+		char want[160];
+		snprintf(want, sizeof(want), cases[i].want, port);
+		cr_assert_eq(nb_dataconn_connect(&to, sizeof(lo), 0, &p, nb_now_ns() + 300000000ull, &err),
+			     -1);
+		cr_expect_str_eq(err.msg, want);
+	}
 }

@@ -195,19 +195,27 @@ Test(ifstats, loopback_peers_are_carried_by_lo)
 	}
 }
 
-/* Traffic to one of our own (non-loopback) addresses never leaves the host: lo carries it. */
-Test(ifstats, our_own_address_is_carried_by_lo)
+/* One of this host's non-loopback IPv4 addresses (the last listed); skips the test when none. */
+static struct sockaddr_in own_ipv4(void)
 {
 	struct ifaddrs *list = NULL;
 	cr_assert_eq(getifaddrs(&list), 0);
-	char addr[INET_ADDRSTRLEN] = "";
+	struct sockaddr_in own = { 0 };
 	for (struct ifaddrs *i = list; i; i = i->ifa_next)
 		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK))
-			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
-				  sizeof(addr));
+			own = *(struct sockaddr_in *)i->ifa_addr;
 	freeifaddrs(list);
-	if (!addr[0])
+	if (own.sin_family != AF_INET)
 		cr_skip_test("no non-loopback IPv4 address on this host");
+	return own;
+}
+
+/* Traffic to one of our own (non-loopback) addresses never leaves the host: lo carries it. */
+Test(ifstats, our_own_address_is_carried_by_lo)
+{
+	struct sockaddr_in own = own_ipv4();
+	char addr[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &own.sin_addr, addr, sizeof(addr));
 	char name[IFNAMSIZ] = "sentinel";
 	route_of(addr, AF_INET, name, sizeof(name), true);
 	cr_assert_str_eq(name, "lo", "%s", addr);
@@ -244,15 +252,7 @@ Test(ifstats, the_route_to_ipv6_loopback_is_lo_from_its_own_address)
  * what env.json records is the loopback path, not the interface holding the address. */
 Test(ifstats, the_route_to_our_own_address_is_the_loopback_path)
 {
-	struct ifaddrs *list = NULL;
-	cr_assert_eq(getifaddrs(&list), 0);
-	struct sockaddr_in own = { 0 };
-	for (struct ifaddrs *i = list; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK))
-			own = *(struct sockaddr_in *)i->ifa_addr;
-	freeifaddrs(list);
-	if (own.sin_family != AF_INET)
-		cr_skip_test("no non-loopback IPv4 address on this host");
+	struct sockaddr_in own = own_ipv4();
 	struct nb_ifstats_route r, lo;
 	struct nb_error err = { "" };
 	struct sockaddr_in loop = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -263,4 +263,21 @@ Test(ifstats, the_route_to_our_own_address_is_the_loopback_path)
 	cr_expect_str_eq(r.ifname, "lo");
 	cr_expect_str_eq(r.local, addr);
 	cr_expect_eq(r.path_mtu, lo.path_mtu, "path MTU %d, lo's %d", r.path_mtu, lo.path_mtu);
+}
+
+/* A dual-stack listener sees an IPv4 client as ::ffff:a.b.c.d: the route to that form is the
+ * route to a.b.c.d, named by its IPv4 source address (no interface holds the mapped form). */
+Test(ifstats, an_ipv4_mapped_peer_is_routed_as_its_ipv4_address)
+{
+	struct sockaddr_in own = own_ipv4();
+	struct sockaddr_in6 mapped = { .sin6_family = AF_INET6 };
+	mapped.sin6_addr.s6_addr[10] = mapped.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(mapped.sin6_addr.s6_addr + 12, &own.sin_addr, 4);
+	struct nb_ifstats_route r, v4;
+	struct nb_error err = { "" };
+	cr_assert(nb_ifstats_route((struct sockaddr *)&own, sizeof(own), &v4, &err), "%s", err.msg);
+	cr_assert(nb_ifstats_route((struct sockaddr *)&mapped, sizeof(mapped), &r, &err), "%s", err.msg);
+	cr_expect_str_eq(r.ifname, v4.ifname);
+	cr_expect_str_eq(r.local, v4.local);
+	cr_expect_eq(r.path_mtu, v4.path_mtu);
 }

@@ -1,4 +1,4 @@
-/* What an agent lets one test ask (limits.h), and who may connect at all (cidr.h): every
+/* What an agent lets one test ask (agent_limits.h), and who may connect at all (cidr.h): every
  * limit refuses with the option it names, never clamps; ranges parse and match. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 
 #include "cidr.h"
 #include "engine.h"
-#include "limits.h"
+#include "agent_limits.h"
 
 static const struct nb_limits serve = { .max_rate = 1000000000ull, .max_flows = 8,
 					.max_duration_s = 60, .max_message = 65536 };

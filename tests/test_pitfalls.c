@@ -100,8 +100,8 @@ static const struct row rows[] = {
 	  "send-errors", "the sender met 3 send errors (ENOBUFS/EAGAIN) (highest of a run)" },
 	{ "cpu below 90", {}, {}, { { .case_id = "c1", THREADS(89, 89, NAN, NAN),
 				   .host_cpu_local_max_pct = NAN } }, NULL, NULL },
-	{ "slow start", {}, {}, { STREAM(.case_id = "c1", .first_interval = 50, .median_interval = 100) },
-	  "slow-start", "the first interval (50) is 50 % of the median interval (100)" },
+	{ "slow start", {}, {}, { STREAM(.case_id = "c1", .first_interval = 2.128e6, .median_interval = 4.008e7) },
+	  "slow-start", "the first interval (2.13 Mbit/s) is 5 % of the median interval (40.1 Mbit/s)" },
 	{ "slow start omitted", {}, {},
 	  { STREAM(.case_id = "c1", .omit_s = 2, .first_interval = 50, .median_interval = 100) }, NULL, NULL },
 	{ "first interval close to median", {}, {},
@@ -115,8 +115,8 @@ static const struct row rows[] = {
 	  { { .case_id = "c1", .eng = NULL, .protocol = "tcp", .first_interval = 50,
 	      .median_interval = 100 } }, NULL, NULL },
 	{ "single stream", {}, {},
-	  { STREAM(.case_id = "p1", .streams = 1, .mean = 3), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
-	  "single-stream", "one stream reached 3, 30 % of 4 streams (10 in p4)" },
+	  { STREAM(.case_id = "p1", .streams = 1, .mean = 1.653e10), STREAM(.case_id = "p4", .streams = 4, .mean = 4.871e10) },
+	  "single-stream", "one stream reached 16.5 Gbit/s, 34 % of 4 streams (48.7 Gbit/s in p4)" },
 	{ "single stream close to N", {}, {},
 	  { STREAM(.case_id = "p1", .streams = 1, .mean = 8), STREAM(.case_id = "p4", .streams = 4, .mean = 10) },
 	  NULL, NULL },
@@ -250,8 +250,8 @@ Test(pitfalls, print_writes_one_warning_line_each)
 	nb_pitfalls_free(&out);
 }
 
-/* The same pitfall in several cases is one line naming them; findings beyond one per case (the
- * two ends of a case) are counted on stderr, and the report shows the first case's in full. */
+/* The same pitfall in several cases is one line naming them; the first case's other findings
+ * (its other end) follow it in full, on stderr as in the report, and both count the rest alike. */
 Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 {
 	struct nb_pitfall_case c[5] = {
@@ -286,8 +286,10 @@ Test(pitfalls, repeated_findings_are_one_line_per_code_with_the_cases)
 	char *second = strchr(buf, '\n') + 1;
 	cr_expect_eq(strncmp(second, "warning: cpu-bound e: CPU bound on the local end: its busiest "
 			     "sending thread", 76), 0, "%s", second);
-	cr_expect_not_null(strstr(second, "(+1 more like it)\n"), "%s", second);
-	cr_expect_eq(strchr(second, '\n'), buf + strlen(buf) - 1, "two lines");
+	cr_expect_null(strstr(second, "more like it"), "the peer end is shown: %s", second);
+	char *third = strchr(second, '\n') + 1;
+	cr_expect_eq(strncmp(third, "  also: CPU bound on the peer end", 33), 0, "%s", third);
+	cr_expect_eq(strchr(third, '\n'), buf + strlen(buf) - 1, "three lines");
 	nb_pitfalls_free(&out);
 }
 
@@ -312,5 +314,23 @@ Test(pitfalls, icmp_cases_say_what_an_echo_measures_and_what_a_missing_reply_may
 	cr_expect_str_eq(out.v[2].case_id, "ping/icmp/s56/f1/r2kpps");
 	cr_expect_not_null(strstr(out.v[2].text, "up to 40 requests (1.00 %)"), "%s", out.v[2].text);
 	cr_expect_not_null(strstr(out.v[2].text, "icmp_ratelimit"));
+	nb_pitfalls_free(&out);
+}
+
+/* connect (issue 27): refused attempts in a run that still connected are a warning with their
+ * count; none refused says nothing. */
+Test(pitfalls, refused_connection_attempts_are_a_warning_with_their_count)
+{
+	struct nb_pitfall_case c[2] = {
+		{ .case_id = "ssh/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 12 },
+		{ .case_id = "web/tcp/f1/r10pps", .eng = &nb_engine_connect, .n = 3, .refused_max = 0 },
+	};
+	struct nb_pitfalls out = { 0 };
+	cr_assert(nb_pitfalls_check(NULL, NULL, c, 2, 0.05, &out));
+	cr_assert_eq(out.n, 1);
+	cr_expect_str_eq(out.v[0].code, "refused");
+	cr_expect_str_eq(out.v[0].case_id, "ssh/tcp/f1/r10pps");
+	cr_expect_not_null(strstr(out.v[0].text, "up to 12 connection attempts of a run were refused"),
+			   "%s", out.v[0].text);
 	nb_pitfalls_free(&out);
 }

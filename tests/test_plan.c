@@ -332,6 +332,20 @@ Test(plan, the_dry_run_table_is_aligned_and_summed_up)
 			      "+1 s overhead each)\n"), "%s", out);
 }
 
+/* The plan.csv of the plan built last, as the run loop writes it (the caller frees it). */
+static char *plan_csv_text(void)
+{
+	char dir[64], path[96];
+	cr_assert(nbt_tmpdir("plancsv", dir, sizeof(dir)));
+	struct nb_error err;
+	cr_assert(nb_outdir_write(dir, &cfg, &plan, &err), "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/plan.csv", dir);
+	char *text = nbt_slurp(path, NULL);
+	nbt_rmtree(dir);
+	cr_assert_not_null(text);
+	return text;
+}
+
 /* plan.csv as the run loop writes it: outdir.c fills reports' rows from the plan. */
 Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 {
@@ -341,14 +355,7 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	      "  - name: s\n    engine: pps\n    direction: reverse\n"
 	      "    sweep:\n      rate: {from: 10kpps, to: 40kpps, steps: [10kpps, 40kpps]}\n",
 	      NULL, 0);
-	char dir[64], path[96];
-	cr_assert(nbt_tmpdir("plancsv", dir, sizeof(dir)));
-	struct nb_error err;
-	cr_assert(nb_outdir_write(dir, &cfg, &plan, &err), "%s", err.msg);
-	snprintf(path, sizeof(path), "%s/plan.csv", dir);
-	char *text = nbt_slurp(path, NULL);
-	nbt_rmtree(dir);
-	cr_assert_not_null(text);
+	char *text = plan_csv_text();
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
@@ -360,6 +367,38 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,\n"
 			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep,"
 			 "0,,,,,off,0,,,\n");
+	free(text);
+}
+
+/* Every socket and engine option of every kind, as plan.csv has always spelled it: TCP options
+ * only over TCP, gso only over UDP, an engine's options only where it takes them, a TOS left
+ * alone as an empty cell, the connect engine's port in no column. */
+Test(plan, plan_csv_spells_every_option_where_the_case_has_it)
+{
+	build("defaults:\n  duration: 2s\n  warmup: 0s\ntests:\n"
+	      "  - name: st\n    engine: stream\n    window: 4M\n    mss: 1200\n    nodelay: true\n"
+	      "    congestion: bbr\n    tos: af41\n    cpus: 0-2,5\n"
+	      "  - name: su\n    engine: stream\n    protocol: udp\n    mss: 1200\n    gso: off\n"
+	      "    tos: 0x10\n"
+	      "  - name: pp\n    engine: pps\n    batch: 64\n    gso: auto\n"
+	      "  - name: rr\n    engine: rr\n    protocol: udp\n    wait: spin\n    timeout: 200ms\n"
+	      "    nodelay: yes\n"
+	      "  - name: ping\n    engine: icmp\n    timeout: 500ms\n"
+	      "  - name: conn\n    engine: connect\n    port: 22\n    rate: 5pps\n", NULL, 0);
+	char *text = plan_csv_text();
+	cr_assert_str_eq(text,
+			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
+			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,paths\n"
+			 "st/tcp/s128K/p1/forward,st,stream,tcp,131072,,,1,forward,0,,2,0,0,1,1,,"
+			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",\n"
+			 "su/udp/s1400/p1/forward,su,stream,udp,1400,,,1,forward,0,,2,0,0,1,1,,0,,,,16,"
+			 "off,,,,\n"
+			 "pp/udp/s64/p1/forward,pp,pps,udp,64,,,1,forward,0,,2,0,0,1,1,,0,,,,,on,64,,,\n"
+			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,\n"
+			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,\n"
+			 "conn/tcp/port22/f1/r5pps,conn,connect,tcp,0,,,1,,5,,2,0,0,1,1,,0,0,off,,,,,"
+			 "1000,,\n");
 	free(text);
 }
 

@@ -23,12 +23,12 @@ Test(progress, runs_beyond_the_plan_never_print_more_done_than_total)
 	struct nb_progress *p;
 	FILE *f = plain(&p, 4);
 	for (uint32_t r = 1; r <= 6; r++)
-		nb_progress_run_done(p, "c", r, "1 Gbit/s");
+		nb_progress_run_done(p, "c", r, NB_PROGRESS_MEASURED, "1 Gbit/s");
 	nb_progress_end(p);
 	fclose(f);
 	cr_assert_not_null(strstr(buf, "[5/5 "), "%s", buf);
 	cr_assert_not_null(strstr(buf, "[6/6 "), "%s", buf);
-	cr_assert_not_null(strstr(buf, "6 of 6 runs done"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "6 of 6 runs measured in "), "%s", buf);
 	cr_assert_null(strstr(buf, "of 4 runs"), "%s", buf);
 }
 
@@ -36,13 +36,53 @@ Test(progress, extended_total_is_announced_before_the_extra_run)
 {
 	struct nb_progress *p;
 	FILE *f = plain(&p, 2);
-	nb_progress_run_done(p, "c", 1, "x");
-	nb_progress_run_done(p, "c", 2, "x");
+	nb_progress_run_done(p, "c", 1, NB_PROGRESS_MEASURED, "x");
+	nb_progress_run_done(p, "c", 2, NB_PROGRESS_MEASURED, "x");
 	nb_progress_extend(p, 1);
-	nb_progress_run_done(p, "c", 3, "x");
+	nb_progress_run_done(p, "c", 3, NB_PROGRESS_MEASURED, "x");
 	nb_progress_end(p);
 	fclose(f);
 	cr_assert_not_null(strstr(buf, "[1/2 "), "%s", buf);
 	cr_assert_not_null(strstr(buf, "[3/3 "), "%s", buf);
-	cr_assert_not_null(strstr(buf, "3 of 3 runs done"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "3 of 3 runs measured in "), "%s", buf);
+}
+
+/* A failed run is no measurement: the closing count says how many measured and how many failed,
+ * never "3 of 3 runs done" for a batch that measured nothing. */
+Test(progress, the_closing_count_tells_measured_from_failed_and_interrupted)
+{
+	static const struct {
+		enum nb_progress_end how[3];
+		const char *want;
+	} cases[] = {
+		{ { NB_PROGRESS_FAILED, NB_PROGRESS_FAILED, NB_PROGRESS_FAILED },
+		  "0 of 3 runs measured, 3 failed in " },
+		{ { NB_PROGRESS_MEASURED, NB_PROGRESS_FAILED, NB_PROGRESS_MEASURED },
+		  "2 of 3 runs measured, 1 failed in " },
+		{ { NB_PROGRESS_MEASURED, NB_PROGRESS_FAILED, NB_PROGRESS_INTERRUPTED },
+		  "1 of 3 runs measured, 1 failed, 1 interrupted in " },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_progress *p;
+		FILE *f = plain(&p, 3);
+		for (uint32_t r = 0; r < 3; r++)
+			nb_progress_run_done(p, "c", r + 1, cases[i].how[r], "x");
+		nb_progress_end(p);
+		fclose(f);
+		cr_expect_not_null(strstr(buf, cases[i].want), "want \"%s\" in:\n%s", cases[i].want, buf);
+		cr_expect_null(strstr(buf, "done in"), "%s", buf);
+	}
+}
+
+/* A run's error is printed whole on a log, never cut mid-word at some buffer's size. */
+Test(progress, a_long_error_is_printed_whole)
+{
+	const char *why = "FAILED: no answer to the UDP data hello to [2001:db8:1234:5678:9abc:def0:"
+			  "1234:5678]:7699 (a firewall on the way?); and more words after it";
+	struct nb_progress *p;
+	FILE *f = plain(&p, 1);
+	nb_progress_run_done(p, "udp/udp/s1400/p1/forward/r10M", 1, NB_PROGRESS_FAILED, why);
+	nb_progress_end(p);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, why), "%s", buf);
 }

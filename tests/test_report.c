@@ -335,6 +335,58 @@ Test(report, an_engine_this_build_does_not_know_is_reported_as_written, .init = 
 	free(md);
 }
 
+/* Two runs of 1000 and 30000 transactions/s: mean ± t(0.975, 1) · s / √2 is -168740 – 199740,
+ * below 0, which no rate can be. Every file cuts it at 0 and the report says why. */
+Test(report, a_ci_reaching_below_zero_is_cut_at_zero_and_says_n_too_small, .init = setup,
+     .fini = teardown)
+{
+	rename_cells("runs.csv", ",trans_per_s,12000,", ",trans_per_s,1000,");
+	rename_cells("runs.csv", ",trans_per_s,12600,", ",trans_per_s,30000,");
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	struct nb_csv_table t;
+	size_t r = summary_row(&t, "tcp-rr/tcp/r32x128/f1");
+	double hi = 15500.0 + 12.706204736174707 * 14500.0;
+	cr_assert_float_eq(cell(&t, r, "value_ci95_lo"), 0.0, 0.0);
+	cr_assert_float_eq(cell(&t, r, "value_ci95_hi"), hi, 1e-6);
+	cr_assert(strstr(md, "| 0 – 199740 (n too small) |"), "the CI cell of the rr case");
+	cr_assert(strstr(md, "*n too small*: the t interval of the mean reached below 0"));
+	cr_assert(strstr(md, "mean ± t(0.975, n − 1) · stddev / √n; no measured value can be "
+			     "negative, so an interval reaching below 0 is cut at 0"),
+		  "the Method section names the CI and its cut");
+	cr_assert_null(strstr(md, "| -"), "no cell starts with a negative number");
+	free(md);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	json_t *root = json_load_file(path, 0, NULL);
+	cr_assert_not_null(root);
+	json_t *cases = json_object_get(root, "summary");
+	size_t i;
+	json_t *c;
+	bool seen = false;
+	json_array_foreach(cases, i, c)
+		if (strcmp(json_string_value(json_object_get(c, "case_id")), "tcp-rr/tcp/r32x128/f1") == 0) {
+			cr_assert_float_eq(json_real_value(json_object_get(c, "ci95_lo")), 0.0, 0.0);
+			seen = true;
+		}
+	cr_assert(seen, "results.json has the case");
+	json_decref(root);
+}
+
+/* The latency case's headline is the mean of each run's p50 (52.0 µs), its latency table's p50
+ * the percentile of every sample merged (49.9 µs): each column says which it is. */
+Test(report, the_two_p50s_say_which_they_are, .init = setup, .fini = teardown)
+{
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_assert(strstr(md, "| Mean of the runs' p50 ± stddev (CV), µs | Min – max | 95 % CI | n |"));
+	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | udp | 14 B | 1 | 10000 msg/s | spin | 52.0 ± 2.0 "));
+	cr_assert(strstr(md, "| Case | Samples | Min | p50 of all samples | p90 |"));
+	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | 3000 | 49.7 | 49.9 |"), "%s", md);
+	cr_assert(strstr(md, "| Mean ± stddev (CV), Gbit/s |"), "a rate's headline is a mean only");
+	free(md);
+}
+
 Test(report, a_missing_folder_is_an_error_naming_it)
 {
 	struct nb_report_info info;
@@ -529,5 +581,50 @@ Test(report, a_plain_sweep_states_its_sentence_and_only_its_attempts_trials, .in
 	at(md, "| 4 | 450 Mbit/s |");
 	cr_expect_null(strstr(md, "| 5 | "), "trials before run 19 are not in the table");
 	at(md, "3 trials of an earlier, interrupted attempt are in runs.csv, not above.");
+	free(md);
+}
+
+/* The console's warning lines and the report's count the same findings: both show the first
+ * case's other end in full and say "+N more like it" of the rest with one N (issue 27: they
+ * said +3 and +2 of the same findings). */
+Test(report, the_console_and_the_report_count_similar_warnings_alike, .init = setup,
+     .fini = teardown)
+{
+	rename_cells("runs.csv", ",30,35,", ",95,96,"); /* both ends' hosts busy in 3 cases */
+	char *con = NULL;
+	size_t clen = 0;
+	FILE *f = open_memstream(&con, &clen);
+	struct nb_report_info info;
+	struct nb_error err = { "" };
+	cr_assert(nb_report_build_warn(dir, &info, f, &err), "%s", err.msg);
+	fclose(f);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = nbt_slurp(path, NULL);
+	const char *line = strstr(con, "warning: cpu-bound in 3 cases");
+	cr_assert_not_null(line, "%s", con);
+	cr_expect_not_null(strstr(line, "(+2 more like it)\n  also: CPU bound on the peer end"), "%s",
+			   line);
+	const char *item = strstr(md, "- ⚠️ **cpu-bound**");
+	cr_assert_not_null(item, "%s", md);
+	cr_expect_not_null(strstr(item, "(+2 more like it; each is in results.json)\n  - CPU bound on "
+				        "the peer end"), "%s", item);
+	free(md);
+	free(con);
+}
+
+/* One unstable case is one that "varies", several "vary". */
+Test(report, the_verdict_counts_unstable_cases_in_good_grammar, .init = setup, .fini = teardown)
+{
+	rename_cells("runs.csv", ",rx_bps,9.6e+09,", ",rx_bps,1.5e+10,");
+	struct nb_report_info info;
+	char *md = report_md(&info);
+	cr_expect_not_null(strstr(md, " 1 case varies by more than 5 % (CV) between repetitions."),
+			   "%s", at(md, "**Verdict:**"));
+	free(md);
+	rename_cells("runs.csv", ",rx_bps,1.86e+10,", ",rx_bps,2.5e+10,");
+	md = report_md(&info);
+	cr_expect_not_null(strstr(md, " 2 cases vary by more than 5 % (CV) between repetitions."),
+			   "%s", at(md, "**Verdict:**"));
 	free(md);
 }

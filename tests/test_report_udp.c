@@ -9,6 +9,7 @@
 
 #include "csv_read.h"
 #include "fixture_util.h"
+#include "nbt_report.h"
 #include "report.h"
 
 #define FWD_CASE "udp-rate/udp/s1400/p1/forward/r2.5G"
@@ -19,15 +20,8 @@ static char *md;
 
 static void setup(void)
 {
-	setenv("NBRUN_GNUPLOT", "none", 1);
 	cr_assert(nbt_fixture_copy("results-udp", dir, sizeof(dir)));
-	struct nb_report_info info;
-	struct nb_error err = { "" };
-	cr_assert(nb_report_build(dir, &info, &err), "report: %s", err.msg);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/report.md", dir);
-	md = nbt_slurp(path, NULL);
-	cr_assert_not_null(md);
+	md = nbt_report_md(dir);
 }
 
 static void teardown(void)
@@ -42,26 +36,18 @@ TestSuite(report_udp, .init = setup, .fini = teardown);
 static const char *row_of(const char *case_id)
 {
 	char cell[200];
-	snprintf(cell, sizeof(cell), "\n| `%s` |", case_id);
-	const char *r = strstr(md, cell);
-	cr_assert_not_null(r, "no row for %s in\n%s", case_id, md);
-	return r + 1;
+	snprintf(cell, sizeof(cell), "| `%s` |", case_id);
+	return nbt_md_line(md, cell);
 }
 
-static bool row_has(const char *row, const char *text)
-{
-	const char *end = strchr(row, '\n');
-	const char *hit = strstr(row, text);
-	return hit && (!end || hit < end);
-}
 
 Test(report_udp, udp_table_shows_loss_drops_send_errors_and_jitter)
 {
 	cr_assert_not_null(strstr(md, "| Loss | Lost | Receive-buffer drops | Send errors | Jitter |"),
 			   "%s", md);
 	const char *r = row_of(FWD_CASE);
-	cr_expect(row_has(r, "| 1.94 ± 0.00"), "%.300s", r); /* Gbit/s: the rate alone hid the rest */
-	cr_expect(row_has(r, "| 22.6 % | 5044643 | 1300 | 0 | 12.5 µs |"), "%.400s", r);
+	cr_expect(nbt_line_has(r, "| 1.94 ± 0.00"), "%.300s", r); /* Gbit/s: the rate alone hid the rest */
+	cr_expect(nbt_line_has(r, "| 22.6 % | 5044643 | 1300 | 0 | 12.5 µs |"), "%.400s", r);
 }
 
 Test(report_udp, udp_pitfalls_name_receive_buffer_drops)
@@ -74,8 +60,8 @@ Test(report_udp, bidir_table_shows_each_direction)
 {
 	cr_assert_not_null(strstr(md, "| Forward (client → agent), Mbit/s | Reverse (agent → client), Mbit/s |"));
 	const char *r = row_of(BIDIR_CASE);
-	cr_expect(row_has(r, "| 100 | 50.0 |"), "%.400s", r);
-	cr_expect(row_has(r, "| 0 / 0 % | 0 / 0 | 0 / 0 | 0 / 0 | 18 / 22 µs |"), "%.400s", r);
+	cr_expect(nbt_line_has(r, "| 100 | 50.0 |"), "%.400s", r);
+	cr_expect(nbt_line_has(r, "| 0 / 0 % | 0 / 0 | 0 / 0 | 0 / 0 | 18 / 22 µs |"), "%.400s", r);
 }
 
 Test(report_udp, bidir_direction_short_of_its_target_warns_by_name)

@@ -23,47 +23,59 @@ TestSuite(files, .init = nbt_files_setup, .fini = nbt_files_teardown);
 
 /* ---- plan.csv --------------------------------------------------------------------------- */
 
-/* Each row, and what the reader derives from it (autorep, rep_min, rep_max, ci_target, swept). */
+/* Each row, its parameter cells by key (engines/param_defs.h), and what the reader derives from
+ * it (autorep, rep_min, rep_max, ci_target, swept). */
+#define NCELLS 10
 static const struct plan_case_test {
 	struct nb_plan_case row;
+	const char *cells[NCELLS][2];
 	struct nb_plan_case derived;
 } plan_cases[] = {
 	{ { .case_id = "t/udp/s1400/p1/forward/r10G", .test = "t", .engine = "stream",
-	    .protocol = "udp", .direction = "forward", .wait = "", .repetitions = "3", .sweep = "",
+	    .protocol = "udp", .direction = "forward", .repetitions = "3", .sweep = "",
 	    .size = 1400, .request = NAN, .response = NAN, .streams = 1, .rate = 10e9,
-	    .duration_s = 10, .warmup_s = 0.5, .omit_s = 1, .interval_s = 0.25,
-	    .window = 0, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN, .nodelay = "",
-	    .congestion = "", .gso = "", .cpus = "" },
+	    .duration_s = 10, .warmup_s = 0.5, .omit_s = 1, .interval_s = 0.25 },
+	  { { "window", "0" } },
 	  { .autorep = false, .rep_min = 3, .rep_max = 3, .ci_target = 0.02, .swept = false } },
 	{ { .case_id = "r/tcp/q32r128/f16", .test = "r", .engine = "rr", .protocol = "tcp",
-	    .direction = "", .wait = "busy-poll", .repetitions = "auto:4..12:5%", .sweep = "",
+	    .direction = "", .repetitions = "auto:4..12:5%", .sweep = "",
 	    .size = NAN, .request = 32, .response = 128, .streams = 16, .rate = 0,
-	    .duration_s = 2.5, .warmup_s = 0, .omit_s = 0, .interval_s = 1,
-	    .window = 262144, .mss = 536, .tos = 16, .batch = NAN, .timeout_ms = 1000, .nodelay = "on",
-	    .congestion = "bbr", .gso = "", .cpus = "0,2" },
+	    .duration_s = 2.5, .warmup_s = 0, .omit_s = 0, .interval_s = 1 },
+	  { { "wait", "busy-poll" }, { "window", "262144" }, { "mss", "536" }, { "nodelay", "on" },
+	    { "congestion", "bbr" }, { "tos", "16" }, { "timeout", "1000" }, { "cpus", "0,2" } },
 	  { .autorep = true, .rep_min = 4, .rep_max = 12, .ci_target = 0.05, .swept = false } },
 	{ { .case_id = "odd,\"id\"\nline", .test = "t,2", .engine = "latency", .protocol = "udp",
-	    .direction = "", .wait = "spin", .repetitions = "auto", .sweep = "search",
+	    .direction = "", .repetitions = "auto", .sweep = "search",
 	    .size = 32, .request = NAN, .response = NAN, .streams = 2, .rate = 0,
-	    .duration_s = 0.001, .warmup_s = 0.2, .omit_s = 0, .interval_s = 0.5,
-	    .window = 0, .mss = NAN, .tos = NAN, .batch = NAN, .timeout_ms = NAN, .nodelay = "",
-	    .congestion = "", .gso = "", .cpus = "" },
+	    .duration_s = 0.001, .warmup_s = 0.2, .omit_s = 0, .interval_s = 0.5 },
+	  { { "wait", "spin" }, { "window", "0" } },
 	  { .autorep = true, .rep_min = 3, .rep_max = 30, .ci_target = 0.02, .swept = true } },
 	{ { .case_id = "p/udp/s64/p4/bidir/sweep", .test = "p", .engine = "pps", .protocol = "udp",
-	    .direction = "bidir", .wait = "", .repetitions = "1", .sweep = "sweep",
+	    .direction = "bidir", .repetitions = "1", .sweep = "sweep",
 	    .size = 64, .request = NAN, .response = NAN, .streams = 4, .rate = 10000,
-	    .duration_s = 1, .warmup_s = 1, .omit_s = 0, .interval_s = 1,
-	    .window = 0, .mss = NAN, .tos = NAN, .batch = 64, .timeout_ms = NAN, .nodelay = "",
-	    .congestion = "", .gso = "on", .cpus = "1" },
+	    .duration_s = 1, .warmup_s = 1, .omit_s = 0, .interval_s = 1 },
+	  { { "window", "0" }, { "gso", "on" }, { "batch", "64" }, { "cpus", "1" } },
 	  { .autorep = false, .rep_min = 1, .rep_max = 1, .ci_target = 0.02, .swept = true } },
 };
 #define NPLAN (sizeof(plan_cases) / sizeof(plan_cases[0]))
+
+/* Row i of plan_cases with its cells in place. */
+static struct nb_plan_case plan_row(size_t i)
+{
+	struct nb_plan_case row = plan_cases[i].row;
+	for (size_t k = 0; k < NCELLS && plan_cases[i].cells[k][0]; k++) {
+		const struct nb_param_def *d = nb_param_find(plan_cases[i].cells[k][0]);
+		cr_assert_not_null(d, "%s", plan_cases[i].cells[k][0]);
+		row.opt[d - nb_param_defs] = plan_cases[i].cells[k][1];
+	}
+	return row;
+}
 
 static void write_plan(void)
 {
 	struct nb_plan_case rows[NPLAN];
 	for (size_t i = 0; i < NPLAN; i++)
-		rows[i] = plan_cases[i].row;
+		rows[i] = plan_row(i);
 	struct nb_error err = { "" };
 	cr_assert(nb_plan_csv_write(nbt_files_dir, rows, NPLAN, &err), "%s", err.msg);
 }
@@ -78,16 +90,17 @@ Test(files, plan_csv_rows_round_trip)
 	for (size_t i = 0; i < NPLAN; i++) {
 		const struct nb_plan_case *w = &plan_cases[i].row, *d = &plan_cases[i].derived;
 		const struct nb_plan_case *r = &res.cases[i];
+		struct nb_plan_case want = plan_row(i);
 #define S(f) cr_expect_str_eq(r->f, w->f, "row %zu " #f, i)
 #define N(f) nbt_files_expect_num(r->f, w->f, #f)
-		S(case_id); S(test); S(engine); S(protocol); S(direction); S(wait); S(repetitions);
-		S(sweep);
+		S(case_id); S(test); S(engine); S(protocol); S(direction); S(repetitions); S(sweep);
 		N(size); N(request); N(response); N(streams); N(rate);
 		N(duration_s); N(warmup_s); N(omit_s); N(interval_s);
-		N(window); N(mss); N(tos); N(batch); N(timeout_ms);
-		S(nodelay); S(congestion); S(gso); S(cpus);
 #undef S
 #undef N
+		for (const struct nb_param_def *p = nb_param_defs; p->key; p++)
+			cr_expect_str_eq(nb_plan_case_param(r, p->key), nb_plan_case_param(&want, p->key),
+					 "row %zu %s", i, p->key);
 		cr_expect_eq(r->autorep, d->autorep, "row %zu autorep", i);
 		cr_expect_eq(r->rep_min, d->rep_min, "row %zu rep_min", i);
 		cr_expect_eq(r->rep_max, d->rep_max, "row %zu rep_max", i);
@@ -117,7 +130,7 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 			 "on,64,,1,\n");
 	free(text);
 	/* %g: six significant digits, as plan.csv always had */
-	struct nb_plan_case row = plan_cases[0].row;
+	struct nb_plan_case row = plan_row(0);
 	row.duration_s = 1.2345678;
 	row.omit_s = 1e-7;
 	struct nb_error err = { "" };
@@ -132,12 +145,13 @@ Test(files, plan_csv_rewrites_the_file_and_names_an_unwritable_one)
 {
 	write_plan();
 	struct nb_error err = { "" };
-	cr_assert(nb_plan_csv_write(nbt_files_dir, &plan_cases[1].row, 1, &err), "%s", err.msg);
+	struct nb_plan_case row = plan_row(1);
+	cr_assert(nb_plan_csv_write(nbt_files_dir, &row, 1, &err), "%s", err.msg);
 	struct nb_results res;
 	nbt_files_load(&res);
 	cr_expect_eq(res.ncases, 1);
 	nb_results_free(&res);
-	cr_assert_not(nb_plan_csv_write("/nonexistent/nbt_files_dir", &plan_cases[0].row, 1, &err));
+	cr_assert_not(nb_plan_csv_write("/nonexistent/nbt_files_dir", &row, 1, &err));
 	cr_expect_str_eq(err.msg, "cannot write /nonexistent/nbt_files_dir/plan.csv: No such file or directory");
 }
 

@@ -255,8 +255,11 @@ Test(crr, ten_seconds_at_full_speed_without_a_connect_failure)
 	p.streams = 2;
 	struct nbt_pair pr;
 	nbt_pair_start(&pr, &nb_engine_crr, &p);
-	nbt_sleep_ms(10000);
+	/* The listener's port may be one an earlier test's client used, its connection still in
+	 * TIME_WAIT: what counts is that ten seconds of crr add none. */
 	uint16_t port = pr.port;
+	unsigned tw_before = time_wait_on(port);
+	nbt_sleep_ms(10000);
 	struct nb_snapshot *cs = nb_snapshot_create(true), *ss = nb_snapshot_create(false);
 	nbt_pair_stop(&pr, cs, ss); /* asserts that no flow failed */
 	uint64_t tr = nbt_sum(cs, NB_C_TRANSACTIONS);
@@ -267,7 +270,9 @@ Test(crr, ten_seconds_at_full_speed_without_a_connect_failure)
 	cr_assert_eq(nbt_sum(ss, NB_C_TRANSACTIONS), tr);
 	cr_assert_gt(nbt_sum(cs, NB_C_CONNECT_NS), 0);
 	cr_assert_eq(atomic_load(&cs->hist->count), tr);
-	cr_assert_eq(time_wait_on(port), 0, "the RST close leaves no TIME_WAIT");
+	unsigned tw_after = time_wait_on(port);
+	cr_assert_leq(tw_after, tw_before, "the RST close leaves no TIME_WAIT (%u before, %u after)",
+		      tw_before, tw_after);
 	nb_snapshot_destroy(cs);
 	nb_snapshot_destroy(ss);
 }

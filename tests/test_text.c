@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "text.h"
 
 struct text_case {

@@ -13,40 +13,10 @@
 #include <unistd.h>
 
 #include "config_int.h"
+#include "param_defs.h"
 
 #define MAX_FILE (1u << 20)
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
-
-/* Where an error points: its line and column when it names c's file (0, 0 for --set). */
-static void location(const struct nb_cfg_ctx *c, const char *msg, unsigned long *line,
-		     unsigned long *col)
-{
-	size_t n = strlen(c->src.file);
-	*line = *col = 0;
-	if (strncmp(msg, c->src.file, n) == 0 && msg[n] == ':')
-		sscanf(msg + n + 1, "%lu:%lu", line, col);
-}
-
-bool nb_cfg_note(struct nb_cfg_ctx *c)
-{
-	struct nb_config_errors *e = c->errs;
-	for (size_t i = 0; i < e->n; i++)
-		if (strcmp(e->v[i].msg, c->err->msg) == 0)
-			return false;
-	if (e->n == NB_CONFIG_MAX_ERRORS) {
-		e->more++;
-		return false;
-	}
-	unsigned long line, col, l2, c2;
-	location(c, c->err->msg, &line, &col);
-	size_t at = e->n;
-	while (at > 0 && (location(c, e->v[at - 1].msg, &l2, &c2), l2 > line || (l2 == line && c2 > col)))
-		at--;
-	memmove(&e->v[at + 1], &e->v[at], (e->n - at) * sizeof(e->v[0]));
-	e->v[at] = *c->err;
-	e->n++;
-	return false;
-}
 
 bool nb_config_engine_key(const char *name)
 {
@@ -129,10 +99,7 @@ static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 	memset(t, 0, sizeof(*t));
 	t->engine = e;
 	snprintf(t->base.engine, sizeof(t->base.engine), "%s", e->name);
-	t->base.tos = -1;
-	t->base.wait = NB_WAIT_BLOCK;
-	t->base.timeout_ms = 1000;
-	t->base.gso = e->traits.gso_default;
+	nb_params_defaults(&t->base, e);
 	t->protocol = (struct nb_axis_u64){ { e->traits.default_proto }, 1 };
 	t->streams = (struct nb_axis_u64){ { 1 }, 1 };
 	t->rate = (struct nb_axis_u64){ { 0 }, 1 };
@@ -160,13 +127,13 @@ static bool check_layer(struct nb_cfg_ctx *c, const struct nb_ynode *map)
 	bool ok = true;
 	for (size_t i = 0; i < map->nkids; i += 2) {
 		const struct nb_cfg_key *k = nb_cfg_key_find(map->kids[i]->str);
-		if (!k || !k->apply)
+		if (!k || (!k->apply && !k->param))
 			continue;
 		struct nb_test *scratch = malloc(sizeof(*scratch));
 		if (!scratch)
 			return nb_error_set(c->err, "out of memory") || nb_cfg_note(c);
 		test_defaults(scratch, first_engine_of(k));
-		if (!k->apply(c, map->kids[i + 1], scratch))
+		if (!nb_cfg_key_apply(c, k, map->kids[i + 1], scratch))
 			ok = nb_cfg_note(c);
 		free(scratch);
 	}
@@ -240,12 +207,12 @@ static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, stru
 	memcpy(t->name, name, sizeof(name));
 	t->line = node->line;
 	t->col = node->col;
-	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name; k++) {
-		const struct nb_ynode *v = k->apply && strcmp(k->name, "engine") != 0 &&
+	for (const struct nb_cfg_key *k = nb_cfg_keys(); k->name; k++) {
+		const struct nb_ynode *v = (k->apply || k->param) && strcmp(k->name, "engine") != 0 &&
 						   nb_cfg_key_applies(k, e)
 					   ? nb_cfg_lookup(c, node, k->name)
 					   : NULL;
-		if (v && !k->apply(c, v, t))
+		if (v && !nb_cfg_key_apply(c, k, v, t))
 			ok = nb_cfg_note(c);
 	}
 	return ok && (nb_cfg_check_test(c, node, t) || nb_cfg_note(c));

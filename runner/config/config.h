@@ -169,6 +169,9 @@ bool nb_config_label_set(struct nb_label *labels, size_t *n, const char *key, co
 bool nb_config_label_arg(struct nb_label *labels, size_t *n, const char *arg, struct nb_error *err);
 /** The host of cfg's `hosts:` named name, or NULL. */
 const struct nb_host *nb_config_host(const struct nb_config *cfg, const char *name);
+/** The name of a host of cfg's `hosts:` that name looks like a typo of (the suggestion an
+ *  unknown key gets), or NULL. */
+const char *nb_config_host_near(const struct nb_config *cfg, const char *name);
 /** "local->vm1;vm2->vm3": a test's paths for plan.csv and listings ("" when it has none). */
 char *nb_config_paths_str(const struct nb_test *t, char *buf, size_t len);
 /** The name of an order mode: "sequential", "interleaved", "random". */

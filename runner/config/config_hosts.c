@@ -26,6 +26,15 @@ const struct nb_host *nb_config_host(const struct nb_config *cfg, const char *na
 	return NULL;
 }
 
+const char *nb_config_host_near(const struct nb_config *cfg, const char *name)
+{
+	const char *names[NB_HOSTS_MAX];
+	size_t n = 0;
+	for (size_t i = 0; cfg && i < cfg->nhosts && n < NB_HOSTS_MAX; i++)
+		names[n++] = cfg->hosts[i].name;
+	return nb_cfg_suggest(name, names, n);
+}
+
 char *nb_config_paths_str(const struct nb_test *t, char *buf, size_t len)
 {
 	size_t used = 0;

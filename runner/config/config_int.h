@@ -1,11 +1,13 @@
 /* nbrun — internals shared by the config parser's files (not for other modules).
  *
  *   config.c        load the file, walk the top level, resolve each test, --set
- *   config_keys.c   the key table, each key's value handler (axes too), suggestions
+ *   config_keys.c   the key table, each structural key's value handler (axes too), suggestions
+ *   config_params.c a parameter row's value (engines/param_defs.h), read by its kind
  *   config_values.c typed values with locations: integers, enums, units
  *   config_sweep.c  repetitions and sweep
  *   config_check.c  the checks that span keys of a resolved test (protocol x size, omit ...)
  *   config_hosts.c  hosts: (how each host is reached) and paths: (which hosts a case uses)
+ *   config_errors.c keeping each error, suggesting the nearest word, a nested map's keys
  */
 #ifndef NB_CONFIG_INT_H
 #define NB_CONFIG_INT_H
@@ -18,6 +20,8 @@
 enum { NB_KS_TOP = 1, NB_KS_DEFAULTS = 2, NB_KS_TEST = 4 };
 /* At most this many registered engines are offered as `engine:` values. */
 #define NB_CFG_MAX_ENGINES 32
+/* Keys of the language at most, the engines' own parameters included. */
+#define NB_CFG_KEYS_MAX 96
 
 /** One `--set KEY=VALUE`, its value parsed as YAML. */
 struct nb_cfg_set {
@@ -39,11 +43,10 @@ struct nb_cfg_ctx {
 	size_t nhosts;
 };
 
-/** Keep the error in c->err (once, in file order); returns false, so a check that failed
- *  can be noted and the parser can go on: `ok = check(...) || nb_cfg_note(c);`. */
-bool nb_cfg_note(struct nb_cfg_ctx *c);
+struct nb_param_def;
 
-/** A key of a test (or of defaults) and how its value lands in a struct nb_test. */
+/** A key of a test (or of defaults) and how its value lands in a struct nb_test: by its own
+ *  handler (apply), or as a parameter row (param) read by its kind. */
 struct nb_cfg_key {
 	const char *name;
 	const char *alias;                 /* e.g. flows for streams; NULL if none */
@@ -51,28 +54,42 @@ struct nb_cfg_key {
 	bool common;                       /* means something to every engine; else only to the
 					      engines that list it in their traits.keys */
 	bool (*apply)(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
+	const struct nb_param_def *param;  /* a parameter row (engines/param_defs.h), or NULL */
+	const struct nb_engine *owner;     /* an engine's own row: only that engine takes it */
 };
+
+/* config_errors.c */
+/** Keep the error in c->err (once, in file order); returns false, so a check that failed
+ *  can be noted and the parser can go on: `ok = check(...) || nb_cfg_note(c);`. */
+bool nb_cfg_note(struct nb_cfg_ctx *c);
+/** The closest of cands to word when it is close enough, else NULL. */
+const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
+/** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
+bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
+		       const char *const *allowed, size_t n, const char *where);
 
 /* config_keys.c */
 /** The key table, in the order keys are applied; ends with a NULL name. */
-extern const struct nb_cfg_key nb_cfg_keys[];
+const struct nb_cfg_key *nb_cfg_keys(void);
 /** A key by its name or alias, or NULL. */
 const struct nb_cfg_key *nb_cfg_key_find(const char *name);
-/** Whether key k means something to engine e: it is common, or e lists it in its traits. */
+/** nb_cfg_key_find, preferring the key of that name that means something to engine e (an own
+ *  parameter several engines name alike). */
+const struct nb_cfg_key *nb_cfg_key_find_for(const char *name, const struct nb_engine *e);
+/** Apply key k's value v to test t (its handler, or its parameter row); k takes a value. */
+bool nb_cfg_key_apply(struct nb_cfg_ctx *c, const struct nb_cfg_key *k, const struct nb_ynode *v,
+		      struct nb_test *t);
+/** Whether key k means something to engine e: it is common, e lists it in its traits, or it is
+ *  one of e's own parameter rows. */
 bool nb_cfg_key_applies(const struct nb_cfg_key *k, const struct nb_engine *e);
 /** The names of the registered engines, in registry order, into names; returns how many. */
 size_t nb_cfg_engine_names(const char **names, size_t max);
 /** "a, b or c" of n names into buf. */
 void nb_cfg_join_or(const char *const *names, size_t n, char *buf, size_t len);
-/** The closest of cands to word when it is close enough, else NULL. */
-const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n);
 /** Check every key of map is allowed at scope (and, when scope is a test and e is not NULL,
  *  means something to engine e); each bad key is noted (nb_cfg_note), false when any was. */
 bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned scope,
 		      const struct nb_engine *e);
-/** Check map has only keys from allowed (a nested mapping such as sweep:); where names it. */
-bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
-		       const char *const *allowed, size_t n, const char *where);
 /** The effective value of key for a test: the last --set, else the test's, else defaults'. */
 const struct nb_ynode *nb_cfg_lookup(const struct nb_cfg_ctx *c, const struct nb_ynode *test,
 				     const char *key);
@@ -111,6 +128,11 @@ bool nb_cfg_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, const struct nb
 const struct nb_ynode *nb_cfg_item(const struct nb_ynode *v, size_t i);
 /** Number of values of an axis written as a scalar or a list. */
 size_t nb_cfg_nitems(const struct nb_ynode *v);
+
+/* config_params.c */
+/** Parameter row d's value v into t's parameters, read and checked by the row's kind. */
+bool nb_cfg_apply_param(struct nb_cfg_ctx *c, const struct nb_param_def *d,
+			const struct nb_ynode *v, struct nb_test *t);
 
 /* labels.c */
 /** `labels:` into cfg->labels; each bad entry noted, false when any was. */

@@ -1,12 +1,13 @@
 /* The key table: every key of the language, where it may be written, whether
  * it means something to every engine (else to the engines whose traits list it),
- * and how its value lands in a struct nb_test. Unknown keys get the nearest
- * known one by edit distance. */
+ * and how its value lands in a struct nb_test: the structural keys (the axes too)
+ * by a handler here, the parameter rows (engines/param_defs.h) by their kind
+ * (config_params.c). Unknown keys get the nearest known one by edit distance. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "config_int.h"
+#include "param_defs.h"
 #include "params.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -199,129 +200,20 @@ static bool apply_interval(struct nb_cfg_ctx *c, const struct nb_ynode *v, struc
 	return true;
 }
 
-static bool apply_window(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	uint64_t x;
-	const char *why;
-	static const char what[] = "a buffer size up to 1G such as 4M";
-	if (!nb_cfg_scalar(c, v, what))
-		return false;
-	if (!nb_units_size(v->str, &x, &why))
-		return nb_cfg_size_error(c, v, "window", why, what);
-	if (x > (1u << 30))
-		return nb_yerror(c->err, v, "window %s is too large (expected %s)", v->str, what);
-	t->base.window = (uint32_t)x;
-	return true;
-}
-
-static bool apply_mss(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	uint64_t x;
-	if (!nb_cfg_uint(c, v, 0, 65535, &x))
-		return false;
-	t->base.mss = (uint32_t)x;
-	return true;
-}
-
-static bool apply_nodelay(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	return nb_cfg_bool(c, v, &t->base.nodelay);
-}
-
-static bool apply_congestion(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	static const char what[] = "a congestion control name such as cubic or bbr";
-	if (!nb_cfg_scalar(c, v, what))
-		return false;
-	size_t n = strlen(v->str);
-	if (n >= sizeof(t->base.congestion) || strspn(v->str, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
-		return nb_yerror(c->err, v, "bad congestion control '%s' (expected %s)", v->str, what);
-	memcpy(t->base.congestion, v->str, n + 1);
-	return true;
-}
-
-static bool apply_tos(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	int tos;
-	if (!nb_cfg_tos(c, v, &tos))
-		return false;
-	t->base.tos = tos;
-	return true;
-}
-
-static bool apply_wait(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	int e;
-	if (!nb_cfg_enum(c, v, nb_wait_names, NB_WAIT_N, &e))
-		return false;
-	t->base.wait = (enum nb_wait)e;
-	return true;
-}
-
-/* gso: auto (UDP_SEGMENT where the kernel offers it) or off; a boolean says the same. */
-static bool apply_gso(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	if (v->kind == NB_Y_SCALAR && strcasecmp(v->str, "auto") == 0) {
-		t->base.gso = true;
-		return true;
-	}
-	if (v->kind == NB_Y_SCALAR && !nb_cfg_bool(c, v, &t->base.gso))
-		return nb_yerror(c->err, v, "'%s' is not a gso mode (expected auto or off)", v->str);
-	return v->kind == NB_Y_SCALAR || nb_cfg_bool(c, v, &t->base.gso);
-}
-
-static bool apply_batch(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	uint64_t x;
-	if (!nb_cfg_uint(c, v, 0, 1024, &x))
-		return false;
-	t->base.batch = (uint32_t)x;
-	return true;
-}
-
-static bool apply_timeout(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	uint64_t ns;
-	if (!nb_cfg_duration(c, v, &ns))
-		return false;
-	if (ns < 1000000ull || ns > 60000000000ull)
-		return nb_yerror(c->err, v, "timeout '%s' is out of range (expected 1ms to 60s)",
-				 v->str);
-	t->base.timeout_ms = (uint32_t)(ns / 1000000ull);
-	return true;
-}
-
-static bool apply_port(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	uint64_t x;
-	if (!nb_cfg_uint(c, v, 1, 65535, &x))
-		return false;
-	t->base.port = (uint16_t)x;
-	return true;
-}
-
-/* cpus: 2, cpus: 0-3,8 or cpus: [0-3, 8]: CPU numbers and ranges, each CPU once. */
-static bool apply_cpus(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
-{
-	if (v->kind == NB_Y_MAP)
-		return nb_yerror(c->err, v, "expected CPU numbers or ranges such as 0-3,8, got a mapping");
-	if (v->kind == NB_Y_SEQ && v->nkids == 0)
-		return nb_yerror(c->err, v, "empty list (expected CPU numbers or ranges such as 0-3,8)");
-	int16_t cpus[NB_MAX_CPUS];
-	uint32_t n = 0;
-	for (size_t i = 0; i < nb_cfg_nitems(v); i++)
-		if (!nb_cfg_cpulist(c, nb_cfg_item(v, i), cpus, &n))
-			return false;
-	memcpy(t->base.cpus, cpus, n * sizeof(cpus[0]));
-	t->base.ncpus = n;
-	return true;
-}
-
-/* Applied in this order, so engine is known before anything that depends on it. COMMON keys
+/* Applied in this order, so engine is known before anything that depends on it: the keys
+ * before the parameters, the parameter rows (engines/param_defs.c, applied by their kind in
+ * config_params.c), the keys after them, and last each engine's own parameter rows. COMMON keys
  * mean something to every engine; LISTED ones only to the engines whose traits.keys name them. */
 #define COMMON true
 #define LISTED false
-const struct nb_cfg_key nb_cfg_keys[] = {
+/* A key with a handler of its own, as its row reads: struct nb_cfg_key without a parameter. */
+struct key_def {
+	const char *name, *alias;
+	unsigned scope;
+	bool common;
+	bool (*apply)(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t);
+};
+static const struct key_def keys_before[] = {
 	{ "name", NULL, NB_KS_TOP | NB_KS_TEST, COMMON, NULL },
 	{ "description", NULL, NB_KS_TOP, COMMON, NULL },
 	{ "labels", NULL, NB_KS_TOP, COMMON, NULL },
@@ -344,17 +236,9 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 	{ "cooldown", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cooldown },
 	{ "interval", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_interval },
 	{ "repetitions", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_reps },
-	{ "window", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_window },
-	{ "mss", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_mss },
-	{ "nodelay", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_nodelay },
-	{ "congestion", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_congestion },
-	{ "tos", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_tos },
-	{ "wait", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_wait },
-	{ "gso", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_gso },
-	{ "batch", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_batch },
-	{ "timeout", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_timeout },
-	{ "port", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, apply_port },
-	{ "cpus", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, apply_cpus },
+	{ NULL, NULL, 0, false, NULL },
+};
+static const struct key_def keys_after[] = {
 	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
 	{ "paths", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_paths },
 	{ NULL, NULL, 0, false, NULL },
@@ -362,62 +246,78 @@ const struct nb_cfg_key nb_cfg_keys[] = {
 #undef COMMON
 #undef LISTED
 
+/* The whole table, built from the parts above on first use and again once an engine is
+ * registered (a test's engine of its own); the config is read by one thread. */
+static struct nb_cfg_key all_keys[NB_CFG_KEYS_MAX + 1];
+static size_t all_engines = (size_t)-1;
+
+static size_t add_keys(const struct key_def *from, size_t n)
+{
+	for (; from->name && n < NB_CFG_KEYS_MAX; from++)
+		all_keys[n++] = (struct nb_cfg_key){ .name = from->name, .alias = from->alias,
+			.scope = from->scope, .common = from->common, .apply = from->apply };
+	return n;
+}
+
+/* A parameter row as a key (owner: the engine whose own row it is, else NULL). */
+static size_t add_param(const struct nb_param_def *d, const struct nb_engine *owner, size_t n)
+{
+	if (n < NB_CFG_KEYS_MAX)
+		all_keys[n++] = (struct nb_cfg_key){ .name = d->key, .alias = d->alias,
+			.scope = NB_KS_DEFAULTS | NB_KS_TEST,
+			.common = !owner && !(d->flags & NB_PF_LISTED), .param = d, .owner = owner };
+	return n;
+}
+
+const struct nb_cfg_key *nb_cfg_keys(void)
+{
+	const struct nb_engine *const *list = nb_engine_list();
+	size_t engines = 0, n = 0;
+	while (list[engines])
+		engines++;
+	if (engines == all_engines)
+		return all_keys;
+	n = add_keys(keys_before, n);
+	for (const struct nb_param_def *d = nb_param_defs; d->key; d++)
+		n = add_param(d, NULL, n);
+	n = add_keys(keys_after, n);
+	for (size_t e = 0; e < engines; e++)
+		for (const struct nb_param_def *d = list[e]->params; d && d->key; d++)
+			n = add_param(d, list[e], n);
+	all_keys[n] = (struct nb_cfg_key){ 0 };
+	all_engines = engines;
+	return all_keys;
+}
+
+bool nb_cfg_key_apply(struct nb_cfg_ctx *c, const struct nb_cfg_key *k, const struct nb_ynode *v,
+		      struct nb_test *t)
+{
+	return k->param ? nb_cfg_apply_param(c, k->param, v, t) : k->apply(c, v, t);
+}
+
 bool nb_cfg_key_applies(const struct nb_cfg_key *k, const struct nb_engine *e)
 {
+	if (k->owner)
+		return k->owner == e;
 	return k->common || nb_engine_has_key(e, k->name);
+}
+
+const struct nb_cfg_key *nb_cfg_key_find_for(const char *name, const struct nb_engine *e)
+{
+	const struct nb_cfg_key *first = NULL;
+	for (const struct nb_cfg_key *k = nb_cfg_keys(); k->name; k++) {
+		if (strcmp(k->name, name) != 0 && !(k->alias && strcmp(k->alias, name) == 0))
+			continue;
+		if (!e || nb_cfg_key_applies(k, e))
+			return k;
+		first = first ? first : k;
+	}
+	return first;
 }
 
 const struct nb_cfg_key *nb_cfg_key_find(const char *name)
 {
-	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name; k++)
-		if (strcmp(k->name, name) == 0 || (k->alias && strcmp(k->alias, name) == 0))
-			return k;
-	return NULL;
-}
-
-static bool same(char a, char b)
-{
-	return strncasecmp(&a, &b, 1) == 0;
-}
-
-/* Edit distance counting a swap of neighbours as one edit (optimal string alignment),
- * case-insensitive; words longer than 63 characters are far from everything. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned char d[64][64];
-	if (la > 63 || lb > 63)
-		return 64;
-	for (size_t i = 0; i <= la; i++)
-		for (size_t j = 0; j <= lb; j++) {
-			if (i == 0 || j == 0) {
-				d[i][j] = (unsigned char)(i + j);
-				continue;
-			}
-			unsigned best = d[i - 1][j - 1] + !same(a[i - 1], b[j - 1]);
-			best = d[i - 1][j] + 1u < best ? d[i - 1][j] + 1u : best;
-			best = d[i][j - 1] + 1u < best ? d[i][j - 1] + 1u : best;
-			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) &&
-			    d[i - 2][j - 2] + 1u < best)
-				best = d[i - 2][j - 2] + 1u;
-			d[i][j] = (unsigned char)best;
-		}
-	return d[la][lb];
-}
-
-const char *nb_cfg_suggest(const char *word, const char *const *cands, size_t n)
-{
-	size_t len = strlen(word), limit = len >= 8 ? 3 : len >= 4 ? 2 : 1;
-	const char *best = NULL;
-	size_t best_d = limit + 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = distance(word, cands[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = cands[i];
-		}
-	}
-	return best;
+	return nb_cfg_key_find_for(name, NULL);
 }
 
 static const char *scope_name(unsigned scope)
@@ -489,7 +389,7 @@ static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsign
 		return false;
 	const char *cands[64];
 	size_t n = 0;
-	for (const struct nb_cfg_key *k = nb_cfg_keys; k->name && n < 62; k++) {
+	for (const struct nb_cfg_key *k = nb_cfg_keys(); k->name && n < 62; k++) {
 		if (!(k->scope & scope))
 			continue;
 		cands[n++] = k->name;
@@ -506,7 +406,7 @@ static bool unknown_key(struct nb_cfg_ctx *c, const struct nb_ynode *key, unsign
 static bool check_key(struct nb_cfg_ctx *c, const struct nb_ynode *map, const struct nb_ynode *key,
 		      unsigned scope, const struct nb_engine *e)
 {
-	const struct nb_cfg_key *k = nb_cfg_key_find(key->str);
+	const struct nb_cfg_key *k = nb_cfg_key_find_for(key->str, scope == NB_KS_TEST ? e : NULL);
 	if (!k)
 		return unknown_key(c, key, scope);
 	if (!(k->scope & scope))
@@ -533,30 +433,6 @@ bool nb_cfg_check_map(struct nb_cfg_ctx *c, const struct nb_ynode *map, unsigned
 		if (!check_key(c, map, map->kids[i], scope, e))
 			ok = nb_cfg_note(c);
 	return ok;
-}
-
-bool nb_cfg_check_keys(struct nb_cfg_ctx *c, const struct nb_ynode *map,
-		       const char *const *allowed, size_t n, const char *where)
-{
-	for (size_t i = 0; i < map->nkids; i += 2) {
-		const struct nb_ynode *key = map->kids[i];
-		bool ok = false;
-		for (size_t j = 0; j < n && !ok; j++)
-			ok = strcmp(key->str, allowed[j]) == 0;
-		if (ok)
-			continue;
-		const char *near = nb_cfg_suggest(key->str, allowed, n);
-		char list[128] = "";
-		for (size_t j = 0; j < n; j++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 j ? ", " : "", allowed[j]);
-		if (near)
-			return nb_yerror(c->err, key, "unknown key '%s' in %s (did you mean '%s'?)",
-					 key->str, where, near);
-		return nb_yerror(c->err, key, "unknown key '%s' in %s (expected %s)", key->str, where,
-				 list);
-	}
-	return true;
 }
 
 static const struct nb_ynode *get_either(const struct nb_ynode *map, const struct nb_cfg_key *k)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** Where a tree came from: a file, or a --set value (then errors say "--set KEY: ..."). */
 struct nb_ysrc {

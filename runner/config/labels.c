@@ -8,7 +8,7 @@
 #include "config.h"
 #include "config_int.h"
 #include "config_yaml.h"
-#include "error.h"
+#include "nb_error.h"
 
 /* The label names the exports set themselves (export_prom.c and the docs list the same). */
 static const char *const reserved[] = {

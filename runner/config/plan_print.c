@@ -1,5 +1,5 @@
 /* Showing a plan: the --dry-run table with its time estimate, the number of trials of a
- * sweep, and a case's rate for people. (plan.csv is reports/plan_csv.c, filled by
+ * sweep, and a case's rate for people. (plan.csv is reports/files/plan_csv.c, filled by
  * runner/run/outdir.c.) */
 #include <math.h>
 #include <string.h>

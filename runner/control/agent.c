@@ -1,5 +1,6 @@
-/* nbrun — the agent: a connection's handshake, the one session slot, the agent's life (see
- * agent.h). Who gets a connection thread is agent_accept.c; a session's tests agent_session.c. */
+/* nbrun — the agent's life (see agent.h): its listener, its thread, its end. Who gets a
+ * connection thread is agent_accept.c; that thread's handshake and the one session slot
+ * agent_conn.c; a session's tests agent_session.c. */
 #include "agent.h"
 
 #include <arpa/inet.h>
@@ -8,7 +9,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sodium.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,98 +17,6 @@
 #include "agent_int.h"
 #include "ctl.h"
 #include "sock.h"
-
-void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
-		  const char *fmt, ...)
-{
-	if (a->o.verbosity < level)
-		return;
-	char who[80] = "", line[512];
-	if (peer)
-		nb_ctl_addr_str(peer, who, sizeof(who));
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "nbrun serve: %s%s%s\n", who, peer ? ": " : "", line);
-}
-
-/* ---- the session slot ---- */
-
-static bool take_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	bool ok = !a->busy && !(a->o.once && a->sessions_begun > 0) && !atomic_load(&a->stopping);
-	if (ok) {
-		a->busy = c->session = true;
-		a->sessions_begun++;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return ok;
-}
-
-static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	a->busy = c->session = false;
-	a->sessions_ended++;
-	pthread_mutex_unlock(&a->lock);
-}
-
-/* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets); an
- * interval that is over says its count first (ratelog.h). */
-static void refused(struct nb_agent *a, const struct sockaddr_storage *peer, const char *why)
-{
-	uint64_t now = nb_ctl_now_ms();
-	nb_agent_log_summaries(a, now);
-	if (nb_ratelog_event(&a->refused_log, now))
-		nb_agent_log(a, 0, peer, "refused: %s", why);
-}
-
-/* The handshake is over: the connection may become the session, unless it was made to give way
- * to a newcomer meanwhile (agent_accept.c). */
-static bool proven(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	bool ok = !c->evicted;
-	c->proven = ok;
-	pthread_mutex_unlock(&a->lock);
-	return ok;
-}
-
-void *nb_agent_conn_main(void *arg)
-{
-	struct nb_agent_conn *c = arg;
-	struct nb_agent *a = c->a;
-	struct nb_auth auth;
-	struct nb_error err = { { 0 } };
-	struct nb_ctl ctl;
-	nb_ctl_init(&ctl, c->fd);
-	uint64_t deadline = c->since_ms +
-			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
-	enum nb_auth_verdict v = nb_auth_agent(&ctl, a->o.secret, deadline, &auth, &err);
-	if (v == NB_AUTH_REFUSED) {
-		refused(a, &c->peer, err.msg);
-	} else if (v == NB_AUTH_GONE || !proven(a, c)) {
-		nb_agent_log(a, 1, &c->peer, "no handshake: %s", v == NB_AUTH_GONE ? err.msg : "gave way");
-	} else if (!take_slot(a, c)) {
-		nb_ctl_send_error(&ctl, NB_ERR_BUSY, "agent is busy with another client; try again later");
-		refused(a, &c->peer, "busy with another client");
-	} else {
-		char who[80];
-		nb_ctl_addr_str(&c->peer, who, sizeof(who));
-		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s)", who, auth.peer_version);
-		uint32_t runs = nb_agent_session_serve(a, c, &ctl, &auth);
-		release_slot(a, c);
-		nb_agent_log(a, 0, &c->peer, "session ended after %u run%s", runs, runs == 1 ? "" : "s");
-	}
-	sodium_memzero(&auth, sizeof(auth));
-	nb_ctl_forget(&ctl);
-	pthread_mutex_lock(&a->lock);
-	c->done = true;
-	pthread_mutex_unlock(&a->lock);
-	return NULL;
-}
 
 /* ---- lifetime ---- */
 
@@ -161,6 +69,7 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	pthread_mutex_init(&a->lock, NULL);
 	nb_ratelog_init(&a->full_log, 1, NB_AGENT_LOG_INTERVAL_MS);
 	nb_ratelog_init(&a->refused_log, NB_AGENT_LOG_BURST, NB_AGENT_LOG_INTERVAL_MS);
+	nb_ratelog_init(&a->not_allowed, NB_AGENT_REFUSED_BURST, NB_AGENT_REFUSED_WINDOW_MS);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
 	} else if (o->stdio && !o->bind) {
@@ -223,6 +132,7 @@ void nb_agent_destroy(struct nb_agent *a)
 	pthread_mutex_destroy(&a->lock);
 	nb_ratelog_finish(&a->full_log);
 	nb_ratelog_finish(&a->refused_log);
+	nb_ratelog_finish(&a->not_allowed);
 	free(a);
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,23 +24,6 @@ static void note_full(struct nb_agent *a, const struct sockaddr_storage *peer)
 			     NB_AGENT_LOG_INTERVAL_MS / 1000);
 }
 
-/* Each interval that held more lines than it showed ends with how many (now UINT64_MAX: at the
- * agent's end, whatever is held). "handshake slots full" is said once per interval: its count
- * is worded apart. */
-void nb_agent_log_summaries(struct nb_agent *a, uint64_t now)
-{
-	uint32_t n;
-	uint64_t window;
-	if (nb_ratelog_due(&a->full_log, now, &n, &window))
-		nb_agent_log(a, 0, NULL, "and %u more connections closed for want of a handshake slot "
-			     "in the last %llu s (a flood? --allow limits who may connect)", n,
-			     (unsigned long long)window / 1000);
-	if (nb_ratelog_due(&a->refused_log, now, &n, &window))
-		nb_agent_log(a, 0, NULL, "%u more refused handshakes in the last %llu s, not shown "
-			     "(wrong or missing secrets, other versions, busy)", n,
-			     (unsigned long long)window / 1000);
-}
-
 /* Tell fd why it found no slot (one small frame to a fresh socket never blocks), close it. */
 static void saturated(struct nb_agent *a, int fd, const struct sockaddr_storage *peer)
 {
@@ -48,6 +32,24 @@ static void saturated(struct nb_agent *a, int fd, const struct sockaddr_storage 
 	nb_ctl_send_error(&c, NB_ERR_BUSY, NB_AGENT_SATURATED);
 	close(fd);
 	note_full(a, peer);
+}
+
+/* A client outside --allow: one ERROR frame saying so, sent without waiting, and the close;
+ * nothing of it is read, and nothing else is said (not the ranges). */
+static void refuse_not_allowed(struct nb_agent *a, int fd, const struct sockaddr_storage *peer)
+{
+	struct nb_msg m = { .type = NB_MSG_ERROR, .u.error.code = NB_ERR_AUTH };
+	struct nb_buf b = { 0 };
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "refused: this client's address is not in "
+		 "the agent's --allow list");
+	if (nb_msg_encode(&m, &b, NULL))
+		(void)send(fd, b.p, b.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	nb_buf_free(&b);
+	close(fd);
+	uint64_t now = nb_ctl_now_ms();
+	nb_agent_log_summaries(a, now);
+	if (nb_ratelog_event(&a->not_allowed, now))
+		nb_agent_log(a, 0, peer, "refused: not in --allow");
 }
 
 /* ---- handshake threads ---- */
@@ -256,8 +258,7 @@ static bool pending_room(struct nb_agent *a, const struct sockaddr_storage *peer
 static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage *peer, socklen_t len)
 {
 	if (a->o.nallow && !nb_cidr_match(a->o.allow, a->o.nallow, peer)) {
-		nb_agent_log(a, 1, peer, "not in --allow: closed");
-		close(fd);
+		refuse_not_allowed(a, fd, peer);
 		return;
 	}
 	if (!pending_room(a, peer)) {

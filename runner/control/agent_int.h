@@ -1,5 +1,6 @@
-/* nbrun — the agent's insides, shared by agent.c (a connection's thread, the agent's life),
- * agent_accept.c (who gets a thread) and agent_session.c (a session's tests). */
+/* nbrun — the agent's insides, shared by agent.c (the agent's life), agent_accept.c (who gets
+ * a thread), agent_conn.c (a connection's thread), agent_session.c (a session's tests) and
+ * agent_log.c (its log lines). */
 #ifndef NB_AGENT_INT_H
 #define NB_AGENT_INT_H
 
@@ -54,17 +55,18 @@ struct nb_agent {
 	bool busy;                      /* a session holds the slot */
 	uint64_t sessions_begun, sessions_ended;
 	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
+	struct nb_ratelog not_allowed;  /* clients refused by --allow: a line each, then counts */
 	pthread_t thread;               /* local mode */
 	bool have_thread;
 };
 
-/** Log one line about a peer when the agent's verbosity is at least level. */
+/** Log one line about a peer when the agent's verbosity is at least level (agent_log.c). */
 void nb_agent_log(const struct nb_agent *a, int level, const struct sockaddr_storage *peer,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /** Say what each rate-limited log line held in its interval, once that is over (now UINT64_MAX:
- *  all, at the end; agent_accept.c). */
+ *  all, at the end; agent_log.c). */
 void nb_agent_log_summaries(struct nb_agent *a, uint64_t now);
-/** The thread body of one connection (agent.c): its handshake, then maybe the session. */
+/** The thread body of one connection (agent_conn.c): its handshake, then maybe the session. */
 void *nb_agent_conn_main(void *arg);
 /** Join finished connection threads and close their sockets (all of them when `all`, after
  *  shutting the live ones down); waiting connections are closed too when all. */

@@ -12,8 +12,9 @@
 #include "ctl.h"
 #include "hello_facts.h"
 #include "ifstats.h"
-#include "limits.h"
+#include "agent_limits.h"
 #include "nb_config.h"
+#include "probe.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -31,6 +32,7 @@ struct session_ctx {
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
 	uint32_t last_grant;            /* the run id of the last grant used: each is used once */
+	uint32_t probes;                /* data path probes taken (probe.h) */
 };
 
 /* ---- one test ---- */
@@ -316,17 +318,31 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 		     nb_text_sanitize(id, sizeof(id), su->case_id), what);
 }
 
-/* CHECK: this host against what the client's plan needs, one line per problem. */
+/* CHECK: this host against what the client's plan needs, one line per problem, and our limits
+ * (the client holds each of its cases to them, naming the case). */
 static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 {
 	struct nb_agent *a = c->a;
 	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
-				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
-				       .max_duration_s = a->o.limits.max_duration_s };
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi };
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
 	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
+	m.u.check_result.limits = a->o.limits;
 	nb_ctl_send(c->ctl, &m, 5000, NULL);
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
+}
+
+/* PROBE: the data path, at most NB_PROBES_MAX times a session (probe.h). */
+static void answer_probe(struct session_ctx *c, const struct nb_msg_probe *q)
+{
+	if (c->probes >= NB_PROBES_MAX) {
+		char why[80];
+		snprintf(why, sizeof(why), "limit: a session probes its data path at most %d times",
+			 NB_PROBES_MAX);
+		nb_ctl_send_error(c->ctl, NB_ERR_LIMIT, why);
+		return;
+	}
+	nb_agent_probe(c->a, c->conn, c->ctl, c->session_key, ++c->probes, q);
 }
 
 /* TIME: our clock when the request came and when we answer (clock.h). */
@@ -351,6 +367,9 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 		return true;
 	case NB_MSG_TIME:
 		answer_time(c, &m->u.time);
+		return true;
+	case NB_MSG_PROBE:
+		answer_probe(c, &m->u.probe);
 		return true;
 	case NB_MSG_BYE:
 		return false;

@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 
 #include "agent.h"
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_AGENT_STDIO_READY "nbrun-agent ready"
 

@@ -29,7 +29,7 @@
 
 #include "ctl.h"
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_SECRET_MIN 16                 /* bytes a secret file must hold (trailing space aside) */
 #define NB_SECRET_WEAK_BITS 48           /* a secret estimated below this is warned about */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "sock.h"
 
 #define AVAILABLE_CC "/proc/sys/net/ipv4/tcp_available_congestion_control"
 
@@ -42,7 +43,9 @@ static void available_cc(char *out, size_t n)
 		fclose(f);
 }
 
-/* Setting it on a socket is the real test: as root the kernel may load the module on demand. */
+/* Setting it on a socket is the real test of what the kernel has (as root it may load the
+ * module on demand); a run also wants it in the allowed list (nb_sock_cc_allowed), so that
+ * TCP_CONGESTION never loads a module for a client. */
 static size_t check_cc(const struct nb_msg_check *need, char *text, size_t len)
 {
 	size_t n = 0;
@@ -53,6 +56,9 @@ static size_t check_cc(const struct nb_msg_check *need, char *text, size_t len)
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
+		struct nb_error why = { { 0 } };
+		if (rc == 0 && !nb_sock_cc_allowed(cc, &why)) /* root may set it; a run never does */
+			n += line(text, len, "%s: add it there, or choose one listed", why.msg);
 		if (rc == 0)
 			continue;
 		char avail[256];
@@ -113,10 +119,6 @@ static size_t check_limits(const struct nb_msg_check *need, const struct nb_chec
 		if ((need->protocols >> p & 1u) && !free_port(lim, p ? SOCK_DGRAM : SOCK_STREAM))
 			n += line(text, len, "no free %s data port in %u-%u", names[p], lim->data_lo,
 				  lim->data_hi);
-	if (lim->max_duration_s && need->longest_ns > (uint64_t)lim->max_duration_s * 1000000000ull)
-		n += line(text, len, "the longest run lasts %.0f s (warm-up + duration), above the "
-			  "agent's --max-duration %u s", (double)need->longest_ns / 1e9,
-			  lim->max_duration_s);
 	if (need->max_flows > NB_MAX_FLOWS)
 		n += line(text, len, "a run has %u flows, above this build's %d", need->max_flows,
 			  NB_MAX_FLOWS);

@@ -1,7 +1,7 @@
 /* nbrun — the preflight check: does this host have what a plan needs? Congestion control
  * algorithms are tried on a real socket, pinned CPUs against the CPUs this process may use,
- * data ports by binding one in the agent's range, and the run length against the agent's
- * limit. Each problem is one line of text; the agent answers a CHECK with its lines, the
+ * data ports by binding one in the agent's range. Each problem is one line of text; the agent
+ * answers a CHECK with its lines and its limits (the client holds each case to them), the
  * client adds its own (its congestion control and CPUs). Nothing runs, so it takes moments. */
 #ifndef NB_CHECK_H
 #define NB_CHECK_H
@@ -13,12 +13,11 @@
 
 #include "proto.h"
 
-/** The agent's side of the check: where it binds data ports and its limits. */
+/** The agent's side of the check: where it binds data ports. */
 struct nb_check_limits {
 	const struct sockaddr_storage *bind;  /* the agent's address (its data ports bind there) */
 	socklen_t bind_len;
 	uint16_t data_lo, data_hi;            /* 0, 0: ephemeral ports, nothing to check */
-	uint32_t max_duration_s;              /* 0: no limit */
 };
 
 /** Append one line ("...\n") per problem of this host with need to text (len bytes); lim NULL

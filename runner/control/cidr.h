@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 /** One range: an IPv4 or IPv6 network and its prefix length. */
 struct nb_cidr {

@@ -39,6 +39,7 @@ struct nb_client {
 	bool any_source;                /* its runs' data may come from any host that proves the run's
 					   key: a control session over ssh, where the agent sees ssh's
 					   client (maybe a bastion), not this host's data address */
+	uint32_t probes;                /* data path probes asked in this session (probe.h) */
 };
 
 /** Receives each measured interval as soon as both ends' counters for it are in. */
@@ -71,9 +72,10 @@ void nb_client_close(struct nb_client *c);
 /** Free what a test result owns. */
 void nb_test_result_free(struct nb_test_result *r);
 /** Ask the agent whether its host has what need asks (CHECK); problems gets its lines ("" =
- *  none). False with err when the agent did not answer (then the session is over). */
+ *  none), limits its limits on one test. False with err when the agent did not answer (then
+ *  the session is over). */
 bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
-		     size_t len, struct nb_error *err);
+		     size_t len, struct nb_limits *limits, struct nb_error *err);
 struct nb_pathsync;
 
 /** Run one test. err holds the peer-lost message for NB_OUT_PEER_LOST. */

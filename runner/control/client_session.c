@@ -97,7 +97,7 @@ void nb_client_close(struct nb_client *c)
 }
 
 bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,
-		     size_t len, struct nb_error *err)
+		     size_t len, struct nb_limits *limits, struct nb_error *err)
 {
 	struct nb_msg m = { .type = NB_MSG_CHECK };
 	m.u.check = *need;
@@ -111,8 +111,10 @@ bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char 
 	if (r != 1)
 		return false;
 	bool ok = m.type == NB_MSG_CHECK_RESULT;
-	if (ok)
+	if (ok) {
 		snprintf(problems, len, "%s", m.u.check_result.text);
+		*limits = m.u.check_result.limits;
+	}
 	else if (m.type == NB_MSG_ERROR)
 		nb_error_set(err, "peer %s cannot check: %s", c->peer_name, m.u.error.text);
 	else

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 struct nb_ctl;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cidr.h"
+#include "sock.h"
 
 uint64_t nb_ctl_now_ms(void)
 {
@@ -367,19 +368,7 @@ int nb_ctl_listen(struct sockaddr_storage *addr, socklen_t len, struct nb_error 
 
 void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n)
 {
-	char host[INET6_ADDRSTRLEN] = "?";
-	uint16_t port = 0;
-	if (addr->ss_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
-		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-		port = ntohs(a->sin_port);
-		snprintf(out, n, "%s:%u", host, port);
-	} else {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
-		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-		port = ntohs(a->sin6_port);
-		snprintf(out, n, "[%s]:%u", host, port);
-	}
+	nb_sock_addr_str(addr, out, n);
 }
 
 bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struct nb_target *t)

@@ -84,7 +84,7 @@ bool nb_ctl_target_put(const struct sockaddr_storage *addr, uint16_t port, struc
  *  loopback itself) loopback or link-local (a cloud's metadata service). */
 bool nb_ctl_target_get(const struct nb_target *t, bool local_ok, struct sockaddr_storage *addr,
 		       socklen_t *len, struct nb_error *err);
-/** "ADDR:PORT" text of an address. */
+/** "ADDR:PORT" text of an address (nb_sock_addr_str). */
 void nb_ctl_addr_str(const struct sockaddr_storage *addr, char *out, size_t n);
 
 #endif

@@ -1,9 +1,11 @@
 /* nbrun — control protocol encoder and strict decoder (see proto.h). */
 #include "proto.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_defs.h"
 #include "params.h"
 #include "text.h"
 
@@ -168,6 +170,34 @@ static void dec_facts(struct rd *r, struct nb_msg_facts *f)
 
 /* ---- setup: the resolved case parameters ---- */
 
+/* The engine, the seven axes in a fixed order, then every parameter row (engines/param_defs.h)
+ * that travels, in table order: the common rows, then the engine's own. */
+
+/* A row's value as its kind travels: an integer of d->wire bytes, a TOS + 1, a name, CPUs. */
+static void enc_param(struct nb_buf *b, const struct nb_param_def *d, const struct nb_params *p)
+{
+	const unsigned char *f = nb_param_cfield(d, p);
+	uint32_t n;
+	switch (d->kind) {
+	case NB_PK_NAME:
+		n = (uint32_t)strnlen((const char *)f, d->size - 1);
+		put_u16(b, n);
+		put(b, f, n);
+		break;
+	case NB_PK_CPUS:
+		memcpy(&n, f, 4);
+		put_u32(b, n);
+		for (uint32_t i = 0; i < n && i < (d->size - 4) / 2; i++) {
+			int16_t cpu;
+			memcpy(&cpu, f + 4 + 2 * i, 2);
+			put_u16(b, (uint16_t)cpu);
+		}
+		break;
+	case NB_PK_TOS: put_uint(b, (uint64_t)(nb_param_get(d, p) + 1), (int)d->wire); break;
+	default: put_uint(b, (uint64_t)nb_param_get(d, p), (int)d->wire); break;
+	}
+}
+
 static void enc_params(struct nb_buf *b, const struct nb_params *p)
 {
 	put_str(b, p->engine);
@@ -178,18 +208,53 @@ static void enc_params(struct nb_buf *b, const struct nb_params *p)
 	put_u32(b, p->response);
 	put_u32(b, p->streams);
 	put_u64(b, p->rate);
-	put_u32(b, p->window);
-	put_u32(b, p->mss);
-	put_u8(b, p->nodelay);
-	put_str(b, p->congestion);
-	put_u32(b, (uint32_t)p->tos + 1u);
-	put_u8(b, p->wait);
-	put_u8(b, p->gso);
-	put_u32(b, p->batch);
-	put_u32(b, p->timeout_ms);
-	put_u32(b, p->ncpus);
-	for (uint32_t i = 0; i < p->ncpus; i++)
-		put_u16(b, (uint16_t)p->cpus[i]);
+	const struct nb_engine *e = nb_engine_find(p->engine);
+	const struct nb_param_def *d;
+	bool own;
+	for (size_t i = 0; (d = nb_param_at(e, i, &own)); i++)
+		if (!(d->flags & NB_PF_LOCAL))
+			enc_param(b, d, p);
+}
+
+/* A name row: a string of the field's size at most, of [a-z0-9_] only. */
+static void dec_name(struct rd *r, const struct nb_param_def *d, struct nb_params *p,
+		     const char *what)
+{
+	char msg[64];
+	snprintf(msg, sizeof(msg), "%s name", what);
+	char *f = nb_param_field(d, p);
+	get_str(r, f, d->size - 1, msg);
+	if (strspn(f, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(f))
+		fail(r, msg);
+}
+
+/* A CPU row: a count the field holds, then each CPU in 0 .. d->max. */
+static void dec_cpus(struct rd *r, const struct nb_param_def *d, struct nb_params *p)
+{
+	unsigned char *f = nb_param_field(d, p);
+	uint32_t n = (uint32_t)get_range(r, 4, 0, (d->size - 4) / 2, "cpu count");
+	memcpy(f, &n, 4);
+	for (uint32_t i = 0; i < n && !r->bad; i++) {
+		int16_t cpu = (int16_t)get_range(r, 2, 0, d->max, "cpu number");
+		memcpy(f + 4 + 2 * i, &cpu, 2);
+	}
+}
+
+static void dec_param(struct rd *r, const struct nb_param_def *d, struct nb_params *p)
+{
+	const char *what = d->what ? d->what : d->key;
+	uint64_t v;
+	switch (d->kind) {
+	case NB_PK_NAME: dec_name(r, d, p, what); break;
+	case NB_PK_CPUS: dec_cpus(r, d, p); break;
+	case NB_PK_TOS: /* on the wire tos + 1 (0 = leave it): subtract only a value that passed */
+		v = get_range(r, (int)d->wire, 0, nb_param_wire_max(d), what);
+		nb_param_set(d, p, r->bad ? -1 : (int64_t)v - 1);
+		break;
+	default:
+		nb_param_set(d, p, (int64_t)get_range(r, (int)d->wire, 0, nb_param_wire_max(d), what));
+		break;
+	}
 }
 
 static void dec_params(struct rd *r, struct nb_params *p)
@@ -202,22 +267,12 @@ static void dec_params(struct rd *r, struct nb_params *p)
 	p->response = (uint32_t)get_range(r, 4, 0, 1u << 30, "response size");
 	p->streams = (uint32_t)get_range(r, 4, 1, NB_MAX_FLOWS, "streams");
 	p->rate = get_range(r, 8, 0, NB_RATE_MAX, "rate");
-	p->window = (uint32_t)get_range(r, 4, 0, 1u << 30, "window");
-	p->mss = (uint32_t)get_range(r, 4, 0, 65535, "mss");
-	p->nodelay = get_range(r, 1, 0, 1, "nodelay");
-	get_str(r, p->congestion, sizeof(p->congestion) - 1, "congestion control name");
-	if (strspn(p->congestion, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(p->congestion))
-		fail(r, "congestion control name");
-	/* On the wire tos + 1 (0 = leave it): subtract only a value the range check passed. */
-	uint64_t tos = get_range(r, 4, 0, 256, "tos");
-	p->tos = r->bad ? -1 : (int32_t)tos - 1;
-	p->wait = (enum nb_wait)get_range(r, 1, 0, NB_WAIT_BUSY_POLL, "wait mode");
-	p->gso = get_range(r, 1, 0, 1, "gso");
-	p->batch = (uint32_t)get_range(r, 4, 0, 1024, "batch");
-	p->timeout_ms = (uint32_t)get_range(r, 4, 0, 3600000, "timeout");
-	p->ncpus = (uint32_t)get_range(r, 4, 0, NB_MAX_CPUS, "cpu count");
-	for (uint32_t i = 0; i < p->ncpus && !r->bad; i++)
-		p->cpus[i] = (int16_t)get_range(r, 2, 0, 4095, "cpu number");
+	const struct nb_engine *e = nb_engine_find(p->engine);
+	const struct nb_param_def *d;
+	bool own;
+	for (size_t i = 0; !r->bad && (d = nb_param_at(e, i, &own)); i++)
+		if (!(d->flags & NB_PF_LOCAL))
+			dec_param(r, d, p);
 	if (!r->bad && nb_params_nflows(p) > NB_MAX_FLOWS)
 		fail(r, "too many flows");
 }
@@ -345,8 +400,33 @@ static void enc_check(struct nb_buf *b, const struct nb_msg_check *c)
 	for (uint16_t i = 0; i < c->ncpus; i++)
 		put_u16(b, c->cpus[i]);
 	put_u8(b, c->protocols);
-	put_u64(b, c->longest_ns);
 	put_u32(b, c->max_flows);
+}
+
+static void enc_check_result(struct nb_buf *b, const char *text, const struct nb_limits *l)
+{
+	put_str(b, text);
+	put_u64(b, l->max_rate);
+	put_u32(b, l->max_flows);
+	put_u32(b, l->max_duration_s);
+	put_u32(b, l->max_message);
+}
+
+static void dec_check_result(struct rd *r, char *text, struct nb_limits *l)
+{
+	get_text(r, text, NB_CHECK_TEXT_MAX, true, "check result text");
+	l->max_rate = get_range(r, 8, 0, NB_RATE_MAX, "rate limit");
+	l->max_flows = (uint32_t)get_uint(r, 4);
+	l->max_duration_s = (uint32_t)get_uint(r, 4);
+	l->max_message = (uint32_t)get_uint(r, 4);
+}
+
+/* ---- probe ---- */
+
+static void dec_probe(struct rd *r, struct nb_msg_probe *q)
+{
+	q->proto = (uint8_t)get_range(r, 1, NB_PROTO_TCP, NB_PROTO_UDP, "probe protocol");
+	q->any_source = (uint8_t)get_range(r, 1, 0, 1, "any-source flag");
 }
 
 static void dec_check(struct rd *r, struct nb_msg_check *c)
@@ -358,7 +438,6 @@ static void dec_check(struct rd *r, struct nb_msg_check *c)
 	for (uint16_t i = 0; i < c->ncpus && !r->bad; i++)
 		c->cpus[i] = (uint16_t)get_range(r, 2, 0, 4095, "cpu number");
 	c->protocols = (uint8_t)get_range(r, 1, 0, 3, "protocol mask");
-	c->longest_ns = get_uint(r, 8);
 	c->max_flows = (uint32_t)get_uint(r, 4);
 }
 
@@ -383,7 +462,13 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		put_str(b, m->u.error.text);
 		break;
 	case NB_MSG_CHECK: enc_check(b, &m->u.check); break;
-	case NB_MSG_CHECK_RESULT: put_str(b, m->u.check_result.text); break;
+	case NB_MSG_CHECK_RESULT:
+		enc_check_result(b, m->u.check_result.text, &m->u.check_result.limits);
+		break;
+	case NB_MSG_PROBE:
+		put_u8(b, m->u.probe.proto);
+		put_u8(b, m->u.probe.any_source);
+		break;
 	case NB_MSG_TIME:
 		put_u64(b, m->u.time.t1);
 		put_u64(b, m->u.time.t2);
@@ -432,8 +517,9 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 		break;
 	case NB_MSG_CHECK: dec_check(r, &m->u.check); break;
 	case NB_MSG_CHECK_RESULT:
-		get_text(r, m->u.check_result.text, NB_CHECK_TEXT_MAX, true, "check result text");
+		dec_check_result(r, m->u.check_result.text, &m->u.check_result.limits);
 		break;
+	case NB_MSG_PROBE: dec_probe(r, &m->u.probe); break;
 	case NB_MSG_TIME:
 		m->u.time.t1 = get_uint(r, 8);
 		m->u.time.t2 = get_uint(r, 8);
@@ -496,6 +582,6 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT", "FACTS", "TIME" };
+					     "CHECK_RESULT", "FACTS", "TIME", "PROBE" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

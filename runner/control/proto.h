@@ -20,8 +20,13 @@
  * after the drain; agent answers RESULT -> ... -> BYE. SETUP carries no key:
  * both ends derive the run's data key from the handshake and the run id.
  * Before a batch (and for --check) the client asks CHECK with what its plan needs; the agent
- * answers CHECK_RESULT, one line per problem it finds on its host ("" = none): only after
- * authentication, like FACTS.
+ * answers CHECK_RESULT, one line per problem it finds on its host ("" = none), and its limits
+ * on one test (the client holds every case to them): only after authentication, like FACTS.
+ * Then (v6) a PROBE per protocol the plan uses proves the data path as a run opens it: the
+ * agent binds a data port, answers READY(port), takes one data connection (TCP) or completes
+ * one UDP data hello (challenge, echo, ACK) under a key both ends derive from the session's
+ * key and the probe's number, from the client's host only (any_source: any host proving the
+ * key, as for SETUP), within a bounded time, and answers CHECK_RESULT: "" or what blocked it.
  * Between tests the client may send TIME (t1 = its clock at sending); the agent answers TIME
  * with t1 echoed, t2 = its clock when the request arrived and t3 = when it answered (both
  * CLOCK_REALTIME, ns): the client's fourth stamp gives the agent's clock offset and the control
@@ -41,12 +46,13 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "error.h"
+#include "nb_error.h"
 #include "session.h"
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
  * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
-/* 5: SETUP's end, target and grant (paths between two agents); 6: every frame after the
+/* 5: SETUP's end, target and grant (paths between two agents); 6: PROBE (the data path before
+ * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
  * handshake sealed, an agent with a secret silent about its version before the proof */
 #define NB_PROTO_VERSION 6
 #define NB_FRAME_MAX (1u << 20)
@@ -62,8 +68,8 @@
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
 	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
-	NB_MSG_FACTS, NB_MSG_TIME,
-	NB_MSG_TYPE_MAX = NB_MSG_TIME
+	NB_MSG_FACTS, NB_MSG_TIME, NB_MSG_PROBE,
+	NB_MSG_TYPE_MAX = NB_MSG_PROBE
 };
 
 enum nb_err_code {
@@ -133,8 +139,23 @@ struct nb_msg_check {
 	uint16_t ncpus;
 	uint16_t cpus[NB_CHECK_MAX_CPUS];  /* CPUs the flows are pinned to */
 	uint8_t protocols;                 /* bit 1 << enum nb_proto: a data port of that kind */
-	uint64_t longest_ns;               /* the longest run: warm-up + duration */
 	uint32_t max_flows;                /* the most flows of one run */
+};
+
+/** An agent's limits on one test (`nbrun serve --max-*`, agent_limits.h); a zero field is no limit
+ *  (the embedded agent sets none). CHECK_RESULT carries them. */
+struct nb_limits {
+	uint64_t max_rate;          /* payload bit/s summed over a test's flows */
+	uint32_t max_flows;         /* data connections per test (bidir counts both ways) */
+	uint32_t max_duration_s;    /* warm-up + duration + drain */
+	uint32_t max_message;       /* bytes of a message, datagram, request or response */
+};
+
+/** PROBE: prove the data path of one protocol (TCP or UDP) as a run opens it. */
+struct nb_msg_probe {
+	uint8_t proto;             /* enum nb_proto: TCP or UDP */
+	uint8_t any_source;        /* the data may come from any host that proves the key (a
+				      session over ssh, whose client may be a bastion) */
 };
 
 /** TIME: a clock exchange (request: t1 only; answer: all three). */
@@ -161,7 +182,11 @@ struct nb_msg {
 		struct { uint16_t code; char text[NB_TEXT_MAX + 1]; } error;
 		struct nb_msg_check check;
 		struct nb_msg_time time;
-		struct { char text[NB_CHECK_TEXT_MAX + 1]; } check_result; /* lines ending in \n */
+		struct {
+			char text[NB_CHECK_TEXT_MAX + 1]; /* lines ending in \n */
+			struct nb_limits limits;           /* the agent's (after a CHECK; zero after PROBE) */
+		} check_result;
+		struct nb_msg_probe probe;
 	} u;
 };
 

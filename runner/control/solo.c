@@ -2,6 +2,7 @@
 #include "solo.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,32 @@ static void result(struct solo *t, struct nb_test_result *out)
 	nb_metrics_window(e, t->L[t->tl.nticks + n], &out->m);
 }
 
+/* Whether the engine finds the run measured anything (its judge op), on the kept window's
+ * counters of every flow; false with out->error saying why not. */
+static bool judged(const struct solo *t, struct nb_test_result *out)
+{
+	const struct nb_engine *e = nb_engine_find(t->su->params.engine);
+	uint32_t j = nb_timeline_first_kept(&t->tl), K = nb_timeline_last_kept(&t->tl);
+	if (!e->judge || !t->L[j] || !t->L[K])
+		return true;
+	uint64_t sum[NB_C_COUNT] = { 0 };
+	for (uint32_t f = 0; f < t->L[K]->nflows && f < t->L[j]->nflows; f++)
+		for (int c = 0; c < NB_C_COUNT; c++)
+			sum[c] += t->L[K]->flow[f].c[c] - t->L[j]->flow[f].c[c];
+	struct sockaddr_storage to = t->to->addr;
+	char target[80];
+	if (to.ss_family == AF_INET)
+		((struct sockaddr_in *)&to)->sin_port = htons(t->su->params.port);
+	else
+		((struct sockaddr_in6 *)&to)->sin6_port = htons(t->su->params.port);
+	nb_sock_addr_str(&to, target, sizeof(target));
+	struct nb_error why = { { 0 } };
+	if (e->judge(&t->su->params, sum, target, &why))
+		return true;
+	snprintf(out->error, sizeof(out->error), "%s", why.msg);
+	return false;
+}
+
 static enum nb_outcome run(struct solo *t, struct nb_test_result *out, struct nb_error *err)
 {
 	const struct nb_msg_setup *su = t->su;
@@ -139,7 +166,7 @@ static enum nb_outcome run(struct solo *t, struct nb_test_result *out, struct nb
 		snprintf(out->error, sizeof(out->error), "%s", serr.msg);
 		return NB_OUT_CASE_FAILED;
 	}
-	return NB_OUT_OK;
+	return judged(t, out) ? NB_OUT_OK : NB_OUT_CASE_FAILED;
 }
 
 enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_msg_setup *su,

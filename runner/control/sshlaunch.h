@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "nb_error.h"
 
 #define NB_SSH_ARGS_MAX 32
 #define NB_SSH_START_MS 30000   /* from ssh's start to the agent's start line */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "nb_error.h"
 #include "facts.h"
 
 /** Every group (host, cpu, iface, tcp) for the interface that routes to peer (NULL: loopback),

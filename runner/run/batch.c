@@ -94,6 +94,10 @@ enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
 	char host[256] = "127.0.0.1";
 	uint16_t port;
 	const struct nb_host *h = b->peer ? nb_config_host(b->cfg, b->peer) : NULL;
+	const char *const *peers = b->o->npeers ? b->o->peers : &b->peer;
+	for (size_t i = 0; i < (b->o->npeers ? b->o->npeers : b->peer != NULL); i++)
+		if (!nb_reach_peer_name(b->cfg, peers[i], err)) /* a typo of a host of hosts: */
+			return NB_EXIT_USAGE;
 	if (h)
 		snprintf(host, sizeof(host), "%s", h->address);
 	else if (b->peer && !nb_ctl_parse_peer(b->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),

@@ -16,7 +16,7 @@
 #include "csv.h"
 #include "hosts_reach.h"
 #include "meta_json.h"
-#include "paths.h"
+#include "multipath.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"

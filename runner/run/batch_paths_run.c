@@ -1,6 +1,6 @@
 /* nbrun — one case x repetition on every path of the batch at once (see batch.h).
  *
- * Each path runs on its own thread (paths.h) and hands its intervals to its sink there. The
+ * Each path runs on its own thread (multipath.h) and hands its intervals to its sink there. The
  * sinks share one table under a lock: a path's own rows (its flows, its sum; path = its name)
  * go to intervals.csv as they come, and interval k's sum over the paths (path "all", the row
  * the statistics use) once every path has it. A path that failed leaves holes; after the run

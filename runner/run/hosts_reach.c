@@ -167,6 +167,22 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 	return nb_error_set(err, "host %s: %s", name, e.msg);
 }
 
+bool nb_reach_peer_name(const struct nb_config *cfg, const char *peer, struct nb_error *err)
+{
+	char host[256];
+	uint16_t port;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct nb_error ignored = { { 0 } };
+	if (nb_config_host(cfg, peer) ||
+	    !nb_ctl_parse_peer(peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &ignored))
+		return true;
+	const char *near = nb_config_host_near(cfg, host);
+	if (!near || nb_ctl_resolve(peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &ignored))
+		return true;
+	return nb_error_set(err, "unknown host '%s' (did you mean '%s'?)", host, near);
+}
+
 static size_t add_name(const char **names, size_t n, size_t max, const char *name)
 {
 	for (size_t i = 0; i < n; i++)

@@ -41,6 +41,11 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 /** End every agent r started (close the clients first: their BYE ends a session cleanly) and
  *  free r; NULL is a no-op. */
 void nb_reach_destroy(struct nb_reach *r);
+/** Whether peer (a --peer) may be tried as an address: false with err "unknown host 'vmbb'
+ *  (did you mean 'vmb'?)" when it names no host of cfg's hosts:, looks like a typo of one, and
+ *  does not resolve (bad input, not an unreachable peer). True for anything else: its own
+ *  errors come when it is reached. */
+bool nb_reach_peer_name(const struct nb_config *cfg, const char *peer, struct nb_error *err);
 /** The names of hosts the plan's paths use, then peer when it is a host of cfg, each once
  *  (local never); returns how many (at most max). */
 size_t nb_reach_plan_hosts(const struct nb_config *cfg, const struct nb_plan *plan,

@@ -5,9 +5,11 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "config_copy.h"
+#include "param_defs.h"
 #include "params.h"
 #include "plan_csv.h"
 
@@ -30,48 +32,35 @@ void nb_outdir_sha256_hex(const void *data, size_t len, char out[65])
 /* Text cells of one plan.csv row that are not in the case itself. */
 struct plan_text {
 	char reps[48];
-	char cpus[NB_MAX_CPUS * 6];
+	char cells[1024]; /* the parameter rows' cells, one after another */
 	char paths[NB_PATHS_MAX * 2 * NB_HOST_NAME_MAX];
 };
 
-static const char *on_off(bool applies, bool on)
+/* The parameter rows' cells (engines/param_defs.h): each row's spelling where the case has it
+ * (its engine takes it, its protocol rule holds: TCP options over TCP, gso over UDP), empty
+ * elsewhere; the common rows into opt, the engine's own into own. */
+static void param_cells(const struct nb_case *c, struct nb_plan_case *row, struct plan_text *t)
 {
-	return !applies ? "" : on ? "on" : "off";
-}
-
-static void cpu_list(const struct nb_params *p, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < p->ncpus && used < len; i++) {
-		int n = snprintf(buf + used, len - used, "%s%d", i ? "," : "", p->cpus[i]);
-		used += n > 0 ? (size_t)n : 0;
+	size_t used = 0, j = 0;
+	bool own;
+	const struct nb_param_def *d;
+	for (size_t i = 0; (d = nb_param_at(c->engine, i, &own)); i++) {
+		const char *cell = "";
+		if (nb_param_in_plan(d, c->engine, &c->params) && used < sizeof(t->cells)) {
+			cell = nb_param_format(d, &c->params, t->cells + used, sizeof(t->cells) - used);
+			used += strlen(cell) + 1;
+		}
+		if (!own)
+			row->opt[i] = cell;
+		else if (j < NB_PARAM_OWN_ROWS_MAX)
+			row->own[j++] = cell;
 	}
-}
-
-/* The socket and engine options of the row: the TCP ones only over TCP, an engine's own ones
- * (gso, batch, timeout) only when its traits list them (gso over UDP only); what does not
- * apply stays empty. */
-static void plan_options(const struct nb_case *c, struct nb_plan_case *row, struct plan_text *t)
-{
-	const struct nb_params *p = &c->params;
-	bool tcp = p->proto == NB_PROTO_TCP;
-	row->window = (double)p->window;
-	row->mss = tcp ? (double)p->mss : NAN;
-	row->nodelay = on_off(tcp, p->nodelay);
-	row->congestion = tcp ? p->congestion : "";
-	row->tos = p->tos >= 0 ? (double)p->tos : NAN;
-	row->gso = on_off(!tcp && nb_engine_has_key(c->engine, "gso"), p->gso); /* UDP only */
-	row->batch = nb_engine_has_key(c->engine, "batch") ? (double)p->batch : NAN;
-	row->timeout_ms = nb_engine_has_key(c->engine, "timeout") ? (double)p->timeout_ms : NAN;
-	cpu_list(p, t->cpus, sizeof(t->cpus));
-	row->cpus = t->cpus;
 }
 
 /* plan.csv's row of case c; t backs its text cells (repetitions: "5", or "auto:MIN..MAX:CI%").
  * Parameters an engine does not take (its traits say which) stay empty: size for a
  * request/response engine, request/response for the others, direction for the engines that
- * are not directional, wait for those that take none. */
+ * are not directional, and every parameter row it does not take. */
 static void plan_row(const struct nb_case *c, struct nb_plan_case *row, struct plan_text *t)
 {
 	const struct nb_params *p = &c->params;
@@ -87,7 +76,6 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, struct p
 		.request = rr ? (double)p->request : NAN, .response = rr ? (double)p->response : NAN,
 		.streams = p->streams, .direction = dir ? nb_dir_name(p->direction) : "",
 		.rate = (double)p->rate,
-		.wait = nb_engine_has_key(c->engine, "wait") ? nb_wait_name(p->wait) : "",
 		.duration_s = (double)c->timing.duration_ns / 1e9,
 		.warmup_s = (double)c->timing.warmup_ns / 1e9,
 		.omit_s = (double)c->timing.omit_ns / 1e9,
@@ -95,7 +83,7 @@ static void plan_row(const struct nb_case *c, struct nb_plan_case *row, struct p
 		.repetitions = t->reps,
 		.sweep = !c->sweep.enabled ? "" : c->sweep.search ? "search" : "sweep",
 	};
-	plan_options(c, row, t);
+	param_cells(c, row, t);
 	row->paths = nb_config_paths_str(c->test, t->paths, sizeof(t->paths));
 }
 

@@ -1,6 +1,6 @@
 /* nbrun — the runner's side of the results folder: it fills what reports/ writes into it from
- * the config and the plan (config.yaml, plan.csv); the folder and its files belong to reports/
- * (results_dir, config_copy, plan_csv, meta_json ...). */
+ * the config and the plan (config.yaml, plan.csv); the folder itself is results_dir.c, its
+ * files belong to reports/files/ (config_copy, plan_csv, meta_json ...). */
 #ifndef NB_OUTDIR_H
 #define NB_OUTDIR_H
 
@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "error.h"
+#include "nb_error.h"
 #include "plan.h"
 
 /** Current UTC time as ISO 8601 ("2026-11-30T05:01:02Z"). */

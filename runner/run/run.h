@@ -8,10 +8,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "auth.h"
 #include "config.h"
-#include "error.h"
+#include "nb_error.h"
 #include "plan.h"
 
 struct nb_run_opts {
@@ -54,6 +55,9 @@ enum nb_run_exit {
  *  test's line); *npeers = 0 when no case names paths. */
 bool nb_batch_config_peers(const struct nb_config *cfg, const struct nb_plan *plan,
 			   const char **peers, size_t *npeers, struct nb_error *err);
+/** validate's notes: one line on out for each case an agent started without options refuses
+ *  (above `nbrun serve`'s default limits); how many. */
+size_t nb_run_note_default_limits(const struct nb_plan *plan, FILE *out);
 /** Run the plan; prints progress and the results folder on stderr. NB_EXIT_SIGNAL when
  *  interrupted (the caller adds the signal number). */
 enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *plan,

@@ -1,5 +1,5 @@
 /* nbrun — a sweep's result for people (one sentence per loss goal) and for the report (the
- * entries of sweeps.json, which reports/sweeps_json.c writes). See sweep_run.h. */
+ * entries of sweeps.json, which reports/files/sweeps_json.c writes). See sweep_run.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "outdir.h"
 #include "params.h"
+#include "run_int.h"
 #include "runs_csv.h"
 
 /* One swept case being run: what the trial callback and the interval sink need. */
@@ -310,11 +311,11 @@ static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 	t->ok = o == NB_OUT_OK;
 	if (t->ok)
 		fill_trial(x, &res.m, t);
-	char line[NB_TEXT_MAX + 256];
+	char line[NB_TEXT_MAX + 256], sent[48];
+	nb_fmt_value(t->sent_rate, x->c->engine->traits.rate_unit, sent, sizeof(sent));
 	if (t->ok)
 		snprintf(line, sizeof(line), "  %s calibration: unpaced for %.3g s, the sender offered "
-			 "%.6g %s", x->c->id, (double)t->duration_ns / 1e9, t->sent_rate,
-			 x->c->engine->traits.rate_unit);
+			 "%s", x->c->id, (double)t->duration_ns / 1e9, sent);
 	else
 		snprintf(line, sizeof(line), "  %s calibration burst FAILED: %s", x->c->id,
 			 x->lost ? x->err->msg : res.error);
@@ -379,11 +380,12 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
 		say(env, line);
 	}
-	if (env->progress)
-		nb_progress_run_done(env->progress, c->id, rep + 1, o.search ? "search done" : "sweep done");
 	bool stopped = x.stopped || (o.interrupted && !x.lost);
 	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST : stopped ? NB_OUT_INTERRUPTED
 			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
+	if (env->progress)
+		nb_progress_run_done(env->progress, c->id, rep + 1, nb_run_progress_end(rc),
+				     o.search ? "search done" : "sweep done");
 	nb_sweep_outcome_free(&o);
 	return rc;
 }

@@ -145,12 +145,17 @@ static void proto_seeds(void)
 	m = error_msg(NB_ERR_BUSY, "agent is busy");
 	proto_seed("error_busy", &m);
 	m = (struct nb_msg){ .type = NB_MSG_CHECK };
-	m.u.check = (struct nb_msg_check){ .ncc = 1, .cc = { "bbr" }, .ncpus = 2, .cpus = { 0, 3 },
-					   .protocols = 3, .longest_ns = 11000000000ull, .max_flows = 8 };
+	m.u.check = (struct nb_msg_check){ .ncc = 2, .cc = { "cubic", "bbr" }, .ncpus = 2,
+					   .cpus = { 0, 3 }, .protocols = 3, .max_flows = 8 };
 	proto_seed("check", &m);
 	m = (struct nb_msg){ .type = NB_MSG_CHECK_RESULT };
-	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "CPU 3 does not exist\n");
+	snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "congestion control 'bbr2' "
+		 "is not available\nCPU 999 does not exist\n");
+	m.u.check_result.limits = (struct nb_limits){ .max_rate = 10000000000ull, .max_flows = 64,
+						      .max_duration_s = 3600, .max_message = 1u << 20 };
 	proto_seed("check_result", &m);
+	m = (struct nb_msg){ .type = NB_MSG_PROBE, .u.probe = { NB_PROTO_UDP, 0 } };
+	proto_seed("probe_udp", &m);
 	m = (struct nb_msg){ .type = NB_MSG_TIME, .u.time = { 1, 2, 3 } };
 	proto_seed("time", &m);
 }

@@ -12,6 +12,8 @@ todo() {
 	N=$((N + 1))
 	if "$@" >/dev/null 2>&1; then echo "ok $N - $_d # TODO $_r"; else echo "not ok $N - $_d # TODO $_r"; fi
 }
+# that DESCRIPTION FILE-TO-SHOW-ON-FAILURE: ok when the command just before succeeded.
+that() { if [ $? -eq 0 ]; then ok "$1"; else nok "$1" "${2:-}"; fi; }
 # check DESCRIPTION FILE-TO-SHOW-ON-FAILURE COMMAND...
 check() {
 	_d=$1 _f=$2; shift 2

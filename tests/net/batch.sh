@@ -31,8 +31,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 . "$SRC/tests/lib/tap.sh"
-# that DESCRIPTION FILE: ok when the command just before succeeded, else not ok showing FILE.
-that() { if [ $? -eq 0 ]; then ok "$1"; else nok "$1" "$2"; fi; }
 cd "$TMP" || exit 1
 
 # the agent at its default verbosity: its console is checked below

@@ -16,7 +16,7 @@ veth_test_init nbagl 10.231.91
 LISTEN_PID=
 
 need_root_netns nft ping setpriv python3
-echo "1..16"
+echo "1..21"
 trap 'kill "$LISTEN_PID" 2>/dev/null; veth_test_cleanup' EXIT
 
 # col RUNS_CSV TEST COLUMN: the value of COLUMN in the row of test TEST.
@@ -32,17 +32,21 @@ setup() {
 	veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ip netns exec "$NSA" nft add table inet nbagl &&
 	ip netns exec "$NSA" nft add chain inet nbagl in '{ type filter hook input priority 0; }' &&
-	ip netns exec "$NSA" nft add rule inet nbagl in tcp dport 8082 drop
+	ip netns exec "$NSA" nft add rule inet nbagl in tcp dport 8082 drop &&
+	ip netns exec "$NSA" nft add rule inet nbagl in tcp dport 8083 'tcp flags syn numgen inc mod 2 == 0 reject with tcp reset'
 }
-if setup >"$TMP/setup.log" 2>&1; then ok "veth pair, SYN drop on $ADDR_A:8082"; else nok "set up" "$TMP/setup.log"; fi
+if setup >"$TMP/setup.log" 2>&1; then ok "veth pair, SYN drop on $ADDR_A:8082, every other SYN to 8083 reset"; else nok "set up" "$TMP/setup.log"; fi
 
-# A listener on 8080 that accepts and closes (nothing listens on 8081).
-ip netns exec "$NSA" python3 -c 'import socket
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("'"$ADDR_A"'", 8080)); s.listen(4096)
-while True: s.accept()[0].close()' >"$TMP/listen.log" 2>&1 &
+# A listener on 8080 and 8083 that accepts and closes (nothing listens on 8081).
+ip netns exec "$NSA" python3 -c 'import select, socket
+ls = []
+for port in (8080, 8083):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("'"$ADDR_A"'", port)); s.listen(4096); ls.append(s)
+while True:
+    for s in select.select(ls, [], [])[0]: s.accept()[0].close()' >"$TMP/listen.log" 2>&1 &
 LISTEN_PID=$!
-wait_listen "$NSA" 8080
+wait_listen "$NSA" 8080 && wait_listen "$NSA" 8083
 
 # ---- connect, no agent anywhere ------------------------------------------------------
 
@@ -53,9 +57,11 @@ tests:
   - { name: open, port: 8080 }
   - { name: closed, port: 8081 }
   - { name: dropped, port: 8082 }
+  - { name: halfway, port: 8083 }
 YAML
-ip netns exec "$NSB" "$NBRUN" "$TMP/connect.yaml" --peer "$ADDR_A" --out "$TMP/c" -q >"$TMP/c.log" 2>&1
-echo "# exit $?" >>"$TMP/c.log"
+ip netns exec "$NSB" "$NBRUN" "$TMP/connect.yaml" --peer "$ADDR_A" --out "$TMP/c" >"$TMP/c.log" 2>&1
+RC=$?
+echo "# exit $RC" >>"$TMP/c.log"
 R=$TMP/c/runs.csv
 check "open port: handshakes timed, none refused or timed out" "$R" \
 	num_ok "$(col "$R" open trans) > 0 and $(col "$R" open lat_p50_us) > 0 and $(col "$R" open refused) == 0 and $(col "$R" open timeouts) == 0"
@@ -63,6 +69,16 @@ check "closed port: every attempt refused, none connected" "$R" \
 	num_ok "$(col "$R" closed refused) > 0 and $(col "$R" closed trans) == 0 and $(col "$R" closed timeouts) == 0"
 check "SYNs dropped: every attempt timed out, none refused" "$R" \
 	num_ok "$(col "$R" dropped timeouts) > 0 and $(col "$R" dropped trans) == 0 and $(col "$R" dropped refused) == 0"
+check "closed port: the run failed: all N attempts refused, nothing listens on ADDR:8081" "$R" \
+	num_ok "'$(col "$R" closed status)' == 'failed' and '$(col "$R" closed error)' == 'all $(col "$R" closed refused) attempts refused: nothing listens on $ADDR_A:8081'"
+check "SYNs dropped: the run failed: all N attempts timed out after 200 ms" "$R" \
+	num_ok "'$(col "$R" dropped status)' == 'failed' and '$(col "$R" dropped error)'.startswith('all $(col "$R" dropped timeouts) attempts timed out after 200 ms: nothing answers on $ADDR_A:8082')"
+check "every other SYN reset: ok, some refused, some connected" "$R" \
+	num_ok "'$(col "$R" halfway status)' == 'ok' and $(col "$R" halfway refused) > 0 and $(col "$R" halfway trans) > 0"
+check "... and a warning with the count of refused attempts" "$TMP/c.log" \
+	grep -q "warning: refused halfway/.*: up to $(col "$R" halfway refused) connection attempts of a run were refused" "$TMP/c.log"
+check "two of four measured: exit 1, the closing count says so" "$TMP/c.log" \
+	sh -c "[ $RC = 1 ] && grep -q '^2 of 4 runs measured, 2 failed in ' '$TMP/c.log'"
 check "no agent: the report says the facts are the local end's only" "$TMP/c/report.md" \
 	grep -qF "peer $ADDR_A (no agent: agentless tests; environment facts of the local end only)" "$TMP/c/report.md"
 

@@ -1,10 +1,12 @@
 #!/bin/sh
 # netns suite: one case on two paths whose links differ (issue 17). A runner namespace joined
-# to two agent namespaces by a veth pair each; a tbf on the runner's side of the first link
-# holds that path to SHAPE. One UDP case offers RATE on each path at once (--peer A --peer B):
+# to two agent namespaces by a veth pair each; a tbf on what the first agent receives (its
+# veth's ingress redirected to an ifb: a bottleneck that drops, where a tbf on the sender's own
+# interface would push back on its socket) holds that path to SHAPE. One UDP case offers RATE on each path at once (--peer A --peer B):
 # the shaped path's received rate stays under what the shaper lets through, the other's goes
 # above it, the sum is the two added up, and the report's per-path table names the shaped path
-# with the smaller share. Speaks TAP. Needs root, ip(8), tc(8) and python3.
+# with the smaller share, shows each path's loss and warns that the loss is on that path
+# (issue 28). Speaks TAP. Needs root, ip(8), tc(8) and python3.
 # Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
@@ -13,7 +15,7 @@ FAILED=0
 . "${NB_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 need_root_netns tc python3
 NSR=nbpb-$$-r NSA=nbpb-$$-a NSB=nbpb-$$-b
-VRA=nbpb${$}ra VA=nbpb${$}a VRB=nbpb${$}rb VB=nbpb${$}b
+VRA=nbpb${$}ra VA=nbpb${$}a VRB=nbpb${$}rb VB=nbpb${$}b IFB=nbpb${$}i
 TMP=$(mktemp -d "/tmp/nbpb-$$.XXXXXX")
 A_PID= B_PID=
 RATE=20000000     # offered on each path, bit/s
@@ -27,13 +29,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..5"
+echo "1..6"
 
 ip netns add "$NSR" && ip netns add "$NSA" && ip netns add "$NSB" &&
 	ip -n "$NSR" link set lo up && ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
 	veth_link "$NSR" "$NSA" "$VRA" "$VA" 10.233.1.1 10.233.1.2 &&
 	veth_link "$NSR" "$NSB" "$VRB" "$VB" 10.233.2.1 10.233.2.2 &&
-	tc -n "$NSR" qdisc add dev "$VRA" root tbf rate "$SHAPE" burst 16kb limit 256kb &&
+	ip -n "$NSA" link add "$IFB" type ifb && ip -n "$NSA" link set "$IFB" up &&
+	tc -n "$NSA" qdisc add dev "$VA" handle ffff: ingress &&
+	tc -n "$NSA" filter add dev "$VA" parent ffff: protocol all u32 match u32 0 0 \
+		action mirred egress redirect dev "$IFB" &&
+	tc -n "$NSA" qdisc add dev "$IFB" root tbf rate "$SHAPE" burst 16kb limit 64kb &&
 	ok "a runner namespace, two agent namespaces, path A's link shaped to $SHAPE bit/s" ||
 	{ nok "namespace setup"; exit 1; }
 
@@ -97,4 +103,22 @@ assert "## Paths" in md and "| local->10.233.1.2 |" in md, "no per-path table"
 PY
 	ok "results.json and the report's Paths table name the shaped path with the smaller share" ||
 	nok "per-path breakdown" "$TMP/report.check"
+
+python3 - "$TMP/out" >"$TMP/loss.check" 2>&1 <<'PY' &&
+import csv, re, sys
+d = sys.argv[1]
+runs = {r["path"]: r for r in csv.DictReader(open(d + "/runs.csv"))}
+la, lb = float(runs["local->10.233.1.2"]["loss_pct"]), float(runs["local->10.233.2.2"]["loss_pct"])
+print(la, lb)
+assert la > 50 and lb < 1, ("20 Mbit/s into a 5 Mbit/s link loses most of it", la, lb)
+md = open(d + "/report.md").read()
+assert "| Loss | Lost | Jitter |" in md, "the Paths table has no loss columns"
+row = re.search(r"^\| local->10\.233\.1\.2 \|.*$", md, re.M).group(0)
+cells = [c.strip() for c in row.split("|")]
+assert cells[4] == "%.3g %%" % la, ("the shaped path's loss cell", cells, la)
+assert "**path-loss** (`u/udp/" in md and "look for the bottleneck on local->10.233.1.2" in md, \
+    "no path-loss warning naming the shaped path"
+PY
+	ok "the Paths table gives each path's loss, and a path-loss warning names the shaped path" ||
+	nok "per-path loss" "$TMP/loss.check"
 exit $FAILED

@@ -147,6 +147,18 @@ nb validate "$CFG"
 printed "validate: the case and run counts" 0 "ok: 3 cases, 3 runs"
 nb validate "$CFG" --filter 'b/*'
 printed "validate --filter: counts after the filter, singular" 0 "ok: 1 case, 1 run"
+cat >"$TMP/wide.yaml" <<'YAML'
+name: wide
+tests:
+  - { name: wide, engine: stream, streams: 64, direction: bidir, duration: 2s }
+  - { name: long, engine: rr, duration: 1h }
+  - { name: ok, engine: stream, streams: 32, direction: bidir, duration: 2s }
+YAML
+nb validate "$TMP/wide.yaml"
+printf '%s\n' "ok: 3 cases, 3 runs" \
+	"note: wide/tcp/s128K/p64/bidir: limit: 128 flows, above nbrun serve's --max-streams 64 (its default: start the agent with a higher one)" \
+	"note: long/tcp/q32r128/f1: limit: the test lasts 3601.0 s, above nbrun serve's --max-duration 3600 s (its default: start the agent with a higher one)" >"$TMP/want.out"
+got "validate: a note for each case above an agent's default limits, still exit 0" 0 "$TMP/want.out" /dev/null
 nb validate "$TMP/none.yaml"
 said "validate of a missing file: exit 2, names it" 2 \
 	"nbrun: $TMP/none.yaml: no such file (expected a YAML config file)"
@@ -234,6 +246,26 @@ nb env --peer 127.0.0.1:99999
 [ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$BADPORT" ]
 verdict "env --peer HOST:99999: exit 2, the port named in the only line"
 
+# --- a typo of a host of hosts: (issue 27): bad input, not an unreachable peer -------------
+# vmbb is no host of hosts: and resolves nowhere; it looks like vmb, so it is a typo of it.
+cat >"$TMP/typo.yaml" <<'YAML'
+name: typo
+hosts:
+  vmb: { address: 127.0.0.1, port: 1 }
+tests:
+  - { name: t, engine: stream, duration: 1s }
+YAML
+TYPO="nbrun: unknown host 'vmbb' (did you mean 'vmb'?)"
+nb "$TMP/typo.yaml" --peer vmbb --out "$TMP/typo"
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ] && [ ! -e "$TMP/typo" ]
+verdict "--peer a typo of a host of hosts:: exit 2, the host it looks like, no results folder"
+nb "$TMP/typo.yaml" --peer vmbb --check
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ]
+verdict "--check --peer a typo of a host of hosts:: exit 2, the same line"
+nb env "$TMP/typo.yaml" --peer vmbb
+[ "$RC" -eq 2 ] && [ "$(cat "$TMP/err")" = "$TYPO" ]
+verdict "env CONFIG --peer a typo of a host of hosts:: exit 2, the same line"
+
 # --- options of another subcommand: exit 2, the error, then this subcommand's usage ---------
 # foreign DESCRIPTION SUBCOMMAND-USAGE-LINE MESSAGE ARGS...
 foreign() {
@@ -307,6 +339,13 @@ for sub in run resume serve validate report compare env export; do
 done
 [ -z "$missing" ]
 verdict "nbrun.1 documents every option of every subcommand${missing:+ (missing:$missing)}"
+# words FILE: its text as one line of single-spaced words (roff escapes and line breaks gone)
+words() { sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$1" | tr -s ' \n' '  '; }
+nb compare --help
+allow=$(sed -n '/^  --allow-missing /,/^  --[a-z]/p' "$TMP/out" | sed '$d' | sed 's/^  --allow-missing *//')
+printf '%s\n' "$allow" >"$TMP/allow.txt"
+[ -n "$allow" ] && words "$MAN" | grep -qiF -- "$(words "$TMP/allow.txt" | sed 's/^ *//; s/ *$//')"
+verdict "compare --help and nbrun.1 say the same of --allow-missing"
 COMP=$SRC/docs/nbrun.bash
 # complete WORDS...: what the completion offers for the last word
 complete_words() {

@@ -1,0 +1,58 @@
+/* nbrun — compare internals shared by compare*.c (not a public interface). */
+#ifndef NB_COMPARE_INT_H
+#define NB_COMPARE_INT_H
+
+#include <stdio.h>
+
+#include "compare.h"
+
+/* ---- building (compare_diff.c, compare_gate.c, compare_warn.c) ---- */
+
+/** Fill each NEW side's environment, config and version differences from BASE. */
+bool nb_cmp_diff_sides(struct nb_compare *c);
+/** Collect what fails the gate into c->problems. */
+bool nb_cmp_find_problems(struct nb_compare *c);
+/** Fill each sample's warnings: the folder's per-case pitfalls and its runs' flags. */
+bool nb_cmp_warnings(struct nb_compare *c);
+
+/** How many rows the first metric has: rows [0, n) are every BASE case once, in order (the
+ *  rows gate problems and parameter differences are read from). */
+size_t nb_cmp_case_rows(const struct nb_compare *c);
+/** The one named --metric column, or NULL (headlines, or several metrics). */
+const char *nb_cmp_single_metric(const struct nb_compare *c);
+
+/* ---- wording (compare_text.c), shared by every writer ---- */
+
+/** What a base or new cell shows: the statistic its verdict was computed on (flags). */
+enum nb_cmp_show { NB_CMP_SHOW_MEAN = 1, NB_CMP_SHOW_MEDIAN = 2 };
+/** The median when the rank test decided the cell, else the mean ± stddev (Welch, one-run). */
+unsigned nb_cmp_cell_shows(const struct nb_cmp_cell *cell);
+/** A row's base column: what its NEW cells were decided on (both when they differ). */
+unsigned nb_cmp_base_shows(const struct nb_compare *c, const struct nb_cmp_row *row);
+/** "9.30 ± 0.30 Gbit/s", "median 46.0 µs", both ("median 15.0 µs · 26.9 ± 20.7 µs"), "—" when
+ *  n = 0; show is nb_cmp_cell_shows or nb_cmp_base_shows. */
+void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, unsigned show,
+		       char *buf, size_t len);
+/** The verdict as the report says it: gate mode "regression"; neutral "B slower". */
+void nb_cmp_fmt_verdict(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
+			const struct nb_cmp_cell *cell, char *buf, size_t len);
+/** Neutral mode: "B is 6.8 % slower than A (95 % CI 6.0–7.6 %)". */
+void nb_cmp_sentence(const struct nb_compare *c, size_t side, const struct nb_cmp_row *row,
+		     const struct nb_cmp_cell *cell, char *buf, size_t len);
+/** One line per NEW side and metric for neutral mode (several cases of one metric). */
+void nb_cmp_metric_sentence(const struct nb_compare *c, size_t side, const char *metric,
+			    char *buf, size_t len);
+/** The verdict counts: nb_cmp_summary_line in gate mode; "2 different beyond ±5 %, 3 the same
+ *  within ±5 %" in neutral mode. */
+void nb_cmp_fmt_counts(const struct nb_compare *c, const size_t count[NB_CMP_NVERDICTS], char *buf,
+		       size_t len);
+/** "local iface.mtu: 9001 → 1500". */
+void nb_cmp_fmt_diff(const struct nb_cmp_diff *d, char *buf, size_t len);
+/** The unit of a row's metric column ("" unknown). */
+const char *nb_cmp_row_unit(const struct nb_cmp_row *row);
+/** "higher", "lower" or "none": the better direction of a row's metric. */
+const char *nb_cmp_better_name(int col);
+/** What the exit code means, one short phrase. */
+const char *nb_cmp_exit_meaning(int rc);
+
+#endif

@@ -1,0 +1,161 @@
+#include "json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afile.h"
+#include "fmt.h"
+#include "path_stats.h"
+
+static json_t *plan_json(const struct nb_results *res)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < res->ncases; i++) {
+		const struct nb_plan_case *p = &res->cases[i];
+		json_array_append_new(a, json_pack("{s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:o s:b}",
+			"case_id", nb_json_string(p->case_id), "test", nb_json_string(p->test),
+			"engine", nb_json_string(p->engine), "protocol", nb_json_string(p->protocol),
+			"size", nb_json_number(p->size), "request", nb_json_number(p->request),
+			"response", nb_json_number(p->response), "streams", nb_json_number(p->streams),
+			"direction", nb_json_string(p->direction), "rate", nb_json_number(p->rate),
+			"wait", nb_json_string(nb_plan_case_param(p, "wait")), "duration_s", nb_json_number(p->duration_s),
+			"warmup_s", nb_json_number(p->warmup_s), "omit_s", nb_json_number(p->omit_s),
+			"interval_s", nb_json_number(p->interval_s),
+			"repetitions", nb_json_string(p->repetitions), "swept", p->swept));
+	}
+	return a;
+}
+
+static json_t *metrics_json(const struct nb_metrics *m)
+{
+	json_t *o = json_object();
+	for (size_t k = 0; k < NB_COL_COUNT; k++)
+		if (isfinite(m->v[k]))
+			json_object_set_new(o, nb_cols[k].name, json_real(m->v[k]));
+	return o;
+}
+
+static json_t *runs_json(const struct nb_results *res, const struct nb_summary *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < res->nruns; i++) {
+		const struct nb_run *r = &res->runs[i];
+		struct nb_metrics m = r->m; /* percentiles beyond its samples are left out */
+		nb_summary_hide_thin_pct(&m, nb_run_lat_samples(r));
+		json_array_append_new(a, json_pack("{s:I s:o s:o s:o s:o s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o}",
+			"run_id", (json_int_t)r->run_id, "case_id", nb_json_string(r->case_id),
+			"test", nb_json_string(r->test), "engine", nb_json_string(r->engine),
+			"protocol", nb_json_string(r->protocol), "rep", (json_int_t)r->rep,
+			"kind", nb_json_string(r->kind), "offered_rate", nb_json_number(r->offered_rate),
+			"status", nb_json_string(r->status), "metric", nb_json_string(r->metric),
+			"value", nb_json_number(r->value), "flags", nb_json_string(r->flags),
+			"error", nb_json_string(r->error), "started", nb_json_string(r->started),
+			"outlier", s->run_outlier[i], "metrics", metrics_json(&m)));
+	}
+	return a;
+}
+
+static json_t *latency_json(const struct nb_case_stats *c)
+{
+	if (!c->merged || !c->lat.count)
+		return json_null();
+	const struct nb_hist_summary *h = &c->lat;
+	json_t *o = json_pack("{s:I s:f s:f s:f}", "count", (json_int_t)h->count,
+			      "min_us", (double)h->min_ns / 1000.0, "mean_us", h->mean_ns / 1000.0,
+			      "max_us", (double)h->max_ns / 1000.0);
+	json_t *runmean = json_object();
+	for (size_t q = 0; q < NB_LAT_NQ; q++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_us", nb_lat_names[q]);
+		json_object_set_new(o, key, nb_json_number(nb_case_lat_pct_ns(c, q) / 1000.0));
+		json_object_set_new(runmean, key, nb_json_number(c->lat_runmean_us[q]));
+	}
+	json_object_set_new(o, "run_mean", runmean);
+	return o;
+}
+
+static json_t *sweep_json(const struct nb_results *res, const char *case_id)
+{
+	struct nb_sweep_result sw;
+	if (!nb_sweeps_json_find(res, case_id, &sw))
+		return json_null();
+	return json_pack("{s:o s:o s:o s:o}", "loss_target", nb_json_number(sw.loss_target),
+			 "threshold", nb_json_number(sw.threshold), "lowest_fail",
+			 nb_json_number(sw.lowest_fail),
+			 "complete", sw.complete_known ? json_boolean(sw.complete) : json_null());
+}
+
+static json_t *case_json(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	const struct nb_stats *v = &c->value;
+	json_t *mm = json_object();
+	for (size_t k = 0; k < NB_COL_COUNT; k++)
+		if (isfinite(c->metric_mean[k]))
+			json_object_set_new(mm, nb_cols[k].name, json_real(c->metric_mean[k]));
+	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
+		"case_id", nb_json_string(c->pc->case_id), "metric", nb_json_string(c->metric),
+		"unit", nb_json_string(c->metric_col >= 0 ? nb_cols[c->metric_col].unit : ""),
+		"n", (json_int_t)v->n, "n_failed", (json_int_t)c->n_failed,
+		"n_invalid", (json_int_t)c->n_invalid, "outliers", (json_int_t)c->outliers,
+		"trials", (json_int_t)c->n_trials,
+		"mean", nb_json_number(nb_stats_mean(v)), "stddev", nb_json_number(nb_stats_stddev(v)),
+		"cv", nb_json_number(nb_stats_cv(v)), "min", nb_json_number(v->n ? v->min : NAN),
+		"median", nb_json_number(c->median), "max", nb_json_number(v->n ? v->max : NAN),
+		"ci95_lo", nb_json_number(c->ci_lo),
+		"ci95_hi", nb_json_number(c->ci_hi), "autorep", c->pc->autorep,
+		"ci_target", nb_json_number(c->pc->ci_target),
+		"ci_reached", v->n >= 2 ? json_boolean(c->ci_reached) : json_null(),
+		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
+		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
+		"paths", nb_path_stats_json(res, c));
+}
+
+static json_t *facts_json(const struct nb_facts *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < f->n; i++)
+		json_array_append_new(a, json_pack("{s:o s:o s:o s:b}", "group", nb_json_string(f->v[i].group),
+						   "key", nb_json_string(f->v[i].key),
+						   "value", nb_json_string(f->v[i].value), "ok", f->v[i].ok));
+	return a;
+}
+
+static json_t *pitfalls_json(const struct nb_pitfalls *pf)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; pf && i < pf->n; i++)
+		json_array_append_new(a, json_pack("{s:o s:o s:o}", "code", nb_json_string(pf->v[i].code),
+						   "case_id", nb_json_string(pf->v[i].case_id),
+						   "text", nb_json_string(pf->v[i].text)));
+	return a;
+}
+
+static json_t *report_json(const struct nb_results *res)
+{
+	json_t *probs = json_array();
+	for (size_t i = 0; i < res->nproblems; i++)
+		json_array_append_new(probs, nb_json_string(res->problems[i]));
+	return json_pack("{s:I s:o}", "incomplete_rows", (json_int_t)res->incomplete, "problems", probs);
+}
+
+bool nb_json_write(const char *path, const struct nb_results *res, const struct nb_summary *s,
+		   const struct nb_pitfalls *pf, struct nb_error *err)
+{
+	json_t *sum = json_array();
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(sum, case_json(res, &s->c[i]));
+	json_t *root = json_pack("{s:i s:o s:o s:{s:o s:o} s:o s:o s:o s:o}", "format_version", 1,
+		"meta", res->meta.root ? json_deep_copy(res->meta.root) : json_object(),
+		"plan", plan_json(res), "env", "local", facts_json(&res->local),
+		"peer", facts_json(&res->peer), "runs", runs_json(res, s), "summary", sum,
+		"warnings", pitfalls_json(pf), "report", report_json(res));
+	if (!root)
+		return nb_error_set(err, "%s: cannot build the JSON document", path);
+	bool ok = nb_afile_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+				JSON_REAL_PRECISION(NB_FMT_DIGITS), err);
+	json_decref(root);
+	return ok;
+}

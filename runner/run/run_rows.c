@@ -1,0 +1,85 @@
+/* nbrun — a run's row (see run_int.h): the notes that change how it reads, runs.csv and
+ * runs.jsonl, and the stop when a row cannot be written. Kept apart from the run loop (run.c),
+ * which runs multi-path cases (batch_paths_run.c): both write rows. */
+#include <math.h>
+#include <stdio.h>
+
+#include "run_int.h"
+#include "cols.h"
+#include "flags.h"
+#include "metrics.h"
+#include "params.h"
+#include "runs_csv.h"
+#include "udpgso.h"
+
+#define LITTLE_TOLERANCE 0.05
+
+/* A row that cannot be written stops the run at once: nothing after it could be kept. */
+void nb_run_check_rows(struct nb_batch *b)
+{
+	struct nb_error err = { { 0 } };
+	if (!nb_csv_ok(b->intervals, &err) || !nb_csv_ok(b->runs, &err))
+		nb_batch_write_failed(b, &err);
+}
+
+/* Notes on a run that change how it should be read; paths: how many paths its numbers add up
+ * (each path keeps its own streams outstanding). */
+static void run_flags(const struct nb_batch *b, const struct nb_case *c,
+		      const struct nb_test_result *res, size_t paths, char *out, size_t n)
+{
+	out[0] = '\0';
+	const struct nb_params *p = &c->params;
+	const struct nb_metrics *m = &res->m;
+	double tps = m->v[NB_COL_TRANS_PER_S], mean_us = m->v[NB_COL_LAT_MEAN_US];
+	if (nb_engine_closed_loop(c->engine, p->rate) && tps > 0 && mean_us > 0) {
+		double little = (double)p->streams * (double)paths / tps * 1e6;
+		if (fabs(mean_us / little - 1.0) > LITTLE_TOLERANCE)
+			nb_flags_add(out, n, "littles-law");
+	}
+	/* A receiver that asked for GRO on a local path: buffers never cut into datagrams. */
+	if (nb_flags_gauge_max(res, NB_G_GRO) == NB_GRO_ON && b->peer_local)
+		nb_flags_add(out, n, "gro-local");
+	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
+	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
+		nb_flags_add(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
+	nb_flags_data_path(res, out, n);
+}
+
+enum nb_progress_end nb_run_progress_end(enum nb_outcome o)
+{
+	return o == NB_OUT_OK ? NB_PROGRESS_MEASURED
+	       : o == NB_OUT_INTERRUPTED ? NB_PROGRESS_INTERRUPTED : NB_PROGRESS_FAILED;
+}
+
+static const char *status_of(enum nb_outcome o)
+{
+	return o == NB_OUT_OK ? "ok" : o == NB_OUT_INTERRUPTED ? "interrupted" : "failed";
+}
+
+/* rep is the plan's (0-based); the files, the progress and the report count from 1. A path's
+ * own row (path not NULL) is part of its run and counts in no total. */
+void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
+		      enum nb_outcome o, const struct nb_test_result *res, const char *path)
+{
+	char flags[192];
+	run_flags(b, c, res, !path && b->ncpaths > 1 ? b->ncpaths : 1, flags, sizeof(flags));
+	enum nb_col head = nb_metrics_headline(c->engine);
+	struct nb_run row = {
+		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
+		.protocol = nb_proto_name(c->params.proto), .rep = rep + 1, .kind = "run",
+		.offered_rate = NAN,
+		.status = status_of(o), .metric = nb_cols[head].name,
+		.value = o == NB_OUT_OK ? res->m.v[head] : NAN, .flags = flags, .error = res->error,
+		.started = started, .m = res->m, .path = path,
+	};
+	nb_runs_csv_write(b->runs, &row);
+	struct nb_error jerr;
+	if (!nb_runs_jsonl_write(b->jsonl, &row, &jerr))
+		nb_batch_write_failed(b, &jerr);
+	nb_run_check_rows(b);
+	if (path)
+		return;
+	b->meta.runs_ok += o == NB_OUT_OK;
+	b->meta.runs_interrupted += o == NB_OUT_INTERRUPTED;
+	b->meta.runs_failed += o == NB_OUT_CASE_FAILED || o == NB_OUT_PEER_LOST;
+}
