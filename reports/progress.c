@@ -119,11 +119,13 @@ void nb_progress_tick(struct nb_progress *p)
 		draw(p);
 }
 
-void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text)
+/* A run's line: done says whether it counts as done (an interrupted run does not). */
+static void run_line(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text,
+		     bool done)
 {
 	if (!p)
 		return;
-	p->done++;
+	p->done += done;
 	if (p->done > p->total) /* never "6 of 4": a run nobody announced still counts */
 		p->total = p->done;
 	snprintf(p->last, sizeof(p->last), "%s", value_text ? value_text : "");
@@ -136,6 +138,17 @@ void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t r
 	fprintf(p->out, "[%zu/%zu %s] %s rep %u: %s\n", p->done, p->total, e, case_id ? case_id : "",
 		(unsigned)rep, p->last);
 	fflush(p->out);
+}
+
+void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text)
+{
+	run_line(p, case_id, rep, value_text, true);
+}
+
+void nb_progress_run_stopped(struct nb_progress *p, const char *case_id, uint32_t rep,
+			     const char *text)
+{
+	run_line(p, case_id, rep, text, false);
 }
 
 void nb_progress_message(struct nb_progress *p, const char *text)

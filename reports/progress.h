@@ -25,6 +25,9 @@ void nb_progress_extend(struct nb_progress *p, size_t n);
 void nb_progress_tick(struct nb_progress *p);
 /** A run ended; value_text e.g. "9.41 Gbit/s" or "failed: peer closed". */
 void nb_progress_run_done(struct nb_progress *p, const char *case_id, uint32_t rep, const char *value_text);
+/** A run was stopped before its end (a signal): its line says so, and it is not counted done. */
+void nb_progress_run_stopped(struct nb_progress *p, const char *case_id, uint32_t rep,
+			     const char *text);
 /** Print a message line without breaking the live line (warnings during a run). */
 void nb_progress_message(struct nb_progress *p, const char *text);
 /** Finish: clear the live line, print the total, free p. NULL is a no-op. */

@@ -46,3 +46,17 @@ Test(progress, extended_total_is_announced_before_the_extra_run)
 	cr_assert_not_null(strstr(buf, "[3/3 "), "%s", buf);
 	cr_assert_not_null(strstr(buf, "3 of 3 runs done"), "%s", buf);
 }
+
+/* A run or search stopped by a signal says so, and the end line does not count it done. */
+Test(progress, an_interrupted_run_is_not_counted_done)
+{
+	struct nb_progress *p;
+	FILE *f = plain(&p, 2);
+	nb_progress_run_done(p, "a", 1, "1 Gbit/s");
+	nb_progress_run_stopped(p, "b/search", 1, "search interrupted");
+	nb_progress_end(p);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "b/search rep 1: search interrupted"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "1 of 2 runs done"), "%s", buf);
+	cr_assert_null(strstr(buf, "2 of 2"), "%s", buf);
+}

@@ -129,7 +129,10 @@ static void progress_done(const struct nb_batch *b, const struct nb_case *c, uin
 	else
 		snprintf(text, sizeof(text), "%s: %s", o == NB_OUT_INTERRUPTED ? "interrupted" : "FAILED",
 			 res->error);
-	nb_progress_run_done(b->progress, c->id, rep + 1, text);
+	if (o == NB_OUT_INTERRUPTED)
+		nb_progress_run_stopped(b->progress, c->id, rep + 1, text);
+	else
+		nb_progress_run_done(b->progress, c->id, rep + 1, text);
 }
 
 /* A swept case's trial on every path of the case. */

@@ -379,9 +379,12 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
 		say(env, line);
 	}
-	if (env->progress)
-		nb_progress_run_done(env->progress, c->id, rep + 1, o.search ? "search done" : "sweep done");
 	bool stopped = x.stopped || (o.interrupted && !x.lost);
+	if (stopped)
+		nb_progress_run_stopped(env->progress, c->id, rep + 1,
+					o.search ? "search interrupted" : "sweep interrupted");
+	else
+		nb_progress_run_done(env->progress, c->id, rep + 1, o.search ? "search done" : "sweep done");
 	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST : stopped ? NB_OUT_INTERRUPTED
 			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
 	nb_sweep_outcome_free(&o);
