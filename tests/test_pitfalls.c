@@ -63,8 +63,14 @@ static const struct row rows[] = {
 	  { STREAM(.case_id = "c1", .streams = 2, THREADS(50, NAN, NAN, 40)) }, NULL, NULL },
 	{ "requester thread of rr", {}, {}, { RR(.case_id = "c1", THREADS(96, NAN, NAN, 30)) },
 	  "cpu-bound", "CPU bound on the local end: its busiest requesting thread used 96 %" },
-	{ "host cpu bound", {}, {}, { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "cpu-bound",
-	  "CPU bound on the local end: the host was 95 % busy" },
+	{ "a busy host alone is no proof of a CPU-bound number", {}, {},
+	  { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "host-busy",
+	  "the host was 95 % busy on the local end (other processes or tenants; softirq included, "
+	  "steal not): this number may be low" },
+	{ "a busy host with nbrun's own thread at a core is cpu-bound, said once", {}, {},
+	  { { .case_id = "c1", THREADS(97, NAN, NAN, NAN), .host_cpu_local_max_pct = 99 } },
+	  "cpu-bound", "CPU bound on the local end: its busiest sending thread used 97 % of a core; "
+		       "the number measures the CPU" },
 	{ "steal apart from busy", {}, {}, { { .case_id = "c1", .host_cpu_peer_max_pct = 60,
 					     .steal_max_pct = { NAN, 30 } } },
 	  "cpu-steal", "the hypervisor took 30 % of the peer end's CPU time (steal, counted apart" },
