@@ -40,6 +40,11 @@ static bool add(struct nb_pitfalls *out, const char *code, const char *case_id, 
 	return true;
 }
 
+bool nb_pitfalls_add(struct nb_pitfalls *out, const char *code, const char *case_id, const char *text)
+{
+	return add(out, code, case_id, "%s", text);
+}
+
 void nb_pitfalls_free(struct nb_pitfalls *p)
 {
 	if (!p)

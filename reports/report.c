@@ -8,6 +8,7 @@
 #include "json.h"
 #include "markdown.h"
 #include "pitfalls.h"
+#include "pitfalls_runs.h"
 #include "results.h"
 #include "summary.h"
 
@@ -29,6 +30,7 @@ static bool check_pitfalls(const struct nb_results *res, const struct nb_summary
 			hosts[i] = (struct nb_pitfall_host){ h->names[i], &h->facts[i] };
 		if (ok && hosts)
 			ok = nb_pitfalls_check_hosts(&res->local, hosts, h->n, pf);
+		ok = ok && nb_pitfalls_check_runs(res, pf);
 		free(hosts);
 	}
 	free(cases);

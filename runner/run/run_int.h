@@ -12,6 +12,9 @@ void nb_run_build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_
  *  else one path's own row of it. rep is the plan's (0-based). */
 void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
 		      enum nb_outcome o, const struct nb_test_result *res, const char *path);
+/** o, or NB_OUT_CASE_FAILED for a run that measured but whose readings hold something against
+ *  it (res->verdict): no result, and the batch's exit code says a run failed. */
+enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *res);
 /** Stop the batch at once when a row could not be written. */
 void nb_run_check_rows(struct nb_batch *b);
 

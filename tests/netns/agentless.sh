@@ -16,7 +16,7 @@ veth_test_init nbagl 10.231.91
 LISTEN_PID=
 
 need_root_netns nft ping setpriv python3
-echo "1..16"
+echo "1..18"
 trap 'kill "$LISTEN_PID" 2>/dev/null; veth_test_cleanup' EXIT
 
 # col RUNS_CSV TEST COLUMN: the value of COLUMN in the row of test TEST.
@@ -63,6 +63,8 @@ check "closed port: every attempt refused, none connected" "$R" \
 	num_ok "$(col "$R" closed refused) > 0 and $(col "$R" closed trans) == 0 and $(col "$R" closed timeouts) == 0"
 check "SYNs dropped: every attempt timed out, none refused" "$R" \
 	num_ok "$(col "$R" dropped timeouts) > 0 and $(col "$R" dropped trans) == 0 and $(col "$R" dropped refused) == 0"
+check "connect at a rate records how far behind its schedule each attempt left" "$R" \
+	num_ok "$(col "$R" open sched_lag_max_us) >= 0"
 check "no agent: the report says the facts are the local end's only" "$TMP/c/report.md" \
 	grep -qF "peer $ADDR_A (no agent: agentless tests; environment facts of the local end only)" "$TMP/c/report.md"
 
@@ -113,6 +115,8 @@ echo "# ping min $MIN_US us, max $MAX_US us; nbrun p50 $P50 us" >>"$R"
 check "icmp: every request answered, none lost" "$R" \
 	num_ok "$(col "$R" echo trans) >= 59 and $(col "$R" echo lost) == 0"
 check "icmp: p50 within the spread of ping run side by side" "$R" num_ok "$MIN_US <= $P50 <= $MAX_US"
+check "icmp at a rate records its schedule lag (max; p99 needs 100 requests)" "$R" \
+	num_ok "$(col "$R" echo sched_lag_max_us) >= 0 and '$(col "$R" echo sched_lag_p99_us)' == ''"
 
 # ---- icmp as non-root ------------------------------------------------------------------
 
