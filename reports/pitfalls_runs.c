@@ -115,8 +115,8 @@ static bool stall(const struct nb_results *res, size_t ci, struct nb_pitfalls *o
 	if (invalid) {
 		struct tally iv = t;
 		iv.n = invalid;
-		count_words(&iv, "invalid", t.trials ? "retried" : "left out of the statistics", words,
-			    sizeof(words));
+		const char *fate = t.trials ? "retried" : "left out of the statistics, run again";
+		count_words(&iv, "invalid", fate, words, sizeof(words));
 		snprintf(text, sizeof(text), "the measuring process stalled%.100s: the longest, %.200s; what it "
 			 "measured meanwhile was its own stop, not the network: run it again on a quieter "
 			 "host, or give nbrun CPUs of its own (cpus:, chrt -f 20)", words,

@@ -334,7 +334,7 @@ static const struct verdict_row verdicts[] = {
 	{ "a stall of the measuring process, left out", "invalid", "timeline-stall=2.49s",
 	  "timeline stall: the client's tick 3 came 1.49 s late, 2.49 s after tick 2 (interval 1 s): its "
 	  "process did not run meanwhile", NAN, NAN, NULL, "timeline-stall",
-	  "the measuring process stalled (1 of 2 runs, status invalid: left out of the statistics): the "
+	  "the measuring process stalled (1 of 2 runs, status invalid: left out of the statistics, run again): the "
 	  "longest, the client's tick 3 came 1.49 s late, 2.49 s after tick 2 (interval 1 s)" },
 	{ "a late tick while the flows went on", "ok", "timeline-stall=358ms", "", NAN, NAN, NULL,
 	  "timeline-stall", "a tick came late in 1 of 2 runs, up to 0.358 s after the one before "
