@@ -43,6 +43,17 @@ wait_rows() {
 	return 1
 }
 
+# wait_ok_runs FILE N: until runs.csv FILE holds N rows of runs (kind run) with status ok (20 s at
+# most): on a busy host a run whose measuring process stalled is kept invalid and run again.
+wait_ok_runs() {
+	_i=0
+	while [ $_i -lt 200 ]; do
+		[ -f "$1" ] && [ "$(grep -c ',run,,ok,' "$1")" -ge "$2" ] && return 0
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
+
 # Print the TAP plan "1..0 # SKIP" and exit unless we are root with ip(8) (and the extra tools).
 need_root_netns() {
 	if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root for network namespaces"; exit 0; fi

@@ -56,7 +56,7 @@ serve
 # --- SIGTERM mid-batch ---------------------------------------------------------------------
 "$NBRUN" "$TMP/four.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/term" 2>"$TMP/term.err" &
 BG_PID=$!
-wait_rows "$TMP/term/runs.csv" 2
+wait_ok_runs "$TMP/term/runs.csv" 2
 kill -TERM "$BG_PID"; wait "$BG_PID"; rc=$?; BG_PID=
 [ "$rc" -eq 143 ]
 that "SIGTERM mid-batch: exit 143 (got $rc)" "$TMP/term.err"
