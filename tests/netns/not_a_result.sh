@@ -72,19 +72,23 @@ judged() {
 		test "$RC" = 0
 	check "$2 stopped: the stalled run is invalid, flagged timeline-stall with the gap, no value" \
 		"$d/runs.csv" python3 -c 'import csv,sys
-r, again = list(csv.DictReader(open(sys.argv[1])))
+r, *more = list(csv.DictReader(open(sys.argv[1])))
 gap = [f for f in r["flags"].split(";") if f.startswith("timeline-stall=")]
 assert r["status"] == "invalid" and gap and gap[0].endswith("s"), (r["status"], r["flags"])
 assert r["value"] == "", r["value"]
-assert again["status"] == "ok" and again["rep"] == r["rep"] and again["value"], again' "$d/runs.csv"
+# the attempt that measured; on a busy host a retry may have stalled too
+again = more[-1]
+assert again["status"] == "ok" and again["rep"] == r["rep"] and again["value"], again
+assert all(m["status"] == "invalid" and "timeline-stall=" in m["flags"] for m in more[:-1])' \
+	"$d/runs.csv"
 	check "$2 stopped: its error names the $2's late tick" "$d/runs.csv" \
 		grep -q "timeline stall: the $2's tick [0-9]* came [0-9.]* s late" "$d/runs.csv"
-	check "$2 stopped: the statistics count the attempt that ran (n 1, 1 invalid), the report warns" \
+	check "$2 stopped: the statistics count the attempt that measured (n 1), the report warns" \
 		"$d/report.md" python3 -c 'import csv,sys
 r = next(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
-assert r["n"] == "1" and r["n_invalid"] == "1", (r["n"], r["n_invalid"])
+assert r["n"] == "1" and int(r["n_invalid"]) >= 1, (r["n"], r["n_invalid"])
 md = open(sys.argv[1] + "/report.md").read()
-assert "timeline-stall" in md and "(1 of 2 runs, status invalid: left out of the statistics, run again): " \
+assert "timeline-stall" in md and "status invalid: left out of the statistics, run again): " \
 	"the longest, the '"$2"'" in md, "no warning"' "$d"
 }
 
