@@ -143,6 +143,8 @@ struct nb_flow {
 	_Atomic uint64_t g[NB_G_COUNT];
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
+	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
+					   (schedule.h); client flows of engines that record latency */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
 	struct nb_tcprx tcprx;          /* TCP receivers: arrived bytes, by the harness's ticks */
 	struct nb_error err;            /* why the flow failed */

@@ -286,6 +286,18 @@ Test(plan, sweeps_are_one_case_each_and_start_at_from)
 	cr_assert_float_eq(nb_case_estimate_s(&plan.cases[0]), 26 * (1 + 2 + 1), 1e-9);
 }
 
+/* With short_trial the coarse trials are short and only the confirmations take `trial`. */
+Test(plan, a_search_estimate_counts_its_short_trials_short)
+{
+	build("tests:\n  - name: s\n    engine: stream\n    protocol: udp\n    size: 1400\n"
+	      "    warmup: 1s\n    sweep: {rate: {from: 10M, to: 1G, loss: 0.1%, precision: 1%}, "
+	      "trial: 10s, short_trial: 2s, confirm: 3}\n", NULL, 0);
+	/* 8 probes + 7 bisections short, 3 confirmations full; warm-up and 1 s overhead each */
+	cr_assert_eq(nb_sweep_trials(&plan.cases[0].sweep), 8 + 7 + 3);
+	cr_assert_float_eq(nb_case_estimate_s(&plan.cases[0]), 15 * (1 + 2 + 1) + 3 * (1 + 10 + 1),
+			   1e-9);
+}
+
 Test(plan, plain_sweep_trial_counts)
 {
 	struct nb_sweep s = { .enabled = true, .from = 100, .to = 1000, .step = 100 };
