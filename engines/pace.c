@@ -11,17 +11,17 @@
 
 uint32_t nb_pace_burst_of(uint64_t burst_ns, uint64_t interval_ns)
 {
-	uint64_t n = interval_ns ? burst_ns / interval_ns : NB_PACE_BURST_MAX;
-	return n < 1 ? 1 : n > NB_PACE_BURST_MAX ? NB_PACE_BURST_MAX : (uint32_t)n;
+	uint64_t n = interval_ns ? burst_ns / interval_ns + 1 : NB_PACE_BURST_MAX;
+	return n > NB_PACE_BURST_MAX ? NB_PACE_BURST_MAX : (uint32_t)n;
 }
 
-/* Packets per wake-up: half the burst (b) plus one. A burst's time holds less than b + 1
- * intervals and two batches at least as many, so wake-ups stay fewer than two per burst time at
- * every rate; about half the burst, ⌈b / 2⌉ intervals, is slack. A burst of 1 or 2 is one batch. */
-static uint32_t batch_of(uint32_t burst)
+uint32_t nb_pace_batch_of(uint32_t burst, uint64_t interval_ns, uint64_t lateness_ns)
 {
-	uint32_t b = burst / 2 + 1;
-	return b > burst ? burst : b;
+	if (interval_ns == 0)
+		return burst;
+	/* Late by L, a wake-up finds ⌊L / interval⌋ more due than its batch: leave that many. */
+	uint64_t room = (lateness_ns + interval_ns) / interval_ns; /* ⌈(L + 1) / interval⌉ */
+	return room >= burst ? 1 : (uint32_t)(burst + 1 - room);
 }
 
 uint64_t nb_pace_slack_ns(uint32_t burst, uint32_t batch, uint64_t interval_ns)
@@ -47,7 +47,7 @@ void nb_pacer_init(struct nb_pacer *p, uint64_t num, uint64_t den, uint64_t burs
 	p->frac_den = 1000000000ull * (den ? den : 1);
 	p->interval_ns = p->frac_den / num;
 	p->burst = nb_pace_burst_of(burst_ns, p->interval_ns);
-	p->batch = batch_of(p->burst);
+	p->batch = nb_pace_batch_of(p->burst, p->interval_ns, 0);
 	p->slack_ns = nb_pace_slack_ns(p->burst, p->batch, p->interval_ns);
 }
 
@@ -107,7 +107,16 @@ void nb_pacer_woke(struct nb_pacer *p, uint64_t late_ns)
 {
 	if (late_ns > NB_PACE_MAX_LEAD_NS)
 		late_ns = NB_PACE_MAX_LEAD_NS; /* a preempted sleep says little about the timer */
-	p->lead_ns = (uint64_t)((int64_t)p->lead_ns + ((int64_t)late_ns - (int64_t)p->lead_ns) / 8);
+	nb_pacer_set_lead(p, (uint64_t)((int64_t)p->lead_ns + ((int64_t)late_ns - (int64_t)p->lead_ns) / 8));
+}
+
+void nb_pacer_set_lead(struct nb_pacer *p, uint64_t lead_ns)
+{
+	p->lead_ns = lead_ns;
+	if (p->frac_num == 0)
+		return;
+	p->batch = nb_pace_batch_of(p->burst, p->interval_ns, lead_ns);
+	p->slack_ns = nb_pace_slack_ns(p->burst, p->batch, p->interval_ns);
 }
 
 uint32_t nb_pacer_wait(struct nb_pacer *p, uint32_t max, const _Atomic bool *stop)

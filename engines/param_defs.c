@@ -76,8 +76,8 @@ const struct nb_param_def nb_param_defs[] = {
 	  FIELD(burst_us), .def = NB_PACE_BURST_DEFAULT_NS / 1000,
 	  .max = NB_PACE_BURST_MAX_NS / 1000, .unit = "us", .wire = 4, .column = "burst_us",
 	  .expect = "0 to 10ms such as 500us", .doc_value = "duration 0..10ms",
-	  .doc = "paced UDP (`pacing=user`): most of the schedule sent back to back, in datagrams "
-		 "at least one; a wake-up sends about half of it (docs/engines.md)" },
+	  .doc = "paced UDP (`pacing=user`): the datagrams due within this time leave back to back, "
+		 "one at least; a wake-up sends what the timer's lateness leaves of it (docs/engines.md)" },
 	{ .key = NULL },
 };
 

@@ -9,8 +9,8 @@
  *
  * Sender and receiver are the batched UDP path of udpflow.c: sendmmsg of up to
  * `batch` datagrams per call, paced by the token bucket when params.rate
- * (packets/s per flow) is set (a wake-up's release, about half of `burst`, takes
- * as many calls as it needs, see pace.h), refusals counted as NB_C_SND_ERRS
+ * (packets/s per flow) is set (a wake-up's release, at most `burst`, takes as
+ * many calls as it needs, see pace.h), refusals counted as NB_C_SND_ERRS
  * and never as loss; recvmmsg, sequence accounting, and the socket's drop
  * counter for datagrams our own full receive buffer dropped (NB_C_RCVBUF_DROPS).
  * What is pps's own: the messages per call (`batch`), and GRO whenever GSO is
@@ -82,7 +82,7 @@ static int pps_send(struct nb_flow *f)
 		return -1;
 	nb_gauge_set(f, NB_G_PACING, p->rate ? NB_PACING_USER : NB_PACING_NONE);
 	/* Paced: at most `burst` of the schedule back to back (pace.h), the largest burst sent
-	 * reported (NB_G_MAX_BURST); a wake-up sends about half of it, in as many calls as it takes. */
+	 * reported (NB_G_MAX_BURST); a wake-up's batch goes in as many calls as it takes. */
 	int rc = nb_udptx_start(&t.tx, p->rate, 1, p->burst_us * 1000ull) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t.tx);

@@ -138,7 +138,7 @@ static int udp_send(struct nb_flow *f)
 	enum nb_pacing how = nb_kpace_apply(f->fd, false, p->rate);
 	nb_gauge_set(f, NB_G_PACING, how);
 	uint64_t user_rate = how == NB_PACING_USER ? p->rate : 0;
-	/* The burst is a time (`burst`, pace.h): about half of it leaves per wake-up. */
+	/* The burst is a time (`burst`, pace.h): the datagrams due within it leave together. */
 	int rc = nb_udptx_start(&t.tx, user_rate, 8ull * p->size, p->burst_us * 1000ull) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t.tx);

@@ -146,7 +146,7 @@ Test(config_errors, tos_takes_a_byte_hex_or_a_dscp_name)
 }
 
 /* burst: a duration of whole microseconds from 0 to 10 ms (the pacer forgives older debt), for
- * the engines that pace UDP; the default is 500 us. */
+ * the engines that pace UDP; the default is 250 us. */
 Test(config_errors, burst_takes_whole_microseconds_up_to_10_ms)
 {
 	static const struct { const char *v; uint32_t us; } t[] = {
@@ -158,7 +158,7 @@ Test(config_errors, burst_takes_whole_microseconds_up_to_10_ms)
 		snprintf(line, sizeof(line), "burst: %s", t[i].v);
 		cr_expect_eq(one_test(line).base.burst_us, t[i].us, "burst %s", t[i].v);
 	}
-	cr_expect_eq(one_test("size: 1400").base.burst_us, 500, "the default");
+	cr_expect_eq(one_test("size: 1400").base.burst_us, 250, "the default");
 	static const struct nbt_err_case bad[] = {
 		{ "20ms", "4:12", "burst '20ms' is out of range (expected 0 to 10ms such as 500us)" },
 		{ "1", "4:12", "burst '1' is out of range" }, /* a bare number is seconds */

@@ -45,7 +45,7 @@ Test(param_defs, every_row_is_well_formed_documented_and_its_own)
 }
 
 /* What config.c set by hand before the rows: tos left alone, 1 s timeout, block, gso as the
- * engine's traits say; a 500 us burst (the pacer's default); every other row zero. */
+ * engine's traits say; a 250 us burst (the pacer's default); every other row zero. */
 Test(param_defs, defaults_are_the_ones_a_test_always_started_with)
 {
 	struct nb_params p;
@@ -55,12 +55,12 @@ Test(param_defs, defaults_are_the_ones_a_test_always_started_with)
 	cr_expect_eq(p.timeout_ms, 1000);
 	cr_expect_eq(p.wait, NB_WAIT_BLOCK);
 	cr_expect(p.gso, "stream: UDP_SEGMENT where offered");
-	cr_expect_eq(p.burst_us, 500);
+	cr_expect_eq(p.burst_us, 250);
 	cr_expect(p.window == 0 && p.mss == 0 && !p.nodelay && p.batch == 0 && p.port == 0);
 	cr_expect(p.congestion[0] == '\0' && p.ncpus == 0 && p.cpus[0] == 0);
 	nb_params_defaults(&p, &nb_engine_pps);
 	cr_expect_not(p.gso, "pps: only when asked");
-	cr_expect_eq(p.burst_us, 500);
+	cr_expect_eq(p.burst_us, 250);
 }
 
 /* Each kind's plan.csv spelling, and the rules that leave a cell empty. */
@@ -68,11 +68,11 @@ Test(param_defs, plan_cells_are_spelled_and_left_empty_as_plan_csv_always_had_th
 {
 	struct nb_params p = { .proto = NB_PROTO_UDP, .window = 4194304, .nodelay = true,
 			       .tos = -1, .wait = NB_WAIT_BUSY_POLL, .gso = false, .batch = 64,
-			       .timeout_ms = 200, .ncpus = 3, .cpus = { 0, 2, 17 }, .burst_us = 250 };
+			       .timeout_ms = 200, .ncpus = 3, .cpus = { 0, 2, 17 }, .burst_us = 1500 };
 	static const struct { const char *key, *cell; } spelled[] = {
 		{ "window", "4194304" }, { "nodelay", "on" }, { "tos", "" }, { "wait", "busy-poll" },
 		{ "gso", "off" }, { "batch", "64" }, { "timeout", "200" }, { "cpus", "0,2,17" },
-		{ "congestion", "" }, { "burst", "250" },
+		{ "congestion", "" }, { "burst", "1500" },
 	};
 	char buf[64];
 	for (size_t i = 0; i < sizeof(spelled) / sizeof(spelled[0]); i++)
