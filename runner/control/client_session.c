@@ -30,12 +30,12 @@ static bool read_facts(struct nb_client *c, struct nb_error *err)
 	if (ok)
 		nb_hello_facts_read(&m.u.facts, &c->peer_facts);
 	const struct nb_fact *version = ok ? nb_facts_get(&c->peer_facts, "nbrun", "version") : NULL;
-	if (version && version->ok) /* an agent with a secret says it only now */
+	if (version && version->ok) /* an agent with a secret says it only now; else its HELLO did */
 		nb_text_sanitize(c->peer_version, sizeof(c->peer_version), version->value);
 	else if (m.type == NB_MSG_ERROR)
 		nb_error_set(err, "peer %s: %s", c->peer_name,
 			     nb_text_sanitize(text, sizeof(text), m.u.error.text));
-	else
+	else if (!ok)
 		nb_error_set(err, "peer %s: expected FACTS, got %s", c->peer_name, nb_msg_name(m.type));
 	nb_msg_free(&m);
 	return ok;
