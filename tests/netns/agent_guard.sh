@@ -55,8 +55,11 @@ tests:
 YAML
 NBRUN_GNUPLOT=none in_b "$NBRUN" "$TMP/unpaced.yaml" --peer "$ADDR_A" --out "$TMP/u" -q 2>"$TMP/u.err"
 rc=$?
-[ $rc -eq 1 ] && grep -q "max-rate" "$TMP/u/runs.csv" &&
-	ok "--insecure: an unpaced test is refused naming --max-rate (exit 1)" || nok "unpaced (rc $rc)" "$TMP/u.err"
+# --check, which every batch runs first, holds each case to the agent's limits: exit 5, no run
+[ $rc -eq 5 ] && grep -q "unpaced TCP test has no rate bound.*--max-rate" "$TMP/u.err" &&
+	[ ! -e "$TMP/u/runs.csv" ] &&
+	ok "--insecure: an unpaced test is refused before any run, naming --max-rate (exit 5)" ||
+	nok "unpaced (rc $rc)" "$TMP/u.err"
 unserve
 serve_bg "$TMP/given.err" --bind "$ADDR_A" --insecure --max-rate 0 --max-streams 16
 grep -q -- "--max-streams 16, --max-message 1M, --max-duration 60 s, --max-rate none" "$TMP/given.err" &&
