@@ -27,6 +27,7 @@ import tempfile
 # Folder of a file (relative to ROOT) -> the folders it may include from (its own is implied).
 FOLDERS = {
     'engines': 'engines',
+    'engines/xdp': 'engines',
     'reports': 'reports',
     'runner/config': 'config',
     'runner/env': 'env',
