@@ -6,8 +6,10 @@
  *                                         until --count datagrams or --secs, print the counts
  *   nb_xdp_tool tx PEER PORT [options]    send --count datagrams (or for --secs) to PEER:PORT
  *   nb_xdp_tool hold PEER PORT [options]  attach, print "ready ...", wait for SIGTERM/SIGINT
+ *   nb_xdp_tool check PEER PORT [--tx]    could this end run it (nb_xdp_path_check): "ok ..."
  *
  * Options: --count N, --secs S, --size B (payload, default 64), --sport P (default 40000),
+ * --queue Q (tx: the queue to send on, default 0),
  * --batch N (default 64), --mode auto|driver|generic, --attach link|netlink,
  * --copy auto|zerocopy|copy, --busy-poll US, --no-csum-check.
  * rx prints "rx=N lost=N dup=N reorder=N late=N rejected=N redirected=N no_socket=N passed=N
@@ -37,8 +39,8 @@ struct opts {
 	uint16_t port, sport;
 	uint64_t count;
 	double secs;
-	uint32_t size, batch, busy_us;
-	bool csum;
+	uint32_t size, batch, busy_us, queue;
+	bool csum, tx_check;
 	enum nb_xdp_mode mode;
 	enum nb_xdp_attach attach;
 	enum nb_xsk_copy copy;
@@ -46,10 +48,10 @@ struct opts {
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "nb_xdp_tool: %s\nusage: nb_xdp_tool rx|tx|hold PEER PORT [--count N] "
-		"[--secs S] [--size B] [--sport P] [--batch N] [--mode auto|driver|generic] "
+	fprintf(stderr, "nb_xdp_tool: %s\nusage: nb_xdp_tool rx|tx|hold|check PEER PORT [--count N] "
+		"[--secs S] [--size B] [--sport P] [--queue Q] [--batch N] [--mode auto|driver|generic] "
 		"[--attach link|netlink] [--copy auto|zerocopy|copy] [--busy-poll US] "
-		"[--no-csum-check]\n", why);
+		"[--no-csum-check] [--tx]\n", why);
 	return 2;
 }
 
@@ -73,8 +75,9 @@ static bool parse(int argc, char **argv, struct opts *o)
 	for (int i = 4; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int m;
-		if (!strcmp(k, "--no-csum-check")) {
-			o->csum = false;
+		if (!strcmp(k, "--no-csum-check") || !strcmp(k, "--tx")) {
+			o->csum = o->csum && strcmp(k, "--no-csum-check");
+			o->tx_check = o->tx_check || !strcmp(k, "--tx");
 			continue;
 		}
 		if (!v)
@@ -90,6 +93,8 @@ static bool parse(int argc, char **argv, struct opts *o)
 			o->sport = (uint16_t)atoi(v);
 		else if (!strcmp(k, "--batch"))
 			o->batch = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--queue"))
+			o->queue = (uint32_t)atoi(v);
 		else if (!strcmp(k, "--busy-poll"))
 			o->busy_us = (uint32_t)atoi(v);
 		else if (!strcmp(k, "--mode") && (m = pick(v, modes, 3)) >= 0)
@@ -146,7 +151,7 @@ static int run_tx(const struct opts *o, struct nb_xdp_path *p, struct nb_flow *f
 {
 	struct nb_xdp_tx t;
 	struct nb_error err;
-	if (!nb_xdp_tx_init(&t, p, 0, f, o->sport, o->port, o->size, &err))
+	if (!nb_xdp_tx_init(&t, p, o->queue, f, o->sport, o->port, o->size, &err))
 		return fprintf(stderr, "nb_xdp_tool: %s\n", err.msg), 1;
 	uint64_t t0 = nb_now_ns();
 	while (!stop && !time_up(t0, o->secs) && (!o->count || t.seq < o->count)) {
@@ -204,13 +209,16 @@ static int run_rx(const struct opts *o, struct nb_xdp_path *p, struct nb_flow *f
 	if (!nb_xdp_prog_stats(nb_xdp_path_prog(p), st, &err))
 		fprintf(stderr, "nb_xdp_tool: %s\n", err.msg);
 	printf("rx=%llu lost=%llu dup=%llu reorder=%llu late=%llu rejected=%llu redirected=%llu "
-	       "no_socket=%llu passed=%llu sock_dropped=%llu secs=%.3f cpu_s=%.3f\n",
+	       "no_socket=%llu passed=%llu sock_dropped=%llu secs=%.3f cpu_s=%.3f queues=",
 	       (unsigned long long)c(f, NB_C_RX_PACKETS), (unsigned long long)c(f, NB_C_LOST),
 	       (unsigned long long)c(f, NB_C_DUP), (unsigned long long)c(f, NB_C_REORDER),
 	       (unsigned long long)c(f, NB_C_LATE), (unsigned long long)rej,
 	       (unsigned long long)st[NB_XDP_STAT_REDIRECTED],
 	       (unsigned long long)st[NB_XDP_STAT_NO_SOCKET], (unsigned long long)st[NB_XDP_STAT_PASSED],
 	       (unsigned long long)dropped, (double)(last - t0) / 1e9, cpu_s());
+	for (uint32_t q = 0; q < nq; q++)
+		printf("%s%llu", q ? "," : "", (unsigned long long)rx[q].frames);
+	printf("\n");
 	free(rx);
 	free(fl);
 	return 0;
@@ -222,8 +230,9 @@ int main(int argc, char **argv)
 	if (!parse(argc, argv, &o))
 		return usage("bad arguments");
 	bool tx = !strcmp(o.cmd, "tx"), rx = !strcmp(o.cmd, "rx"), hold = !strcmp(o.cmd, "hold");
-	if (!tx && !rx && !hold)
-		return usage("the command is rx, tx or hold");
+	bool check = !strcmp(o.cmd, "check");
+	if (!tx && !rx && !hold && !check)
+		return usage("the command is rx, tx, hold or check");
 	struct sockaddr_storage peer;
 	socklen_t plen;
 	if (!peer_addr(o.peer, o.port, &peer, &plen))
@@ -240,13 +249,20 @@ int main(int argc, char **argv)
 	struct nb_xdp_path_config cfg = {
 		.peer = (struct sockaddr *)&peer, .peer_len = plen, .rx = !tx, .tx = tx,
 		.port_lo = o.port, .port_hi = o.port, .mode = o.mode, .attach = o.attach,
-		.copy = o.copy, .queues = tx ? 1 : 0, .busy_poll_us = o.busy_us,
+		.copy = o.copy, .queues = tx ? o.queue + 1 : 0, .busy_poll_us = o.busy_us,
 	};
 	struct nb_xdp_path *p;
 	struct nb_error err;
+	char what[128];
+	if (check) {
+		cfg.tx = o.tx_check;
+		cfg.rx = !o.tx_check;
+		if (!nb_xdp_path_check(&cfg, what, sizeof(what), &err))
+			return fprintf(stderr, "nb_xdp_tool: %s\n", err.msg), 1;
+		return printf("ok %s\n", what), 0;
+	}
 	if (!nb_xdp_path_open(&cfg, &p, &err))
 		return fprintf(stderr, "nb_xdp_tool: %s\n", err.msg), 1;
-	char what[128];
 	nb_xdp_path_describe(p, what, sizeof(what));
 	printf("ready %s\n", what);
 	fflush(stdout);

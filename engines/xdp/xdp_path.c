@@ -1,11 +1,13 @@
 /* nbrun — the AF_XDP data path of one end, and its flows' frames (see xdp_path.h). */
 #include "xdp_path.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "epoch.h"
 #include "sock.h"
@@ -109,6 +111,33 @@ bool nb_xdp_path_open(const struct nb_xdp_path_config *cfg, struct nb_xdp_path *
 		return false;
 	}
 	*out = p;
+	return true;
+}
+
+/* A socket(AF_XDP) needs CAP_NET_RAW: make one and close it. */
+static bool xsk_allowed(struct nb_error *err)
+{
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0 && (errno == EPERM || errno == EACCES))
+		return nb_error_set(err, "xdp: an AF_XDP socket was refused: it needs CAP_NET_RAW "
+				    "and CAP_NET_ADMIN");
+	if (fd < 0)
+		return nb_error_errno(err, errno, "xdp: socket(AF_XDP): this kernel has no AF_XDP?");
+	close(fd);
+	return true;
+}
+
+bool nb_xdp_path_check(const struct nb_xdp_path_config *cfg, char *what, size_t n,
+		       struct nb_error *err)
+{
+	struct nb_xdp_hop h;
+	if (!nb_xdp_hop_find(cfg->peer, cfg->peer_len, &h, err) || !nb_xdp_iface_up(h.ifname, err))
+		return false;
+	if (cfg->tx && !nb_xdp_neigh_resolve(&h, cfg->resolve_ms ? cfg->resolve_ms : 3000, err))
+		return false;
+	if ((cfg->rx && !nb_xdp_prog_probe(err)) || !xsk_allowed(err))
+		return false;
+	snprintf(what, n, "%s queues=%u", h.ifname, nb_xdp_queue_count(h.ifname));
 	return true;
 }
 
@@ -219,5 +248,6 @@ int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err)
 			r->flows[i].entered = false;
 		}
 	nb_xsk_rx_release(r->x, n);
+	r->frames += n;
 	return (int)n;
 }

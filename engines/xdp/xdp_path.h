@@ -58,6 +58,13 @@ struct nb_xdp_path;
  *  False with err naming what is missing; nothing is left attached then. */
 bool nb_xdp_path_open(const struct nb_xdp_path_config *cfg, struct nb_xdp_path **out,
 		      struct nb_error *err);
+/** Whether this end could open cfg's path, changing nothing on the interface: the route and
+ *  interface (up, Ethernet), the next hop's MAC already known or resolvable (tx), that the
+ *  program loads (rx: CAP_BPF, CAP_NET_ADMIN) and that an AF_XDP socket can be made
+ *  (CAP_NET_RAW). Attaching is left to the run: on some NICs it resets the link. On success
+ *  what says what was found ("veth0 queues=1"). False with err naming what is missing. */
+bool nb_xdp_path_check(const struct nb_xdp_path_config *cfg, char *what, size_t n,
+		       struct nb_error *err);
 /** Close the sockets and detach the program; NULL is a no-op. */
 void nb_xdp_path_close(struct nb_xdp_path *p);
 /** The number of queues with a socket. */
@@ -106,13 +113,14 @@ struct nb_xdp_rx {
 	uint32_t nflows;
 	struct nb_xdp_rxflow *flows;
 	bool check_udp;                 /* verify every UDP checksum (a bad one is not counted) */
+	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test
 						    datagrams, by verdict; [NB_FRAME_OK]: a port
 						    with no flow, or no udpseq header */
 };
 
 /** Receive one batch on r's queue (waiting up to timeout_ms for it) and account each test
- *  datagram into its flow. Returns how many were accounted, or -1 with err set. */
+ *  datagram into its flow. Returns how many frames arrived, or -1 with err set. */
 int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err);
 
 #endif

@@ -200,6 +200,15 @@ bool nb_xdp_prog_attach(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog
 	return true;
 }
 
+bool nb_xdp_prog_probe(struct nb_error *err)
+{
+	struct nb_xdp_prog p = { .link_fd = -1, .xsks_fd = -1, .stats_fd = -1 };
+	struct nb_xdp_prog_config cfg = { .queues = 1 };
+	bool ok = load(&p, &cfg, err);
+	bpf_object__close(p.obj);
+	return ok;
+}
+
 void nb_xdp_prog_detach(struct nb_xdp_prog *p)
 {
 	if (!p)

@@ -52,6 +52,9 @@ struct nb_xdp_prog;
  *  with err naming what is missing (privilege, interface, driver support, a program there). */
 bool nb_xdp_prog_attach(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog **out,
 			struct nb_error *err);
+/** Load the embedded program and free it again, attaching nothing: whether this process may
+ *  load it (for a check before a run). False with err as nb_xdp_prog_attach says it. */
+bool nb_xdp_prog_probe(struct nb_error *err);
 /** Detach and free; NULL is a no-op. */
 void nb_xdp_prog_detach(struct nb_xdp_prog *p);
 /** Steer queue's test frames to the AF_XDP socket xsk_fd. */

@@ -8,8 +8,10 @@
 #     datagram to the test port goes to the AF_XDP socket, not to B's UDP socket
 #   - the program leaves the interface after a normal close, SIGTERM and SIGKILL; a netlink
 #     attach outlives SIGKILL and the next start removes it; a live one is never taken over
+#   - one socket per queue: on a two-queue veth, frames sent on queue 1 arrive on B's queue 1
 #   - refusals that name what is missing: the interface down, zero-copy on veth, no
-#     CAP_NET_ADMIN/CAP_BPF, no CAP_NET_RAW
+#     CAP_NET_ADMIN/CAP_BPF, no CAP_NET_RAW; the check before a run says the same, attaching
+#     nothing
 # Speaks TAP. Needs root, ip(8), python3 and setpriv. Environment: NB_BUILDDIR (meson sets it).
 set -u
 N=0
@@ -25,7 +27,7 @@ cleanup() {
 	veth_test_cleanup
 }
 trap cleanup EXIT
-echo "1..22"
+echo "1..26"
 
 veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ip -n "$NSA" addr add fd33::1/64 dev "$VA" nodad && ip -n "$NSB" addr add fd33::2/64 dev "$VB" nodad
@@ -38,7 +40,7 @@ sleep 1
 kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null; HOLD_PID=
 if ! grep -q '^ready' "$TMP/probe"; then
 	echo "# $(cat "$TMP/probe")"
-	for i in $(seq 2 22); do skip "xdp case $i" "XDP cannot attach here: $(head -1 "$TMP/probe")"; done
+	for i in $(seq 2 26); do skip "xdp case $i" "XDP cannot attach here: $(head -1 "$TMP/probe")"; done
 	exit 0
 fi
 
@@ -170,7 +172,22 @@ transfer stale "$ADDR_A" "$ADDR_B" 1000
 exact stale 1000 && ! attached
 that "the next start removes the program left behind, runs, and leaves nothing" "$TMP/stale.rx"
 
-# 5. Refusals, one line each, naming what is missing.
+# 5. One socket per queue: a second veth pair with two queues each way.
+VA2=nbxq${$}a VB2=nbxq${$}b
+ip link add "$VA2" numtxqueues 2 numrxqueues 2 type veth peer name "$VB2" numtxqueues 2 numrxqueues 2 &&
+	ip link set "$VA2" netns "$NSA" && ip link set "$VB2" netns "$NSB" &&
+	ip -n "$NSA" addr add 10.243.36.1/24 dev "$VA2" && ip -n "$NSB" addr add 10.243.36.2/24 dev "$VB2" &&
+	ip -n "$NSA" link set "$VA2" up && ip -n "$NSB" link set "$VB2" up
+ip netns exec "$NSB" "$TOOL" rx 10.243.36.1 7600 --count 5000 --secs 10 >"$TMP/mq.rx" 2>&1 &
+_rx=$!
+_i=0
+while [ $_i -lt 50 ] && ! grep -q '^ready' "$TMP/mq.rx" 2>/dev/null; do sleep 0.1; _i=$((_i + 1)); done
+ip netns exec "$NSA" "$TOOL" tx 10.243.36.2 7600 --count 5000 --queue 1 >"$TMP/mq.tx" 2>&1
+wait $_rx
+exact mq 5000 && grep -q "^ready xdp=copy driver $VB2 queues=2" "$TMP/mq.rx" && grep -q ' queues=0,5000$' "$TMP/mq.rx"
+that "two queues, two sockets: what A sent on queue 1 arrived, exactly, on B's queue 1" "$TMP/mq.rx"
+
+# 6. Refusals, one line each, naming what is missing.
 ip -n "$NSB" link set "$VB" down
 ip netns exec "$NSB" "$TOOL" rx "$ADDR_A" 7600 --count 1 >"$TMP/down" 2>&1
 [ $? = 1 ] && grep -q "$VB, the interface toward the peer, is down" "$TMP/down" && ! attached
@@ -191,6 +208,17 @@ ip netns exec "$NSA" setpriv --bounding-set=-net_raw --inh-caps=-all -- \
 	"$TOOL" tx "$ADDR_B" 7600 --count 1 >"$TMP/noraw" 2>&1
 [ $? = 1 ] && grep -q "needs CAP_NET_RAW" "$TMP/noraw"
 that "a sender without CAP_NET_RAW: one line naming it" "$TMP/noraw"
+ip netns exec "$NSB" "$TOOL" check "$ADDR_A" 7600 >"$TMP/check" 2>&1 &&
+	grep -qx "ok $VB queues=1" "$TMP/check" && ! attached
+that "the check before a run: this end can receive over $VB, and nothing was attached" "$TMP/check"
+ip netns exec "$NSB" setpriv --bounding-set=-net_admin,-bpf,-sys_admin --inh-caps=-all -- \
+	"$TOOL" check "$ADDR_A" 7600 >"$TMP/check" 2>&1
+[ $? = 1 ] && grep -q "needs CAP_BPF and CAP_NET_ADMIN" "$TMP/check"
+that "the check without CAP_BPF: refused the same way" "$TMP/check"
+ip netns exec "$NSA" setpriv --bounding-set=-net_raw --inh-caps=-all -- \
+	"$TOOL" check "$ADDR_B" 7600 --tx >"$TMP/check" 2>&1
+[ $? = 1 ] && grep -q "needs CAP_NET_RAW" "$TMP/check"
+that "the check of a sender without CAP_NET_RAW: refused, naming it" "$TMP/check"
 ! attached && ! ip -n "$NSA" link show "$VA" 2>/dev/null | grep -q 'prog/xdp'
 that "no program left on either end" "$TMP/noraw"
 exit $FAILED
