@@ -8,6 +8,7 @@
 #     datagram to the test port goes to the AF_XDP socket, not to B's UDP socket
 #   - the program leaves the interface after a normal close, SIGTERM and SIGKILL; a netlink
 #     attach outlives SIGKILL and the next start removes it; a live one is never taken over
+#   - busy polling asked for: counts as exact
 #   - one socket per queue: on a two-queue veth, frames sent on queue 1 arrive on B's queue 1
 #   - refusals that name what is missing: the interface down, zero-copy on veth, no
 #     CAP_NET_ADMIN/CAP_BPF, no CAP_NET_RAW; the check before a run says the same, attaching
@@ -27,7 +28,7 @@ cleanup() {
 	veth_test_cleanup
 }
 trap cleanup EXIT
-echo "1..26"
+echo "1..27"
 
 veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ip -n "$NSA" addr add fd33::1/64 dev "$VA" nodad && ip -n "$NSB" addr add fd33::2/64 dev "$VB" nodad
@@ -40,7 +41,7 @@ sleep 1
 kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null; HOLD_PID=
 if ! grep -q '^ready' "$TMP/probe"; then
 	echo "# $(cat "$TMP/probe")"
-	for i in $(seq 2 26); do skip "xdp case $i" "XDP cannot attach here: $(head -1 "$TMP/probe")"; done
+	for i in $(seq 2 27); do skip "xdp case $i" "XDP cannot attach here: $(head -1 "$TMP/probe")"; done
 	exit 0
 fi
 
@@ -100,6 +101,10 @@ ip -n "$NSA" neigh flush dev "$VA"
 transfer gen "$ADDR_A" "$ADDR_B" 20000 "--mode generic"
 exact gen 20000 && grep -q '^ready xdp=copy generic ' "$TMP/gen.rx"
 that "generic (skb) mode when asked, counts exact; ARP resolved after a flush" "$TMP/gen.rx"
+
+transfer busy "$ADDR_A" "$ADDR_B" 20000 "--busy-poll 50"
+exact busy 20000
+that "with busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL 50 us): counts exact" "$TMP/busy.rx"
 
 # 3. While attached: the control connection and another UDP port still work; the test port's
 # datagrams go to the AF_XDP socket only.
