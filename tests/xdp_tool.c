@@ -11,9 +11,11 @@
  * Options: --count N, --secs S, --size B (payload, default 64), --sport P (default 40000),
  * --queue Q (tx: the queue to send on, default 0),
  * --batch N (default 64), --mode auto|driver|generic, --attach link|netlink,
- * --copy auto|zerocopy|copy, --busy-poll US, --no-csum-check.
+ * --copy auto|zerocopy|copy, --busy-poll US, --no-csum-check, --tx (check a sender).
  * rx prints "rx=N lost=N dup=N reorder=N late=N rejected=N redirected=N no_socket=N passed=N
- * sock_dropped=N secs=S cpu_s=S" (sock_dropped: the sockets' XDP_STATISTICS drops); tx prints "tx=N snd_errs=N secs=S cpu_s=S"; errors: one line, exit 1.
+ * sock_dropped=N secs=S cpu_s=S queues=N,N..." (sock_dropped: the sockets' XDP_STATISTICS
+ * drops; queues: the frames of each queue's socket); tx prints "tx=N snd_errs=N secs=S
+ * cpu_s=S"; errors: one line, exit 1.
  */
 #include <arpa/inet.h>
 #include <signal.h>
