@@ -269,16 +269,22 @@ static bool kick(struct nb_xsk *x, struct nb_error *err)
 
 bool nb_xsk_tx_send(struct nb_xsk *x, const uint32_t *lens, uint32_t n, struct nb_error *err)
 {
-	for (uint32_t i = 0; i < n && i < x->tx_n; i++) {
+	if (n > x->tx_n)
+		n = x->tx_n;
+	for (uint32_t i = 0; i < n; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, x->tx_idx + i);
 		d->addr = x->tx_addr[i];
 		d->len = lens[i];
 		d->options = 0;
 	}
-	xsk_ring_prod__submit(&x->tx, x->tx_n);
-	x->pending += x->tx_n;
+	/* Frames reserved and not written go back: the ring's reservation and the pool. */
+	x->tx.cached_prod -= x->tx_n - n;
+	for (uint32_t i = n; i < x->tx_n; i++)
+		x->pool[x->pool_n++] = x->tx_addr[i];
+	xsk_ring_prod__submit(&x->tx, n);
+	x->pending += n;
 	x->tx_n = 0;
-	return kick(x, err);
+	return n == 0 || kick(x, err);
 }
 
 uint32_t nb_xsk_tx_pending(const struct nb_xsk *x)

@@ -73,9 +73,9 @@ uint32_t nb_xsk_queue(const struct nb_xsk *x);
  *  reserved on the TX ring, into frames[]; returns how many (0: the ring or the pool is full:
  *  completions are pending). */
 uint32_t nb_xsk_tx_get(struct nb_xsk *x, uint8_t **frames, uint32_t n);
-/** Send the n frames nb_xsk_tx_get gave, of lens[i] bytes each (all of them: the descriptors
- *  are the kernel's now), and kick the kernel when it asks. False with err on a hard error
- *  (the interface went down); a busy device is not an error: the frames go at the next kick. */
+/** Send the first n frames nb_xsk_tx_get gave, of lens[i] bytes each (the rest go back to the
+ *  pool unsent), and kick the kernel when it asks. False with err on a hard error (the
+ *  interface went down); a busy device is not an error: the frames go at the next kick. */
 bool nb_xsk_tx_send(struct nb_xsk *x, const uint32_t *lens, uint32_t n, struct nb_error *err);
 /** Frames handed to the kernel and not yet completed. */
 uint32_t nb_xsk_tx_pending(const struct nb_xsk *x);
