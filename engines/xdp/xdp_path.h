@@ -13,8 +13,14 @@
  *   - a receiving end runs one thread per queue over nb_xdp_rx_step, which demultiplexes by
  *     destination port into each flow's counters with the socket path's own accounting
  *     (nb_seqrx_account, epochs), so loss, duplicates, reordering and late stay exact;
+ *   - a receiving socket's XDP_STATISTICS drops (rx_dropped + rx_ring_full, nb_xsk_stats) are
+ *     the xdp path's NB_C_RCVBUF_DROPS: frames our own receiver was too slow for, read at every
+ *     tick by the engine's kernel_counters op (per queue: exact per flow when each flow has
+ *     its queue);
  *   - the path is closed after the drain; the program leaves the interface with it (and with
  *     the process, whatever ends it).
+ * Memory: each socket has its own UMEM, NB_XSK_FRAMES x NB_XSK_FRAME_SIZE (8 MiB), so an end
+ * with many queues wants cfg.queues limited to the queues its flows use.
  * One thread per socket: a queue's nb_xdp_tx and nb_xdp_rx run on the same thread or the
  * queue is used by one direction only.
  *
