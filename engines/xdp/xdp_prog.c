@@ -200,13 +200,42 @@ bool nb_xdp_prog_attach(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog
 	return true;
 }
 
+bool nb_xdp_prog_load(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog **out,
+		      struct nb_error *err)
+{
+	struct nb_xdp_prog *p = calloc(1, sizeof(*p));
+	if (!p)
+		return nb_error_set(err, "xdp: out of memory");
+	p->link_fd = p->xsks_fd = p->stats_fd = -1;
+	if (!load(p, cfg, err)) {
+		bpf_object__close(p->obj);
+		free(p);
+		return false;
+	}
+	*out = p;
+	return true;
+}
+
+bool nb_xdp_prog_run(const struct nb_xdp_prog *p, const void *frame, uint32_t len,
+		     uint32_t *action, struct nb_error *err)
+{
+	int fd = bpf_program__fd(bpf_object__find_program_by_name(p->obj, NB_XDP_PROG_NAME));
+	LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = frame, .data_size_in = len, .repeat = 1);
+	int rc = bpf_prog_test_run_opts(fd, &t);
+	if (rc < 0)
+		return nb_error_errno(err, -rc, "xdp: run the program on a %u-byte frame", len);
+	*action = t.retval;
+	return true;
+}
+
 bool nb_xdp_prog_probe(struct nb_error *err)
 {
-	struct nb_xdp_prog p = { .link_fd = -1, .xsks_fd = -1, .stats_fd = -1 };
 	struct nb_xdp_prog_config cfg = { .queues = 1 };
-	bool ok = load(&p, &cfg, err);
-	bpf_object__close(p.obj);
-	return ok;
+	struct nb_xdp_prog *p;
+	if (!nb_xdp_prog_load(&cfg, &p, err))
+		return false;
+	nb_xdp_prog_detach(p);
+	return true;
 }
 
 void nb_xdp_prog_detach(struct nb_xdp_prog *p)
@@ -215,7 +244,7 @@ void nb_xdp_prog_detach(struct nb_xdp_prog *p)
 		return;
 	if (p->link_fd >= 0)
 		close(p->link_fd); /* the link's last reference: the program leaves the interface */
-	else
+	else if (p->ifindex)
 		bpf_xdp_detach(p->ifindex, p->mode_flag, NULL);
 	bpf_object__close(p->obj);
 	free(p);

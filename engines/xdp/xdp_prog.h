@@ -55,6 +55,14 @@ bool nb_xdp_prog_attach(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog
 /** Load the embedded program and free it again, attaching nothing: whether this process may
  *  load it (for a check before a run). False with err as nb_xdp_prog_attach says it. */
 bool nb_xdp_prog_probe(struct nb_error *err);
+/** Load the program with cfg's ports and queues and attach it nowhere (cfg->ifname unused):
+ *  for running it on frames of our own with nb_xdp_prog_run. Free with nb_xdp_prog_detach. */
+bool nb_xdp_prog_load(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog **out,
+		      struct nb_error *err);
+/** Run the program once on a frame (BPF_PROG_TEST_RUN) and give its verdict (XDP_PASS ...)
+ *  in *action; its counters count the frame as on an interface. False with err. */
+bool nb_xdp_prog_run(const struct nb_xdp_prog *p, const void *frame, uint32_t len,
+		     uint32_t *action, struct nb_error *err);
 /** Detach and free; NULL is a no-op. */
 void nb_xdp_prog_detach(struct nb_xdp_prog *p);
 /** Steer queue's test frames to the AF_XDP socket xsk_fd. */
