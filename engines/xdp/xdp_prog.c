@@ -183,17 +183,17 @@ static bool attach(struct nb_xdp_prog *p, const struct nb_xdp_prog_config *cfg,
 bool nb_xdp_prog_attach(const struct nb_xdp_prog_config *cfg, struct nb_xdp_prog **out,
 			struct nb_error *err)
 {
-	struct nb_xdp_prog *p = calloc(1, sizeof(*p));
-	if (!p)
-		return nb_error_set(err, "xdp: out of memory");
-	p->link_fd = p->xsks_fd = p->stats_fd = -1;
+	int ifindex = (int)if_nametoindex(cfg->ifname);
+	if (!ifindex)
+		return nb_error_errno(err, errno, "xdp: no interface %s", cfg->ifname);
+	struct nb_xdp_prog *p;
+	if (!clear_stale(ifindex, cfg->ifname, err) || !nb_xdp_prog_load(cfg, &p, err))
+		return false;
 	snprintf(p->ifname, sizeof(p->ifname), "%s", cfg->ifname);
-	p->ifindex = (int)if_nametoindex(cfg->ifname);
-	bool ok = p->ifindex ? true : nb_error_errno(err, errno, "xdp: no interface %s", cfg->ifname);
-	ok = ok && clear_stale(p->ifindex, p->ifname, err) && load(p, cfg, err) && attach(p, cfg, err);
-	if (!ok) {
-		bpf_object__close(p->obj);
-		free(p);
+	p->ifindex = ifindex;
+	if (!attach(p, cfg, err)) {
+		p->ifindex = 0; /* nothing to detach */
+		nb_xdp_prog_detach(p);
 		return false;
 	}
 	*out = p;
