@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h"
 #include "xdp_frame.h"
 
 struct ref {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "xdp_frame.h"
 #include "xdp_prog.h"
 

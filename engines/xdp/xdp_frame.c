@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "engine.h" /* nb_error_set */
+
 #define ETH_P_IP4 0x0800u
 #define ETH_P_IP6 0x86ddu
 #define ETH_P_VLAN 0x8100u

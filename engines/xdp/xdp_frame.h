@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+struct nb_error; /* the caller's error text (engine.h) */
 
 #define NB_ETH_HLEN 14u
 #define NB_IP4_HLEN 20u

@@ -3,8 +3,8 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <ifaddrs.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h" /* nb_error_set */
 #include "ifstats.h"
 
 #define NL_BUF 16384

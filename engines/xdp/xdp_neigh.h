@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "error.h"
+struct nb_error; /* the caller's error text (engine.h) */
 
 /** Both ends of the path on the wire. */
 struct nb_xdp_hop {

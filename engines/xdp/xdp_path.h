@@ -37,7 +37,6 @@
 #include <sys/socket.h>
 
 #include "engine.h"
-#include "error.h"
 #include "udpseq.h"
 #include "xdp_frame.h"
 #include "xdp_neigh.h"

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "engine.h" /* nb_error_set */
 #include "xdp_obj.h"
 
 struct nb_xdp_prog {

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+struct nb_error; /* the caller's error text (engine.h) */
 #include "xdp_cfg.h"
 
 #define NB_XDP_PROG_NAME "nb_xdp_redirect"   /* the program's name, as the kernel lists it */

@@ -13,6 +13,8 @@
 
 #include <xdp/xsk.h>
 
+#include "engine.h" /* nb_error_set */
+
 #ifndef SO_PREFER_BUSY_POLL
 #define SO_PREFER_BUSY_POLL 69
 #endif

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+struct nb_error; /* the caller's error text (engine.h) */
 
 #define NB_XSK_FRAMES 4096u       /* UMEM frames: half receive, half send */
 #define NB_XSK_FRAME_SIZE 2048u   /* one frame: a 1500-byte MTU and headroom */

@@ -206,8 +206,9 @@ _i=0
 while [ $_i -lt 50 ] && ! grep -q '^ready' "$TMP/mq.rx" 2>/dev/null; do sleep 0.1; _i=$((_i + 1)); done
 ip netns exec "$NSA" "$TOOL" tx 10.243.36.2 7600 --count 5000 --queue 1 >"$TMP/mq.tx" 2>&1
 wait $_rx
-exact mq 5000 && grep -q "^ready xdp=copy driver $VB2 queues=2" "$TMP/mq.rx" && grep -q ' queues=0,5000$' "$TMP/mq.rx"
-that "two queues, two sockets: what A sent on queue 1 arrived, exactly, on B's queue 1" "$TMP/mq.rx"
+exact mq 5000 && grep -q "^ready xdp=copy driver $VB2 queues=2" "$TMP/mq.rx" &&
+	grep -q " queues=0,$(field "$TMP/mq.rx" rx)\$" "$TMP/mq.rx"
+that "two queues, two sockets: what A sent on queue 1 arrived, exactly, on B's queue 1 only" "$TMP/mq.rx"
 
 # 6. Refusals, one line each, naming what is missing.
 ip -n "$NSB" link set "$VB" down
