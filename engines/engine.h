@@ -68,6 +68,7 @@ struct nb_params {
 	bool gso;               /* stream, pps: UDP_SEGMENT where the kernel offers it (udpgso.h) */
 	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
+	uint32_t burst_us;      /* stream, pps: paced UDP: most of the schedule sent back to back (pace.h) */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
 	int16_t cpus[NB_MAX_CPUS];
 	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each
@@ -141,6 +142,8 @@ struct nb_flow {
 	_Atomic uint64_t g[NB_G_COUNT];
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
+	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
+					   (schedule.h); client flows of engines that record latency */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
 	struct nb_tcprx tcprx;          /* TCP receivers: arrived bytes, by the harness's ticks */
 	struct nb_error err;            /* why the flow failed */

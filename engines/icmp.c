@@ -33,6 +33,7 @@
 #include "engine.h"
 #include "engines.h"
 #include "io.h"
+#include "schedule.h"
 #include "sock.h"
 
 #define ICMP_HDR 8u
@@ -43,8 +44,8 @@
 #define WIN (1u << 16)               /* requests tracked at once per flow */
 #define MAX_RATE 1000000ull
 #define SPIN_NS 60000ull             /* a paced send stops sleeping at least this long before it
-					is due, */
-#define MAX_EARLY_NS 400000ull       /* and at most this long (twice the timer's measured lateness) */
+					is due, and at most twice MAX_LATE_NS (schedule.h) */
+#define MAX_LATE_NS 200000ull        /* a timed sleep later than this was preempted */
 #define RX_BUF (MAX_SIZE + 128u)
 
 /* A slot of the in-flight window: the due time of seq, and whether its reply came. */
@@ -60,7 +61,7 @@ struct icmp_flow {
 	struct sockaddr_storage to;
 	socklen_t to_len;
 	uint64_t t0, tmo_ns, next, oldest, inflight;
-	uint64_t oversleep_ns;       /* moving average of how late a timed sleep ends */
+	struct nb_sched_timer timer; /* how late its timed sleeps end (schedule.h) */
 	struct slot *win;
 	unsigned char *out, *in;
 };
@@ -165,8 +166,7 @@ static struct slot *slot_of(const struct icmp_flow *u, uint64_t seq)
 
 static uint64_t due_of(const struct icmp_flow *u, uint64_t k)
 {
-	uint64_t r = u->f->p->rate;
-	return u->t0 + k / r * 1000000000ull + k % r * 1000000000ull / r;
+	return nb_sched_due(u->t0, k, u->f->p->rate);
 }
 
 /* Build and send request u->next, due at due. */
@@ -208,6 +208,8 @@ static bool send_due(struct icmp_flow *u, uint64_t now)
 	if (nb_flow_quiet(u->f) || (paced ? due_of(u, u->next) > now : u->inflight > 0))
 		return true;
 	uint64_t due = paced ? due_of(u, u->next) : now;
+	if (paced)
+		nb_flow_lag(u->f, due, now);
 	*slot_of(u, u->next) = (struct slot){ .seq = u->next, .due = due };
 	u->inflight++;
 	bool ok = send_one(u, due);
@@ -322,15 +324,12 @@ static void wait_next(struct icmp_flow *u, uint64_t now)
 	uint64_t wake = now + NB_IO_SLICE_MS * 1000000ull;
 	if (!nb_flow_quiet(u->f) && u->f->p->rate) {
 		/* a late timer would count in the RTT (stamped from the due time): wake early by twice
-		 * the timer's measured lateness and poll the last stretch, as engines/latency.c does */
-		uint64_t early = 2 * u->oversleep_ns > SPIN_NS ? 2 * u->oversleep_ns : SPIN_NS;
-		if (early > MAX_EARLY_NS)
-			early = MAX_EARLY_NS;
-		uint64_t due = due_of(u, u->next);
-		if (due <= now + early)
+		 * the timer's measured lateness and poll the last stretch (schedule.h) */
+		uint64_t at = nb_sched_wake_at(&u->timer, now, due_of(u, u->next));
+		if (at <= now)
 			return; /* due, or nearly: go round without sleeping */
-		if (due - early < wake)
-			wake = due - early;
+		if (at < wake)
+			wake = at;
 	}
 	/* An unanswered request's time-out (an answered one's passes harmlessly at the next wake:
 	 * it must not hold the sender to the timer's lateness). */
@@ -344,17 +343,16 @@ static void wait_next(struct icmp_flow *u, uint64_t now)
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
 	if (ppoll(&pfd, 1, &ts, NULL) != 0)
 		return; /* a reply (or a signal): says nothing of the timer */
-	uint64_t slept = nb_now_ns() - now, late = slept > ns ? slept - ns : 0;
-	if (late > MAX_EARLY_NS)
-		late = MAX_EARLY_NS; /* a preempted sleep says little about the timer */
-	u->oversleep_ns = (uint64_t)((int64_t)u->oversleep_ns + ((int64_t)late - (int64_t)u->oversleep_ns) / 8);
+	nb_sched_learn(&u->timer, ns, nb_now_ns() - now);
 }
 
 static int run_flow(struct icmp_flow *u)
 {
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	u->t0 = nb_now_ns();
-	u->oversleep_ns = MAX_EARLY_NS / 4; /* until measured: a VM timer is often ~100 us late */
+	/* until measured: a VM timer is often ~100 us late */
+	u->timer = (struct nb_sched_timer){ .late_ns = MAX_LATE_NS / 2, .min_early_ns = SPIN_NS,
+					    .max_late_ns = MAX_LATE_NS };
 	while (!nb_flow_stopping(u->f)) {
 		if (!send_due(u, nb_now_ns()) || !recv_ready(u))
 			return -1;

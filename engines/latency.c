@@ -36,6 +36,7 @@
 #include "engine.h"
 #include "engines.h"
 #include "io.h"
+#include "schedule.h"
 #include "sock.h"
 
 #define HDR 24u
@@ -46,7 +47,7 @@
 #define WIN_MAX (1ull << 26)            /* UDP: most messages in flight tracked (8 MiB bitmap) */
 #define TCP_IN_BUF (64u * 1024)
 #define SEND_BURST 32u                  /* messages sent before the replies are read */
-#define MAX_EARLY_NS 100000ull          /* wake at most 2 x 100 us before a send time */
+#define MAX_LATE_NS 100000ull           /* wake at most 2 x 100 us before a send time */
 
 /* ---- header ---- */
 
@@ -200,7 +201,7 @@ struct ul {
 	bool want_write;          /* the socket pushed back: wait for POLLOUT */
 	unsigned char *in;        /* TCP: reassembly of echoed messages */
 	size_t in_len, in_cap;
-	uint64_t oversleep_ns;    /* moving average of how late a timed sleep ends */
+	struct nb_sched_timer timer; /* how late its timed sleeps end (schedule.h) */
 	uint64_t *bits;           /* UDP: answered flags of seq oldest .. next-1 (bit seq % win) */
 	uint64_t win, oldest;     /* UDP: window size (power of two); lowest unresolved seq */
 };
@@ -208,7 +209,7 @@ struct ul {
 /* Due time of message k: t0 + k / rate seconds, exact for any rate. */
 static uint64_t sched_of(const struct ul *u, uint64_t k)
 {
-	return u->t0 + k / u->rate * 1000000000ull + k % u->rate * 1000000000ull / u->rate;
+	return nb_sched_due(u->t0, k, u->rate);
 }
 
 static bool bit_get(const struct ul *u, uint64_t seq)
@@ -296,6 +297,7 @@ static enum nb_io ul_send_due(struct ul *u, uint64_t now)
 		u->out_off += (size_t)n;
 		if (u->out_off == u->size) {
 			u->out_busy = false;
+			nb_flow_lag(u->f, sched_of(u, u->next), now);
 			window_sent(u->f, sched_of(u, u->next));
 			u->next++;
 			sent++;
@@ -360,18 +362,16 @@ static bool ul_sending(const struct ul *u)
 	return !nb_flow_quiet(u->f) || sched_of(u, u->next) < u->f->win_end_ns;
 }
 
-/* Sleep (ppoll) for wait_ns or until a reply comes; returns how late the timer woke us. */
-static enum nb_io ul_sleep(struct ul *u, uint64_t wait_ns, uint64_t *late_ns)
+/* Sleep (ppoll) for wait_ns or until a reply comes; *timed: the timer ended it. */
+static enum nb_io ul_sleep(struct ul *u, uint64_t wait_ns, bool *timed)
 {
 	struct pollfd pfd = { .fd = u->f->fd, .events = POLLIN | (u->want_write ? POLLOUT : 0) };
 	struct timespec ts = { .tv_sec = (time_t)(wait_ns / 1000000000ull),
 			       .tv_nsec = (long)(wait_ns % 1000000000ull) };
-	uint64_t t = nb_now_ns();
 	int n = ppoll(&pfd, 1, &ts, NULL);
 	if (n < 0 && errno != EINTR)
 		return NB_IO_ERROR;
-	uint64_t slept = nb_now_ns() - t;
-	*late_ns = n == 0 && slept > wait_ns ? slept - wait_ns : 0;
+	*timed = n == 0;
 	return NB_IO_OK;
 }
 
@@ -389,23 +389,18 @@ static enum nb_io ul_wait(struct ul *u, uint64_t now)
 		nb_io_spin_pause();
 		return NB_IO_OK;
 	}
-	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull, early = 0;
-	if (ul_sending(u) && !u->want_write && sched_of(u, u->next) < until) {
-		until = sched_of(u, u->next);
-		early = u->oversleep_ns * 2;
-	}
-	if (u->udp && u->oldest < u->next && sched_of(u, u->oldest) + u->tmo_ns < until) {
+	uint64_t until = now + NB_IO_SLICE_MS * 1000000ull;
+	if (ul_sending(u) && !u->want_write && sched_of(u, u->next) < until)
+		until = nb_sched_wake_at(&u->timer, now, sched_of(u, u->next));
+	if (u->udp && u->oldest < u->next && sched_of(u, u->oldest) + u->tmo_ns < until)
 		until = sched_of(u, u->oldest) + u->tmo_ns;
-		early = 0;
-	}
-	if (until <= now + early)
+	if (until <= now)
 		return NB_IO_OK; /* due (or nearly): go round without sleeping */
-	uint64_t late;
-	if (ul_sleep(u, until - early - now, &late) != NB_IO_OK)
+	bool timed;
+	if (ul_sleep(u, until - now, &timed) != NB_IO_OK)
 		return NB_IO_ERROR;
-	if (late > MAX_EARLY_NS)
-		late = MAX_EARLY_NS;
-	u->oversleep_ns += (int64_t)(late - u->oversleep_ns) / 8;
+	if (timed)
+		nb_sched_learn(&u->timer, until - now, nb_now_ns() - now);
 	return NB_IO_OK;
 }
 
@@ -431,7 +426,8 @@ static bool ul_init(struct ul *u, struct nb_flow *f, unsigned char *out, unsigne
 {
 	const struct nb_params *p = f->p;
 	*u = (struct ul){ .f = f, .size = p->size, .udp = p->proto == NB_PROTO_UDP, .rate = p->rate,
-			  .tmo_ns = timeout_ns(p), .out = out, .in = in, .in_cap = TCP_IN_BUF };
+			  .tmo_ns = timeout_ns(p), .out = out, .in = in, .in_cap = TCP_IN_BUF,
+			  .timer = { .max_late_ns = MAX_LATE_NS } };
 	if (u->udp) {
 		u->win = window_of(p);
 		u->bits = calloc(u->win / 64, sizeof(uint64_t));

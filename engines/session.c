@@ -57,7 +57,8 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 		if (e->records_latency && side == NB_SIDE_CLIENT) {
 			f->hist = nb_hist_create();
 			f->win_hist = e->due_window ? nb_hist_create() : NULL;
-			if (!f->hist || (e->due_window && !f->win_hist)) {
+			f->lag_hist = nb_hist_create();
+			if (!f->hist || (e->due_window && !f->win_hist) || !f->lag_hist) {
 				nb_session_destroy(s);
 				nb_error_set(err, "out of memory");
 				return NULL;
@@ -80,6 +81,7 @@ void nb_session_destroy(struct nb_session *s)
 			close(s->flows[i].fd);
 		nb_hist_destroy(s->flows[i].hist);
 		nb_hist_destroy(s->flows[i].win_hist);
+		nb_hist_destroy(s->flows[i].lag_hist);
 	}
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);

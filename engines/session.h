@@ -38,9 +38,11 @@ struct nb_snapshot {
 	uint32_t nflows;
 	struct nb_flow_snap flow[NB_MAX_FLOWS];
 	struct nb_hist *hist;                 /* merged RTT histogram of all flows, or NULL */
+	struct nb_hist *lag;                  /* with hist: the flows' schedule lag (send time - due
+						 time, schedule.h) merged; never on the wire */
 };
 
-/** Allocate a snapshot (with a histogram when with_hist); NULL on out of memory. */
+/** Allocate a snapshot (with the RTT and lag histograms when with_hist); NULL on out of memory. */
 struct nb_snapshot *nb_snapshot_create(bool with_hist);
 /** A copy of s, its histogram too (NULL for NULL or on out of memory). */
 struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s);

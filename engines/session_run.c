@@ -146,11 +146,15 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 	out->engine_cpu_ns = 0;
 	if (out->hist)
 		nb_hist_init(out->hist);
+	if (out->lag)
+		nb_hist_init(out->lag);
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		out->flow[i].cpu_ns = i < s->nthreads ? flow_cpu_ns(s, i) : 0;
 		out->engine_cpu_ns += out->flow[i].cpu_ns;
 		if (out->hist && s->flows[i].hist)
 			nb_hist_merge(out->hist, s->flows[i].hist);
+		if (out->lag && s->flows[i].lag_hist)
+			nb_hist_merge(out->lag, s->flows[i].lag_hist);
 	}
 	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
 }
@@ -207,8 +211,8 @@ bool nb_session_stop(struct nb_session *s, struct nb_error *err)
 struct nb_snapshot *nb_snapshot_create(bool with_hist)
 {
 	struct nb_snapshot *s = calloc(1, sizeof(*s));
-	if (s && with_hist && !(s->hist = nb_hist_create())) {
-		free(s);
+	if (s && with_hist && (!(s->hist = nb_hist_create()) || !(s->lag = nb_hist_create()))) {
+		nb_snapshot_destroy(s);
 		return NULL;
 	}
 	return s;
@@ -219,11 +223,16 @@ struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s)
 	struct nb_snapshot *d = s ? nb_snapshot_create(s->hist != NULL) : NULL;
 	if (!d)
 		return NULL;
-	struct nb_hist *h = d->hist;
+	struct nb_hist *h = d->hist, *lag = d->lag;
 	*d = *s;
 	d->hist = h;
+	d->lag = lag;
 	if (h)
 		nb_hist_copy(h, s->hist);
+	if (lag && s->lag)
+		nb_hist_copy(lag, s->lag);
+	else if (lag)
+		nb_hist_init(lag);
 	return d;
 }
 
@@ -232,5 +241,6 @@ void nb_snapshot_destroy(struct nb_snapshot *s)
 	if (!s)
 		return;
 	nb_hist_destroy(s->hist);
+	nb_hist_destroy(s->lag);
 	free(s);
 }

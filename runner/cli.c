@@ -183,10 +183,10 @@ static const char common_options[] =
 	"  -q, --quiet          only errors;  -v, --verbose  more detail;  -h, --help  this text\n";
 
 static const char exit_codes[] =
-	"exit codes: 0 every run measured; 1 some runs failed (recorded); 2 bad input (config, CLI);\n"
-	"  3 the peer is unreachable or died mid-run; 4 a results file cannot be written;\n"
-	"  5 --check found a problem; 6 the agent stayed busy (its queue full, or --queue-timeout\n"
-	"  passed); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM\n"
+	"exit codes: 0 every run measured; 1 some runs failed or gave no result (recorded);\n"
+	"  2 bad input (config, CLI); 3 the peer is unreachable or died mid-run; 4 a results file\n"
+	"  cannot be written; 5 --check found a problem; 6 the agent stayed busy (its queue full,\n"
+	"  or --queue-timeout passed); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM\n"
 	"  (every finished run is kept and reported).\n";
 
 const char *nb_cli_cmd_name(enum nb_cmd cmd)

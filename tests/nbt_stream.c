@@ -20,6 +20,7 @@ static void capture_interval(void *ctx, uint32_t k, const struct nb_span *span, 
 	memcpy(&c->l, span->l1, sizeof(c->l));
 	memcpy(&c->p, span->p1, sizeof(c->p));
 	c->l.hist = c->p.hist = NULL;
+	c->l.lag = c->p.lag = NULL;
 }
 
 void nbt_stream_open(void)
@@ -73,6 +74,7 @@ enum nb_outcome nbt_stream_run(const struct nb_msg_setup *su, struct nbt_capture
 		memcpy(&cap->l, res->lfinal, sizeof(cap->l));
 		memcpy(&cap->p, res->pfinal, sizeof(cap->p));
 		cap->l.hist = cap->p.hist = NULL;
+		cap->l.lag = cap->p.lag = NULL;
 	}
 	nb_test_result_free(res);
 	return o;

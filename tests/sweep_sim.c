@@ -75,7 +75,7 @@ struct nb_sweep nbt_search_cfg(uint64_t from, uint64_t to, double loss, double p
 {
 	struct nb_sweep s = { .enabled = true, .search = true, .from = from, .to = to,
 			      .loss = { loss }, .nloss = 1, .precision = precision,
-			      .trial_ns = 5 * S, .confirm = 2 };
+			      .trial_ns = 5 * S, .short_trial_ns = 1 * S, .confirm = 2 };
 	return s;
 }
 

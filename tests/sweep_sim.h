@@ -38,7 +38,8 @@ struct nbt_sim {
 
 /** The search's callback: one trial of the simulated sender against the simulated device. */
 bool nbt_sim_run(void *ctx, struct nb_trial *t);
-/** A search from..to for one loss goal, 5 s trials, 2 confirmations, no retries. */
+/** A search from..to for one loss goal, 1 s short trials, 5 s final ones, 2 confirmations, no
+ *  retries. */
 struct nb_sweep nbt_search_cfg(uint64_t from, uint64_t to, double loss, double precision);
 /** Run cfg against sim (its full_ns set from cfg) into out. */
 void nbt_sim_search(const struct nb_sweep *cfg, struct nbt_sim *sim, struct nb_sweep_outcome *out);

@@ -76,6 +76,23 @@ Test(config, sweeps_parse_each_mode)
 	nb_config_free(&cfg);
 }
 
+/* `trial` is every trial's length; a search asks for short coarse trials with short_trial. */
+Test(config, short_trial_is_a_search_key_and_trial_stays_every_trials_length)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+			    "    sweep: {rate: {from: 10M, to: 1G, loss: 0.1%}, trial: 2s}\n"
+			    "  - name: b\n    engine: stream\n    protocol: udp\n"
+			    "    sweep: {rate: {from: 10M, to: 1G, loss: 0.1%}, trial: 2s, "
+			    "short_trial: 500ms}\n", NULL, 0, &cfg, &err), "%s", err.msg);
+	cr_assert_eq(cfg.tests[0].sweep.trial_ns, 2000000000ull);
+	cr_assert_eq(cfg.tests[0].sweep.short_trial_ns, 0, "no short trials unless asked");
+	cr_assert_eq(cfg.tests[1].sweep.trial_ns, 2000000000ull);
+	cr_assert_eq(cfg.tests[1].sweep.short_trial_ns, 500000000ull);
+	nb_config_free(&cfg);
+}
+
 Test(config, sweep_validation_table)
 {
 	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
@@ -106,6 +123,10 @@ Test(config, sweep_validation_table)
 		{ "{rate: {steps: [1M, 2M]}, retires: 1}", "5:38",
 		  "unknown key 'retires' in sweep (did you mean 'retries'?)" },
 		{ "[1M, 2M]", "5:12", "expected a mapping such as {rate:" },
+		{ "{rate: {from: 1M, to: 1G, step: 1M}, short_trial: 1s}", "5:49",
+		  "short_trial applies to a loss search only" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, trial: 2s, short_trial: 2s}", "5:73",
+		  "short_trial 2s is not below trial (2s)" },
 	};
 	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
 }

@@ -43,7 +43,7 @@ static struct nb_span span(const struct nb_params *p)
 	}
 	/* each end's next reading is the same one: the receivers settled at the tick itself */
 	return (struct nb_span){ snaps[0], snaps[1], snaps[2], snaps[3],
-				 snaps[0], snaps[1], snaps[2], snaps[3] };
+				 snaps[0], snaps[1], snaps[2], snaps[3], 0 };
 }
 
 static struct nb_params udp(enum nb_dir dir, uint32_t streams, uint64_t rate)
@@ -203,4 +203,100 @@ Test(metrics, the_headline_per_cpu_second_of_each_end)
 			       .tos = -1 };
 	nb_metrics_span(&nb_engine_latency, &q, &s, -1, NULL, &m);
 	cr_expect(isnan(m.v[NB_COL_LOCAL_PER_CPU_S]), "latency has no cost per unit");
+}
+
+/* Issue 28 item 6: jitter is a difference between datagrams; with fewer than two received it
+ * was never measured: empty, not 0 µs. */
+Test(metrics, jitter_of_fewer_than_two_datagrams_is_empty_not_zero)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 2, 0);
+	struct nb_span s = span(&p);
+	snaps[1]->flow[0].c[NB_C_TX_SETTLED] = snaps[1]->flow[1].c[NB_C_TX_SETTLED] = 500;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_RX_PACKETS], 0, 1e-9);
+	cr_expect(isnan(m.v[NB_COL_JITTER_US]), "nothing received, jitter %g", m.v[NB_COL_JITTER_US]);
+	snaps[3]->flow[0].c[NB_C_RX_PACKETS] = 1; /* one datagram: no difference yet */
+	snaps[3]->flow[1].c[NB_C_RX_PACKETS] = 40;
+	snaps[3]->flow[1].g[NB_G_JITTER_NS] = 7000;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect_float_eq(m.v[NB_COL_JITTER_US], 7, 1e-9, "only the receiver with two or more counts");
+}
+
+/* Issue 28 item 1: the catch-up ticks after a stall fire back to back; an "interval" under a
+ * millisecond says nothing of a rate (34 Mbit/s in 0.34 ms with nothing sent). */
+Test(metrics, a_sub_millisecond_span_gives_no_rate)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	p.proto = NB_PROTO_TCP;
+	struct nb_span s = span(&p);
+	snaps[1]->t_ns = snaps[3]->t_ns = S_NS + 340000; /* 0.34 ms */
+	snaps[3]->flow[0].c[NB_C_RX_BYTES] = 1450;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "rx_bps %g", m.v[NB_COL_RX_BPS]);
+	cr_expect_float_eq(m.v[NB_COL_RX_BYTES], 1450, 1e-9, "the counts stay");
+	cr_expect_float_eq(m.v[NB_COL_DURATION_S], 0.00034, 1e-12, "its real length stays");
+}
+
+/* A catch-up interval lasts a few milliseconds after a stall (18.6 Gbit/s over 2 ms of what
+ * queued meanwhile): shorter than half its length on the schedule, it has counts, no rate. */
+Test(metrics, a_catch_up_interval_gives_no_rate)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	p.proto = NB_PROTO_TCP;
+	struct nb_span s = span(&p);
+	snaps[1]->t_ns = snaps[3]->t_ns = S_NS + 2000000; /* 2 ms */
+	snaps[3]->flow[0].c[NB_C_RX_BYTES] = 4755952;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isfinite(m.v[NB_COL_RX_BPS]), "with no schedule to compare, 2 ms has a rate");
+	struct nb_timeline tl;
+	nb_timeline_init(&tl, 0, 0, 0, 2500000000ull, S_NS);
+	s.min_s = nb_metrics_catch_up_s(&tl, 2);
+	cr_expect_float_eq(s.min_s, 0.5, 1e-12);
+	cr_expect_float_eq(nb_metrics_catch_up_s(&tl, 3), 0.25, 1e-12, "the last, cut at duration");
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "rx_bps %g", m.v[NB_COL_RX_BPS]);
+	cr_expect_float_eq(m.v[NB_COL_RX_BYTES], 4755952, 1e-9);
+}
+
+/* Issue 28 item 9: a cumulative counter that went back is no wrap to 1.8e19 bytes. */
+Test(metrics, a_counter_that_goes_back_gives_no_number)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	p.proto = NB_PROTO_TCP;
+	struct nb_span s = span(&p);
+	snaps[2]->flow[0].c[NB_C_RX_BYTES] = 5000000;
+	snaps[3]->flow[0].c[NB_C_RX_BYTES] = 4000000;
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_RX_BYTES]), "rx_bytes %g", m.v[NB_COL_RX_BYTES]);
+	cr_expect(isnan(m.v[NB_COL_RX_BPS]), "rx_bps %g", m.v[NB_COL_RX_BPS]);
+}
+
+/* Issue 28 item 3: a scheduled sender's lag is its own pair of columns, p99 and max. */
+Test(metrics, the_schedule_lag_columns_come_from_the_lag_histograms)
+{
+	struct nb_snapshot *a = nb_snapshot_create(true), *b = nb_snapshot_create(true);
+	cr_assert(a && b && a->lag && b->lag);
+	for (int i = 0; i < 10; i++)
+		nb_hist_record(a->lag, 5000); /* before the span: not in it */
+	nb_hist_copy(b->lag, a->lag);
+	for (int i = 0; i < 199; i++)
+		nb_hist_record(b->lag, 10000);
+	nb_hist_record(b->lag, 650000000ull);
+	struct nb_metrics m;
+	nb_metrics_clear(&m);
+	nb_metrics_sched_lag(a, b, &m);
+	cr_expect_float_eq(m.v[NB_COL_SCHED_LAG_MAX_US], 650000, 650000 * 0.008);
+	cr_expect_float_eq(m.v[NB_COL_SCHED_LAG_P99_US], 10, 0.1);
+	nb_metrics_clear(&m);
+	nb_hist_copy(b->lag, a->lag);
+	nb_hist_record(b->lag, 40000);
+	nb_metrics_sched_lag(a, b, &m);
+	cr_expect(isnan(m.v[NB_COL_SCHED_LAG_P99_US]), "a p99 of one send is its max by another name");
+	cr_expect_float_eq(m.v[NB_COL_SCHED_LAG_MAX_US], 40, 0.4);
+	nb_snapshot_destroy(a);
+	nb_snapshot_destroy(b);
 }

@@ -63,8 +63,14 @@ static const struct row rows[] = {
 	  { STREAM(.case_id = "c1", .streams = 2, THREADS(50, NAN, NAN, 40)) }, NULL, NULL },
 	{ "requester thread of rr", {}, {}, { RR(.case_id = "c1", THREADS(96, NAN, NAN, 30)) },
 	  "cpu-bound", "CPU bound on the local end: its busiest requesting thread used 96 %" },
-	{ "host cpu bound", {}, {}, { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "cpu-bound",
-	  "CPU bound on the local end: the host was 95 % busy" },
+	{ "a busy host alone is no proof of a CPU-bound number", {}, {},
+	  { { .case_id = "c1", .host_cpu_local_max_pct = 95 } }, "host-busy",
+	  "the host was 95 % busy on the local end (other processes or tenants; softirq included, "
+	  "steal not): this number may be low" },
+	{ "a busy host with nbrun's own thread at a core is cpu-bound, said once", {}, {},
+	  { { .case_id = "c1", THREADS(97, NAN, NAN, NAN), .host_cpu_local_max_pct = 99 } },
+	  "cpu-bound", "CPU bound on the local end: its busiest sending thread used 97 % of a core; "
+		       "the number measures the CPU" },
 	{ "steal apart from busy", {}, {}, { { .case_id = "c1", .host_cpu_peer_max_pct = 60,
 					     .steal_max_pct = { NAN, 30 } } },
 	  "cpu-steal", "the hypervisor took 30 % of the peer end's CPU time (steal, counted apart" },
@@ -330,4 +336,86 @@ Test(pitfalls, refused_connection_attempts_are_a_warning_with_their_count)
 	cr_expect_not_null(strstr(out.v[0].text, "up to 12 connection attempts of a run were refused"),
 			   "%s", out.v[0].text);
 	nb_pitfalls_free(&out);
+}
+
+/* ---- what the run side held against its runs (pitfalls_runs.h) ------------------------------ */
+
+#include "pitfalls_runs.h"
+
+struct verdict_row {
+	const char *name;
+	const char *status, *flags, *error;
+	double lag_max_us, lag_p99_us;
+	const char *peer_mtu;              /* NULL: the peer's facts are unknown */
+	const char *code, *evidence;       /* the finding, NULL for none */
+};
+
+static const struct verdict_row verdicts[] = {
+	{ "a stall of the measuring process, left out", "invalid", "timeline-stall=2.49s",
+	  "timeline stall: the client's tick 3 came 1.49 s late, 2.49 s after tick 2 (interval 1 s): its "
+	  "process did not run meanwhile", NAN, NAN, NULL, "timeline-stall",
+	  "the measuring process stalled (1 of 2 runs, status invalid: left out of the statistics, run again): the "
+	  "longest, the client's tick 3 came 1.49 s late, 2.49 s after tick 2 (interval 1 s)" },
+	{ "a late tick while the flows went on", "ok", "timeline-stall=358ms", "", NAN, NAN, NULL,
+	  "timeline-stall", "a tick came late in 1 of 2 runs, up to 0.358 s after the one before "
+	  "(interval 1 s), while the engine threads kept their pace: the counts hold" },
+	{ "impossible counters", "suspect", "suspect", "suspect counters: flow 0: the agent received "
+	  "3000000000000 bytes over the whole flow, more than the client put on the wire (1380000000, "
+	  "retransmissions included)", NAN, NAN, NULL, "suspect",
+	  "impossible counters (1 of 2 runs, status suspect: never a result): flow 0: the agent "
+	  "received 3000000000000 bytes" },
+	{ "nothing received above the peer's MTU", "failed", "nothing-received",
+	  "nothing received: no datagram of 1400 B left, the kernel refused all 844 sends "
+	  "(ENOBUFS/EAGAIN)", NAN, NAN, "1400", "nothing-received",
+	  "the kernel refused all 844 sends (ENOBUFS/EAGAIN); likely cause: each datagram is 1428 B on "
+	  "the wire (1400 B + 28 B of UDP/IP headers), above the MTU 1400 of the peer end, the other's "
+	  "1500 (mtu-mismatch)" },
+	{ "nothing received, no MTU to blame", "failed", "nothing-received",
+	  "nothing received: none of the 1784 datagrams of 1400 B sent in the run's window arrived",
+	  NAN, NAN, "1500", "nothing-received",
+	  "no MTU below the datagrams (1428 B on the wire) was seen at either end: look for a firewall" },
+	{ "a sender far behind its schedule", "ok", "pacing=user;schedule-lag=650ms", "", 650000,
+	  612000, NULL, "schedule-lag", "the sender fell up to 650 ms behind its schedule (1 of 2 runs, "
+	  "p99 612 ms): these latencies include that wait" },
+	{ "a clean run", "ok", "pacing=user;gso=off", "", 12, 8, NULL, NULL, NULL },
+};
+
+Test(pitfalls, each_run_verdict_is_said_once_per_case_with_its_evidence)
+{
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+		const struct verdict_row *w = &verdicts[i];
+		struct nb_plan_case pc = { .case_id = "c/udp/s1400", .size = 1400, .interval_s = 1 };
+		struct nb_run runs[2] = {
+			{ .case_idx = 0, .kind = "run", .status = "ok", .flags = "", .error = "" },
+			{ .case_idx = 0, .kind = "run", .status = w->status, .flags = w->flags, .error = w->error },
+		};
+		nb_metrics_clear(&runs[0].m);
+		nb_metrics_clear(&runs[1].m);
+		runs[1].m.v[NB_COL_SCHED_LAG_MAX_US] = w->lag_max_us;
+		runs[1].m.v[NB_COL_SCHED_LAG_P99_US] = w->lag_p99_us;
+		struct nb_results res = { .cases = &pc, .ncases = 1, .runs = runs, .nruns = 2 };
+		nb_facts_init(&res.local);
+		nb_facts_init(&res.peer);
+		load(&res.local, (const char *const[MAXF]){ "iface.mtu=1500", "iface.local_addr=10.0.0.2" });
+		if (w->peer_mtu) {
+			char kv[32];
+			snprintf(kv, sizeof(kv), "iface.mtu=%s", w->peer_mtu);
+			load(&res.peer, (const char *const[MAXF]){ kv });
+		}
+		struct nb_pitfalls out = { 0 };
+		cr_assert(nb_pitfalls_check_runs(&res, &out));
+		if (!w->code) {
+			cr_expect_eq(out.n, 0, "%s: %s", w->name, out.n ? out.v[0].text : "");
+		} else {
+			cr_expect_eq(out.n, 1, "%s: %zu findings", w->name, out.n);
+		}
+		if (w->code && out.n) {
+			cr_expect_str_eq(out.v[0].code, w->code, "%s", w->name);
+			cr_expect_str_eq(out.v[0].case_id, "c/udp/s1400");
+			cr_expect(strstr(out.v[0].text, w->evidence), "%s: %s", w->name, out.v[0].text);
+		}
+		nb_pitfalls_free(&out);
+		nb_facts_free(&res.local);
+		nb_facts_free(&res.peer);
+	}
 }

@@ -86,3 +86,16 @@ Test(progress, a_long_error_is_printed_whole)
 	fclose(f);
 	cr_assert_not_null(strstr(buf, why), "%s", buf);
 }
+
+/* A run or search stopped by a signal says so, and the end line counts it interrupted. */
+Test(progress, an_interrupted_run_is_not_counted_measured)
+{
+	struct nb_progress *p;
+	FILE *f = plain(&p, 2);
+	nb_progress_run_done(p, "a", 1, NB_PROGRESS_MEASURED, "1 Gbit/s");
+	nb_progress_run_done(p, "b/search", 1, NB_PROGRESS_INTERRUPTED, "search interrupted");
+	nb_progress_end(p);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "b/search rep 1: search interrupted"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "1 of 2 runs measured, 1 interrupted in "), "%s", buf);
+}

@@ -125,14 +125,31 @@ Test(sweep, short_trials_first_full_trials_confirm)
 	struct nbt_sim sim = { .knee = 500 * M };
 	struct nb_sweep_outcome o;
 	nbt_sim_search(&cfg, &sim, &o);
-	cr_assert_eq(o.trials[0].duration_ns, NB_SWEEP_SHORT_NS);
+	cr_assert_eq(o.trials[0].duration_ns, cfg.short_trial_ns);
 	cr_assert_eq(o.trials[0].confirm, false);
 	uint32_t full_at = 0;
 	for (size_t i = 0; i < o.ntrials; i++)
 		full_at += o.trials[i].offered == o.goal[0].threshold && o.trials[i].duration_ns == 5 * S;
 	cr_assert_eq(full_at, cfg.confirm);
 	cr_assert_eq(o.trials[o.ntrials - 1].duration_ns, 5 * S);
-	cr_assert_eq(o.trial_ns, (o.ntrials - cfg.confirm) * NB_SWEEP_SHORT_NS + cfg.confirm * 5 * S);
+	cr_assert_eq(o.trial_ns, (o.ntrials - cfg.confirm) * cfg.short_trial_ns + cfg.confirm * 5 * S);
+	nb_sweep_outcome_free(&o);
+}
+
+/* `trial:` is the length of every trial unless `short_trial:` asks for short coarse ones. */
+Test(sweep, without_short_trial_every_trial_lasts_trial)
+{
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	cfg.short_trial_ns = 0;
+	cfg.trial_ns = 2 * S;
+	struct nbt_sim sim = { .knee = 500 * M };
+	struct nb_sweep_outcome o;
+	nbt_sim_search(&cfg, &sim, &o);
+	cr_assert_gt(o.ntrials, 5);
+	for (size_t i = 0; i < o.ntrials; i++)
+		cr_assert_eq(o.trials[i].duration_ns, 2 * S, "trial %zu lasted %llu ns", i,
+			     (unsigned long long)o.trials[i].duration_ns);
+	cr_assert_eq(o.trial_ns, o.ntrials * 2 * S);
 	nb_sweep_outcome_free(&o);
 }
 

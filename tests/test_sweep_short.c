@@ -372,3 +372,21 @@ Test(sweep, plain_sweep_retries_a_step_that_fell_short)
 	nb_sweep_outcome_free(&o);
 }
 
+
+/* Interrupted before any rate failed: the bracket's top is `to`, named, never a placeholder. */
+Test(sweep, an_interrupted_search_names_both_ends_of_its_bracket)
+{
+	char buf[NB_SWEEP_SENTENCE_MAX];
+	struct nb_sweep cfg = nbt_search_cfg(10 * M, 1 * G, 0.0, 0.01);
+	struct nbt_sim up = { .knee = 300 * M, .blind = true, .stop_at = 4 };
+	sentence_of(&cfg, &up, NULL, buf, sizeof(buf));
+	cr_assert_not_null(strstr(buf, "incomplete (interrupted): the threshold lies between 40 Mbit/s "
+				       "and 1 Gbit/s"), "%s", buf);
+	cr_assert_null(strstr(buf, "and to"), "%s", buf);
+
+	struct nbt_sim first = { .knee = 300 * M, .blind = true, .stop_at = 1 };
+	sentence_of(&cfg, &first, NULL, buf, sizeof(buf));
+	cr_assert_not_null(strstr(buf, "incomplete (interrupted): no trial bounded the threshold "
+				       "(the search spans 10 Mbit/s to 1 Gbit/s)"), "%s", buf);
+	cr_assert_null(strstr(buf, "from and"), "%s", buf);
+}

@@ -111,6 +111,8 @@ bool nb_pitfalls_add_text(struct nb_pitfalls *out, const char *code, const char 
 void nb_pitfalls_print(const struct nb_pitfalls *p, FILE *out);
 /** Repetitions that bring the 95 % CI half-width under rel (e.g. 0.02) of the mean at this CV. */
 unsigned nb_pitfalls_reps_for_ci(double cv, double rel);
+/** Append one finding (text one line, as the checks write it); false when out of memory. */
+bool nb_pitfalls_add(struct nb_pitfalls *out, const char *code, const char *case_id, const char *text);
 /** Free the findings; a zeroed list is fine. */
 void nb_pitfalls_free(struct nb_pitfalls *p);
 

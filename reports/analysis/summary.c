@@ -105,8 +105,8 @@ static bool add_run(const struct nb_results *res, size_t ri, struct nb_case_stat
 		c->n_trials++;
 	if (strcmp(run->status, "failed") == 0)
 		c->n_failed++;
-	else if (strcmp(run->status, "invalid") == 0)
-		c->n_invalid++;
+	else if (strcmp(run->status, "invalid") == 0 || strcmp(run->status, "suspect") == 0)
+		c->n_invalid++; /* measured, but no result: a stall, impossible counters */
 	if (!*c->metric || (c->metric_col < 0 && run->metric_col >= 0)) {
 		c->metric = run->metric;
 		c->metric_col = run->metric_col;

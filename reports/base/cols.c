@@ -73,6 +73,8 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_HOST_STEAL_PEER_PCT, "host_steal_peer_pct", "%", "Host CPU stolen by the hypervisor, agent", LO),
 	COL(NB_COL_LOCAL_PER_CPU_S, "local_per_cpu_s", "/cpu-s", "Headline per CPU-second of the client's engine threads", HI),
 	COL(NB_COL_PEER_PER_CPU_S, "peer_per_cpu_s", "/cpu-s", "Headline per CPU-second of the agent's engine threads", HI),
+	COL(NB_COL_SCHED_LAG_P99_US, "sched_lag_p99_us", "us", "Schedule lag p99 (send time - due time)", LO),
+	COL(NB_COL_SCHED_LAG_MAX_US, "sched_lag_max_us", "us", "Schedule lag max (send time - due time)", LO),
 #define FWD_SFX ", forward (client to agent)"
 #define REV_SFX ", reverse (agent to client)"
 #define DIRCOLS(D, pre, sfx)                                                                       \

@@ -34,6 +34,9 @@ enum nb_col {
 	/* the CPU cost of the headline: its units (bits, packets, transactions) per CPU-second of
 	 * each end's engine threads; empty for a lower-is-better headline (latency) */
 	NB_COL_LOCAL_PER_CPU_S, NB_COL_PEER_PER_CPU_S,
+	/* scheduled senders (icmp, connect, latency under load): how far behind its schedule a
+	 * request left, send time - due time, p99 and max; empty for an engine with no schedule */
+	NB_COL_SCHED_LAG_P99_US, NB_COL_SCHED_LAG_MAX_US,
 	/* bidir: each direction's own numbers (forward = client -> agent), NB_DIR_NCOLS each, in
 	 * nb_dir_base order; empty for the other directions */
 	NB_COL_FWD_TX_BPS, NB_COL_FWD_RX_BPS, NB_COL_FWD_TX_PPS, NB_COL_FWD_RX_PPS,

@@ -261,6 +261,7 @@ static void run_notes(FILE *f, const struct nb_results *res, const struct nb_sum
 		if (strcmp(r->status, "ok") != 0) {
 			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0        ? "Failed"
 					     : strcmp(r->status, "interrupted") == 0 ? "Interrupted"
+					     : strcmp(r->status, "suspect") == 0     ? "Suspect"
 										     : "Invalid");
 			nb_md_code(f, r->case_id);
 			fprintf(f, " repetition %u: ", (unsigned)r->rep);

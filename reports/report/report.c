@@ -9,6 +9,7 @@
 #include "markdown.h"
 #include "path_stats.h"
 #include "pitfalls.h"
+#include "pitfalls_runs.h"
 #include "results.h"
 #include "summary.h"
 
@@ -31,6 +32,7 @@ static bool check_pitfalls(const struct nb_results *res, const struct nb_summary
 		if (ok && hosts)
 			ok = nb_pitfalls_check_hosts(&res->local, hosts, h->n, pf);
 		ok = ok && nb_path_stats_pitfalls(res, s, pf);
+		ok = ok && nb_pitfalls_check_runs(res, pf);
 		free(hosts);
 	}
 	free(cases);

@@ -51,7 +51,10 @@ struct nb_sweep {
 	double loss[NB_LOSS_MAX];         /* search: loss ratios (0.001 = 0.1 %), ascending */
 	uint32_t nloss;
 	double precision;                 /* search: stop when (hi - lo) / lo <= precision */
-	uint64_t trial_ns;                /* measured time of each trial */
+	uint64_t trial_ns;                /* measured time of each trial (a search's final ones) */
+	uint64_t short_trial_ns;          /* search: the coarse trials' measured time, below
+					     trial_ns (MLRsearch's short trials); 0 = every trial
+					     lasts trial_ns */
 	uint32_t confirm;                 /* re-runs of the found rate; all must pass */
 	uint32_t retries;                 /* re-runs of a trial whose sender fell short of its rate */
 };

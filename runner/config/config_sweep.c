@@ -218,9 +218,28 @@ static bool sweep_rate(struct nb_cfg_ctx *c, const struct nb_ynode *rv, struct n
 	return !x || nb_cfg_percent(c, x, 0.0001, 0.5, &s->precision);
 }
 
+/* short_trial: a search's coarse trials, shorter than its final ones at `trial` (MLRsearch);
+ * without it every trial lasts `trial`, as the key says. */
+static bool sweep_short_trial(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_sweep *s)
+{
+	const struct nb_ynode *x = nb_ymap_get(v, "short_trial");
+	if (!x)
+		return true;
+	if (!s->search)
+		return nb_yerror(c->err, nb_ymap_key(v, "short_trial"), "short_trial applies to a loss "
+				 "search only (expected rate.loss too)");
+	if (!nb_cfg_duration(c, x, &s->short_trial_ns))
+		return false;
+	if (s->short_trial_ns == 0 || s->short_trial_ns >= s->trial_ns)
+		return nb_yerror(c->err, x, "short_trial %s is not below trial (%gs) (expected a shorter "
+				 "duration such as 1s, or no short_trial: every trial at trial)", x->str,
+				 (double)s->trial_ns / 1e9);
+	return true;
+}
+
 bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
-	static const char *const keys[] = { "rate", "trial", "confirm", "retries" };
+	static const char *const keys[] = { "rate", "trial", "short_trial", "confirm", "retries" };
 	struct nb_sweep s = { .enabled = true, .precision = 0.01, .confirm = 1,
 			      .retries = NB_SWEEP_RETRIES, .trial_ns = t->timing.duration_ns };
 	const struct nb_ynode *x;
@@ -239,6 +258,8 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 		return false;
 	if (x && s.trial_ns == 0)
 		return nb_yerror(c->err, x, "trial must be positive (expected e.g. 5s)");
+	if (!sweep_short_trial(c, v, &s))
+		return false;
 	if ((x = nb_ymap_get(v, "confirm")) && !s.search)
 		return nb_yerror(c->err, nb_ymap_key(v, "confirm"), "confirm applies to a loss search "
 				 "only (expected rate.loss too)");

@@ -35,11 +35,22 @@ uint32_t nb_sweep_trials(const struct nb_sweep *s)
 	return n;
 }
 
+/* A sweep's trials at `trial`, a search with short_trial's confirmations at it and the rest
+ * at short_trial (each with its warm-up and overhead). */
+static double sweep_estimate_s(const struct nb_sweep *s, double warm)
+{
+	double n = nb_sweep_trials(s), full = n;
+	if (s->search && s->short_trial_ns)
+		full = fmin(n, (double)s->nloss * s->confirm);
+	return full * (warm + (double)s->trial_ns / 1e9 + OVERHEAD_S) +
+	       (n - full) * (warm + (double)s->short_trial_ns / 1e9 + OVERHEAD_S);
+}
+
 double nb_case_estimate_s(const struct nb_case *c)
 {
 	double warm = (double)c->timing.warmup_ns / 1e9;
 	if (c->sweep.enabled)
-		return nb_sweep_trials(&c->sweep) * (warm + (double)c->sweep.trial_ns / 1e9 + OVERHEAD_S);
+		return sweep_estimate_s(&c->sweep, warm);
 	return warm + (double)c->timing.duration_ns / 1e9 + OVERHEAD_S;
 }
 

@@ -31,6 +31,8 @@ static void on_local(struct nb_pairs *t, uint32_t tick)
 {
 	nb_session_tick(t->s, tick + 1);
 	t->L[tick] = take_local(t);
+	if (t->L[tick])
+		nb_runcheck_reading(&t->rc, &t->tl, 0, t->tl.t0, tick, t->L[tick]);
 	nb_pairs_emit(t);
 }
 

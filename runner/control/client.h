@@ -14,6 +14,7 @@
 #include "facts.h"
 #include "metrics.h"
 #include "proto.h"
+#include "runcheck.h"
 
 enum nb_outcome {
 	NB_OUT_OK,           /* the run measured */
@@ -57,6 +58,7 @@ struct nb_test_result {
 	struct nb_snapshot *lfinal; /* both ends' counters after the drain (caller frees), or NULL */
 	struct nb_snapshot *pfinal;
 	char error[NB_TEXT_MAX + 64]; /* NB_OUT_CASE_FAILED: why (agent text sanitised) */
+	struct nb_run_verdict verdict; /* NB_OUT_OK: what the readings hold against the run */
 };
 
 /** How a client waits when the agent's session is another's (proto.h QUEUE). */

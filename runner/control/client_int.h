@@ -6,6 +6,7 @@
 #define NB_CLIENT_INT_H
 
 #include "client.h"
+#include "runcheck.h"
 #include "session.h"
 #include "timeline.h"
 
@@ -32,6 +33,7 @@ struct nb_pairs {
 	struct nb_snapshot **L, **P;  /* by tick index, 0 .. K + lag; freed once no longer needed */
 	uint32_t next_pair;           /* next interval k to emit */
 	struct nb_hist *scratch;
+	struct nb_runcheck rc;        /* the evidence against the run (runcheck.h): L is end 0 */
 	struct nb_error *err;
 };
 
@@ -68,7 +70,7 @@ enum nb_outcome nb_pairs_await_result(struct nb_pairs *t, struct nb_client *who,
  *  NB_OUT_INTERRUPTED, or NB_OUT_PEER_LOST when it does not answer. */
 enum nb_outcome nb_pairs_stop_end(struct nb_pairs *t, struct nb_client *who);
 /** The run's final readings into out: this end's last reading (L) and the receiving agent's
- *  RESULT snapshot; result is freed. */
+ *  RESULT snapshot; result is freed. Then what the readings hold against the run (out->verdict). */
 void nb_pairs_finals(struct nb_pairs *t, struct nb_msg *result, struct nb_test_result *out);
 /** Whether the caller or a signal asked the run to stop. */
 bool nb_pairs_stop_asked(const struct nb_client *c);

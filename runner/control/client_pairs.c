@@ -31,7 +31,8 @@ bool nb_pairs_init(struct nb_pairs *t, struct nb_test_result *out)
 	t->L = calloc(t->nslots, sizeof(*t->L));
 	t->P = calloc(t->nslots, sizeof(*t->P));
 	t->scratch = t->with_hist ? nb_hist_create() : NULL;
-	if (!t->L || !t->P || (t->with_hist && !t->scratch)) {
+	if (!t->L || !t->P || (t->with_hist && !t->scratch) ||
+	    !nb_runcheck_init(&t->rc, "client", "agent")) {
 		snprintf(out->error, sizeof(out->error), "out of memory");
 		return false;
 	}
@@ -49,6 +50,7 @@ void nb_pairs_free(struct nb_pairs *t)
 	free(t->L);
 	free(t->P);
 	nb_hist_destroy(t->scratch);
+	nb_runcheck_free(&t->rc);
 	nb_session_destroy(t->s);
 	t->L = t->P = NULL;
 	t->scratch = NULL;
@@ -81,7 +83,8 @@ static void emit(struct nb_pairs *t, uint32_t k)
 {
 	uint32_t a = k - 1, b = k, n = t->lag;
 	struct nb_span span = { t->L[a], t->L[b], t->P[a], t->P[b],
-				t->L[a + n], t->L[b + n], t->P[a + n], t->P[b + n] };
+				t->L[a + n], t->L[b + n], t->P[a + n], t->P[b + n],
+				nb_metrics_catch_up_s(&t->tl, k) };
 	const struct nb_hist *h = NULL;
 	if (t->with_hist) {
 		nb_hist_diff(t->scratch, t->L[b]->hist, t->L[a]->hist);
@@ -129,6 +132,8 @@ enum nb_outcome nb_pairs_frame(struct nb_pairs *t, const struct nb_client *who,
 			return nb_pairs_lost(t, who, "an interval frame out of sequence");
 		side[k] = m->u.interval.snap;
 		m->u.interval.snap = NULL;
+		/* an agent's stamps count from its own START */
+		nb_runcheck_reading(&t->rc, &t->tl, side == t->L ? 0 : 1, 0, (uint32_t)k, side[k]);
 		nb_pairs_emit(t);
 		return NB_OUT_OK;
 	}
@@ -145,7 +150,7 @@ void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out)
 {
 	uint32_t j = t->first_kept, K = nb_timeline_last_kept(&t->tl), n = t->lag;
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
-				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n] };
+				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n], 0 };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
 		if (t->e->due_window && t->s)
 			nb_session_window_hist(t->s, out->hist);
@@ -154,6 +159,10 @@ void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out)
 	}
 	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
 	nb_metrics_window(t->e, t->L[nb_pairs_last(t)], &out->m);
+	if (t->e->due_window) /* the window's late sends go out after its last tick, and count */
+		nb_metrics_sched_lag(t->L[j], t->L[nb_pairs_last(t)], &out->m);
+	nb_runcheck_result(&t->rc, t->e, &t->su->params, &span, t->L[nb_pairs_last(t)],
+			   t->P[nb_pairs_last(t)], &out->m);
 }
 
 bool nb_pairs_stop_asked(const struct nb_client *c)
@@ -222,4 +231,7 @@ void nb_pairs_finals(struct nb_pairs *t, struct nb_msg *result, struct nb_test_r
 	out->pfinal = result->u.result.s.snap;
 	result->u.result.s.snap = NULL;
 	nb_msg_free(result);
+	if (out->pfinal) /* the RESULT reading comes after the last tick's, and counts no less */
+		nb_runcheck_reading(&t->rc, &t->tl, 1, 0, nb_pairs_last(t) + 1, out->pfinal);
+	nb_runcheck_verdict(&t->rc, &t->tl, &out->m, &t->su->params, t->e, &out->verdict);
 }

@@ -207,8 +207,11 @@ enum nb_outcome nb_client_test_relay(struct nb_client *src, struct nb_client *ds
 		snprintf(out->error, sizeof(out->error), "agent %s was reached without a secret: it "
 			 "sends to no address a runner names (give its host a secret_file:)",
 			 src->peer_name);
-	else if (nb_pairs_init(&r.t, out))
+	else if (nb_pairs_init(&r.t, out)) {
+		r.t.rc.who[0] = "sending agent";
+		r.t.rc.who[1] = "receiving agent";
 		o = open_ends(&r, out);
+	}
 	if (o == NB_OUT_OK)
 		o = run_started(&r, out);
 	nb_pairs_free(&r.t);

@@ -14,13 +14,33 @@ enum nb_col nb_metrics_headline(const struct nb_engine *e)
 
 static double dt_s(const struct nb_snapshot *a, const struct nb_snapshot *b)
 {
-	return (double)(b->t_ns - a->t_ns) / 1e9;
+	return b->t_ns >= a->t_ns ? (double)(b->t_ns - a->t_ns) / 1e9 : NAN;
 }
 
+/* A cumulative counter's growth; one that went back is no number (never a silent wrap). */
 static double cdiff(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t f,
 		    enum nb_counter c)
 {
-	return (double)(b->flow[f].c[c] - a->flow[f].c[c]);
+	return b->flow[f].c[c] >= a->flow[f].c[c] ? (double)(b->flow[f].c[c] - a->flow[f].c[c]) : NAN;
+}
+
+double nb_metrics_catch_up_s(const struct nb_timeline *tl, uint32_t k)
+{
+	double len = k ? (double)(nb_timeline_tick_offset(tl, k) - nb_timeline_tick_offset(tl, k - 1)) / 1e9
+		       : 0;
+	return fmax(0.5 * len, NB_METRICS_MIN_SPAN_S);
+}
+
+static double per_s(double v, double dt)
+{
+	return dt >= NB_METRICS_MIN_SPAN_S ? v / dt : NAN;
+}
+
+/* The time a rate of the span divides by: none (NAN) for a span shorter than its minimum. */
+static double rate_dt(const struct nb_snapshot *a, const struct nb_snapshot *b, double min_s)
+{
+	double dt = dt_s(a, b);
+	return dt >= min_s ? dt : NAN;
 }
 
 /* Sum of counter c over the flows in [lo, hi) on one end. */
@@ -41,11 +61,9 @@ static double pct(double part, double whole)
 /* CPU and host columns, and interface rates, for both ends. */
 static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
 {
-	double ldt = dt_s(s->l0, s->l1), pdt = dt_s(s->p0, s->p1);
-	if (ldt > 0)
-		m->v[NB_COL_CPU_LOCAL_PCT] = (double)(s->l1->engine_cpu_ns - s->l0->engine_cpu_ns) / 1e7 / ldt;
-	if (pdt > 0)
-		m->v[NB_COL_CPU_PEER_PCT] = (double)(s->p1->engine_cpu_ns - s->p0->engine_cpu_ns) / 1e7 / pdt;
+	double ldt = rate_dt(s->l0, s->l1, s->min_s), pdt = rate_dt(s->p0, s->p1, s->min_s);
+	m->v[NB_COL_CPU_LOCAL_PCT] = per_s((double)(s->l1->engine_cpu_ns - s->l0->engine_cpu_ns) / 1e7, ldt);
+	m->v[NB_COL_CPU_PEER_PCT] = per_s((double)(s->p1->engine_cpu_ns - s->p0->engine_cpu_ns) / 1e7, pdt);
 	m->v[NB_COL_HOST_CPU_LOCAL_PCT] = pct((double)(s->l1->host_busy_ticks - s->l0->host_busy_ticks),
 					      (double)(s->l1->host_total_ticks - s->l0->host_total_ticks));
 	m->v[NB_COL_HOST_CPU_PEER_PCT] = pct((double)(s->p1->host_busy_ticks - s->p0->host_busy_ticks),
@@ -54,15 +72,15 @@ static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
 	const enum nb_col first[2] = { NB_COL_IF_LOCAL_RXPCK_S, NB_COL_IF_PEER_RXPCK_S };
 	for (int e = 0; e < 2; e++) {
 		const struct nb_snapshot *a = ends[e][0], *b = ends[e][1];
-		double dt = dt_s(a, b);
-		if (!a->has_if || !b->has_if || dt <= 0)
+		double dt = rate_dt(a, b, s->min_s);
+		if (!a->has_if || !b->has_if)
 			continue;
-		m->v[first[e] + 0] = (double)(b->if_stats[0] - a->if_stats[0]) / dt;
-		m->v[first[e] + 1] = (double)(b->if_stats[1] - a->if_stats[1]) / dt;
+		m->v[first[e] + 0] = per_s((double)(b->if_stats[0] - a->if_stats[0]), dt);
+		m->v[first[e] + 1] = per_s((double)(b->if_stats[1] - a->if_stats[1]), dt);
 		/* sar's kB: 1024 bytes */
-		m->v[first[e] + 2] = (double)(b->if_stats[2] - a->if_stats[2]) / 1024.0 / dt;
-		m->v[first[e] + 3] = (double)(b->if_stats[3] - a->if_stats[3]) / 1024.0 / dt;
-		m->v[first[e] + 4] = (double)(b->if_stats[4] - a->if_stats[4]) / dt;
+		m->v[first[e] + 2] = per_s((double)(b->if_stats[2] - a->if_stats[2]) / 1024.0, dt);
+		m->v[first[e] + 3] = per_s((double)(b->if_stats[3] - a->if_stats[3]) / 1024.0, dt);
+		m->v[first[e] + 4] = per_s((double)(b->if_stats[4] - a->if_stats[4]), dt);
 	}
 }
 
@@ -70,18 +88,14 @@ static void cpu_and_if(const struct nb_span *s, struct nb_metrics *m)
  * readings, where the epochs that end at s0 and s1 were settled (epoch.h). */
 struct ends {
 	const struct nb_snapshot *s0, *s1, *r0, *r1, *r0n, *r1n;
+	double min_s;  /* the span's shortest length with a rate */
 };
 
 static struct ends ends_of(const struct nb_params *p, const struct nb_span *s, uint32_t f)
 {
 	if (nb_params_client_sends(p, f))
-		return (struct ends){ s->l0, s->l1, s->p0, s->p1, s->p0n, s->p1n };
-	return (struct ends){ s->p0, s->p1, s->l0, s->l1, s->l0n, s->l1n };
-}
-
-static double per_s(double v, double dt)
-{
-	return dt > 0 ? v / dt : NAN;
+		return (struct ends){ s->l0, s->l1, s->p0, s->p1, s->p0n, s->p1n, s->min_s };
+	return (struct ends){ s->p0, s->p1, s->l0, s->l1, s->l0n, s->l1n, s->min_s };
 }
 
 /* UDP: the datagrams the sender sent in its interval and those of them the receiver got,
@@ -90,7 +104,7 @@ static double per_s(double v, double dt)
 static void udp_flow(const struct nb_params *p, const struct ends *e, uint32_t f,
 		     double acc[NB_COL_COUNT])
 {
-	double dt = dt_s(e->s0, e->s1);
+	double dt = rate_dt(e->s0, e->s1, e->min_s);
 	double txp = cdiff(e->s0, e->s1, f, NB_C_TX_SETTLED);
 	double rxp = cdiff(e->r0n, e->r1n, f, NB_C_RX_SETTLED);
 	double txb = txp * p->size, rxb = rxp * p->size;
@@ -110,7 +124,7 @@ static void udp_flow(const struct nb_params *p, const struct ends *e, uint32_t f
  * received in order: TCP_INFO, read at the tick). */
 static void tcp_flow(const struct ends *e, uint32_t f, double acc[NB_COL_COUNT])
 {
-	double sdt = dt_s(e->s0, e->s1), rdt = dt_s(e->r0, e->r1);
+	double sdt = rate_dt(e->s0, e->s1, e->min_s), rdt = rate_dt(e->r0, e->r1, e->min_s);
 	double txb = cdiff(e->s0, e->s1, f, NB_C_TX_BYTES), rxb = cdiff(e->r0, e->r1, f, NB_C_RX_BYTES);
 	double txp = cdiff(e->s0, e->s1, f, NB_C_TX_PACKETS), rxp = cdiff(e->r0, e->r1, f, NB_C_RX_PACKETS);
 	acc[NB_COL_TX_BYTES] += txb;
@@ -142,8 +156,11 @@ static void directional_flow(const struct nb_params *p, const struct nb_span *s,
 	acc[NB_COL_PACE_FORGIVEN] += cdiff(e.s0, e.s1, f, NB_C_PACE_FORGIVEN);
 	if ((double)e.s1->flow[f].g[NB_G_MAX_BURST] > acc[NB_COL_MAX_BURST])
 		acc[NB_COL_MAX_BURST] = (double)e.s1->flow[f].g[NB_G_MAX_BURST];
-	*jitter_sum += (double)e.r1->flow[f].g[NB_G_JITTER_NS] / 1000.0;
-	(*receivers)++;
+	/* jitter is a difference between datagrams: a receiver that got fewer than two has none */
+	if (cdiff(e.r0, e.r1, f, NB_C_RX_PACKETS) >= 2) {
+		*jitter_sum += (double)e.r1->flow[f].g[NB_G_JITTER_NS] / 1000.0;
+		(*receivers)++;
+	}
 }
 
 static void directional(const struct nb_engine *e, const struct nb_params *p,
@@ -225,18 +242,18 @@ static void request_response(const struct nb_params *p, const struct nb_span *s,
 			     uint32_t hi, struct nb_metrics *m)
 {
 	const struct nb_snapshot *a = s->l0, *b = s->l1;
-	double dt = dt_s(a, b);
+	double dt = rate_dt(a, b, s->min_s);
 	m->v[NB_COL_TX_BYTES] = csum(a, b, lo, hi, NB_C_TX_BYTES);
 	m->v[NB_COL_RX_BYTES] = csum(a, b, lo, hi, NB_C_RX_BYTES);
 	m->v[NB_COL_TX_PACKETS] = csum(a, b, lo, hi, NB_C_TX_PACKETS);
 	m->v[NB_COL_RX_PACKETS] = csum(a, b, lo, hi, NB_C_RX_PACKETS);
-	m->v[NB_COL_TX_BPS] = dt > 0 ? m->v[NB_COL_TX_BYTES] * 8 / dt : NAN;
-	m->v[NB_COL_RX_BPS] = dt > 0 ? m->v[NB_COL_RX_BYTES] * 8 / dt : NAN;
-	m->v[NB_COL_TX_PPS] = dt > 0 ? m->v[NB_COL_TX_PACKETS] / dt : NAN;
-	m->v[NB_COL_RX_PPS] = dt > 0 ? m->v[NB_COL_RX_PACKETS] / dt : NAN;
+	m->v[NB_COL_TX_BPS] = per_s(m->v[NB_COL_TX_BYTES] * 8, dt);
+	m->v[NB_COL_RX_BPS] = per_s(m->v[NB_COL_RX_BYTES] * 8, dt);
+	m->v[NB_COL_TX_PPS] = per_s(m->v[NB_COL_TX_PACKETS], dt);
+	m->v[NB_COL_RX_PPS] = per_s(m->v[NB_COL_RX_PACKETS], dt);
 	double trans = csum(a, b, lo, hi, NB_C_TRANSACTIONS);
 	m->v[NB_COL_TRANS] = trans;
-	m->v[NB_COL_TRANS_PER_S] = dt > 0 ? trans / dt : NAN;
+	m->v[NB_COL_TRANS_PER_S] = per_s(trans, dt);
 	if (p->proto == NB_PROTO_UDP)
 		m->v[NB_COL_TIMEOUTS] = csum(a, b, lo, hi, NB_C_TIMEOUTS);
 	double conns = csum(a, b, lo, hi, NB_C_CONNECTS);
@@ -279,6 +296,24 @@ static void cost_per_cpu(const struct nb_engine *e, struct nb_metrics *m)
 			m->v[cost[k]] = v / (m->v[cpu[k]] / 100.0);
 }
 
+void nb_metrics_sched_lag(const struct nb_snapshot *a, const struct nb_snapshot *b,
+			  struct nb_metrics *m)
+{
+	struct nb_hist *d = a->lag && b->lag ? nb_hist_create() : NULL;
+	if (!d)
+		return;
+	nb_hist_diff(d, b->lag, a->lag);
+	struct nb_hist_summary h;
+	nb_hist_summarize(d, &h);
+	nb_hist_destroy(d);
+	if (h.count == 0)
+		return;
+	/* as the latency percentiles: a p99 of fewer than 100 sends is their maximum by another name */
+	m->v[NB_COL_SCHED_LAG_P99_US] = nb_stats_quantile_supported(0.99, (double)h.count)
+						? (double)h.p99_ns / 1000.0 : NAN;
+	m->v[NB_COL_SCHED_LAG_MAX_US] = (double)h.max_ns / 1000.0;
+}
+
 void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
 		     int32_t flow, const struct nb_hist *hist, struct nb_metrics *out)
 {
@@ -295,6 +330,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 	if (hist && flow < 0)
 		nb_metrics_latency(hist, out);
 	if (flow < 0) {
+		nb_metrics_sched_lag(s->l0, s->l1, out);
 		cpu_and_if(s, out);
 		cost_per_cpu(e, out);
 		nb_metrics_cpu_threads(s, out);

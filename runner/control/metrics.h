@@ -21,6 +21,11 @@
 #include "cols.h"
 #include "engine.h"
 #include "session.h"
+#include "timeline.h"
+
+/* A span shorter than this gives no rate: the ticks a stalled end owed fire back to back, and
+ * their sub-millisecond "intervals" measure the catch-up, not a rate (runcheck.h). */
+#define NB_METRICS_MIN_SPAN_S 1e-3
 
 /** The two ends' readings at the start and end of a span, and each end's next reading after
  *  them (the tick after, or the final one after the drain), where a receiver settles the UDP
@@ -30,7 +35,15 @@ struct nb_span {
 	const struct nb_snapshot *p0, *p1;   /* agent (peer) */
 	const struct nb_snapshot *l0n, *l1n; /* the client's next readings after l0 and l1 */
 	const struct nb_snapshot *p0n, *p1n; /* the agent's next readings after p0 and p1 */
+	/* An end whose span is shorter than this gives no rate (0: NB_METRICS_MIN_SPAN_S). An
+	 * interval shorter than half its length on the schedule closes a catch-up: its end's ticks
+	 * fired late, back to back, after a stall (nb_metrics_catch_up_s). */
+	double min_s;
 };
+
+/** The shortest span of interval k of tl with a rate: half the interval's length on the
+ *  schedule, at least NB_METRICS_MIN_SPAN_S. */
+double nb_metrics_catch_up_s(const struct nb_timeline *tl, uint32_t k);
 
 /** Metrics of one flow (flow >= 0) or all flows summed (flow = -1) over the span of a case of
  *  engine e with parameters p. hist, when given, is the span's RTT histogram (all flows). */
@@ -44,6 +57,11 @@ void nb_metrics_cpu_threads(const struct nb_span *s, struct nb_metrics *out);
  *  answered, trans_per_s over out's duration_s. Nothing for other engines. */
 void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfinal,
 		       struct nb_metrics *out);
+/** The schedule lag columns (p99, max of send time - due time) of the sends between the
+ *  client's readings a and b (their lag histograms); nothing when neither has one or no
+ *  request was scheduled. */
+void nb_metrics_sched_lag(const struct nb_snapshot *a, const struct nb_snapshot *b,
+			  struct nb_metrics *m);
 /** The latency columns (mean, stddev, min, percentiles, max) of histogram h into m; nothing
  *  when h holds no sample. */
 void nb_metrics_latency(const struct nb_hist *h, struct nb_metrics *m);

@@ -3,21 +3,22 @@
  *
  * A sum over threads (cpu_*_pct) cannot tell two threads at 50 % from one at 100 %: only the
  * busiest single thread says whether a flow hit a core's limit. Roles are kept apart because a
- * paced sender spins on purpose before each send, while its receiver's load is real work. */
+ * paced sender's load is what its pacing chose (a burst shorter than the timer's lateness spins
+ * on purpose, pace.h), while its receiver's load is real work. */
 #include "metrics.h"
 
 #include <math.h>
 
 static double dt_s(const struct nb_snapshot *a, const struct nb_snapshot *b)
 {
-	return (double)(b->t_ns - a->t_ns) / 1e9;
+	return b->t_ns >= a->t_ns ? (double)(b->t_ns - a->t_ns) / 1e9 : NAN;
 }
 
 static void busiest(const struct nb_snapshot *a, const struct nb_snapshot *b, enum nb_col tx,
 		    enum nb_col rx, struct nb_metrics *m)
 {
 	double dt = dt_s(a, b);
-	if (!(dt > 0))
+	if (!(dt >= NB_METRICS_MIN_SPAN_S))
 		return;
 	for (uint32_t f = 0; f < b->nflows && f < a->nflows; f++) {
 		uint64_t used = b->flow[f].cpu_ns > a->flow[f].cpu_ns ? b->flow[f].cpu_ns - a->flow[f].cpu_ns : 0;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ifstats.h"
+#include "runcheck.h"
 #include "session.h"
 #include "sock.h"
 #include "timeline.h"
@@ -25,6 +26,7 @@ struct solo {
 	struct nb_snapshot **L;       /* by tick index, 0 .. K + lag */
 	struct nb_snapshot *none;     /* the peer's half of every span: empty */
 	struct nb_hist *scratch;
+	struct nb_runcheck rc;        /* the evidence against the run (runcheck.h) */
 	bool with_hist;
 };
 
@@ -45,7 +47,8 @@ static void emit(struct solo *t, uint32_t k)
 	if (k == 0 || k > t->tl.nticks || !t->L[k + n] || !t->L[k - 1])
 		return;
 	struct nb_span span = { t->L[k - 1], t->L[k], t->none, t->none,
-				t->L[k - 1 + n], t->L[k + n], t->none, t->none };
+				t->L[k - 1 + n], t->L[k + n], t->none, t->none,
+				nb_metrics_catch_up_s(&t->tl, k) };
 	const struct nb_hist *h = NULL;
 	if (t->with_hist) {
 		nb_hist_diff(t->scratch, t->L[k]->hist, t->L[k - 1]->hist);
@@ -59,6 +62,8 @@ static void on_tick(struct solo *t, uint32_t tick)
 {
 	nb_session_tick(t->s, tick + 1);
 	t->L[tick] = take(t);
+	if (t->L[tick])
+		nb_runcheck_reading(&t->rc, &t->tl, 0, t->tl.t0, tick, t->L[tick]);
 	if (tick >= t->lag)
 		emit(t, tick - t->lag);
 }
@@ -97,7 +102,7 @@ static void result(struct solo *t, struct nb_test_result *out)
 	if (!t->L[j] || !t->L[K] || !t->L[j + n] || !t->L[K + n])
 		return;
 	struct nb_span span = { t->L[j], t->L[K], t->none, t->none,
-				t->L[j + n], t->L[K + n], t->none, t->none };
+				t->L[j + n], t->L[K + n], t->none, t->none, 0 };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
 		if (e->due_window)
 			nb_session_window_hist(t->s, out->hist);
@@ -106,6 +111,9 @@ static void result(struct solo *t, struct nb_test_result *out)
 	}
 	nb_metrics_span(e, &t->su->params, &span, -1, out->hist, &out->m);
 	nb_metrics_window(e, t->L[t->tl.nticks + n], &out->m);
+	if (e->due_window) /* the window's late sends go out after its last tick, and count */
+		nb_metrics_sched_lag(t->L[j], t->L[t->tl.nticks + n], &out->m);
+	nb_runcheck_verdict(&t->rc, &t->tl, &out->m, &t->su->params, e, &out->verdict);
 }
 
 /* Whether the engine finds the run measured anything (its judge op), on the kept window's
@@ -187,7 +195,7 @@ enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_ms
 	t.none = nb_snapshot_create(false);
 	t.scratch = t.with_hist ? nb_hist_create() : NULL;
 	enum nb_outcome o = NB_OUT_CASE_FAILED;
-	if (!t.L || !t.none || (t.with_hist && !t.scratch))
+	if (!t.L || !t.none || (t.with_hist && !t.scratch) || !nb_runcheck_init(&t.rc, "client", "target"))
 		snprintf(out->error, sizeof(out->error), "out of memory");
 	else if (!(t.s = nb_session_connect(e, &su->params, (const struct sockaddr *)&to->addr,
 					    to->addr_len, su->params.port, 0, err)))
@@ -199,6 +207,7 @@ enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_ms
 	free(t.L);
 	nb_snapshot_destroy(t.none);
 	nb_hist_destroy(t.scratch);
+	nb_runcheck_free(&t.rc);
 	nb_session_destroy(t.s);
 	return o;
 }

@@ -149,6 +149,29 @@ static enum nb_outcome outcome_of(const struct nb_batch *b, struct nb_path_test 
 	return o;
 }
 
+/* What the paths' readings hold against the run: each finding of the first path that has
+ * it, named; the longest stall of any. */
+static void sum_verdict(const struct nb_path_test *pt, size_t n, struct nb_test_result *sum)
+{
+	struct nb_run_verdict *v = &sum->verdict;
+	for (size_t i = 0; i < n; i++) {
+		const struct nb_run_verdict *w = &pt[i].res.verdict;
+		const char *name = pt[i].client ? pt[i].client->peer_name : "?";
+		if (w->stall[0] && (w->stalled > v->stalled ||
+				    (w->stalled == v->stalled && w->stall_gap_s > v->stall_gap_s))) {
+			snprintf(v->stall, sizeof(v->stall), "path to %.60s: %.180s", name, w->stall);
+			v->stall_gap_s = w->stall_gap_s;
+			v->stalled = w->stalled;
+		}
+		if (w->suspect[0] && !v->suspect[0])
+			snprintf(v->suspect, sizeof(v->suspect), "path to %.60s: %.240s", name, w->suspect);
+	}
+	/* nothing received: judged on the sum (a path that got nothing shows in its own row) */
+	if (!(sum->m.v[NB_COL_RX_PACKETS] > 0) && sum->m.v[NB_COL_TX_PACKETS] > 0)
+		for (size_t i = 0; i < n && !v->nothing[0]; i++)
+			memcpy(v->nothing, pt[i].res.verdict.nothing, sizeof(v->nothing));
+}
+
 /* The run's result over its paths; path 0's final readings stand for the run's flags. */
 static void sum_result(const struct nb_case *c, struct nb_path_test *pt, size_t n,
 		       struct nb_test_result *sum)
@@ -193,6 +216,7 @@ enum nb_outcome nb_batch_run_paths(struct nb_batch *b, const struct nb_case *c,
 	for (size_t i = 0; i < b->ncpaths; i++)
 		nb_run_write_row(b, c, rep, started, pt[i].outcome, &pt[i].res, b->cpaths[i].name);
 	sum_result(c, pt, b->ncpaths, sum);
+	sum_verdict(pt, b->ncpaths, sum);
 	for (size_t i = 0; i < b->ncpaths; i++)
 		nb_test_result_free(&pt[i].res);
 	return o;
@@ -220,6 +244,7 @@ enum nb_outcome nb_batch_paths_trial(struct nb_batch *b, const struct nb_case *c
 	nb_paths_test(pt, b->ncpaths, su);
 	enum nb_outcome o = outcome_of(b, pt, sum, err);
 	sum_result(c, pt, b->ncpaths, sum);
+	sum_verdict(pt, b->ncpaths, sum);
 	for (size_t i = 0; i < b->ncpaths; i++) /* each path's own result goes to the caller */
 		parts[i] = (struct nb_sweep_part){ .path = b->cpaths[i].name, .o = pt[i].outcome,
 						   .res = pt[i].res };

@@ -1,6 +1,7 @@
 /* nbrun — the notes of a row (see flags.h). */
 #include "flags.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,9 +35,61 @@ static void add_fact(char *out, size_t n, const char *key, const char *name)
 	nb_flags_add(out, n, f);
 }
 
-void nb_flags_data_path(const struct nb_test_result *res, char *out, size_t n)
+/* "1ms", "250us": a burst as the config spells it. */
+static void burst_name(uint32_t us, char *buf, size_t len)
 {
-	add_fact(out, n, "pacing", nb_pacing_name((enum nb_pacing)nb_flags_gauge_max(res, NB_G_PACING)));
+	if (us && us % 1000 == 0)
+		snprintf(buf, len, "%ums", us / 1000);
+	else
+		snprintf(buf, len, "%uus", us);
+}
+
+void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params *p, char *out,
+			size_t n)
+{
+	enum nb_pacing how = (enum nb_pacing)nb_flags_gauge_max(res, NB_G_PACING);
+	add_fact(out, n, "pacing", nb_pacing_name(how));
+	if (how == NB_PACING_USER) { /* the kernel's pacing has no burst of ours */
+		char b[16];
+		burst_name(p->burst_us, b, sizeof(b));
+		add_fact(out, n, "burst", b);
+	}
 	add_fact(out, n, "gso", nb_gso_name((enum nb_gso)nb_flags_gauge_max(res, NB_G_GSO)));
 	add_fact(out, n, "gro", nb_gro_name((enum nb_gro)nb_flags_gauge_max(res, NB_G_GRO)));
+}
+
+/* "key=650ms": a duration of us microseconds, 3 digits, no space (a flag is one word). */
+static void add_duration(char *out, size_t n, const char *key, double us)
+{
+	char f[64];
+	if (us >= 1e6)
+		snprintf(f, sizeof(f), "%s=%.3gs", key, us / 1e6);
+	else if (us >= 1e3)
+		snprintf(f, sizeof(f), "%s=%.3gms", key, us / 1e3);
+	else
+		snprintf(f, sizeof(f), "%s=%.3gus", key, us);
+	nb_flags_add(out, n, f);
+}
+
+void nb_flags_verdict(const struct nb_run_verdict *v, char *out, size_t n)
+{
+	if (v->suspect[0])
+		nb_flags_add(out, n, "suspect");
+	if (v->nothing[0])
+		nb_flags_add(out, n, "nothing-received");
+	if (v->stall[0])
+		add_duration(out, n, "timeline-stall", v->stall_gap_s * 1e6);
+}
+
+bool nb_flags_lag_matters(const struct nb_metrics *m)
+{
+	double p99 = m->v[NB_COL_SCHED_LAG_P99_US], max = m->v[NB_COL_SCHED_LAG_MAX_US];
+	double lag = isfinite(p99) ? p99 : max, p50 = m->v[NB_COL_LAT_P50_US];
+	return isfinite(lag) && isfinite(p50) && lag > 0 && lag >= p50;
+}
+
+void nb_flags_sched_lag(const struct nb_metrics *m, char *out, size_t n)
+{
+	if (nb_flags_lag_matters(m))
+		add_duration(out, n, "schedule-lag", m->v[NB_COL_SCHED_LAG_MAX_US]);
 }

@@ -17,6 +17,8 @@
 #include "results_dir.h"
 #include "sweep_run.h"
 
+#define NB_RUN_STALL_RETRIES 2 /* a repetition whose measuring process stalled runs again */
+
 /* What the interval sink needs to know to write rows. */
 struct row_ctx {
 	struct nb_batch *b;
@@ -37,14 +39,19 @@ static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, co
 static void progress_done(const struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 			  enum nb_outcome o, const struct nb_test_result *res)
 {
-	char text[NB_TEXT_MAX + 96];
+	char text[NB_TEXT_MAX + 96], why[sizeof(res->error) + sizeof(res->verdict.suspect) + 32];
 	enum nb_col head = nb_metrics_headline(c->engine);
-	if (o == NB_OUT_OK)
+	const char *status = nb_run_status(o, res, why, sizeof(why));
+	if (o == NB_OUT_OK && strcmp(status, "ok") == 0)
 		nb_fmt_value(res->m.v[head], nb_cols[head].unit, text, sizeof(text));
+	else if (o == NB_OUT_OK)
+		snprintf(text, sizeof(text), "%s: %.*s", strcmp(status, "failed") ? status : "FAILED",
+			 NB_TEXT_MAX, why);
 	else
 		snprintf(text, sizeof(text), "%s: %s", o == NB_OUT_INTERRUPTED ? "interrupted" : "FAILED",
 			 res->error);
-	nb_progress_run_done(b->progress, c->id, rep + 1, nb_run_progress_end(o), text);
+	nb_progress_run_done(b->progress, c->id, rep + 1,
+			     nb_run_progress_end(nb_run_judged(o, res)), text);
 }
 
 /* A swept case's trial on every path of the case. */
@@ -86,10 +93,12 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, ui
 	return o;
 }
 
-/* One case x repetition. */
+/* One case x repetition; *stalled: it measured, but its measuring process stalled and nothing
+ * else is held against it (runcheck.h). */
 static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t rep,
-			       struct nb_error *err)
+			       bool *stalled, struct nb_error *err)
 {
+	*stalled = false;
 	const struct nb_case *c = &b->plan->cases[case_index];
 	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
 			      c->reps.autorep ? c->reps.max : c->reps.count);
@@ -117,7 +126,9 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	if (o == NB_OUT_PEER_LOST)
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
 	nb_run_write_row(b, c, rep, started, o, &res, NULL);
-	if (o == NB_OUT_OK)
+	*stalled = o == NB_OUT_OK && res.verdict.stalled && !res.verdict.suspect[0] &&
+		   !res.verdict.nothing[0];
+	if (nb_run_judged(o, &res) == NB_OUT_OK)
 		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(c->engine)]);
 	struct nb_error herr;
 	if (res.hist && !nb_hist_csv_write(b->dir, b->run_id, res.hist, &herr))
@@ -126,12 +137,27 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	nb_batch_sync_rows(b);
 	progress_done(b, c, rep, o, &res);
 	b->runs_done += o != NB_OUT_INTERRUPTED;
-	return o;
+	return nb_run_judged(o, &res); /* a run that is no result fails the batch's exit code */
 }
 
 static bool interrupted(const struct nb_batch *b)
 {
 	return b->o->interrupt && atomic_load(b->o->interrupt);
+}
+
+/* One case x repetition, run again while its measuring process stalled, up to
+ * NB_RUN_STALL_RETRIES more times (a sweep's trials are retried by the search): a stall is the
+ * host's moment, not the case's. Each attempt keeps its row; the stalled ones stay invalid. */
+static enum nb_outcome run_rep(struct nb_batch *b, uint32_t case_index, uint32_t rep,
+			       struct nb_error *err)
+{
+	bool stalled;
+	enum nb_outcome o = run_one(b, case_index, rep, &stalled, err);
+	for (int i = 0; stalled && i < NB_RUN_STALL_RETRIES && !interrupted(b) && !b->write_failed; i++) {
+		nb_progress_extend(b->progress, 1);
+		o = run_one(b, case_index, rep, &stalled, err);
+	}
+	return o;
 }
 
 static bool is_done(const struct nb_batch *b, uint32_t case_index, uint32_t rep)
@@ -166,7 +192,7 @@ static bool run_auto_reps(struct nb_batch *b, enum nb_run_exit *rc, struct nb_er
 			if (is_done(b, ci, rep))
 				continue;
 			nb_progress_extend(b->progress, 1);
-			if (!account(b, run_one(b, ci, rep, err), rc))
+			if (!account(b, run_rep(b, ci, rep, err), rc))
 				return false;
 		}
 	}
@@ -191,7 +217,7 @@ static enum nb_run_exit run_all(struct nb_batch *b, struct nb_error *err)
 	bool go = true;
 	for (size_t i = 0; i < plan->nslots && go && !interrupted(b); i++)
 		if (!is_done(b, plan->order[i].case_index, plan->order[i].rep))
-			go = account(b, run_one(b, plan->order[i].case_index, plan->order[i].rep, err), &rc);
+			go = account(b, run_rep(b, plan->order[i].case_index, plan->order[i].rep, err), &rc);
 	if (go && !interrupted(b))
 		go = run_auto_reps(b, &rc, err);
 	nb_progress_end(b->progress);

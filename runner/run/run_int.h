@@ -16,6 +16,12 @@ void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		      enum nb_outcome o, const struct nb_test_result *res, const char *path);
 /** How a run of outcome o ends in the progress count. */
 enum nb_progress_end nb_run_progress_end(enum nb_outcome o);
+/** A run's status ("ok", "suspect", "failed", "invalid", "interrupted") and into why its error:
+ *  res->error and every finding its readings hold against it (res->verdict). */
+const char *nb_run_status(enum nb_outcome o, const struct nb_test_result *res, char *why, size_t n);
+/** o, or NB_OUT_CASE_FAILED for a run that measured but whose readings hold something against
+ *  it (res->verdict): no result, and the batch's exit code says a run failed. */
+enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *res);
 /** Stop the batch at once when a row could not be written. */
 void nb_run_check_rows(struct nb_batch *b);
 

@@ -3,6 +3,7 @@
  * which runs multi-path cases (batch_paths_run.c): both write rows. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "run_int.h"
 #include "cols.h"
@@ -42,7 +43,9 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
 		nb_flags_add(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
-	nb_flags_data_path(res, out, n);
+	nb_flags_data_path(res, p, out, n);
+	nb_flags_sched_lag(m, out, n);
+	nb_flags_verdict(&res->verdict, out, n);
 }
 
 enum nb_progress_end nb_run_progress_end(enum nb_outcome o)
@@ -51,9 +54,23 @@ enum nb_progress_end nb_run_progress_end(enum nb_outcome o)
 	       : o == NB_OUT_INTERRUPTED ? NB_PROGRESS_INTERRUPTED : NB_PROGRESS_FAILED;
 }
 
-static const char *status_of(enum nb_outcome o)
+/* A run that measured is a result only when its readings hold nothing against it: counters no
+ * honest end shows make it suspect, a UDP run that received nothing failed, a stall of the
+ * measuring process invalid; its error says why (docs/engines.md "When a run is not a result").
+ * A late tick whose engine threads kept their pace is only flagged (timeline-stall). */
+const char *nb_run_status(enum nb_outcome o, const struct nb_test_result *res, char *why, size_t n)
 {
-	return o == NB_OUT_OK ? "ok" : o == NB_OUT_INTERRUPTED ? "interrupted" : "failed";
+	const struct nb_run_verdict *v = &res->verdict;
+	snprintf(why, n, "%s", res->error);
+	if (o != NB_OUT_OK)
+		return o == NB_OUT_INTERRUPTED ? "interrupted" : "failed";
+	nb_run_verdict_text(v, why, n); /* every finding, the worst first */
+	return v->suspect[0] ? "suspect" : v->nothing[0] ? "failed" : v->stalled ? "invalid" : "ok";
+}
+
+enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *res)
+{
+	return o == NB_OUT_OK && nb_run_verdict_any(&res->verdict) ? NB_OUT_CASE_FAILED : o;
 }
 
 /* rep is the plan's (0-based); the files, the progress and the report count from 1. A path's
@@ -61,15 +78,16 @@ static const char *status_of(enum nb_outcome o)
 void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
 		      enum nb_outcome o, const struct nb_test_result *res, const char *path)
 {
-	char flags[192];
+	char flags[256], why[sizeof(res->error) + sizeof(res->verdict.suspect) + 32];
 	run_flags(b, c, res, !path && b->ncpaths > 1 ? b->ncpaths : 1, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
+	const char *status = nb_run_status(o, res, why, sizeof(why));
 	struct nb_run row = {
 		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = rep + 1, .kind = "run",
 		.offered_rate = NAN,
-		.status = status_of(o), .metric = nb_cols[head].name,
-		.value = o == NB_OUT_OK ? res->m.v[head] : NAN, .flags = flags, .error = res->error,
+		.status = status, .metric = nb_cols[head].name,
+		.value = strcmp(status, "ok") == 0 ? res->m.v[head] : NAN, .flags = flags, .error = why,
 		.started = started, .m = res->m, .path = path,
 	};
 	nb_runs_csv_write(b->runs, &row);
@@ -79,6 +97,7 @@ void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 	nb_run_check_rows(b);
 	if (path)
 		return;
+	o = nb_run_judged(o, res);
 	b->meta.runs_ok += o == NB_OUT_OK;
 	b->meta.runs_interrupted += o == NB_OUT_INTERRUPTED;
 	b->meta.runs_failed += o == NB_OUT_CASE_FAILED || o == NB_OUT_PEER_LOST;

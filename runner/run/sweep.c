@@ -16,7 +16,8 @@
  *    received rate is where a drop-tail bottleneck sits, so it is tried once
  *    as a guess (just below it), then just above the guess: on a real
  *    bottleneck that closes the bracket in two trials instead of seven.
- *  - Coarse trials are short; a goal whose bracket is narrow enters its
+ *  - Every trial lasts `trial`, unless `short_trial` asks for short coarse
+ *    trials (MLRsearch); then a goal whose bracket is narrow enters its
  *    final phase: full-length trials, and the candidate must pass `confirm`
  *    full-length re-runs. A failed confirmation makes the candidate a failing
  *    rate and the search goes on below it, still with full trials.
@@ -487,7 +488,7 @@ bool nb_sweep_execute(const struct nb_sweep *s, const struct nb_sweep_opts *o,
 	memset(out, 0, sizeof(*out));
 	struct search st = { .s = s, .out = out, .run = run, .ctx = ctx,
 			     .max_trials = o && o->max_trials ? o->max_trials : NB_SWEEP_MAX_TRIALS,
-			     .short_ns = o && o->short_ns ? o->short_ns : NB_SWEEP_SHORT_NS };
+			     .short_ns = s->short_trial_ns ? s->short_trial_ns : s->trial_ns };
 	out->search = s->search;
 	if (!s->search)
 		st.max_trials = (uint32_t)(nb_sweep_plain_rates(s, NULL, 0) * (s->retries + 1));

@@ -15,7 +15,6 @@
 #include "config.h"
 
 #define NB_SWEEP_MAX_TRIALS 60            /* default bound on the trials of one search */
-#define NB_SWEEP_SHORT_NS 1000000000ull   /* coarse trials last min(this, trial) */
 #define NB_SWEEP_CALIBRATE_NS 250000000ull /* the unpaced calibration burst of a search */
 #define NB_SWEEP_SHORTFALL 0.01           /* a sender more than 1 % below the offered rate fell short */
 #define NB_SWEEP_CPU_BOUND_PCT 90.0       /* a sending thread this busy (% of a core) that fell
@@ -111,7 +110,6 @@ struct nb_sweep_outcome {
 /** Bounds of a search; zero fields take the defaults above. */
 struct nb_sweep_opts {
 	uint32_t max_trials;
-	uint64_t short_ns;
 	uint64_t calibrate_ns;  /* a search starts with an unpaced burst this long (0 = none) */
 };
 

@@ -134,12 +134,31 @@ static void plain_sentence(const struct nb_case *c, const struct nb_sweep_outcom
 		add(buf, len, &at, " — interrupted");
 }
 
+/* Where an unfinished search left the threshold, every end a rate: no rate failed yet means
+ * up to `to`, nothing passed yet means below the lowest failing rate. */
+static void bracket(const struct nb_case *c, const struct nb_sweep_goal *g, char *buf, size_t len,
+		    size_t *at)
+{
+	char a[32], b[32];
+	const struct nb_sweep *s = &c->sweep;
+	if (!g->bracket_lo && !g->bracket_hi)
+		add(buf, len, at, "no trial bounded the threshold (the search spans %s to %s)",
+		    fmt_rate(c, (double)s->from, a, sizeof(a)), fmt_rate(c, (double)s->to, b, sizeof(b)));
+	else if (!g->bracket_lo)
+		add(buf, len, at, "the threshold lies below %s",
+		    fmt_rate(c, (double)g->bracket_hi, b, sizeof(b)));
+	else
+		add(buf, len, at, "the threshold lies between %s and %s",
+		    fmt_rate(c, (double)g->bracket_lo, a, sizeof(a)),
+		    fmt_rate(c, (double)(g->bracket_hi ? g->bracket_hi : s->to), b, sizeof(b)));
+}
+
 /* The middle of the sentence for a goal that did not end in a plain "found"; the trailer's
  * parenthesis opens at its end. */
 static void other_status(const struct nb_case *c, const struct nb_sweep_outcome *o,
 			 const struct nb_sweep_goal *g, const char *loss, char *buf, size_t len)
 {
-	char a[32], b[32];
+	char a[32];
 	size_t at = 0;
 	const struct nb_sweep *s = &c->sweep;
 	switch (g->status) {
@@ -162,10 +181,8 @@ static void other_status(const struct nb_case *c, const struct nb_sweep_outcome 
 		add(buf, len, &at, " (");
 		break;
 	default:
-		add(buf, len, &at, "search for loss ≤ %s incomplete (%s): the threshold lies between %s "
-		    "and %s", loss, stop_reason(o),
-		    g->bracket_lo ? fmt_rate(c, (double)g->bracket_lo, a, sizeof(a)) : "from",
-		    g->bracket_hi ? fmt_rate(c, (double)g->bracket_hi, b, sizeof(b)) : "to");
+		add(buf, len, &at, "search for loss ≤ %s incomplete (%s): ", loss, stop_reason(o));
+		bracket(c, g, buf, len, &at);
 		if (o->unreached && g->bracket_hi == o->unreached) {
 			add(buf, len, &at, "; ");
 			short_clause(c, o, o->unreached, buf, len, &at);

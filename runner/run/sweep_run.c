@@ -27,6 +27,7 @@ struct trial_ctx {
 	double max_burst;             /* largest pacer burst of any trial */
 	bool lost;                    /* the agent was lost: err says why */
 	bool stopped;                 /* a trial was interrupted */
+	bool timeline_stall;          /* the current trial's measuring process stalled (runcheck.h) */
 	struct nb_error *err;
 	struct nb_sweep_part parts[NB_PATHS_MAX]; /* on several paths: the trial's part of each */
 	size_t nparts;
@@ -163,7 +164,7 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 	}
 	if (t->confirm && s->search && !part)
 		nb_flags_add(out, n, "final");
-	if (t->ok && !t->valid && !part)
+	if (t->ok && !t->valid && !part && !res->verdict.stalled)
 		nb_flags_add(out, n, t->sent_rate < (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL)
 					    ? "short" : "stalled");
 	if (t->attempt) {
@@ -179,12 +180,33 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 		nb_flags_add(out, n, "rcvbuf-drops");
 	if (m->v[NB_COL_SND_ERRS] > 0)
 		nb_flags_add(out, n, "snd-errs");
-	nb_flags_data_path(res, out, n);
+	nb_flags_data_path(res, &x->su.params, out, n);
+	nb_flags_verdict(&res->verdict, out, n);
 }
 
-static const char *trial_status(const struct nb_trial *t, enum nb_outcome o)
+static const char *trial_status(const struct nb_trial *t, enum nb_outcome o,
+				const struct nb_test_result *res)
 {
+	if (o == NB_OUT_OK && res->verdict.suspect[0])
+		return "suspect";
 	return o == NB_OUT_INTERRUPTED ? "interrupted" : !t->ok ? "failed" : t->valid ? "ok" : "invalid";
+}
+
+/* What the readings hold against a trial that ran (runcheck.h): impossible counters or nothing
+ * received measured nothing (the trial did not run, as the search counts it, with its reason);
+ * a stall of the measuring process tested the process, not the path: invalid, retried. */
+static void judge_trial(struct nb_trial *t, enum nb_outcome o, struct nb_test_result *res)
+{
+	const struct nb_run_verdict *v = &res->verdict;
+	if (o != NB_OUT_OK)
+		return;
+	if (!nb_run_verdict_any(v))
+		return;
+	nb_run_verdict_text(v, res->error, sizeof(res->error));
+	if (v->suspect[0] || v->nothing[0])
+		t->ok = false;
+	else
+		t->valid = false;
 }
 
 /* A trial's row: the trial's own (path NULL: the sum on several paths), or one path's part of
@@ -198,7 +220,7 @@ static void trial_row(struct trial_ctx *x, const struct nb_trial *t, const char 
 	trial_flags(x, t, res, path != NULL, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	/* a path that measured while another failed the trial: its own row is ok */
-	const char *status = path && o == NB_OUT_OK && !t->ok ? "ok" : trial_status(t, o);
+	const char *status = path && o == NB_OUT_OK && !t->ok ? "ok" : trial_status(t, o, res);
 	bool measured = path ? o == NB_OUT_OK : t->ok;
 	struct nb_run row = {
 		.run_id = x->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
@@ -243,8 +265,8 @@ static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char
 	if (!t->ok || t->valid)
 		return;
 	bool stalled = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL);
-	size_t len = (size_t)snprintf(buf, n, " (%s", stalled ? "the sender stalled and caught up"
-								  : "fell short");
+	size_t len = (size_t)snprintf(buf, n, " (%s", x->timeline_stall ? "the measuring process stalled"
+					      : stalled ? "the sender stalled and caught up" : "fell short");
 	if (t->attempt < s->retries)
 		len += (size_t)snprintf(buf + len, n - len, ": retry %u of %u follows", t->attempt + 1,
 					 s->retries);
@@ -350,6 +372,8 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 	t->ok = o == NB_OUT_OK;
 	if (t->ok)
 		fill_trial(x, &res.m, t);
+	judge_trial(t, o, &res);
+	x->timeline_stall = o == NB_OUT_OK && res.verdict.stalled;
 	write_trial(x, t, started, o, &res);
 	progress(x, t, o, res.error);
 	nb_test_result_free(&res);
@@ -383,9 +407,10 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 	bool stopped = x.stopped || (o.interrupted && !x.lost);
 	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST : stopped ? NB_OUT_INTERRUPTED
 			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
-	if (env->progress)
-		nb_progress_run_done(env->progress, c->id, rep + 1, nb_run_progress_end(rc),
-				     o.search ? "search done" : "sweep done");
+	const char *what = o.search ? "search" : "sweep";
+	char text[32];
+	snprintf(text, sizeof(text), "%s %s", what, stopped ? "interrupted" : "done");
+	nb_progress_run_done(env->progress, c->id, rep + 1, nb_run_progress_end(rc), text);
 	nb_sweep_outcome_free(&o);
 	return rc;
 }

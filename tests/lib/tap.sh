@@ -3,7 +3,14 @@
 # A test sets N=0 FAILED=0, sources this file, and exits with $FAILED.
 
 ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAILED=1; echo "not ok $N - $1"; [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"; }
+# nok DESCRIPTION [FILE]: a failed check; FILE's lines go to the TAP stream as diagnostics and its
+# last 40 to stderr too (a failed test's stderr is what a CI log shows).
+nok()  {
+	N=$((N + 1)); FAILED=1; echo "not ok $N - $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] || return 0
+	sed 's/^/# /' "$2"
+	{ echo "not ok $N - $1: $2 ends with:"; tail -n 40 "$2" | sed 's/^/  /'; } >&2
+}
 skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
 # todo DESCRIPTION REASON COMMAND...: a known gap, as a TAP TODO test. While COMMAND fails meson
 # counts an expected failure; once it succeeds, an unexpected pass tells to drop the TODO.
@@ -40,6 +47,17 @@ wait_rows() {
 	_i=0
 	while [ $_i -lt 200 ]; do
 		[ -f "$1" ] && [ "$(($(wc -l <"$1") - 1))" -ge "$2" ] && return 0
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
+
+# wait_ok_runs FILE N: until runs.csv FILE holds N rows of runs (kind run) with status ok (20 s at
+# most): on a busy host a run whose measuring process stalled is kept invalid and run again.
+wait_ok_runs() {
+	_i=0
+	while [ $_i -lt 200 ]; do
+		[ -f "$1" ] && [ "$(grep -c ',run,,ok,' "$1")" -ge "$2" ] && return 0
 		sleep 0.1; _i=$((_i + 1))
 	done
 	return 1

@@ -34,8 +34,8 @@ trap 'exit 1' INT TERM
 cd "$TMP" || exit 1
 
 # the agent at its default verbosity: its console is checked below
-serve() {
-	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" 2>"$TMP/serve.err" &
+serve() { # appended: the checks below empty the file while the agent still writes to it
+	"$NBRUN" serve --bind 127.0.0.1 --port "$PORT" --data-ports "$DATA" 2>>"$TMP/serve.err" &
 	SERVE_PID=$!
 	wait_port "$PORT"
 }
@@ -54,7 +54,7 @@ serve
 # --- SIGTERM mid-batch ---------------------------------------------------------------------
 "$NBRUN" "$TMP/four.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/term" 2>"$TMP/term.err" &
 BG_PID=$!
-wait_rows "$TMP/term/runs.csv" 2
+wait_ok_runs "$TMP/term/runs.csv" 2
 kill -TERM "$BG_PID"; wait "$BG_PID"; rc=$?; BG_PID=
 [ "$rc" -eq 143 ]
 that "SIGTERM mid-batch: exit 143 (got $rc)" "$TMP/term.err"
@@ -121,6 +121,27 @@ that "resume: the sweep ran again whole; the report shows its 4 trials, the cut 
 ok_a=$(grep ',a/tcp/q32r128/f1,.*,run,,ok,' "$TMP/sw/runs.csv" | cut -d, -f6 | sort -u | wc -l)
 [ "$ok_a" -ge 3 ] && [ "$ok_a" -le 4 ] && [ "$(grep -c ',a/tcp/q32r128/f1,.*,run,,ok,' "$TMP/sw/runs.csv")" -eq "$ok_a" ]
 that "resume: repetitions: auto ran 3 to 4 distinct repetitions in all (got $ok_a)" "$TMP/sw/runs.csv"
+
+# --- SIGINT in a loss search: where it stopped, in rates; nothing claimed done -------------
+cat >"$TMP/search.yaml" <<'YAML'
+name: search
+defaults: {warmup: 0s, interval: 250ms}
+tests:
+  - name: s
+    engine: pps
+    sweep: {rate: {from: 1kpps, to: 64kpps, loss: 0.1%}, trial: 1s}
+YAML
+"$NBRUN" "$TMP/search.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/si" 2>"$TMP/si.err" &
+BG_PID=$!
+wait_rows "$TMP/si/runs.csv" 2
+kill -INT "$BG_PID"; wait "$BG_PID"; rc=$?; BG_PID=
+[ "$rc" -eq 130 ] &&
+	grep -q "incomplete (interrupted): the threshold lies between [0-9.]* kpps and 64 kpps" \
+		"$TMP/si.err" && ! grep -q " and to\b" "$TMP/si.err"
+that "SIGINT in a search: exit 130, it names the bracket in rates up to to (got $rc)" "$TMP/si.err"
+grep -q "rep 1: search interrupted$" "$TMP/si.err" && ! grep -q "search done" "$TMP/si.err" &&
+	grep -q "^0 of 1 run measured, 1 interrupted in " "$TMP/si.err"
+that "SIGINT in a search: its line says interrupted, the end line counts it interrupted, none measured" "$TMP/si.err"
 
 # --- SIGHUP: the same, exit 129 ------------------------------------------------------------
 "$NBRUN" "$TMP/four.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/hup" -q 2>"$TMP/hup.err" &

@@ -56,7 +56,7 @@ wait "$BG_PID"; rc=$?; BG_PID=
 # 4-7: the agent dies mid-run
 "$NBRUN" "$TMP/three.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/dies" -q 2>"$TMP/dies.err" &
 BG_PID=$!
-wait_rows "$TMP/dies/runs.csv" 1
+wait_ok_runs "$TMP/dies/runs.csv" 1
 kill -9 "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=
 wait "$BG_PID"; rc=$?; BG_PID=
 [ $rc -eq 3 ] && ok "the client exits 3 when the agent dies" || nok "exit 3 when the agent dies (got $rc)" "$TMP/dies.err"

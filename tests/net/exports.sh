@@ -46,11 +46,14 @@ import csv, json, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(d + "/runs.csv")))
 recs = [json.loads(l) for l in open(d + "/runs.jsonl")]
-assert len(rows) == len(recs) == 4, (len(rows), len(recs))
+# 4 runs, and a repetition whose measuring process stalled on a busy host ran again (its row kept)
+assert len(rows) == len(recs) >= 4, (len(rows), len(recs))
+assert sum(r["status"] == "ok" for r in rows) == 4, [r["status"] for r in rows]
 for row, rec in zip(rows, recs):
     assert rec["run_id"] == int(row["run_id"]) and rec["case_id"] == row["case_id"], rec
     assert rec["status"] == row["status"] and isinstance(rec["rep"], int)
-    assert abs(rec["value"] / float(row["value"]) - 1) < 1e-6, (rec["value"], row["value"])
+    if row["status"] == "ok":
+        assert abs(rec["value"] / float(row["value"]) - 1) < 1e-6, (rec["value"], row["value"])
     assert rec["labels"] == {"region": "eu-west-1", "build": 'v1 "quoted" \\ back',
                              "team": "perf", "zone": "a"}, rec["labels"]
     assert rec["config_name"] == "exports" and len(rec["config_sha256"]) == 64
@@ -115,7 +118,7 @@ check "--better bigger and smaller: the throughput and the latency case apart" "
 	>"$TMP/jl.out" 2>&1 <<'PY'
 import json, sys
 a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
-assert len(a) == len(b) == 4
+assert len(a) == len(b) >= 4
 for x, y in zip(a, b):
     assert x.keys() == y.keys(), set(x) ^ set(y)
     for k in x:

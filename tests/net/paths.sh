@@ -62,7 +62,11 @@ py() { python3 - "$TMP/two" "$A" "$B" >"$TMP/py.out" 2>&1 <<PY
 import csv, json, sys
 d, A, B = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = list(csv.DictReader(open(d + "/runs.csv")))
-ivs = list(csv.DictReader(open(d + "/intervals.csv")))
+# a run whose measuring process stalled on a busy host is kept invalid and ran again: leave it
+stalled = {r["run_id"] for r in runs if r["path"] == "all" and r["status"] == "invalid" and
+           "timeline-stall=" in r["flags"]}
+runs = [r for r in runs if r["run_id"] not in stalled]
+ivs = [i for i in csv.DictReader(open(d + "/intervals.csv")) if i["run_id"] not in stalled]
 $2
 PY
 check "$1" "$TMP/py.out" test $? -eq 0
@@ -183,7 +187,7 @@ rows = list(csv.DictReader(open(d + "/runs.csv")))
 ok = [r for r in rows if r["status"] == "ok"]
 for p in ("all", "local->" + A, "local->" + B):
     assert sum(r["path"] == p for r in ok) == 4, (p, [(r["run_id"], r["path"], r["status"]) for r in rows])
-assert all(r["status"] in ("ok", "interrupted") for r in rows), rows
+assert all(r["status"] in ("ok", "interrupted") or "timeline-stall=" in r["flags"] for r in rows), rows
 PY
 check "nbrun resume goes on on both recorded paths: 4 ok rows per path and for the sum" \
 	"$TMP/py.out" test $? -eq 0
@@ -208,6 +212,8 @@ check "paths: from the config run without --peer (exit 0)" "$TMP/cfgpaths.err" t
 python3 - "$TMP/cfgpaths" >"$TMP/py.out" 2>&1 <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+stalled = {r["run_id"] for r in rows if r["status"] == "invalid" and "timeline-stall=" in r["flags"]}
+rows = [r for r in rows if r["run_id"] not in stalled]  # ran again: the retry is the run
 assert sorted(r["path"] for r in rows) == ["all", "local->va", "local->vb"], rows
 assert all(r["status"] == "ok" for r in rows), rows
 by = {r["path"]: r for r in rows}
@@ -310,9 +316,13 @@ for r in trials:
         steps.append((r["offered_rate"], []))
     steps[-1][1].append(r)
 assert [rate for rate, _ in steps] == ["2000000", "4000000"], [(r["offered_rate"], r["status"]) for r in trials]
+# A rate above one whose every attempt fell short is tried once (the generator's limit is below it).
+unreached = False
 for rate, tries in steps:
     assert all(t["status"] == "invalid" for t in tries[:-1]), (rate, [t["status"] for t in tries])
-    assert tries[-1]["status"] == "ok" or len(tries) == 3, (rate, [t["status"] for t in tries])
+    assert tries[-1]["status"] == "ok" or len(tries) == (1 if unreached else 3), \
+        (rate, [t["status"] for t in tries], [(r["offered_rate"], r["status"]) for r in trials])
+    unreached = unreached or tries[-1]["status"] != "ok"
 # A trial a sender stall made invalid (a busy machine) is retried at the same rate: the search
 # is not fooled by it, and its row is counted exactly all the same.
 for i, r in enumerate(trials):

@@ -41,7 +41,8 @@ CASE=ubidir/udp/s1400/p1/bidir/r20M
 python3 - "$TMP/out" "$CASE" "$RATE" >"$TMP/runs.check" 2>&1 <<'PY' &&
 import csv, sys
 d, case, rate = sys.argv[1], sys.argv[2], float(sys.argv[3])
-r = next(r for r in csv.DictReader(open(d + "/runs.csv")) if r["case_id"] == case)
+r = next(r for r in csv.DictReader(open(d + "/runs.csv"))
+         if r["case_id"] == case and r["status"] != "invalid")  # a stalled run ran again
 f = {k: float(r[k]) for k in ("fwd_achieved_rate", "rev_achieved_rate", "fwd_target_rate",
                               "rev_target_rate", "fwd_rx_bps", "rev_rx_bps", "rx_bps")}
 print(f)

@@ -77,7 +77,7 @@ import csv, sys
 d = sys.argv[1]
 run = next(r for r in csv.DictReader(open(d + "/runs.csv")) if r["case_id"].startswith("udprev/"))
 rows = [r for r in csv.DictReader(open(d + "/intervals.csv"))
-        if r["case_id"].startswith("udprev/") and r["stream"] == "sum"]
+        if r["run_id"] == run["run_id"] and r["stream"] == "sum"]
 assert len(rows) == 4, len(rows)
 for r in [run] + rows:
     tx, rx, lost = (float(r[k]) for k in ("tx_packets", "rx_packets", "lost"))
