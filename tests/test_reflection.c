@@ -119,7 +119,7 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	/* The attacker is a client the agent served: it knows the session key. */
 	struct nb_client c;
-	cr_assert(nb_client_open(&c, name, &addr, len, NULL, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&c, name, &addr, len, NULL, NULL, &err), "%s", err.msg);
 	struct nb_msg m = { .type = NB_MSG_SETUP };
 	m.u.setup = (struct nb_msg_setup){ .run_id = 1, .duration_ns = 3000000000ull,
 					   .interval_ns = 1000000000ull };

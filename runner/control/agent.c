@@ -1,5 +1,5 @@
-/* nbrun — the agent: who may connect, handshakes, the one session slot (see agent.h). A
- * session's tests are in agent_session.c. */
+/* nbrun — the agent: who may connect, handshakes (see agent.h). The one session slot and the
+ * line for it are agent_queue.c; a session's tests agent_session.c. */
 #include "agent.h"
 
 #include <arpa/inet.h>
@@ -17,36 +17,17 @@
 #include "ctl.h"
 #include "sock.h"
 
-/* ---- the session slot ---- */
-
-static bool take_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	bool ok = !a->busy && !(a->o.once && a->sessions_begun > 0) && !atomic_load(&a->stopping);
-	if (ok) {
-		a->busy = c->session = true;
-		a->sessions_begun++;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return ok;
-}
-
-static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	a->busy = c->session = false;
-	a->sessions_ended++;
-	pthread_mutex_unlock(&a->lock);
-}
-
-/* One connection's thread: the handshake by its deadline, then the session if the slot is
- * free. The acceptor joins it and closes its socket. */
+/* One connection's thread: the handshake by its deadline, then the session, at once or after
+ * waiting in line (agent_queue.c). The acceptor joins it and closes its socket. Each session's
+ * first and last lines are said while it holds the agent, numbered: their order in the log
+ * shows that no two sessions ran at once. */
 static void *conn_main(void *arg)
 {
 	struct nb_agent_conn *c = arg;
 	struct nb_agent *a = c->a;
 	struct nb_auth auth;
 	struct nb_error err = { { 0 } };
+	uint64_t session;
 	uint64_t deadline = nb_ctl_now_ms() +
 			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
 	enum nb_auth_verdict v = nb_auth_agent(c->fd, a->o.secret, deadline, &auth, &err);
@@ -54,16 +35,15 @@ static void *conn_main(void *arg)
 		nb_agent_log(a, 0, &c->peer, "refused: %s", err.msg);
 	} else if (v == NB_AUTH_GONE) {
 		nb_agent_log(a, 1, &c->peer, "no handshake: %s", err.msg);
-	} else if (!take_slot(a, c)) {
-		nb_ctl_send_error(c->fd, NB_ERR_BUSY, "agent is busy with another client; try again later");
-		nb_agent_log(a, 0, &c->peer, "refused: busy with another client");
-	} else {
+	} else if ((session = nb_agent_admit(a, c, deadline)) != 0) {
 		char who[80];
 		nb_ctl_addr_str(&c->peer, who, sizeof(who));
-		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s)", who, auth.peer_version);
+		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s), #%llu", who, auth.peer_version,
+			     (unsigned long long)session);
 		uint32_t runs = nb_agent_session_serve(a, c, &auth);
-		release_slot(a, c);
-		nb_agent_log(a, 0, &c->peer, "session ended after %u run%s", runs, runs == 1 ? "" : "s");
+		nb_agent_log(a, 0, &c->peer, "session #%llu ended after %u run%s",
+			     (unsigned long long)session, runs, runs == 1 ? "" : "s");
+		nb_agent_release(a, c);
 	}
 	sodium_memzero(&auth, sizeof(auth));
 	pthread_mutex_lock(&a->lock);
@@ -281,6 +261,7 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	a->o = *o;
 	a->listen_fd = a->wake[0] = a->wake[1] = a->lifeline_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
+	nb_queue_init(&a->queue, o->max_queue, o->secret && o->secret->set ? 0 : NB_AGENT_QUEUE_PER_HOST);
 	nb_ratelog_init(&a->not_allowed, NB_AGENT_REFUSED_BURST, NB_AGENT_REFUSED_WINDOW_MS);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");
