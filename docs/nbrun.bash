@@ -4,13 +4,13 @@
 
 _nbrun_options() {
 	case "$1" in
-	run) echo "--peer --out --force --dry-run --check --push --filter --set --label --secret-file --version" ;;
-	resume) echo "--peer --secret-file" ;;
-	serve) echo "--bind --port --data-ports --once --stdio --secret-file --secret-stdin --allow --max-duration --max-streams --max-message --max-rate --idle-timeout" ;;
+	run) echo "--peer --out --force --dry-run --check --push --filter --set --label --secret-file --queue-timeout --version" ;;
+	resume) echo "--peer --secret-file --queue-timeout" ;;
+	serve) echo "--bind --port --data-ports --once --stdio --secret-file --secret-stdin --allow --max-duration --max-streams --max-message --max-rate --idle-timeout --max-queue" ;;
 	validate) echo "--filter --set" ;;
 	report) echo "" ;;
 	compare) echo "--threshold --metric --out --format --junit --summary --allow-missing --fail-on-inconclusive --expect-diff --names --neutral" ;;
-	env) echo "--peer --secret-file --json" ;;
+	env) echo "--peer --secret-file --queue-timeout --json" ;;
 	export) echo "--format --out --better" ;;
 	esac
 }
@@ -42,7 +42,7 @@ _nbrun() {
 	--out | -o | --json | --junit | --summary | --secret-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--peer | --bind | --port | --data-ports | --max-duration | --idle-timeout | --filter | \
 		--set | --label | --threshold | --expect-diff | --names | --allow | --max-streams | \
-		--max-message | --max-rate) return ;;
+		--max-message | --max-rate | --max-queue | --queue-timeout) return ;;
 	esac
 	if [[ $sub == help ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "run resume serve validate report compare env export" -- "$cur")

@@ -8,9 +8,11 @@
 
 #include "compare.h"
 #include "export.h"
+#include "agent.h"
 #include "agent_limits.h"
 #include "nb_config.h"
 #include "units.h"
+#include "waiting.h"
 
 enum {
 	OPT_PEER = 256, OPT_OUT, OPT_FORCE, OPT_DRY_RUN, OPT_CHECK, OPT_FILTER, OPT_SET, OPT_BIND,
@@ -18,7 +20,7 @@ enum {
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
 	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE, OPT_SECRET_STDIN,
-	OPT_PUSH, OPT_STDIO, OPT_INSECURE,
+	OPT_PUSH, OPT_STDIO, OPT_INSECURE, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -42,6 +44,7 @@ static const struct optdef {
 	{ "secret-file", required_argument, OPT_SECRET_FILE, C(RUN) | C(RESUME) | C(ENV) | C(SERVE) },
 	{ "secret-stdin", no_argument, OPT_SECRET_STDIN, C(SERVE) },
 	{ "push", no_argument, OPT_PUSH, C(RUN) },
+	{ "queue-timeout", required_argument, OPT_QUEUE_TIMEOUT, C(RUN) | C(RESUME) | C(ENV) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
@@ -50,6 +53,7 @@ static const struct optdef {
 	{ "insecure", no_argument, OPT_INSECURE, C(SERVE) },
 	{ "max-duration", required_argument, OPT_MAX_DURATION, C(SERVE) },
 	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
+	{ "max-queue", required_argument, OPT_MAX_QUEUE, C(SERVE) },
 	{ "allow", required_argument, OPT_ALLOW, C(SERVE) },
 	{ "max-rate", required_argument, OPT_MAX_RATE, C(SERVE) },
 	{ "max-streams", required_argument, OPT_MAX_STREAMS, C(SERVE) },
@@ -94,16 +98,19 @@ static const struct cmddef {
 		"  --label KEY=VALUE    tag the batch, e.g. --label region=eu-west-1 (repeatable; wins over\n"
 		"                       the config's labels:); carried into meta.json, runs.jsonl, exports\n"
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
-		"  --push               copy this nbrun to each ssh host first (docs/fleet.md)\n" },
+		"  --push               copy this nbrun to each ssh host first (docs/fleet.md)\n"
+		"  --queue-timeout T    wait up to T in line for an agent busy with other batches,\n"
+		"                       e.g. 30s, 10m (default 5m; 0: fail at once, exit 6)\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
 		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n"
-		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n" },
+		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
+		"  --queue-timeout T    wait up to T in line for a busy agent (default 5m; 0: not at all)\n" },
 	[NB_CMD_SERVE] = { "serve",
 		"usage: nbrun serve --secret-file FILE [--allow CIDR]... [--bind ADDR] [--port 7575]\n"
 		"                   [--data-ports 7600-7699] [--once] [--secret-stdin] [--stdio]\n"
 		"                   [--insecure]\n"
-		"                   [--idle-timeout SECONDS]\n"
+		"                   [--idle-timeout SECONDS] [--max-queue N]\n"
 		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
 		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
 		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE);\n"
@@ -126,7 +133,9 @@ static const struct cmddef {
 		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
 		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G, and unpaced\n"
 		"                       streams (default: none)\n"
-		"  --idle-timeout S     close a session that runs no test for S seconds (default 300)\n" },
+		"  --idle-timeout S     close a session that runs no test for S seconds (default 300)\n"
+		"  --max-queue N        clients that may wait in line while a session runs, first come\n"
+		"                       first served (default 8, at most 32; 0: a second is told busy)\n" },
 	[NB_CMD_VALIDATE] = { "validate",
 		"usage: nbrun validate CONFIG.yaml [--filter GLOB] [--set KEY=VALUE]   check a config\n",
 		"  --filter GLOB        count only cases whose id matches (repeatable)\n"
@@ -162,6 +171,7 @@ static const struct cmddef {
 		"                       CONFIG.yaml's hosts: is reached as a run reaches it (its\n"
 		"                       agent started over ssh for an ssh: host)\n"
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
+		"  --queue-timeout T    wait up to T in line for a busy agent (default 5m; 0: not at all)\n"
 		"  --json FILE          also write the facts as JSON to FILE\n" },
 	[NB_CMD_EXPORT] = { "export",
 		"usage: nbrun export DIR --format prometheus|github-benchmark|jsonl|csv [-o FILE]\n"
@@ -179,9 +189,10 @@ static const char common_options[] =
 
 static const char exit_codes[] =
 	"exit codes: 0 every run measured; 1 some runs failed or gave no result (recorded);\n"
-	"  2 bad input (config, CLI); 3 the peer is unreachable, busy, or died mid-run;\n"
-	"  4 a results file cannot be written; 5 --check found a problem; 129, 130, 143\n"
-	"  interrupted by SIGHUP, SIGINT, SIGTERM (every finished run is kept and reported).\n";
+	"  2 bad input (config, CLI); 3 the peer is unreachable or died mid-run; 4 a results file\n"
+	"  cannot be written; 5 --check found a problem; 6 the agent stayed busy (its queue full,\n"
+	"  or --queue-timeout passed); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM\n"
+	"  (every finished run is kept and reported).\n";
 
 const char *nb_cli_cmd_name(enum nb_cmd cmd)
 {
@@ -261,6 +272,8 @@ static void cli_defaults(struct nb_cli *cli)
 	cli->data_hi = NB_DEFAULT_DATA_HI;
 	cli->max_duration_s = NB_LIMITS_SERVE_DURATION_S;
 	cli->idle_timeout_s = 300;
+	cli->max_queue = NB_AGENT_QUEUE_DEFAULT;
+	cli->queue_timeout_ms = NB_QUEUE_TIMEOUT_DEFAULT_MS;
 	cli->max_streams = NB_LIMITS_SERVE_FLOWS;
 	cli->max_message = NB_LIMITS_SERVE_MESSAGE;
 	cli->threshold = 0.05;
@@ -306,6 +319,18 @@ static bool apply_limit_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	return true;
 }
 
+/* --queue-timeout: a duration up to a day (a bare number is seconds), 0 for no wait at all. */
+static bool parse_queue_timeout(const char *arg, struct nb_cli *cli, struct nb_error *err)
+{
+	uint64_t ns = 0;
+	const char *why = NULL;
+	if (!nb_units_duration(arg, &ns, &why) || ns > 86400ull * 1000000000ull)
+		return nb_error_set(err, "--queue-timeout '%s': expected a duration up to 24h, e.g. "
+				    "30s or 10m (0: do not wait)", arg);
+	cli->queue_timeout_ms = (uint32_t)(ns / 1000000ull);
+	return true;
+}
+
 /* Options of serve: numbers with ranges, who may connect, the limits. */
 static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct nb_error *err)
 {
@@ -337,6 +362,11 @@ static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	case OPT_IDLE_TIMEOUT:
 		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
 			return nb_error_set(err, "--idle-timeout '%s': expected seconds, 1..86400", arg);
+		return true;
+	case OPT_MAX_QUEUE:
+		if (!parse_u32(arg, 0, NB_QUEUE_PLACES_MAX, &cli->max_queue))
+			return nb_error_set(err, "--max-queue '%s': expected clients, 0..%d", arg,
+					    NB_QUEUE_PLACES_MAX);
 		return true;
 	}
 	return true;
@@ -406,6 +436,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
 	case OPT_SECRET_STDIN: cli->secret_stdin = true; return true;
 	case OPT_PUSH: cli->push = true; return true;
+	case OPT_QUEUE_TIMEOUT: return parse_queue_timeout(arg, cli, err);
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case OPT_BETTER:

@@ -43,6 +43,7 @@ struct nb_cli {
 	struct nb_label labels[NB_LABELS_MAX]; /* run: --label KEY=VALUE, checked (a later one wins) */
 	size_t nlabels;
 	const char *json;                    /* env: also write the facts as env.json here */
+	uint32_t queue_timeout_ms;           /* run, resume, env: wait this long for a busy agent */
 	/* run, env, serve */
 	const char *secret_file;             /* --secret-file (else NBRUN_SECRET_FILE) */
 	bool push;                           /* run: copy this binary to each ssh host first */
@@ -58,6 +59,7 @@ struct nb_cli {
 	unsigned limits_given;               /* NB_CLI_GAVE_*: the limits set on the command line */
 	uint32_t max_duration_s;
 	uint32_t idle_timeout_s;
+	uint32_t max_queue;                  /* clients that may wait for the session */
 	uint64_t max_rate;                   /* bit/s; 0 = no limit */
 	uint32_t max_streams;                /* flows per test */
 	uint32_t max_message;                /* bytes */

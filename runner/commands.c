@@ -17,6 +17,7 @@
 #include "pitfalls.h"
 #include "report.h"
 #include "run.h"
+#include "waiting.h"
 
 bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err)
 {
@@ -145,8 +146,17 @@ struct env_peer {
 	struct nb_reach *reach;
 };
 
+/* env's session waits for a busy agent as a batch's does (for --queue-timeout), its own
+ * time unsized: it reads the facts and goes. */
+static const struct nb_client_wait *env_wait(const struct nb_cli *cli)
+{
+	static struct nb_waiting wt;
+	nb_waiting_init(&wt, 0, cli->queue_timeout_ms, cli->verbosity, NULL);
+	return &wt.w;
+}
+
 /* Reach the agent at --peer HOST[:PORT]: 0, or the exit code (2 a malformed peer or secret
- * file, 3 unreachable or refused). */
+ * file, 3 unreachable or refused, 6 busy). */
 static int env_address(const struct nb_cli *cli, struct nb_client *c)
 {
 	struct sockaddr_storage addr;
@@ -160,8 +170,8 @@ static int env_address(const struct nb_cli *cli, struct nb_client *c)
 	    !nb_cmd_secret(cli, &secret, &err))
 		rc = 2;
 	else if (!nb_ctl_resolve(cli->peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, &err) ||
-		 !nb_client_open(c, cli->peer, &addr, len, &secret, &err))
-		rc = 3;
+		 !nb_client_open(c, cli->peer, &addr, len, &secret, env_wait(cli), &err))
+		rc = c->busy ? 6 : 3;
 	sodium_memzero(&secret, sizeof(secret));
 	if (rc)
 		fprintf(stderr, "nbrun: %s\n", err.msg);
@@ -185,14 +195,15 @@ static int env_reach(const struct nb_cli *cli, struct env_peer *p)
 	}
 	if (!h)
 		return env_address(cli, &p->c);
-	struct nb_reach_opts o = { .cfg = &p->cfg, .secret = &secret, .verbosity = cli->verbosity };
+	struct nb_reach_opts o = { .cfg = &p->cfg, .secret = &secret, .verbosity = cli->verbosity,
+				   .wait = env_wait(cli) };
 	int rc = 0;
 	if (!nb_cmd_secret(cli, &secret, &err))
 		rc = 2;
 	else if (!(p->reach = nb_reach_create(&o)))
 		rc = 3, nb_error_set(&err, "out of memory");
 	else if (!nb_reach_open(p->reach, h->name, &p->c, &err))
-		rc = 3;
+		rc = p->c.busy ? 6 : 3;
 	sodium_memzero(&secret, sizeof(secret));
 	if (rc)
 		fprintf(stderr, "nbrun: %s\n", err.msg);

@@ -62,7 +62,7 @@ static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_sec
 		.cmdline = cli->cmdline, .sets = cli->sets, .nsets = cli->nsets,
 		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
 		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
-		.interrupt = &interrupted, .signo = &signo,
+		.queue_timeout_ms = cli->queue_timeout_ms, .interrupt = &interrupted, .signo = &signo,
 	};
 }
 
@@ -197,7 +197,8 @@ static struct nb_agent_opts serve_opts(const struct nb_cli *cli, const struct nb
 		.bind = cli->stdio && !cli->bind ? ends->server : cli->bind,
 		.port = cli->stdio ? 0 : cli->port, .data_lo = cli->data_lo, .data_hi = cli->data_hi,
 		.once = cli->once || cli->stdio, .stdio = cli->stdio,
-		.idle_timeout_s = cli->idle_timeout_s, .verbosity = cli->verbosity,
+		.idle_timeout_s = cli->idle_timeout_s, .max_queue = cli->max_queue,
+		.verbosity = cli->verbosity,
 		.collect_facts = true, .secret = secret, .allow = cli->allow, .nallow = cli->nallow,
 		.limits = { .max_rate = cli->max_rate, .max_flows = cli->max_streams,
 			    .max_duration_s = cli->max_duration_s, .max_message = cli->max_message },

@@ -28,7 +28,7 @@ bool nbt_agent_open(struct nb_agent *a, const char *bind, const struct nb_secret
 	struct sockaddr_storage addr;
 	socklen_t len;
 	return nb_ctl_resolve(name, 0, &addr, &len, err) &&
-	       nb_client_open(c, name, &addr, len, s, err);
+	       nb_client_open(c, name, &addr, len, s, NULL, err);
 }
 
 struct nb_agent *nbt_agent_session(const struct nb_agent_opts *o, const struct nb_secret *s,

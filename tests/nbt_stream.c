@@ -35,7 +35,7 @@ void nbt_stream_open(void)
 	struct sockaddr_storage addr;
 	socklen_t len;
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
-	cr_assert(nb_client_open(&nbt_cli, name, &addr, len, NULL, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&nbt_cli, name, &addr, len, NULL, NULL, &err), "%s", err.msg);
 }
 
 void nbt_stream_close(void)

@@ -88,7 +88,7 @@ static bool closed_soon(int fd)
 static bool open_client(struct nb_client *c, const struct nb_secret *s, struct nb_error *err)
 {
 	for (int tries = 0; tries < 50; tries++) {
-		if (nb_client_open(c, name, &addr, addr_len, s, err))
+		if (nb_client_open(c, name, &addr, addr_len, s, NULL, err))
 			return true;
 		if (!strstr(err->msg, "busy") && !strstr(err->msg, "closed") && !strstr(err->msg, "reset") &&
 		    !strstr(err->msg, "saturated"))
@@ -135,7 +135,7 @@ Test(agent, five_silent_connections_do_not_stop_an_honest_client_being_served_at
 		silent[i] = connect_from("127.0.0.1");
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	for (int i = 0; i < 5; i++)
 		cr_assert_not(closed_now(silent[i]), "served while silent connection %d still waits", i);
 	struct nb_msg_setup su = nbt_small_test(1);
@@ -154,10 +154,10 @@ Test(agent, a_wrong_and_a_missing_secret_are_refused_and_nothing_runs)
 	start((struct nb_agent_opts){ .secret = &right });
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
-	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, &wrong, &err));
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, &wrong, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "authentication failed"), "%s", err.msg);
 	cr_assert_eq(c.ctl.fd, -1);
-	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, &err));
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "requires a shared secret"), "%s", err.msg);
 	cr_assert_eq(nb_agent_tests_run(agent), 0);
 	assert_serves(&right);
@@ -202,8 +202,8 @@ Test(agent, a_second_client_is_told_busy_and_nothing_about_the_first)
 	start((struct nb_agent_opts){ 0 });
 	struct nb_client first, second;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&first, name, &addr, addr_len, NULL, &err), "%s", err.msg);
-	cr_assert_not(nb_client_open(&second, name, &addr, addr_len, NULL, &err));
+	cr_assert(nb_client_open(&first, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
+	cr_assert_not(nb_client_open(&second, name, &addr, addr_len, NULL, NULL, &err));
 	char want[128];
 	snprintf(want, sizeof(want), "peer %s: agent is busy with another client; try again later", name);
 	cr_assert_str_eq(err.msg, want);
@@ -222,7 +222,7 @@ Test(agent, per_address_only_eight_handshakes_wait_and_others_are_served)
 		cr_assert_not(closed_now(silent[i]), "before connection %d's handshake deadline", i);
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "another address: %s", err.msg);
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "another address: %s", err.msg);
 	nb_client_close(&c);
 	for (int i = 0; i < NB_AGENT_PER_ADDR; i++)
 		close(silent[i]);
@@ -240,7 +240,7 @@ Test(agent, allow_tells_a_client_from_elsewhere_why_in_one_frame_and_closes_at_o
 	close(fd);
 	/* A client from elsewhere is told why in one frame, and nothing more. */
 	struct nb_client c;
-	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, &err));
+	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err));
 	char want[160];
 	snprintf(want, sizeof(want), "peer %s: refused: this client's address is not in the agent's "
 		 "--allow list", name);
@@ -406,7 +406,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 						  .max_duration_s = 5, .max_message = 65536 } });
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	struct nb_msg_setup su[4];
 	for (int i = 0; i < 4; i++)
 		su[i] = nbt_small_test((uint32_t)i + 1);
@@ -451,7 +451,7 @@ Test(agent, without_a_secret_it_sends_to_no_address_a_client_names)
 	start((struct nb_agent_opts){ 0 });
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, &err), "%s", err.msg);
+	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	struct nb_msg_setup su = sending_end(1, "stream");
 	struct nb_test_result res;
 	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED);
@@ -620,7 +620,7 @@ static void start_stdio(struct stdio_run *r, struct nb_client *c, pthread_t *t)
 	r->fd = sv[1];
 	cr_assert_eq(pthread_create(t, NULL, stdio_main, r), 0);
 	cr_assert(nb_ctl_resolve("127.0.0.2", 0, &data, &len, &err));
-	cr_assert(nb_client_open_fd(c, "stdio", sv[0], &data, len, &s, &err), "%s", err.msg);
+	cr_assert(nb_client_open_fd(c, "stdio", sv[0], &data, len, &s, NULL, &err), "%s", err.msg);
 }
 
 /* The agent's thread returns (it did not stay), having run tests tests. */

@@ -455,6 +455,46 @@ Test(proto, time_truncated_is_refused)
 	nb_buf_free(&b);
 }
 
+/* QUEUE's bytes: type 16, the position (u32), the plan and the wait (u64 each). */
+Test(proto, queue_carries_a_place_a_plan_and_a_wait_in_these_bytes)
+{
+	struct nb_msg m = { .type = NB_MSG_QUEUE }, out;
+	m.u.queue = (struct nb_msg_queue){ .position = 2, .plan_ms = 0x0102, .wait_ms = 150000 };
+	struct nb_buf b = encode(&m);
+	static const uint8_t want[] = { 0, 0, 0, 22, 0, 16, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 2,
+					0, 0, 0, 0, 0, 2, 0x49, 0xf0 };
+	cr_assert_eq(b.len, sizeof(want));
+	cr_assert_arr_eq(b.p, want, sizeof(want));
+	cr_assert(decode(&b, &out, NULL));
+	cr_assert_eq(out.type, NB_MSG_QUEUE);
+	cr_assert_eq(out.u.queue.position, 2);
+	cr_assert_eq(out.u.queue.plan_ms, 0x0102);
+	cr_assert_eq(out.u.queue.wait_ms, 150000);
+	nb_buf_free(&b);
+	m.u.queue.wait_ms = NB_QUEUE_UNKNOWN;
+	b = encode(&m);
+	cr_assert(decode(&b, &out, NULL), "an unknown wait is a wait");
+	cr_assert_eq(out.u.queue.wait_ms, NB_QUEUE_UNKNOWN);
+	nb_buf_free(&b);
+}
+
+Test(proto, a_queue_out_of_range_is_refused)
+{
+	struct { struct nb_msg_queue q; const char *why; } bad[] = {
+		{ { .position = NB_QUEUE_PLACES_MAX + 1 }, "queue position" },
+		{ { .plan_ms = NB_QUEUE_MS_MAX + 1 }, "queue plan" },
+		{ { .wait_ms = NB_QUEUE_MS_MAX + 1 }, "queue wait" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nb_msg m = { .type = NB_MSG_QUEUE, .u.queue = bad[i].q }, out;
+		struct nb_error err = { { 0 } };
+		struct nb_buf b = encode(&m);
+		cr_assert_not(decode(&b, &out, &err), "%s", bad[i].why);
+		cr_assert_not_null(strstr(err.msg, bad[i].why), "%s", err.msg);
+		nb_buf_free(&b);
+	}
+}
+
 /* The fuzz seed corpus speaks today's protocol: every seed named after a message decodes (a
  * seed the decoder refuses as truncated only ever reaches the length checks), and each SETUP seed
  * encodes back to its very bytes. Seeds of other names (garbage, truncation) are not asked to. */
@@ -467,7 +507,8 @@ Test(proto, the_fuzz_seeds_of_each_message_decode_in_this_protocol)
 				"hello_agent_mac", "hello_client", "interval", "ready", "result_failed",
 				"result_ok", "setup_pps_udp_bidir", "setup_rr_cpus_cc", "setup_stream_tcp",
 				"setup_listen_any_source", "setup_connect_grant_v4",
-				"setup_connect_grant_v6", "start", "stop", "time", "probe_udp" };
+				"setup_connect_grant_v6", "start", "stop", "time", "probe_udp",
+				"queue_client", "queue_agent" };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/proto/%s", src, seeds[i]);

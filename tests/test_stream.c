@@ -172,7 +172,7 @@ Test(stream, a_second_client_is_told_the_agent_is_busy)
 	struct nb_error err = { { 0 } };
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	struct nb_client second;
-	cr_assert_not(nb_client_open(&second, name, &addr, len, NULL, &err));
+	cr_assert_not(nb_client_open(&second, name, &addr, len, NULL, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "busy"), "%s", err.msg);
 }
 
@@ -283,7 +283,7 @@ Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	bool opened = false;
 	for (int tries = 0; tries < 50 && !opened; tries++) {
-		opened = nb_client_open(&nbt_cli, name, &addr, len, NULL, &err);
+		opened = nb_client_open(&nbt_cli, name, &addr, len, NULL, NULL, &err);
 		if (!opened)
 			usleep(100000);
 	}

@@ -1,6 +1,6 @@
 /* nbrun — the agent's life (see agent.h): its listener, its thread, its end. Who gets a
- * connection thread is agent_accept.c; that thread's handshake and the one session slot
- * agent_conn.c; a session's tests agent_session.c. */
+ * connection thread is agent_accept.c; that thread's handshake agent_conn.c; the one session slot and
+ * the line for it agent_queue.c; a session's tests agent_session.c. */
 #include "agent.h"
 
 #include <arpa/inet.h>
@@ -69,6 +69,7 @@ struct nb_agent *nb_agent_create(const struct nb_agent_opts *o, struct nb_error 
 	pthread_mutex_init(&a->lock, NULL);
 	nb_ratelog_init(&a->full_log, 1, NB_AGENT_LOG_INTERVAL_MS);
 	nb_ratelog_init(&a->refused_log, NB_AGENT_LOG_BURST, NB_AGENT_LOG_INTERVAL_MS);
+	nb_queue_init(&a->queue, o->max_queue, o->secret && o->secret->set ? 0 : NB_AGENT_QUEUE_PER_HOST);
 	nb_ratelog_init(&a->not_allowed, NB_AGENT_REFUSED_BURST, NB_AGENT_REFUSED_WINDOW_MS);
 	if (sodium_init() < 0) {
 		nb_error_set(err, "libsodium failed to initialise");

@@ -12,8 +12,10 @@
  * the agent is saturated. A source is an IPv4 address or an IPv6 /64. So a flood holds no slot an
  * honest client needs unless it comes from as many sources as there are slots, and even then an
  * honest client is told why. Only a client that finished the handshake (proved the secret, when
- * the agent has one) may take the one session slot; a second one is told the agent is busy, and
- * nothing about the first. Each test is checked against the limits (agent_limits.h), and its data
+ * the agent has one) may take the one session slot, or wait in line for it (agent_queue.c,
+ * queue.h): first come first served, at most --max-queue waiting (without a secret,
+ * NB_AGENT_QUEUE_PER_HOST of them from one host), each told its place and the wait as they
+ * change, and nothing else about the others. Each test is checked against the limits (agent_limits.h), and its data
  * connections are accepted from the client's host only, UDP ones after a return-path check
  * (dataconn.h): the agent sends to no address but its client's. Its log says "handshake slots
  * full" at most once per NB_AGENT_LOG_INTERVAL_MS and refused handshakes NB_AGENT_LOG_BURST times
@@ -44,6 +46,10 @@
 			   "connections?); try again later"
 #define NB_AGENT_REFUSED_BURST 10    /* clients outside --allow logged in full per window ... */
 #define NB_AGENT_REFUSED_WINDOW_MS 60000 /* ... then counted, the count said once it is over */
+#define NB_AGENT_QUEUE_DEFAULT 8      /* `nbrun serve`'s --max-queue */
+#define NB_AGENT_QUEUE_PER_HOST 4     /* without a secret: places in line one host may hold */
+#define NB_AGENT_QUEUE_GRACE_MS 2000  /* a waiter is dropped this long after the wait it asked
+					 for (it gives up itself at its end) */
 #define NB_AGENT_STDIO_HANDSHAKE_MS 15000 /* the same over ssh: the client waits for the agent's
 					     start line first (sshlaunch.h), and nobody else can
 					     reach this connection */
@@ -57,6 +63,8 @@ struct nb_agent_opts {
 					(serve --stdio); bind must name the data address */
 	struct nb_limits limits;     /* what one test may ask (zero fields: no limit) */
 	uint32_t idle_timeout_s;     /* an idle control connection is closed after this */
+	uint32_t max_queue;          /* clients that may wait for the session (0: none, a second
+					client is told busy at once); at most NB_QUEUE_PLACES_MAX */
 	int verbosity;               /* -1 silent, 0 refusals and warnings, 1+ every connection */
 	bool collect_facts;          /* read this host's environment for FACTS */
 	const struct nb_secret *secret; /* NULL or unset: no authentication (anyone may use it) */

@@ -1,32 +1,12 @@
 /* nbrun — one connection's thread (see agent.h): its handshake, then, for a client that proved
- * itself, the one session slot and the session (agent_session.c). */
+ * itself, the one session slot at once or after waiting in line (agent_queue.c), and the session
+ * (agent_session.c). Each session's first and last lines are said while it holds the agent,
+ * numbered: their order in the log shows that no two sessions ran at once. */
 #include <pthread.h>
 #include <sodium.h>
 
 #include "agent_int.h"
 #include "ctl.h"
-
-/* ---- the session slot ---- */
-
-static bool take_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	bool ok = !a->busy && !(a->o.once && a->sessions_begun > 0) && !atomic_load(&a->stopping);
-	if (ok) {
-		a->busy = c->session = true;
-		a->sessions_begun++;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return ok;
-}
-
-static void release_slot(struct nb_agent *a, struct nb_agent_conn *c)
-{
-	pthread_mutex_lock(&a->lock);
-	a->busy = c->session = false;
-	a->sessions_ended++;
-	pthread_mutex_unlock(&a->lock);
-}
 
 /* A refusal worth a line: a few per interval, then counted (a flood of wrong secrets); an
  * interval that is over says its count first (ratelog.h). */
@@ -56,6 +36,7 @@ void *nb_agent_conn_main(void *arg)
 	struct nb_auth auth;
 	struct nb_error err = { { 0 } };
 	struct nb_ctl ctl;
+	uint64_t session;
 	nb_ctl_init(&ctl, c->fd);
 	uint64_t deadline = c->since_ms +
 			    (a->o.stdio ? NB_AGENT_STDIO_HANDSHAKE_MS : NB_AGENT_HANDSHAKE_MS);
@@ -64,16 +45,15 @@ void *nb_agent_conn_main(void *arg)
 		refused(a, &c->peer, err.msg);
 	} else if (v == NB_AUTH_GONE || !proven(a, c)) {
 		nb_agent_log(a, 1, &c->peer, "no handshake: %s", v == NB_AUTH_GONE ? err.msg : "gave way");
-	} else if (!take_slot(a, c)) {
-		nb_ctl_send_error(&ctl, NB_ERR_BUSY, "agent is busy with another client; try again later");
-		refused(a, &c->peer, "busy with another client");
-	} else {
+	} else if ((session = nb_agent_admit(a, c, &ctl, deadline)) != 0) {
 		char who[80];
 		nb_ctl_addr_str(&c->peer, who, sizeof(who));
-		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s)", who, auth.peer_version);
+		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s), #%llu", who, auth.peer_version,
+			     (unsigned long long)session);
 		uint32_t runs = nb_agent_session_serve(a, c, &ctl, &auth);
-		release_slot(a, c);
-		nb_agent_log(a, 0, &c->peer, "session ended after %u run%s", runs, runs == 1 ? "" : "s");
+		nb_agent_log(a, 0, &c->peer, "session #%llu ended after %u run%s",
+			     (unsigned long long)session, runs, runs == 1 ? "" : "s");
+		nb_agent_release(a, c);
 	}
 	sodium_memzero(&auth, sizeof(auth));
 	nb_ctl_forget(&ctl);

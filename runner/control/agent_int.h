@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "auth.h"
 #include "ctl.h"
+#include "queue.h"
 #include "ratelog.h"
 
 /** One accepted connection and its thread: a handshake, and maybe then the session. */
@@ -20,7 +21,7 @@ struct nb_agent_conn {
 	struct nb_agent *a;
 	bool used;                      /* the slot is taken (under a->lock, as are the next two) */
 	bool done;                      /* its thread has finished: join it, close fd */
-	bool session;                   /* it holds the session slot */
+	bool session;                   /* it holds the session slot or a place in line for it */
 	bool proven;                    /* its handshake is over (a session, or about to be one) */
 	bool evicted;                   /* it gave way to a newcomer: it never becomes a session */
 	int fd;
@@ -52,7 +53,7 @@ struct nb_agent {
 	size_t npending;
 	struct nb_ratelog full_log;     /* "handshake slots full" */
 	struct nb_ratelog refused_log;  /* refused handshakes (wrong secret, busy, version) */
-	bool busy;                      /* a session holds the slot */
+	struct nb_queue queue;          /* the session slot and the line for it (queue.h) */
 	uint64_t sessions_begun, sessions_ended;
 	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
 	struct nb_ratelog not_allowed;  /* clients refused by --allow: a line each, then counts */
@@ -71,6 +72,14 @@ void *nb_agent_conn_main(void *arg);
 /** Join finished connection threads and close their sockets (all of them when `all`, after
  *  shutting the live ones down); waiting connections are closed too when all. */
 void nb_agent_reap(struct nb_agent *a, bool all);
+/** After c's handshake (its control connection ctl, sealed): its QUEUE, then the session at
+ *  once or after waiting in line, until deadline_ms for the QUEUE (agent_queue.c). The session's
+ *  number (1 for the agent's first), or 0: c did not get it (refused, gone, gave up, the agent
+ *  stops); its log line is said. */
+uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+			uint64_t deadline_ms);
+/** c's session is over: the first in line may take it. */
+void nb_agent_release(struct nb_agent *a, struct nb_agent_conn *c);
 /** Serve an authenticated client's session on c (its control connection ctl, sealed) until BYE,
  *  an error or a stop request; the tests it asked for. */
 uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -41,6 +42,8 @@ struct nb_client {
 					   key: a control session over ssh, where the agent sees ssh's
 					   client (maybe a bastion), not this host's data address */
 	uint32_t probes;                /* data path probes asked in this session (probe.h) */
+	bool busy;                      /* open failed: the agent stayed busy with others (its
+					   queue full, or the wait over) */
 };
 
 /** Receives each measured interval as soon as both ends' counters for it are in. */
@@ -59,16 +62,33 @@ struct nb_test_result {
 	struct nb_run_verdict verdict; /* NB_OUT_OK: what the readings hold against the run */
 };
 
-/** Connect and shake hands (proving secret when it is set, auth.h); busy, version and
- *  authentication errors come back as one line in err, agent text sanitised. */
+/** How a client waits when the agent's session is another's (proto.h QUEUE). */
+struct nb_client_wait {
+	uint64_t plan_ms;               /* what this batch plans to take (0 = unknown): the agent
+					   tells those who wait behind it */
+	uint32_t timeout_ms;            /* how long to wait in line (0: not at all) */
+	const atomic_bool *interrupt;   /* set (a signal): stop waiting */
+	/** Each QUEUE: c's place in line (1: next) and the agent's estimate (NB_QUEUE_UNKNOWN). */
+	void (*told)(void *ctx, const struct nb_client *c, uint32_t position, uint64_t wait_ms);
+	void *ctx;
+};
+
+/** Connect and shake hands (proving secret when it is set, auth.h), then take the agent's
+ *  session, waiting in line as w says (NULL: plan unknown, no wait); busy, version and
+ *  authentication errors come back as one line in err, agent text sanitised, and c->busy says
+ *  the agent stayed busy (its queue full, or the wait over). */
 bool nb_client_open(struct nb_client *c, const char *peer_name, const struct sockaddr_storage *addr,
-		    socklen_t len, const struct nb_secret *secret, struct nb_error *err);
+		    socklen_t len, const struct nb_secret *secret, const struct nb_client_wait *w,
+		    struct nb_error *err);
 /** The same on fd, a control stream already connected (ssh's stdin and stdout, sshlaunch.h),
  *  which c owns from now on (closed on failure); data_addr is where the agent's data ports
  *  are (the port is each test's). */
 bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
 		       const struct sockaddr_storage *data_addr, socklen_t len,
-		       const struct nb_secret *secret, struct nb_error *err);
+		       const struct nb_secret *secret, const struct nb_client_wait *w,
+		       struct nb_error *err);
+/** "2nd in line, about 3 min" (or "wait unknown"): what a waiting client is told, as text. */
+void nb_client_wait_str(uint32_t position, uint64_t wait_ms, char *out, size_t n);
 /** Say BYE and close; safe on a closed client. */
 void nb_client_close(struct nb_client *c);
 /** Free what a test result owns. */

@@ -423,6 +423,15 @@ static void dec_check_result(struct rd *r, char *text, struct nb_limits *l)
 
 /* ---- probe ---- */
 
+static void dec_queue(struct rd *r, struct nb_msg_queue *q)
+{
+	q->position = (uint32_t)get_range(r, 4, 0, NB_QUEUE_PLACES_MAX, "queue position");
+	q->plan_ms = get_range(r, 8, 0, NB_QUEUE_MS_MAX, "queue plan");
+	q->wait_ms = get_uint(r, 8);
+	if (!r->bad && q->wait_ms > NB_QUEUE_MS_MAX && q->wait_ms != NB_QUEUE_UNKNOWN)
+		fail(r, "queue wait");
+}
+
 static void dec_probe(struct rd *r, struct nb_msg_probe *q)
 {
 	q->proto = (uint8_t)get_range(r, 1, NB_PROTO_TCP, NB_PROTO_UDP, "probe protocol");
@@ -468,6 +477,11 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 	case NB_MSG_PROBE:
 		put_u8(b, m->u.probe.proto);
 		put_u8(b, m->u.probe.any_source);
+		break;
+	case NB_MSG_QUEUE:
+		put_u32(b, m->u.queue.position);
+		put_u64(b, m->u.queue.plan_ms);
+		put_u64(b, m->u.queue.wait_ms);
 		break;
 	case NB_MSG_TIME:
 		put_u64(b, m->u.time.t1);
@@ -520,6 +534,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 		dec_check_result(r, m->u.check_result.text, &m->u.check_result.limits);
 		break;
 	case NB_MSG_PROBE: dec_probe(r, &m->u.probe); break;
+	case NB_MSG_QUEUE: dec_queue(r, &m->u.queue); break;
 	case NB_MSG_TIME:
 		m->u.time.t1 = get_uint(r, 8);
 		m->u.time.t2 = get_uint(r, 8);
@@ -582,6 +597,6 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT", "FACTS", "TIME", "PROBE" };
+					     "CHECK_RESULT", "FACTS", "TIME", "PROBE", "QUEUE" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

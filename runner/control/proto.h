@@ -13,9 +13,11 @@
  * HELLO asks for it (a shared secret), AUTH client -> AUTH agent, or ERROR auth
  * or ERROR version (auth.h: a MAC over both nonces, each side proving the secret;
  * an agent with a secret says its version only after the client's proof) -> from
- * here on every frame both ways is sealed (ctl.h) -> the agent takes its one
- * session slot: FACTS (its environment) or ERROR busy. Nothing about the agent
- * crosses the wire before that. Then per run: SETUP ->
+ * here on every frame both ways is sealed (ctl.h) -> the agent
+ * reads the client's QUEUE (what its batch plans to take, how long it will wait) and gives it
+ * the session: FACTS (its environment) at once, or QUEUE frames (its place in line and the
+ * wait the agent estimates) until FACTS, or ERROR busy (the queue is full, the client would not
+ * wait, or its wait is over). Nothing about the agent crosses the wire before that. Then per run: SETUP ->
  * READY(port) | ERROR; START; agent sends INTERVAL frames; client sends STOP
  * after the drain; agent answers RESULT -> ... -> BYE. SETUP carries no key:
  * both ends derive the run's data key from the handshake and the run id.
@@ -53,7 +55,8 @@
  * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
 /* 5: SETUP's end, target and grant (paths between two agents); 6: PROBE (the data path before
  * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
- * handshake sealed, an agent with a secret silent about its version before the proof */
+ * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
+ * client waits in line for the session) */
 #define NB_PROTO_VERSION 6
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
@@ -68,8 +71,8 @@
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
 	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
-	NB_MSG_FACTS, NB_MSG_TIME, NB_MSG_PROBE,
-	NB_MSG_TYPE_MAX = NB_MSG_PROBE
+	NB_MSG_FACTS, NB_MSG_TIME, NB_MSG_PROBE, NB_MSG_QUEUE,
+	NB_MSG_TYPE_MAX = NB_MSG_QUEUE
 };
 
 enum nb_err_code {
@@ -158,6 +161,21 @@ struct nb_msg_probe {
 				      session over ssh, whose client may be a bastion) */
 };
 
+#define NB_QUEUE_PLACES_MAX 32            /* --max-queue's ceiling: clients waiting at once */
+#define NB_QUEUE_MS_MAX (7ull * 86400000ull) /* no plan or wait in a QUEUE is longer: a week */
+#define NB_QUEUE_UNKNOWN UINT64_MAX       /* the agent's QUEUE: it cannot estimate the wait */
+#define NB_QUEUE_UPDATE_MS 5000           /* the agent tells a waiting client at least this often */
+
+/** QUEUE: waiting for the session. The client's, right after the handshake (position 0): what
+ *  its batch plans to take and how long it waits for the session. The agent's, while the
+ *  client waits: its place in line (1: next) and the wait the agent estimates. */
+struct nb_msg_queue {
+	uint32_t position;         /* 0 (the client's), 1 .. NB_QUEUE_PLACES_MAX (the agent's) */
+	uint64_t plan_ms;          /* client: its batch's planned time, 0 = unknown; agent: 0 */
+	uint64_t wait_ms;          /* client: how long it waits (0: not at all); agent: the
+				      estimate, or NB_QUEUE_UNKNOWN */
+};
+
 /** TIME: a clock exchange (request: t1 only; answer: all three). */
 struct nb_msg_time {
 	uint64_t t1, t2, t3;
@@ -187,6 +205,7 @@ struct nb_msg {
 			struct nb_limits limits;           /* the agent's (after a CHECK; zero after PROBE) */
 		} check_result;
 		struct nb_msg_probe probe;
+		struct nb_msg_queue queue;
 	} u;
 };
 

@@ -26,6 +26,9 @@ bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct
 	*b = (struct nb_batch){ .cfg = cfg, .plan = plan, .o = o, .peer = o->peer };
 	b->client.ctl.fd = -1;
 	nb_facts_init(&b->client.peer_facts);
+	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
+	nb_waiting_init(&b->waiting, o->check_only ? 0 : nb_plan_estimate_s(plan), o->queue_timeout_ms,
+			o->verbosity, o->interrupt);
 	b->stats = calloc(plan->ncases ? plan->ncases : 1, sizeof(*b->stats));
 	if (!b->stats || sodium_init() < 0)
 		return false;
@@ -84,8 +87,8 @@ static enum nb_run_exit connect_peer(struct nb_batch *b, struct nb_error *err)
 		return NB_EXIT_PEER;
 	const struct nb_secret *secret = b->peer ? b->o->secret : &b->local_secret;
 	if (!nb_ctl_resolve(name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
-	    !nb_client_open(&b->client, name, &addr, len, secret, err))
-		return NB_EXIT_PEER;
+	    !nb_client_open(&b->client, name, &addr, len, secret, &b->waiting.w, err))
+		return b->client.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
 	return NB_EXIT_OK;
 }
 

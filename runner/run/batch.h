@@ -24,6 +24,7 @@
 #include "solo.h"
 #include "stats.h"
 #include "sweep_run.h"
+#include "waiting.h"
 
 /** One agent session of the batch: an end of its cases' paths (a host a case uses twice, e.g.
  *  receiving from two senders, has a session per use: a session runs one test at a time). */
@@ -53,6 +54,7 @@ struct nb_batch {
 	struct nb_agent *local_agent;
 	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
 	struct nb_client client;
+	struct nb_waiting waiting;   /* how its sessions wait for a busy agent (waiting.h) */
 	struct nb_reach *reach;      /* --peer NAME of hosts:, or --check over hosts: (hosts_reach.h) */
 	bool need_agent;             /* some case's engine needs an agent (else no control session) */
 	struct nb_solo_target solo;  /* agentless cases: the target (the peer's host, or 127.0.0.1) */

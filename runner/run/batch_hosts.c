@@ -5,7 +5,8 @@
 bool nb_batch_reach(struct nb_batch *b, struct nb_error *err)
 {
 	struct nb_reach_opts ro = { .cfg = b->cfg, .secret = b->o->secret, .push = b->o->push,
-				    .interrupt = b->o->interrupt, .verbosity = b->o->verbosity };
+				    .interrupt = b->o->interrupt, .verbosity = b->o->verbosity,
+				    .wait = &b->waiting.w };
 	if (!b->reach)
 		b->reach = nb_reach_create(&ro);
 	return b->reach || nb_error_set(err, "out of memory");
@@ -15,6 +16,6 @@ enum nb_run_exit nb_batch_connect_host(struct nb_batch *b, const struct nb_host 
 				       struct nb_error *err)
 {
 	if (!nb_batch_reach(b, err) || !nb_reach_open(b->reach, h->name, &b->client, err))
-		return NB_EXIT_PEER;
+		return b->client.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
 	return NB_EXIT_OK;
 }

@@ -30,7 +30,7 @@ static bool open_path(struct nb_batch *b, size_t i, const char *peer, struct nb_
 	if (h && (!nb_batch_reach(b, err) || !nb_reach_open(b->reach, h->name, &p->own, err)))
 		return false;
 	if (!h && (!nb_ctl_resolve(peer, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
-		   !nb_client_open(&p->own, peer, &addr, len, b->o->secret, err)))
+		   !nb_client_open(&p->own, peer, &addr, len, b->o->secret, &b->waiting.w, err)))
 		return false;
 	p->own.interrupt = b->o->interrupt;
 	return true;
@@ -46,7 +46,7 @@ enum nb_run_exit nb_batch_connect_paths(struct nb_batch *b, struct nb_error *err
 		return nb_error_set(err, "%zu --peer: at most %d paths", want, NB_PATHS_MAX), NB_EXIT_USAGE;
 	for (size_t i = 1; i < want; i++) {
 		if (!open_path(b, i, b->o->peers[i], err))
-			return NB_EXIT_PEER;
+			return b->paths[i].own.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
 		b->npaths++;
 	}
 	for (size_t i = 0; i < b->npaths; i++) {

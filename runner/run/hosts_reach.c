@@ -115,7 +115,7 @@ static bool address_secret(struct nb_reach *r, const struct nb_host *h, struct n
 /* h's agent at address: and port:, or (ctl >= 0) on the stream of its ssh (a copy of ctl
  * goes to c), its data at address:; c's peer name says which host it is. */
 static bool open_client(const struct nb_host *h, int ctl, const struct nb_secret *s,
-			struct nb_client *c, struct nb_error *err)
+			const struct nb_client_wait *w, struct nb_client *c, struct nb_error *err)
 {
 	char hp[300], name[160];
 	struct sockaddr_storage addr;
@@ -129,11 +129,11 @@ static bool open_client(const struct nb_host *h, int ctl, const struct nb_secret
 	if (!nb_ctl_resolve(hp, port, &addr, &len, err))
 		return false;
 	if (ctl < 0)
-		return nb_client_open(c, name, &addr, len, s, err);
+		return nb_client_open(c, name, &addr, len, s, w, err);
 	int fd = fcntl(ctl, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return nb_error_errno(err, errno, "dup");
-	if (!nb_client_open_fd(c, name, fd, &addr, len, s, err))
+	if (!nb_client_open_fd(c, name, fd, &addr, len, s, w, err))
 		return false;
 	c->any_source = true; /* through a ProxyJump bastion, SSH_CONNECTION names the bastion */
 	return true;
@@ -155,7 +155,7 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 	rh->opened = true;
 	struct nb_ssh_agent *ag = h->ssh[0] ? &rh->agents[rh->nagents++] : NULL;
 	bool ok = ag ? start_ssh(r, rh, ag, &s, &e) : address_secret(r, h, &s, &e);
-	if (ok && !open_client(h, ag ? ag->ctl : -1, &s, c, &e))
+	if (ok && !open_client(h, ag ? ag->ctl : -1, &s, r->o.wait, c, &e))
 		ok = false;
 	sodium_memzero(&s, sizeof(s));
 	if (ok)

@@ -26,6 +26,7 @@ struct nb_reach_opts {
 	bool push;                       /* copy this binary to each ssh host before starting it */
 	const atomic_bool *interrupt;    /* a signal: stop waiting for an agent to start */
 	int verbosity;                   /* >= 1: say each agent started */
+	const struct nb_client_wait *wait; /* how to wait for a busy agent (NULL: not at all) */
 };
 
 struct nb_reach;

@@ -35,6 +35,7 @@ struct nb_run_opts {
 	const struct nb_label *labels; /* --label: over the config's labels (meta.json) */
 	size_t nlabels;
 	int verbosity;
+	uint32_t queue_timeout_ms;   /* how long to wait for a busy agent (0: not at all) */
 	const atomic_bool *interrupt;/* set by a signal: stop the current run, keep every row */
 	const atomic_int *signo;     /* the signal that set interrupt (SIGINT, SIGTERM, SIGHUP) */
 };
@@ -44,9 +45,11 @@ enum nb_run_exit {
 	NB_EXIT_OK = 0,              /* every run measured */
 	NB_EXIT_CASES_FAILED = 1,    /* some runs failed (recorded, the batch went on) */
 	NB_EXIT_USAGE = 2,           /* bad input: config, command line, a used --out */
-	NB_EXIT_PEER = 3,            /* the peer is unreachable, busy, or died mid-run */
+	NB_EXIT_PEER = 3,            /* the peer is unreachable, or died mid-run */
 	NB_EXIT_WRITE = 4,           /* a results file could not be written (disk full, read-only) */
 	NB_EXIT_CHECK = 5,           /* the check found something an end lacks */
+	NB_EXIT_BUSY = 6,            /* the agent stayed busy with other batches: its queue was
+					full, or --queue-timeout passed while this one waited */
 	NB_EXIT_SIGNAL = 128,        /* + the signal number: interrupted, the report was written */
 };
 

@@ -156,6 +156,10 @@ static void proto_seeds(void)
 	proto_seed("check_result", &m);
 	m = (struct nb_msg){ .type = NB_MSG_PROBE, .u.probe = { NB_PROTO_UDP, 0 } };
 	proto_seed("probe_udp", &m);
+	m = (struct nb_msg){ .type = NB_MSG_QUEUE, .u.queue = { 0, 180000, 300000 } };
+	proto_seed("queue_client", &m);
+	m = (struct nb_msg){ .type = NB_MSG_QUEUE, .u.queue = { 2, 0, 240000 } };
+	proto_seed("queue_agent", &m);
 	m = (struct nb_msg){ .type = NB_MSG_TIME, .u.time = { 1, 2, 3 } };
 	proto_seed("time", &m);
 }

@@ -187,7 +187,7 @@ that "the agent's console names each session" "$TMP/serve.err"
 printf 'name: one\ndefaults: {duration: 300ms, warmup: 0s, interval: 100ms}\ntests:\n  - {name: o, engine: rr}\n' >"$TMP/one.yaml"
 "$NBRUN" "$TMP/one.yaml" --peer "127.0.0.1:$PORT" -q 2>/dev/null
 grep -q "^nbrun serve: 127.0.0.1:[0-9]*: run 1 o/tcp/q32r128/f1: ok$" "$TMP/serve.err" &&
-	grep -q "^nbrun serve: 127.0.0.1:[0-9]*: session ended after 1 run$" "$TMP/serve.err"
+	grep -q "^nbrun serve: 127.0.0.1:[0-9]*: session #[0-9]* ended after 1 run$" "$TMP/serve.err"
 that "the agent's console: each run with its case and result, and the session's end" "$TMP/serve.err"
 
 # --- a peer that is not nbrun --------------------------------------------------------------

@@ -1,6 +1,7 @@
 #!/bin/sh
 # net suite: nbrun against a separate `nbrun serve` process on loopback, as a user runs it.
-#  - a second client while a test runs gets "busy" and exit 3;
+#  - a second client that will not wait (--queue-timeout 0) while a test runs gets "busy" and
+#    exit 6 (agent_queue.sh: one that waits);
 #  - the agent killed mid-run: the client exits 3 with "stopped answering", and the runs that
 #    finished before are in runs.csv (and a report was still written);
 #  - a bad config and a bad flag: exit 2 with a one-line message.
@@ -43,9 +44,11 @@ serve
 "$NBRUN" "$TMP/three.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/first" -q 2>"$TMP/first.err" &
 BG_PID=$!
 wait_rows "$TMP/first/intervals.csv" 1
-"$NBRUN" "$TMP/three.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/second" -q 2>"$TMP/second.err"
+"$NBRUN" "$TMP/three.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/second" -q --queue-timeout 0 \
+	2>"$TMP/second.err"
 rc=$?
-[ $rc -eq 3 ] && ok "a second client exits 3" || nok "a second client exits 3 (got $rc)" "$TMP/second.err"
+[ $rc -eq 6 ] && ok "a second client that will not wait exits 6" ||
+	nok "a second client that will not wait exits 6 (got $rc)" "$TMP/second.err"
 grep -q "busy" "$TMP/second.err" && ok "and says the agent is busy" || nok "and says the agent is busy" "$TMP/second.err"
 wait "$BG_PID"; rc=$?; BG_PID=
 [ $rc -eq 0 ] && ok "the first client finished its runs" || nok "the first client finished (rc $rc)" "$TMP/first.err"

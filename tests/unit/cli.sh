@@ -108,6 +108,9 @@ option '--junit' needs an argument|compare a b --junit
 --data-ports '7600': expected LOW-HIGH, e.g. 7600-7699|serve --data-ports 7600
 --max-duration '0': expected seconds, 1..604800|serve --max-duration 0
 --idle-timeout '86401': expected seconds, 1..86400|serve --idle-timeout 86401
+--max-queue '33': expected clients, 0..32|serve --max-queue 33
+--queue-timeout '2d': expected a duration up to 24h, e.g. 30s or 10m (0: do not wait)|a.yaml --queue-timeout 2d
+--queue-timeout '25h': expected a duration up to 24h, e.g. 30s or 10m (0: do not wait)|env --queue-timeout 25h
 --threshold 'x': expected a percentage from 0% to 100%, e.g. 5%|compare a b --threshold x
 --threshold '10': a bare number is ambiguous; write it as a percentage, e.g. 10%|compare a b --threshold 10
 --threshold '150%': above 100 % no change can be a regression (expected 0% to 100%)|compare a b --threshold 150%
@@ -123,7 +126,7 @@ verdict "--help: exit 0, the usage on stdout"
 missing=
 for word in 'nbrun serve' 'nbrun validate' 'nbrun report' 'nbrun compare' 'nbrun env' --peer \
 	--out --dry-run --filter --set --bind --port --data-ports --once --max-duration \
-	--idle-timeout --threshold --metric --format --junit --summary --json --allow-missing \
+	--idle-timeout --max-queue --queue-timeout --threshold --metric --format --junit --summary --json --allow-missing \
 	--fail-on-inconclusive \
 	--expect-diff --names --neutral -q --quiet -v --verbose --version \
 	-h --help; do
