@@ -75,6 +75,6 @@ grep -q "the control connection was altered in transit" "$TMP/altered.err" &&
 	ok "the runner says the control connection was altered in transit" || nok "message" "$TMP/altered.err"
 ! statuses "$TMP/altered/runs.csv" 2>/dev/null | grep -qx ok && ok "and keeps no ok row" ||
 	nok "an ok row was kept" "$TMP/altered/runs.csv"
-grep -q "flipped a bit of byte 110 of frame" "$TMP/relay-4.err" && grep -q "session ended" "$TMP/serve.err" &&
+grep -q "flipped a bit of byte 110 of frame" "$TMP/relay-4.err" && grep -q "session #[0-9]* ended" "$TMP/serve.err" &&
 	ok "the relay did flip it, and the agent ended that session" || nok "agent log" "$TMP/serve.err"
 exit $FAILED
