@@ -106,6 +106,14 @@ static int tcp_accept_one(const struct nb_dataconn_server *sv, uint64_t deadline
 		close(fd);
 		return -2;
 	}
+	/* Our proof of the run's key, over the hello's nonce: the connecting end sends nothing
+	 * before it. */
+	h.kind = NB_DH_ACK;
+	nb_dhello_put(b, &h, sv->key);
+	if (send(fd, b, sizeof(b), MSG_NOSIGNAL) != (ssize_t)sizeof(b)) {
+		close(fd);
+		return -2;
+	}
 	*flow = h.flow;
 	return fd;
 }
@@ -134,16 +142,35 @@ struct udp_state {
 	struct sockaddr_storage from;
 	socklen_t from_len;
 	unsigned char nonce[NB_DHELLO_NONCE];
+	uint32_t answers;                       /* challenges and acks sent to from */
+	uint64_t last_ns;                       /* when the last of them went */
 };
 
-static void udp_say(int fd, enum nb_dhello_kind kind, uint32_t flow, const unsigned char *nonce,
-		    const unsigned char *key)
+/* The run's flows while their paths are checked, and its answers in all. */
+struct udp_run {
+	struct udp_state *st;
+	uint32_t answers, max_answers;
+};
+
+/* Answer flow u (its challenge or ack), within the run's bounds and, unless its source just
+ * echoed our nonce (echoed: the answer goes where the nonce went, no reflection), the flow's
+ * (dhello.h). */
+static void udp_say(struct udp_run *run, struct udp_state *u, enum nb_dhello_kind kind,
+		    uint32_t flow, bool echoed, const unsigned char *key)
 {
+	uint64_t now = nb_now_ns();
+	bool flow_ok = echoed || (u->answers < NB_DH_ANSWERS_PER_FLOW &&
+				  (!u->answers || now - u->last_ns >= NB_DH_ANSWER_GAP_MS * 1000000ull));
+	if (!flow_ok || run->answers >= run->max_answers)
+		return;
+	u->answers++;
+	run->answers++;
+	u->last_ns = now;
 	struct nb_dhello h = { .kind = kind, .flow = flow };
-	memcpy(h.nonce, nonce, NB_DHELLO_NONCE);
+	memcpy(h.nonce, u->nonce, NB_DHELLO_NONCE);
 	unsigned char b[NB_DHELLO_LEN];
 	nb_dhello_put(b, &h, key);
-	(void)send(fd, b, sizeof(b), MSG_DONTWAIT);
+	(void)send(u->fd, b, sizeof(b), MSG_DONTWAIT);
 }
 
 /* A socket for one flow: the agent's host, a port of the range, connected to from. */
@@ -162,7 +189,7 @@ static int udp_flow_socket(const struct nb_dataconn_server *sv, const struct soc
 
 /* A datagram on the hello socket: a HELLO from the client's host starts a flow's check, or has
  * its answer repeated (to the same source only). Everything else is dropped unanswered. */
-static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_state *st)
+static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_run *run)
 {
 	unsigned char b[NB_DHELLO_LEN + 1];
 	struct sockaddr_storage from;
@@ -172,10 +199,10 @@ static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_state *
 	if (n < 0 || !from_allowed(sv, &from) ||
 	    !nb_dhello_get(b, (size_t)n, NB_DH_HELLO, sv->key, &h) || h.flow >= sv->nflows)
 		return;
-	struct udp_state *u = &st[h.flow];
+	struct udp_state *u = &run->st[h.flow];
 	if (u->fd >= 0) {
 		if (fl == u->from_len && memcmp(&from, &u->from, fl) == 0)
-			udp_say(u->fd, u->proven ? NB_DH_ACK : NB_DH_CHALLENGE, h.flow, u->nonce, sv->key);
+			udp_say(run, u, u->proven ? NB_DH_ACK : NB_DH_CHALLENGE, h.flow, false, sv->key);
 		return;
 	}
 	if ((u->fd = udp_flow_socket(sv, &from, fl)) < 0)
@@ -185,14 +212,15 @@ static void udp_on_hello(const struct nb_dataconn_server *sv, struct udp_state *
 	u->from = from;
 	u->from_len = fl;
 	randombytes_buf(u->nonce, sizeof(u->nonce));
-	udp_say(u->fd, NB_DH_CHALLENGE, h.flow, u->nonce, sv->key);
+	udp_say(run, u, NB_DH_CHALLENGE, h.flow, false, sv->key);
 }
 
 /* A datagram on a flow's socket (connected: from the hello's source only): the echo of its
  * nonce proves the path; a repeated echo (our ACK was lost) is acknowledged again. */
-static void udp_on_echo(const struct nb_dataconn_server *sv, struct udp_state *u, uint32_t flow,
+static void udp_on_echo(const struct nb_dataconn_server *sv, struct udp_run *run, uint32_t flow,
 			uint32_t *have)
 {
+	struct udp_state *u = &run->st[flow];
 	unsigned char b[NB_DHELLO_LEN + 1];
 	struct nb_dhello h;
 	ssize_t n = recv(u->fd, b, sizeof(b), MSG_DONTWAIT);
@@ -202,13 +230,14 @@ static void udp_on_echo(const struct nb_dataconn_server *sv, struct udp_state *u
 	if (!u->proven)
 		(*have)++;
 	u->proven = true;
-	udp_say(u->fd, NB_DH_ACK, flow, u->nonce, sv->key);
+	udp_say(run, u, NB_DH_ACK, flow, true, sv->key);
 }
 
 /* One poll over the hello socket and every flow socket made so far. */
-static bool udp_round(const struct nb_dataconn_server *sv, struct udp_state *st, struct pollfd *pf,
+static bool udp_round(const struct nb_dataconn_server *sv, struct udp_run *run, struct pollfd *pf,
 		      uint32_t *idx, uint64_t deadline, uint32_t *have)
 {
+	struct udp_state *st = run->st;
 	nfds_t n = 1;
 	pf[0] = (struct pollfd){ .fd = sv->listen_fd, .events = POLLIN };
 	for (uint32_t i = 0; i < sv->nflows; i++) {
@@ -221,10 +250,10 @@ static bool udp_round(const struct nb_dataconn_server *sv, struct udp_state *st,
 	if (r < 0)
 		return errno == EINTR;
 	if (pf[0].revents)
-		udp_on_hello(sv, st);
+		udp_on_hello(sv, run);
 	for (nfds_t k = 1; k < n; k++)
 		if (pf[k].revents)
-			udp_on_echo(sv, &st[idx[k]], idx[k], have);
+			udp_on_echo(sv, run, idx[k], have);
 	return true;
 }
 
@@ -235,8 +264,9 @@ static bool udp_accept(const struct nb_dataconn_server *sv, uint64_t deadline, u
 	uint32_t *idx = calloc(sv->nflows + 1, sizeof(*idx));
 	for (uint32_t i = 0; st && i < sv->nflows; i++)
 		st[i].fd = -1;
+	struct udp_run run = { .st = st, .max_answers = 2 * sv->nflows + NB_DH_ANSWERS_SPARE };
 	while (st && pf && idx && *have < sv->nflows && remaining_ms(deadline) > 0 &&
-	       udp_round(sv, st, pf, idx, deadline, have))
+	       udp_round(sv, &run, pf, idx, deadline, have))
 		;
 	for (uint32_t i = 0; st && i < sv->nflows; i++) {
 		if (st[i].proven)
@@ -297,6 +327,26 @@ static int connect_timeout(const struct sockaddr_storage *to, socklen_t len, uin
 	return fd;
 }
 
+/* The accepting end's ACK of our hello (nonce h's) by the deadline: its proof of the run's key. */
+static bool tcp_proven(int fd, const struct nb_dhello *h, const unsigned char *key, uint64_t deadline)
+{
+	unsigned char b[NB_DHELLO_LEN];
+	size_t got = 0;
+	while (got < sizeof(b) && wait_readable(fd, deadline)) {
+		ssize_t n = recv(fd, b + got, sizeof(b) - got, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return false;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	struct nb_dhello ack;
+	return nb_dhello_get(b, got, NB_DH_ACK, key, &ack) && ack.flow == h->flow &&
+	       sodium_memcmp(ack.nonce, h->nonce, NB_DHELLO_NONCE) == 0;
+}
+
+/* Connect, say hello with a fresh nonce, and wait for the other end's proof of the run's key
+ * before anything else goes out: a listener that is not the run's other end (a grant aimed
+ * elsewhere) gets the hello and nothing more. */
 static int tcp_connect(const struct sockaddr_storage *to, socklen_t len, uint32_t flow,
 		       const struct nb_params *p, uint64_t deadline, struct nb_error *err)
 {
@@ -304,9 +354,17 @@ static int tcp_connect(const struct sockaddr_storage *to, socklen_t len, uint32_
 	if (fd < 0)
 		return -1;
 	unsigned char b[NB_DHELLO_LEN];
-	nb_dhello_put(b, &(struct nb_dhello){ .kind = NB_DH_HELLO, .flow = flow }, p->key);
+	struct nb_dhello h = { .kind = NB_DH_HELLO, .flow = flow };
+	randombytes_buf(h.nonce, sizeof(h.nonce));
+	nb_dhello_put(b, &h, p->key);
 	if (send(fd, b, sizeof(b), MSG_NOSIGNAL) != (ssize_t)sizeof(b)) {
 		nb_error_errno(err, errno, "send hello");
+		close(fd);
+		return -1;
+	}
+	if (!tcp_proven(fd, &h, p->key, deadline)) {
+		nb_error_set(err, "the data port did not prove the run's key (it is not the run's "
+			     "other end)");
 		close(fd);
 		return -1;
 	}

@@ -1,7 +1,8 @@
 /* nbrun — data connections: each flow's socket, made and proven on both ends.
  *
  * The agent binds one data port per run (nb_dataconn_bind). A TCP flow connects to it and
- * opens with a data hello (dhello.h). A UDP flow sends its hello there and, once the agent
+ * opens with a data hello (dhello.h), and sends nothing more before the agent proved the run's
+ * key back. A UDP flow sends its hello there and, once the agent
  * answered from a socket of the flow's own, proves the return path by echoing the agent's
  * nonce (dhello.h says why). The agent takes a data connection or hello only from the host of
  * its authenticated control connection, and only with the run's key; anything else is closed

@@ -45,3 +45,8 @@ bool nb_dhello_get(const unsigned char *buf, size_t len, enum nb_dhello_kind kin
 	memcpy(out->nonce, buf + 8, NB_DHELLO_NONCE);
 	return true;
 }
+
+bool nb_dhello_of_run(const unsigned char *buf, size_t len, const unsigned char key[NB_KEY_LEN])
+{
+	return len == NB_DHELLO_LEN && crypto_auth_verify(buf + BODY_LEN, buf, BODY_LEN, key) == 0;
+}

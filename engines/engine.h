@@ -103,6 +103,8 @@ enum nb_counter {
 	NB_C_WIN_ANSWERED,      /* latency: of those, answered (within timeout_ms over UDP) */
 	NB_C_PACE_FORGIVEN,     /* pacer: send times forgiven (the sender ran > 10 ms late) */
 	NB_C_REFUSED,           /* connect: attempts answered with a RST (port closed) */
+	NB_C_FOREIGN,           /* UDP receiver: datagrams not of this flow (no run cookie, or a
+				   sequence out of the sender's reach, udpseq.h): nothing else */
 	NB_C_COUNT
 };
 

@@ -101,6 +101,7 @@ static int pps_recv(struct nb_flow *f)
 	nb_sock_udp_rcvbuf(f->fd, p);
 	if (!nb_udpgso_rx_init(&r, f, p->gso, p->batch ? p->batch : PPS_BATCH_DEFAULT, p->size))
 		return -1;
+	nb_seqrx_set_rate(&r.seq, (double)p->rate);
 	int rc = nb_udprx_run(&r);
 	nb_udprx_free(&r);
 	return rc;

@@ -166,6 +166,7 @@ static int udp_recv(struct nb_flow *f)
 	/* +1: a longer datagram shows as one byte too long (not ours), not as a fitting one. */
 	if (!nb_udpgso_rx_init(&r, f, udp_gro(f->p), UDP_BATCH, f->p->size + 1))
 		return -1;
+	nb_seqrx_set_rate(&r.seq, (double)f->p->rate / (8.0 * f->p->size)); /* bit/s: datagrams/s */
 	int rc = nb_udprx_run(&r);
 	nb_udprx_free(&r);
 	return rc;

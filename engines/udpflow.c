@@ -18,6 +18,7 @@ bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint64_t bur
 	if (!nb_sock_udp_send_errors(t->f->fd, &t->f->err))
 		return false;
 	nb_pacer_init(&t->pacer, num, den, burst_ns, nb_now_ns());
+	t->cookie = nb_dgram_cookie(t->f->p->key, t->f->index);
 	return true;
 }
 
@@ -25,7 +26,7 @@ bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint64_t bur
 static void stamp(struct nb_udptx *t, uint32_t n, uint32_t epoch)
 {
 	for (uint32_t i = 0; i < n; i++)
-		nb_dgram_put(t->hdr + i * t->stride, t->seq + i, nb_now_ns(), epoch);
+		nb_dgram_put(t->hdr + i * t->stride, t->seq + i, nb_now_ns(), t->cookie, epoch);
 }
 
 /* Send the n datagrams stamped with epoch; returns how many the kernel took, or -1 on a hard
@@ -134,7 +135,7 @@ bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t 
 		r->msg[i].msg_hdr.msg_iovlen = 1;
 		r->msg[i].msg_hdr.msg_control = r->ctl + i * ctllen;
 	}
-	nb_seqrx_init(&r->seq);
+	nb_seqrx_init(&r->seq, f);
 	int one = 1;
 	if (!nb_sock_set_rcvtimeo(f->fd, NB_UDPRX_SLICE_MS) ||
 	    setsockopt(f->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {

@@ -50,6 +50,7 @@ struct nb_udptx {
 	size_t stride;
 	uint32_t per_call;      /* most datagrams per send call */
 	uint64_t seq;           /* sequence number of the next datagram */
+	uint64_t cookie;        /* the flow's (udpseq.h), set by nb_udptx_start */
 	struct nb_pacer pacer;
 	/** Optional: send the n stamped datagrams another way; returns as sendmmsg does. */
 	int (*send)(struct nb_udptx *t, uint32_t n);

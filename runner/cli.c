@@ -20,7 +20,7 @@ enum {
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
 	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE, OPT_SECRET_STDIN,
-	OPT_PUSH, OPT_STDIO, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE,
+	OPT_PUSH, OPT_STDIO, OPT_INSECURE, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -50,6 +50,7 @@ static const struct optdef {
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
 	{ "once", no_argument, OPT_ONCE, C(SERVE) },
 	{ "stdio", no_argument, OPT_STDIO, C(SERVE) },
+	{ "insecure", no_argument, OPT_INSECURE, C(SERVE) },
 	{ "max-duration", required_argument, OPT_MAX_DURATION, C(SERVE) },
 	{ "idle-timeout", required_argument, OPT_IDLE_TIMEOUT, C(SERVE) },
 	{ "max-queue", required_argument, OPT_MAX_QUEUE, C(SERVE) },
@@ -106,29 +107,33 @@ static const struct cmddef {
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
 		"  --queue-timeout T    wait up to T in line for a busy agent (default 5m; 0: not at all)\n" },
 	[NB_CMD_SERVE] = { "serve",
-		"usage: nbrun serve [--bind ADDR] [--port 7575] [--data-ports 7600-7699] [--once]\n"
-		"                   [--secret-file FILE | --secret-stdin] [--allow CIDR]...\n"
-		"                   [--stdio]\n"
+		"usage: nbrun serve --secret-file FILE [--allow CIDR]... [--bind ADDR] [--port 7575]\n"
+		"                   [--data-ports 7600-7699] [--once] [--secret-stdin] [--stdio]\n"
+		"                   [--insecure]\n"
 		"                   [--idle-timeout SECONDS] [--max-queue N]\n"
 		"                   [--max-duration SECONDS] [--max-streams N] [--max-message SIZE]\n"
 		"                   [--max-rate BITS]   the agent (docs/agent.md: on a cloud VM)\n",
+		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE);\n"
+		"                       without one the agent serves loopback only, unless --insecure\n"
+		"  --secret-stdin       read the secret's line from standard input, and stop when it\n"
+		"                       ends (how nbrun starts agents over ssh)\n"
+		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
 		"  --bind ADDR          listen on ADDR only (default: every address)\n"
 		"  --port PORT          control port (default 7575; 0: any free one)\n"
 		"  --data-ports LO-HI   data port range (default 7600-7699)\n"
 		"  --once               exit after the first session\n"
-		"  --secret-file FILE   clients must prove this shared secret (default: $NBRUN_SECRET_FILE;\n"
-		"                       without one, anyone who reaches the port may use the agent)\n"
-		"  --secret-stdin       read the secret's line from standard input, and stop when it\n"
-		"                       ends (how nbrun starts agents over ssh)\n"
+		"  --insecure           serve without a secret on an address beyond loopback: anyone who\n"
+		"                       reaches it may use the agent (limits then default to\n"
+		"                       --max-streams 8 --max-duration 60 --max-rate 1G)\n"
 		"  --stdio              serve one session on standard input and output, opening no\n"
 		"                       control port; run by sshd (its SSH_CONNECTION says the data\n"
 		"                       address and the client's), as nbrun does for ssh: hosts\n"
-		"  --allow CIDR         accept connections only from CIDR (repeatable; default: anyone)\n"
 		"  --max-duration S     refuse tests longer than S seconds (default 3600)\n"
 		"  --max-streams N      refuse tests with more than N flows (default 64)\n"
 		"  --max-message SIZE   refuse messages larger than SIZE (default 1M)\n"
-		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G (default: none)\n"
-		"  --idle-timeout S     close a control connection idle for S seconds (default 300)\n"
+		"  --max-rate BITS      refuse tests asking more than BITS bit/s, e.g. 10G, and unpaced\n"
+		"                       streams (default: none)\n"
+		"  --idle-timeout S     close a session that runs no test for S seconds (default 300)\n"
 		"  --max-queue N        clients that may wait in line while a session runs, first come\n"
 		"                       first served (default 8, at most 32; 0: a second is told busy)\n" },
 	[NB_CMD_VALIDATE] = { "validate",
@@ -299,6 +304,7 @@ static bool apply_limit_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	case OPT_MAX_STREAMS:
 		if (!parse_u32(arg, 1, NB_MAX_FLOWS, &cli->max_streams))
 			return nb_error_set(err, "--max-streams '%s': expected flows, 1..%d", arg, NB_MAX_FLOWS);
+		cli->limits_given |= NB_CLI_GAVE_STREAMS;
 		return true;
 	case OPT_MAX_MESSAGE:
 		if (!nb_units_size(arg, &v, &why) || v < 1 || v > (1u << 30))
@@ -309,6 +315,7 @@ static bool apply_limit_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	if (!nb_units_rate(arg, &v, &unit, &why) || unit == NB_RATE_PPS)
 		return nb_error_set(err, "--max-rate '%s': expected bit/s, e.g. 10G (0: no limit)", arg);
 	cli->max_rate = v;
+	cli->limits_given |= NB_CLI_GAVE_RATE;
 	return true;
 }
 
@@ -350,6 +357,7 @@ static bool apply_serve_opt(int c, const char *arg, struct nb_cli *cli, struct n
 	case OPT_MAX_DURATION:
 		if (!parse_u32(arg, 1, 86400 * 7, &cli->max_duration_s))
 			return nb_error_set(err, "--max-duration '%s': expected seconds, 1..604800", arg);
+		cli->limits_given |= NB_CLI_GAVE_DURATION;
 		return true;
 	case OPT_IDLE_TIMEOUT:
 		if (!parse_u32(arg, 1, 86400, &cli->idle_timeout_s))
@@ -423,6 +431,7 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_BIND: cli->bind = arg; return true;
 	case OPT_ONCE: cli->once = true; return true;
 	case OPT_STDIO: cli->stdio = true; return true;
+	case OPT_INSECURE: cli->insecure = true; return true;
 	case OPT_JSON: cli->json = arg; return true;
 	case OPT_SECRET_FILE: cli->secret_file = arg; return true;
 	case OPT_SECRET_STDIN: cli->secret_stdin = true; return true;

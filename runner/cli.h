@@ -19,6 +19,9 @@ enum nb_cmd {
 	NB_CMD_ENV, NB_CMD_EXPORT, NB_CMD_HELP, NB_CMD_VERSION,
 };
 
+/** serve's limits the command line set (the others take their defaults). */
+enum { NB_CLI_GAVE_RATE = 1, NB_CLI_GAVE_STREAMS = 2, NB_CLI_GAVE_DURATION = 4 };
+
 struct nb_cli {
 	enum nb_cmd cmd;
 	enum nb_cmd help_for;                /* help: the subcommand asked about (HELP: all) */
@@ -52,6 +55,8 @@ struct nb_cli {
 	uint16_t data_lo, data_hi;
 	bool once;
 	bool stdio;                          /* one session on stdin/stdout (agent_stdio.h) */
+	bool insecure;                       /* no secret on an address beyond loopback, knowingly */
+	unsigned limits_given;               /* NB_CLI_GAVE_*: the limits set on the command line */
 	uint32_t max_duration_s;
 	uint32_t idle_timeout_s;
 	uint32_t max_queue;                  /* clients that may wait for the session */

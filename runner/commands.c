@@ -29,7 +29,16 @@ bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_erro
 		return false;
 	if (s->others_can_read)
 		fprintf(stderr, "nbrun: warning: %s can be read by other users (chmod 600 %s)\n", path, path);
+	nb_cmd_secret_strength(path, s);
 	return true;
+}
+
+void nb_cmd_secret_strength(const char *what, const struct nb_secret *s)
+{
+	if (s->set && s->bits < NB_SECRET_WEAK_BITS)
+		fprintf(stderr, "nbrun: warning: %s looks weak (about %u bits by a rough estimate): "
+			"anyone who records a handshake can try guesses offline; make one with `head -c "
+			"32 /dev/urandom | base64`\n", what, s->bits);
 }
 
 /* Every error of the config, one line each. */
@@ -224,7 +233,7 @@ static int env_print(const struct nb_cli *cli, const struct nb_facts *local,
 int nb_cmd_env(const struct nb_cli *cli)
 {
 	struct nb_facts local;
-	struct env_peer p = { .c = { .fd = -1 } };
+	struct env_peer p = { .c = { .ctl.fd = -1 } };
 	nb_facts_init(&local);
 	nb_facts_init(&p.c.peer_facts);
 	int rc = cli->peer ? env_reach(cli, &p) : 0;

@@ -16,6 +16,8 @@ int nb_cmd_validate(const struct nb_cli *cli);
 /** The shared secret of --secret-file, else of $NBRUN_SECRET_FILE, else none (s->set false);
  *  warns on stderr when others may read the file. */
 bool nb_cmd_secret(const struct nb_cli *cli, struct nb_secret *s, struct nb_error *err);
+/** Warn on stderr when secret s (read from what) looks weak (auth.h nb_secret_bits). */
+void nb_cmd_secret_strength(const char *what, const struct nb_secret *s);
 /** `nbrun report DIR`: rebuild summary, report and charts from a results folder. */
 int nb_cmd_report(const struct nb_cli *cli);
 /** `nbrun env [CONFIG] [--peer HOST|NAME]`: environment facts of this host (and the agent's;

@@ -14,9 +14,11 @@
 
 #include "agent.h"
 #include "agent_stdio.h"
+#include "cidr.h"
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "ctl.h"
 #include "nb_config.h"
 #include "plan.h"
 #include "run.h"
@@ -172,8 +174,12 @@ static bool serve_secret(const struct nb_cli *cli, struct nb_secret *secret, str
 {
 	if (cli->secret_stdin && cli->secret_file)
 		return nb_error_set(err, "--secret-stdin and --secret-file: give one of them");
-	if (cli->secret_stdin)
-		return nb_secret_read_line(0, secret, err);
+	if (cli->secret_stdin) {
+		bool ok = nb_secret_read_line(0, secret, err);
+		if (ok)
+			nb_cmd_secret_strength("the secret on standard input", secret);
+		return ok;
+	}
 	return nb_cmd_secret(cli, secret, err);
 }
 
@@ -229,6 +235,38 @@ static bool serve(const struct nb_cli *cli, struct nb_agent *a,
 	return ok;
 }
 
+/* Whether --bind names a loopback address (no --bind: every address, so no). One that does not
+ * resolve is left to nb_agent_create to name. */
+static bool loopback_only(const char *bind)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	return bind && (!nb_ctl_resolve(bind, 0, &ss, &len, NULL) ||
+			nb_cidr_kind_of(&ss) == NB_ADDR_LOOPBACK);
+}
+
+/* Without a secret anyone who reaches the agent can make this host send traffic: it serves
+ * loopback only, unless told --insecure, and then with conservative limits where none was
+ * given. Over ssh (--stdio) only ssh's user reaches it. */
+static bool open_policy(const struct nb_cli *cli, const struct nb_secret *s, struct nb_agent_opts *o,
+			struct nb_error *err)
+{
+	if (s->set || cli->stdio || loopback_only(cli->bind))
+		return true;
+	if (!cli->insecure)
+		return nb_error_set(err, "serve: no secret, on %s beyond loopback: anyone who reaches "
+				    "it could make this host send traffic; give --secret-file FILE (the "
+				    "same on the client), or --insecure to serve without one",
+				    cli->bind ? cli->bind : "every address");
+	if (!(cli->limits_given & NB_CLI_GAVE_STREAMS))
+		o->limits.max_flows = NB_LIMITS_OPEN_FLOWS;
+	if (!(cli->limits_given & NB_CLI_GAVE_DURATION))
+		o->limits.max_duration_s = NB_LIMITS_OPEN_DURATION_S;
+	if (!(cli->limits_given & NB_CLI_GAVE_RATE))
+		o->limits.max_rate = NB_LIMITS_OPEN_RATE;
+	return true;
+}
+
 static int cmd_serve(const struct nb_cli *cli)
 {
 	struct nb_secret secret;
@@ -239,6 +277,8 @@ static int cmd_serve(const struct nb_cli *cli)
 	if (!serve_secret(cli, &secret, &err))
 		return fail(&err, 2);
 	struct nb_agent_opts o = serve_opts(cli, &secret, &ends);
+	if (!open_policy(cli, &secret, &o, &err))
+		return fail(&err, 2);
 	signal(SIGPIPE, SIG_IGN);
 	struct nb_agent *a = nb_agent_create(&o, &err);
 	if (!a) {

@@ -52,7 +52,7 @@ static void lie(struct nb_snapshot *s, int32_t k)
 	}
 }
 
-static void send_snap(int fd, enum nb_msg_type type, int32_t k, uint64_t t0, struct nb_snapshot *s)
+static void send_snap(struct nb_ctl *ctl, enum nb_msg_type type, int32_t k, uint64_t t0, struct nb_snapshot *s)
 {
 	struct nb_msg m = { .type = type };
 	struct nb_msg_snap *ms = type == NB_MSG_RESULT ? &m.u.result.s : &m.u.interval;
@@ -62,19 +62,19 @@ static void send_snap(int fd, enum nb_msg_type type, int32_t k, uint64_t t0, str
 	ms->snap = s;
 	if (type == NB_MSG_RESULT)
 		m.u.result.ok = 1;
-	nb_ctl_send(fd, &m, 5000, NULL);
+	nb_ctl_send(ctl, &m, 5000, NULL);
 }
 
-static void tick(int fd, struct nb_session *s, struct nb_snapshot *snap, uint32_t k, uint64_t t0)
+static void tick(struct nb_ctl *ctl, struct nb_session *s, struct nb_snapshot *snap, uint32_t k, uint64_t t0)
 {
 	nb_session_tick(s, k + 1);
 	nb_session_snapshot(s, snap);
-	send_snap(fd, NB_MSG_INTERVAL, (int32_t)k, t0, snap);
+	send_snap(ctl, NB_MSG_INTERVAL, (int32_t)k, t0, snap);
 }
 
 /* The run's timeline until the client's STOP, then the drain and the settling ticks, as the
  * agent's (runner/control/agent_session.c); false when the client went away. */
-static bool timeline(int fd, struct nb_session *s, const struct nb_msg_setup *su,
+static bool timeline(struct nb_ctl *ctl, struct nb_session *s, const struct nb_msg_setup *su,
 		     struct nb_snapshot *snap, uint32_t lag, uint64_t *t0)
 {
 	struct nb_timeline tl;
@@ -83,12 +83,12 @@ static bool timeline(int fd, struct nb_session *s, const struct nb_msg_setup *su
 	for (;;) {
 		uint32_t k;
 		while (nb_timeline_take(&tl, nb_now_ns(), &k) != NB_TL_NONE)
-			tick(fd, s, snap, k, *t0);
+			tick(ctl, s, snap, k, *t0);
 		uint64_t next = nb_timeline_next(&tl), now = nb_now_ns();
 		int ms = next == UINT64_MAX ? 1000 : (int)((next > now ? next - now : 0) / 1000000) + 1;
 		struct nb_msg m;
 		struct nb_error err;
-		int r = nb_ctl_recv(fd, &m, ms, &err);
+		int r = nb_ctl_recv(ctl, &m, ms, &err);
 		if (r < 0)
 			return false;
 		if (r == 0)
@@ -99,12 +99,12 @@ static bool timeline(int fd, struct nb_session *s, const struct nb_msg_setup *su
 			return false;
 		nb_session_drain(s, su->drain_ns);
 		for (uint32_t j = tl.nticks + 1; j <= tl.nticks + lag; j++)
-			tick(fd, s, snap, j, *t0);
+			tick(ctl, s, snap, j, *t0);
 		return true;
 	}
 }
 
-static void run_test(int fd, const struct sockaddr_storage *peer, socklen_t plen,
+static void run_test(struct nb_ctl *ctl, const struct sockaddr_storage *peer, socklen_t plen,
 		     const unsigned char *session_key, struct nb_msg_setup *su)
 {
 	const struct nb_engine *e = nb_engine_find(su->params.engine);
@@ -116,7 +116,7 @@ static void run_test(int fd, const struct sockaddr_storage *peer, socklen_t plen
 						     sizeof(bind_addr), (const struct sockaddr *)peer,
 						     plen, 0, 0, &port, &err) : NULL;
 	if (!s) {
-		nb_ctl_send_error(fd, NB_ERR_SETUP, e ? err.msg : "no such engine");
+		nb_ctl_send_error(ctl, NB_ERR_SETUP, e ? err.msg : "no such engine");
 		return;
 	}
 	struct nb_timeline tl;
@@ -126,14 +126,14 @@ static void run_test(int fd, const struct sockaddr_storage *peer, socklen_t plen
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port }, m;
 	struct nb_snapshot *snap = nb_snapshot_create(false);
 	uint64_t t0 = 0;
-	if (snap && nb_ctl_send(fd, &ready, 5000, &err) && nb_session_accept(s, 10000, &err) &&
-	    nb_ctl_recv(fd, &m, 10000, &err) == 1) {
+	if (snap && nb_ctl_send(ctl, &ready, 5000, &err) && nb_session_accept(s, 10000, &err) &&
+	    nb_ctl_recv(ctl, &m, 10000, &err) == 1) {
 		bool start = m.type == NB_MSG_START;
 		nb_msg_free(&m);
-		if (start && nb_session_start(s, &err) && timeline(fd, s, su, snap, lag, &t0)) {
+		if (start && nb_session_start(s, &err) && timeline(ctl, s, su, snap, lag, &t0)) {
 			nb_session_snapshot(s, snap);
 			nb_session_stop(s, &err);
-			send_snap(fd, NB_MSG_RESULT, -1, t0, snap);
+			send_snap(ctl, NB_MSG_RESULT, -1, t0, snap);
 		}
 	}
 	nb_snapshot_destroy(snap);
@@ -142,7 +142,7 @@ static void run_test(int fd, const struct sockaddr_storage *peer, socklen_t plen
 
 /* PROBE, the session's n-th: a data port, READY, the one flow taken as the agent takes it, and
  * CHECK_RESULT empty when it came (the data path is not what this harness lies about). */
-static void probe(int fd, const struct sockaddr_storage *peer, const unsigned char *session_key,
+static void probe(struct nb_ctl *ctl, const struct sockaddr_storage *peer, const unsigned char *session_key,
 		  uint32_t n, const struct nb_msg_probe *q)
 {
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
@@ -162,7 +162,7 @@ static void probe(int fd, const struct sockaddr_storage *peer, const unsigned ch
 			.listen_fd = lfd, .proto = (enum nb_proto)q->proto, .local = &local,
 			.local_len = sizeof(a), .peer = peer, .key = key, .nflows = 1, .fds = &flow,
 		};
-		if (!nb_ctl_send(fd, &ready, 5000, &err) || !nb_dataconn_accept(&sv, NB_PROBE_AGENT_MS, &err))
+		if (!nb_ctl_send(ctl, &ready, 5000, &err) || !nb_dataconn_accept(&sv, NB_PROBE_AGENT_MS, &err))
 			snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "probe: %s\n", err.msg);
 		if (flow >= 0)
 			close(flow);
@@ -171,41 +171,44 @@ static void probe(int fd, const struct sockaddr_storage *peer, const unsigned ch
 	}
 	if (lfd >= 0)
 		close(lfd);
-	nb_ctl_send(fd, &m, 5000, NULL);
+	nb_ctl_send(ctl, &m, 5000, NULL);
 }
 
 /* Between tests: CHECK finds nothing, PROBE proves the data path, TIME tells the clock, SETUP
  * runs a test, BYE ends. */
 static void serve(int fd, const struct sockaddr_storage *peer, socklen_t plen)
 {
+	struct nb_ctl c, *ctl = &c;
+	nb_ctl_init(ctl, fd);
 	struct nb_secret none = { .set = false };
 	struct nb_auth auth;
 	struct nb_error err = { { 0 } };
-	if (nb_auth_agent(fd, &none, nb_ctl_now_ms() + 5000, &auth, &err) != NB_AUTH_OK)
+	if (nb_auth_agent(ctl, &none, nb_ctl_now_ms() + 5000, &auth, &err) != NB_AUTH_OK)
 		return;
 	struct nb_msg facts = { .type = NB_MSG_FACTS };
-	if (!nb_ctl_send(fd, &facts, 5000, &err))
+	if (!nb_ctl_send(ctl, &facts, 5000, &err))
 		return;
 	struct nb_msg m;
 	uint32_t probes = 0;
-	while (nb_ctl_recv(fd, &m, 60000, &err) == 1) {
+	while (nb_ctl_recv(ctl, &m, 60000, &err) == 1) {
 		struct nb_msg answer = { .type = m.type };
 		bool go = m.type != NB_MSG_BYE;
 		if (m.type == NB_MSG_SETUP) {
-			run_test(fd, peer, plen, auth.session_key, &m.u.setup);
+			run_test(ctl, peer, plen, auth.session_key, &m.u.setup);
 		} else if (m.type == NB_MSG_PROBE) {
-			probe(fd, peer, auth.session_key, ++probes, &m.u.probe);
+			probe(ctl, peer, auth.session_key, ++probes, &m.u.probe);
 		} else if (m.type == NB_MSG_CHECK) {
 			answer.type = NB_MSG_CHECK_RESULT;
-			nb_ctl_send(fd, &answer, 5000, NULL);
+			nb_ctl_send(ctl, &answer, 5000, NULL);
 		} else if (m.type == NB_MSG_TIME) {
 			answer.u.time = (struct nb_msg_time){ m.u.time.t1, nb_clock_now(), nb_clock_now() };
-			nb_ctl_send(fd, &answer, 5000, NULL);
+			nb_ctl_send(ctl, &answer, 5000, NULL);
 		}
 		nb_msg_free(&m);
 		if (!go)
 			break;
 	}
+	nb_ctl_forget(ctl);
 }
 
 int main(int argc, char **argv)

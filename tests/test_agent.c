@@ -16,6 +16,7 @@
 #include "agent_stdio.h"
 #include "client.h"
 #include "ctl.h"
+#include "nbt_agent.h"
 #include "dhello.h"
 #include "probe.h"
 #include "proto.h"
@@ -89,25 +90,14 @@ static bool open_client(struct nb_client *c, const struct nb_secret *s, struct n
 	for (int tries = 0; tries < 50; tries++) {
 		if (nb_client_open(c, name, &addr, addr_len, s, NULL, err))
 			return true;
-		if (!strstr(err->msg, "busy") && !strstr(err->msg, "closed") && !strstr(err->msg, "reset"))
+		if (!strstr(err->msg, "busy") && !strstr(err->msg, "closed") && !strstr(err->msg, "reset") &&
+		    !strstr(err->msg, "saturated"))
 			return false;
 		usleep(100000);
 	}
 	return false;
 }
 
-static struct nb_msg_setup small_test(uint32_t run_id)
-{
-	struct nb_msg_setup su = { .run_id = run_id, .duration_ns = 300000000ull,
-				   .interval_ns = 100000000ull };
-	snprintf(su.case_id, sizeof(su.case_id), "honest");
-	snprintf(su.params.engine, sizeof(su.params.engine), "stream");
-	su.params.proto = NB_PROTO_TCP;
-	su.params.streams = 1;
-	su.params.size = 1000;
-	su.params.tos = -1;
-	return su;
-}
 
 static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
 {
@@ -129,7 +119,7 @@ static void assert_serves(const struct nb_secret *s)
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
 	cr_assert(open_client(&c, s, &err), "%s", err.msg);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
 	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
@@ -148,7 +138,7 @@ Test(agent, five_silent_connections_do_not_stop_an_honest_client_being_served_at
 	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	for (int i = 0; i < 5; i++)
 		cr_assert_not(closed_now(silent[i]), "served while silent connection %d still waits", i);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
 	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
@@ -166,7 +156,7 @@ Test(agent, a_wrong_and_a_missing_secret_are_refused_and_nothing_runs)
 	struct nb_error err = { { 0 } };
 	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, &wrong, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "authentication failed"), "%s", err.msg);
-	cr_assert_eq(c.fd, -1);
+	cr_assert_eq(c.ctl.fd, -1);
 	cr_assert_not(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err));
 	cr_assert_not_null(strstr(err.msg, "requires a shared secret"), "%s", err.msg);
 	cr_assert_eq(nb_agent_tests_run(agent), 0);
@@ -182,18 +172,28 @@ Test(agent, nothing_about_the_agent_is_said_before_the_secret_is_proven)
 	struct nb_secret right = secret_of(1);
 	start((struct nb_agent_opts){ .secret = &right, .collect_facts = true });
 	int fd = connect_from("127.0.0.1");
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, fd);
 	struct nb_msg hello = { .type = NB_MSG_HELLO }, m;
 	hello.u.hello.proto_version = NB_PROTO_VERSION;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_ctl_send(fd, &hello, 2000, &err), "%s", err.msg);
+	cr_assert(nb_ctl_send(&ctl, &hello, 2000, &err), "%s", err.msg);
 	int types[4], n = 0;
-	while (n < 4 && nb_ctl_recv(fd, &m, 5000, &err) == 1) {
+	char version[64] = "?";
+	unsigned proto = 99;
+	while (n < 4 && nb_ctl_recv(&ctl, &m, 5000, &err) == 1) {
+		if (m.type == NB_MSG_HELLO) {
+			snprintf(version, sizeof(version), "%s", m.u.hello.version);
+			proto = m.u.hello.proto_version;
+		}
 		types[n++] = m.type;
 		nb_msg_free(&m);
 	}
 	cr_assert_eq(n, 2, "the agent's HELLO, its ERROR, then it hangs up");
 	cr_assert_eq(types[0], NB_MSG_HELLO);
 	cr_assert_eq(types[1], NB_MSG_ERROR);
+	cr_assert_str_eq(version, "", "no nbrun version in the HELLO");
+	cr_assert_eq(proto, 0, "nor a protocol version");
 	close(fd);
 }
 
@@ -247,13 +247,16 @@ Test(agent, allow_tells_a_client_from_elsewhere_why_in_one_frame_and_closes_at_o
 	cr_expect_str_eq(err.msg, want);
 	fd = connect_from("127.0.0.1");
 	struct nb_msg m;
-	cr_assert_eq(nb_ctl_recv(fd, &m, 5000, &err), 1, "%s", err.msg);
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, fd);
+	cr_assert_eq(nb_ctl_recv(&ctl, &m, 5000, &err), 1, "%s", err.msg);
 	cr_expect_eq(m.type, NB_MSG_ERROR);
-	cr_expect_eq(nb_ctl_recv(fd, &m, 5000, &err), -1, "then the close: one frame only");
+	cr_expect_eq(nb_ctl_recv(&ctl, &m, 5000, &err), -1, "then the close: one frame only");
 	close(fd);
 	fd = connect_from("127.0.0.2");
 	struct nb_auth auth;
-	cr_assert(nb_auth_client(fd, NULL, 2000, name, &auth, &err), "in --allow: %s", err.msg);
+	nb_ctl_init(&ctl, fd);
+	cr_assert(nb_auth_client(&ctl, NULL, 2000, name, &auth, &err), "in --allow: %s", err.msg);
 	close(fd);
 }
 
@@ -267,9 +270,11 @@ Test(agent, a_probe_before_the_handshake_opens_no_data_port)
 	int fd = connect_from("127.0.0.1");
 	struct nb_msg q = { .type = NB_MSG_PROBE, .u.probe = { NB_PROTO_UDP, 1 } }, m;
 	struct nb_error err = { { 0 } };
-	cr_assert(nb_ctl_send(fd, &q, 2000, &err), "%s", err.msg);
+	struct nb_ctl ctl;
+	nb_ctl_init(&ctl, fd);
+	cr_assert(nb_ctl_send(&ctl, &q, 2000, &err), "%s", err.msg);
 	int n = 0;
-	while (nb_ctl_recv(fd, &m, 5000, &err) == 1) {
+	while (nb_ctl_recv(&ctl, &m, 5000, &err) == 1) {
 		cr_expect_neq(m.type, NB_MSG_READY, "a data port for an unauthenticated client");
 		nb_msg_free(&m);
 		n++;
@@ -295,7 +300,7 @@ Test(agent, a_session_probes_its_data_path_a_bounded_number_of_times)
 	}
 	cr_assert(nb_client_probe(&c, NB_PROTO_TCP, problem, sizeof(problem), &err), "%s", err.msg);
 	cr_expect_str_eq(problem, "limit: a session probes its data path at most 8 times");
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
 	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 	nb_client_close(&c);
@@ -311,8 +316,8 @@ Test(agent, a_probe_answers_only_its_own_key_from_the_clients_host)
 	struct nb_error err = { { 0 } };
 	cr_assert(open_client(&c, &right, &err), "%s", err.msg);
 	struct nb_msg q = { .type = NB_MSG_PROBE, .u.probe = { NB_PROTO_UDP, 0 } }, m;
-	cr_assert(nb_ctl_send(c.fd, &q, 2000, &err), "%s", err.msg);
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, 5000, &err), 1, "%s", err.msg);
+	cr_assert(nb_ctl_send(&c.ctl, &q, 2000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 5000, &err), 1, "%s", err.msg);
 	cr_assert_eq(m.type, NB_MSG_READY);
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(m.u.ready.port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -331,7 +336,7 @@ Test(agent, a_probe_answers_only_its_own_key_from_the_clients_host)
 		for (int k = 0; k < 5; k++)
 			sendto(fd[i], b[i], sizeof(b[i]), 0, (struct sockaddr *)&to, sizeof(to));
 	}
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, NB_PROBE_AGENT_MS + 5000, &err), 1, "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, NB_PROBE_AGENT_MS + 5000, &err), 1, "%s", err.msg);
 	cr_assert_eq(m.type, NB_MSG_CHECK_RESULT);
 	cr_expect_not_null(strstr(m.u.check_result.text, "no data hello came from the client"), "%s",
 			   m.u.check_result.text);
@@ -362,7 +367,7 @@ static size_t garbage(unsigned i, unsigned char *b, size_t cap)
 		memcpy(b, "\x7f\xff\xff\xff\x00\x01", 6);
 		return 6;
 	case 2: /* a SETUP before any HELLO */
-		m = (struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = small_test(1) };
+		m = (struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = nbt_small_test(1) };
 		break;
 	case 3: /* a HELLO of another protocol version */
 		m.u.hello.proto_version = 77;
@@ -404,7 +409,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	struct nb_msg_setup su[4];
 	for (int i = 0; i < 4; i++)
-		su[i] = small_test((uint32_t)i + 1);
+		su[i] = nbt_small_test((uint32_t)i + 1);
 	su[0].params.rate = 200000000ull;
 	su[1].params.streams = 5;
 	su[2].duration_ns = 6000000000ull;
@@ -417,8 +422,13 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 		cr_assert_not_null(strstr(res.error, want[i]), "%s", res.error);
 	}
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
-	struct nb_msg_setup ok = small_test(9);
+	struct nb_msg_setup ok = nbt_small_test(9);
 	struct nb_test_result res;
+	ok.params.rate = 0;
+	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_CASE_FAILED, "unpaced: no rate bound");
+	cr_assert_not_null(strstr(res.error, "an unpaced TCP test has no rate bound"), "%s", res.error);
+	ok.run_id = 10;
+	ok.params.rate = 50000000ull;
 	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "within the limits: %s", res.error);
 	nb_client_close(&c);
 }
@@ -428,7 +438,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 /* SETUP for run_id as the sending end of a path to 127.0.0.1:9 (the discard port). */
 static struct nb_msg_setup sending_end(uint32_t run_id, const char *engine)
 {
-	struct nb_msg_setup su = small_test(run_id);
+	struct nb_msg_setup su = nbt_small_test(run_id);
 	snprintf(su.params.engine, sizeof(su.params.engine), "%s", engine);
 	su.end = NB_END_CONNECT;
 	su.target = (struct nb_target){ .family = 4, .addr = { 127, 0, 0, 1 }, .port = 9 };
@@ -448,7 +458,7 @@ Test(agent, without_a_secret_it_sends_to_no_address_a_client_names)
 	cr_assert_not_null(strstr(res.error, "agent: this agent has no secret (--secret-file): it "
 				  "sends to no address a client names"), "%s", res.error);
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
-	struct nb_msg_setup ok = small_test(2);
+	struct nb_msg_setup ok = nbt_small_test(2);
 	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 	nb_client_close(&c);
 }
@@ -464,6 +474,7 @@ Test(agent, with_a_secret_it_still_refuses_to_time_round_trips_for_another_agent
 	for (uint32_t i = 0; i < 2; i++) {
 		struct nb_msg_setup su = sending_end(i + 1, engines[i]);
 		su.params.request = su.params.response = 64;
+		su.params.rate = 0;
 		struct nb_test_result res;
 		cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED, "%s", engines[i]);
 		cr_assert_not_null(strstr(res.error, "measures round trips at its client end: a path "
@@ -488,7 +499,7 @@ static const struct field setup_fields[] = {
 	{ "run id", 4, 1, NULL }, { "case id", 0, 0, "extreme" }, { "engine", 0, 0, "stream" },
 	{ "protocol", 1, 0, NULL }, { "direction", 1, 0, NULL }, { "size", 4, 1000, NULL },
 	{ "request", 4, 0, NULL }, { "response", 4, 0, NULL }, { "streams", 4, 1, NULL },
-	{ "rate", 8, 0, NULL }, { "window", 4, 0, NULL }, { "mss", 4, 0, NULL },
+	{ "rate", 8, 1000000, NULL }, { "window", 4, 0, NULL }, { "mss", 4, 0, NULL },
 	{ "nodelay", 1, 0, NULL }, { "congestion", 0, 0, "" }, { "tos", 4, 0, NULL },
 	{ "wait", 1, 0, NULL }, { "gso", 1, 0, NULL }, { "batch", 4, 0, NULL },
 	{ "timeout", 4, 0, NULL }, { "cpu count", 4, 0, NULL }, { "burst", 4, 0, NULL },
@@ -498,7 +509,8 @@ static const struct field setup_fields[] = {
 	{ "end", 1, 0, NULL }, { "any source", 1, 0, NULL }, { "target family", 1, 0, NULL },
 	{ "target address 0-7", 8, 0, NULL }, { "target address 8-15", 8, 0, NULL },
 	{ "target port", 2, 0, NULL }, { "grant 0-7", 8, 0, NULL }, { "grant 8-15", 8, 0, NULL },
-	{ "grant 16-23", 8, 0, NULL }, { "grant 24-31", 8, 0, NULL },
+	{ "grant 16-23", 8, 0, NULL }, { "grant 24-31", 8, 0, NULL }, { "grant 32-39", 8, 0, NULL },
+	{ "grant 40-47", 8, 0, NULL },
 };
 #define NFIELDS (sizeof(setup_fields) / sizeof(setup_fields[0]))
 
@@ -539,9 +551,9 @@ static void assert_refused(struct nb_buf frame, const char *what)
 	struct nb_client c;
 	struct nb_error err = { { 0 } };
 	cr_assert(open_client(&c, NULL, &err), "%s: %s", what, err.msg);
-	cr_assert_eq(send(c.fd, frame.p, frame.len, MSG_NOSIGNAL), (ssize_t)frame.len);
+	cr_assert(nb_ctl_send_frame(&c.ctl, frame.p, frame.len, 2000, &err), "%s", err.msg);
 	struct nb_msg m;
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, 10000, &err), 1, "%s: an answer (%s)", what, err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 10000, &err), 1, "%s: an answer (%s)", what, err.msg);
 	cr_assert_eq(m.type, NB_MSG_ERROR, "%s: refused, not %s", what, nb_msg_name(m.type));
 	cr_assert(m.u.error.code == NB_ERR_PROTOCOL || m.u.error.code == NB_ERR_LIMIT ||
 		  m.u.error.code == NB_ERR_SETUP, "%s: code %u", what, m.u.error.code);
@@ -627,7 +639,7 @@ Test(agent, over_stdio_a_session_runs_its_test_with_data_on_the_address_ssh_reac
 	struct nb_test_result res;
 	pthread_t t;
 	start_stdio(&r, &c, &t);
-	struct nb_msg_setup su = small_test(1);
+	struct nb_msg_setup su = nbt_small_test(1);
 	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "data to 127.0.0.2, where the agent bound");
 	nb_client_close(&c);
 	end_stdio(&r, t, 1);
@@ -639,8 +651,8 @@ Test(agent, over_stdio_the_end_of_standard_input_ends_the_agent_without_a_bye)
 	struct nb_client c;
 	pthread_t t;
 	start_stdio(&r, &c, &t);
-	close(c.fd); /* as when ssh drops: no BYE */
-	c.fd = -1;
+	close(c.ctl.fd); /* as when ssh drops: no BYE */
+	c.ctl.fd = -1;
 	end_stdio(&r, t, 0);
 	nb_client_close(&c);
 }

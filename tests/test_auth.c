@@ -12,10 +12,11 @@
 #include "auth.h"
 #include "ctl.h"
 #include "fixture_util.h"
+#include "nb_config.h"
 #include "proto.h"
 
 struct agent_end {
-	int fd;
+	struct nb_ctl ctl;
 	const struct nb_secret *secret;
 	enum nb_auth_verdict verdict;
 	struct nb_auth auth;
@@ -25,23 +26,38 @@ struct agent_end {
 static void *agent_main(void *arg)
 {
 	struct agent_end *a = arg;
-	a->verdict = nb_auth_agent(a->fd, a->secret, nb_ctl_now_ms() + 2000, &a->auth, &a->err);
+	a->verdict = nb_auth_agent(&a->ctl, a->secret, nb_ctl_now_ms() + 2000, &a->auth, &a->err);
 	return NULL;
 }
 
-/* Run both ends; the client's result, the agent's in *a. */
-static bool shake(const struct nb_secret *client, const struct nb_secret *agent, struct agent_end *a,
-		  struct nb_auth *c_auth, struct nb_error *c_err)
+/* Run both ends, the client's control connection left in *cc (sealed when it succeeded, its
+ * socket open: the caller closes both ends); the client's result, the agent's in *a. */
+static bool shake_open(const struct nb_secret *client, const struct nb_secret *agent,
+		       struct agent_end *a, struct nb_ctl *cc, struct nb_auth *c_auth,
+		       struct nb_error *c_err)
 {
 	int sv[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	*a = (struct agent_end){ .fd = sv[1], .secret = agent };
+	*a = (struct agent_end){ .secret = agent };
+	nb_ctl_init(&a->ctl, sv[1]);
+	nb_ctl_init(cc, sv[0]);
 	pthread_t th;
 	cr_assert_eq(pthread_create(&th, NULL, agent_main, a), 0);
-	bool ok = nb_auth_client(sv[0], client, 2000, "test-agent", c_auth, c_err);
-	close(sv[0]); /* a refusing client hangs up, as nb_client_open does */
+	bool ok = nb_auth_client(cc, client, 2000, "test-agent", c_auth, c_err);
+	if (!ok)
+		shutdown(sv[0], SHUT_RDWR); /* a refusing client hangs up, as nb_client_open does */
 	pthread_join(th, NULL);
-	close(sv[1]);
+	return ok;
+}
+
+/* The same, both ends closed. */
+static bool shake(const struct nb_secret *client, const struct nb_secret *agent, struct agent_end *a,
+		  struct nb_auth *c_auth, struct nb_error *c_err)
+{
+	struct nb_ctl cc;
+	bool ok = shake_open(client, agent, a, &cc, c_auth, c_err);
+	close(cc.fd);
+	close(a->ctl.fd);
 	return ok;
 }
 
@@ -120,6 +136,101 @@ Test(auth, no_secret_on_either_end_is_a_session_nobody_proved)
 	cr_assert_arr_eq(c.session_key, a.auth.session_key, NB_KEY_LEN);
 }
 
+/* A client of protocol `proto` speaking by hand to an agent holding `agent` on a thread: its
+ * HELLO, the agent's HELLO into *their_hello, AUTH under `mine`, and the agent's answer into
+ * *answer. */
+static void speak_as(uint16_t proto, const struct nb_secret *mine, const struct nb_secret *agent,
+		     struct nb_msg_hello *their_hello, struct nb_msg *answer, struct agent_end *a)
+{
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	*a = (struct agent_end){ .secret = agent };
+	nb_ctl_init(&a->ctl, sv[1]);
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, agent_main, a), 0);
+	struct nb_ctl c;
+	nb_ctl_init(&c, sv[0]);
+	struct nb_msg m = { .type = NB_MSG_HELLO };
+	m.u.hello = (struct nb_msg_hello){ .proto_version = proto, .version = "9.9.9",
+					   .auth = NB_AUTH_MAC, .nonce = { 1, 2, 3 } };
+	struct nb_error err = { { 0 } };
+	cr_assert(nb_ctl_send(&c, &m, 1000, &err), "%s", err.msg);
+	struct nb_msg theirs;
+	cr_assert_eq(nb_ctl_recv(&c, &theirs, 1000, &err), 1, "%s", err.msg);
+	cr_assert_eq(theirs.type, NB_MSG_HELLO);
+	*their_hello = theirs.u.hello;
+	struct nb_msg auth = { .type = NB_MSG_AUTH };
+	nb_auth_proof(mine, NB_ROLE_CLIENT, m.u.hello.nonce, theirs.u.hello.nonce, auth.u.auth.mac);
+	cr_assert(nb_ctl_send(&c, &auth, 1000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c, answer, 1000, &err), 1, "%s", err.msg);
+	pthread_join(th, NULL);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+Test(auth, an_agent_with_a_secret_says_no_version_in_its_hello)
+{
+	struct nb_secret s = secret_of("correct horse battery staple");
+	struct nb_msg_hello h;
+	struct nb_msg answer;
+	struct agent_end a;
+	speak_as(NB_PROTO_VERSION, &s, &s, &h, &answer, &a);
+	cr_assert_eq(h.proto_version, 0);
+	cr_assert_str_eq(h.version, "");
+	cr_assert_eq(h.auth, NB_AUTH_MAC);
+	cr_assert_eq(answer.type, NB_MSG_AUTH, "and its proof once the client proved the secret");
+	cr_assert_eq(a.verdict, NB_AUTH_OK, "%s", a.err.msg);
+}
+
+Test(auth, a_client_of_another_version_that_proved_the_secret_is_told_both_versions)
+{
+	struct nb_secret s = secret_of("correct horse battery staple");
+	struct nb_msg_hello h;
+	struct nb_msg answer;
+	struct agent_end a;
+	speak_as(NB_PROTO_VERSION + 1, &s, &s, &h, &answer, &a);
+	cr_assert_eq(answer.type, NB_MSG_ERROR);
+	cr_assert_eq(answer.u.error.code, NB_ERR_VERSION);
+	char want[200];
+	snprintf(want, sizeof(want), "agent nbrun %s speaks v%d, client nbrun 9.9.9 speaks v%d",
+		 NB_VERSION, NB_PROTO_VERSION, NB_PROTO_VERSION + 1);
+	cr_assert_not_null(strstr(answer.u.error.text, want), "%s", answer.u.error.text);
+	cr_assert_eq(a.verdict, NB_AUTH_REFUSED);
+}
+
+Test(auth, a_client_of_another_version_without_the_secret_learns_no_version)
+{
+	struct nb_secret s = secret_of("correct horse battery staple"),
+			 wrong = secret_of("incorrect horse battery staple");
+	struct nb_msg_hello h;
+	struct nb_msg answer;
+	struct agent_end a;
+	speak_as(NB_PROTO_VERSION + 1, &wrong, &s, &h, &answer, &a);
+	cr_assert_eq(answer.type, NB_MSG_ERROR);
+	cr_assert_eq(answer.u.error.code, NB_ERR_AUTH);
+	cr_assert_null(strstr(answer.u.error.text, NB_VERSION), "%s", answer.u.error.text);
+	char ours[16];
+	snprintf(ours, sizeof(ours), "v%d", NB_PROTO_VERSION);
+	cr_assert_null(strstr(answer.u.error.text, ours), "%s", answer.u.error.text);
+}
+
+Test(auth, both_ends_are_sealed_alike_after_the_handshake)
+{
+	struct nb_secret s = secret_of("correct horse battery staple");
+	struct agent_end a;
+	struct nb_ctl cc;
+	struct nb_auth c;
+	struct nb_error err = { { 0 } };
+	cr_assert(shake_open(&s, &s, &a, &cc, &c, &err), "%s", err.msg);
+	cr_assert(cc.sealed && a.ctl.sealed);
+	struct nb_msg m = { .type = NB_MSG_READY, .u.ready.port = 7601 }, got;
+	cr_assert(nb_ctl_send(&a.ctl, &m, 1000, &err));
+	cr_assert_eq(nb_ctl_recv(&cc, &got, 1000, &err), 1, "%s", err.msg);
+	cr_assert_eq(got.u.ready.port, 7601);
+	close(cc.fd);
+	close(a.ctl.fd);
+}
+
 Test(auth, every_run_of_a_session_has_its_own_data_key)
 {
 	unsigned char k[NB_KEY_LEN] = { 1, 2, 3 }, r1[NB_KEY_LEN], r2[NB_KEY_LEN], r1b[NB_KEY_LEN];
@@ -136,12 +247,15 @@ Test(auth, a_silent_or_garbling_client_is_gone_by_the_deadline)
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	struct nb_auth out;
 	struct nb_error err = { { 0 } };
-	cr_assert_eq(nb_auth_agent(sv[1], NULL, nb_ctl_now_ms() + 100, &out, &err), NB_AUTH_GONE);
+	struct nb_ctl agent, client;
+	nb_ctl_init(&agent, sv[1]);
+	nb_ctl_init(&client, sv[0]);
+	cr_assert_eq(nb_auth_agent(&agent, NULL, nb_ctl_now_ms() + 100, &out, &err), NB_AUTH_GONE);
 	const unsigned char garbage[] = { 0, 0, 0, 6, 0, 1, 0xde, 0xad, 0xbe, 0xef };
 	cr_assert_eq(write(sv[0], garbage, sizeof(garbage)), (ssize_t)sizeof(garbage));
-	cr_assert_eq(nb_auth_agent(sv[1], NULL, nb_ctl_now_ms() + 2000, &out, &err), NB_AUTH_GONE);
+	cr_assert_eq(nb_auth_agent(&agent, NULL, nb_ctl_now_ms() + 2000, &out, &err), NB_AUTH_GONE);
 	struct nb_msg m;
-	cr_assert_eq(nb_ctl_recv(sv[0], &m, 1000, &err), 1, "the agent says why before closing");
+	cr_assert_eq(nb_ctl_recv(&client, &m, 1000, &err), 1, "the agent says why before closing");
 	cr_assert_eq(m.type, NB_MSG_ERROR);
 	cr_assert_eq(m.u.error.code, NB_ERR_PROTOCOL);
 	close(sv[0]);
@@ -177,6 +291,44 @@ Test(auth, a_secret_file_others_may_read_is_noticed)
 	unlink(path);
 }
 
+Test(auth, a_secret_file_others_may_change_or_someone_else_owns_is_refused)
+{
+	char path[4096];
+	cr_assert(nbt_tmpfile("secret", "", "correct horse battery staple", path, sizeof(path)));
+	struct nb_secret s;
+	struct nb_error err = { { 0 } };
+	const mode_t loose[] = { 0602, 0620, 0666, 0622 };
+	for (size_t i = 0; i < sizeof(loose) / sizeof(loose[0]); i++) {
+		chmod(path, loose[i]);
+		cr_expect_not(nb_secret_load(path, &s, &err), "mode %o", (unsigned)loose[i]);
+		cr_expect_not_null(strstr(err.msg, "can be changed by"), "%o: %s", (unsigned)loose[i],
+				   err.msg);
+		cr_expect_not(s.set);
+	}
+	chmod(path, 0600);
+	if (geteuid() == 0) { /* root can give the file away */
+		cr_assert_eq(chown(path, 1, 1), 0);
+		cr_expect_not(nb_secret_load(path, &s, &err));
+		cr_expect_not_null(strstr(err.msg, "belongs to uid 1, not to this user"), "%s", err.msg);
+	}
+	unlink(path);
+}
+
+Test(auth, weak_secrets_score_below_the_warning_and_random_ones_above)
+{
+	struct { const char *text; bool weak; } t[] = {
+		{ "aaaaaaaaaaaaaaaa", true }, { "abcdefghijklmnop", true },
+		{ "password12345678", true }, { "0000000000000000000000000000000", true },
+		{ "k3Q9xZ2bWm7vR1tY", false },                           /* 16 random base64 */
+		{ "vT4lq9Zp8K2xW0s7mB3nQ6cY1hR5jD8fU2gE0aL4sPk=", false }, /* head -c 32 | base64 */
+		{ "correct horse battery staple", false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned bits = nb_secret_bits((const unsigned char *)t[i].text, strlen(t[i].text));
+		cr_expect_eq(bits < NB_SECRET_WEAK_BITS, t[i].weak, "%s: %u bits", t[i].text, bits);
+	}
+}
+
 /* The handshake fuzz seed corpus speaks today's protocol: each seed, fed to its end as the fuzz
  * harness feeds it (first byte: bit 0 agent or client, bit 1 a secret; the rest is what the
  * peer sends, then it hangs up), reaches the stage it is named for — not an early version
@@ -193,10 +345,13 @@ Test(auth, the_handshake_fuzz_seeds_reach_the_stage_they_are_named_for)
 		{ "agent_secret_client_no_secret", "this agent requires a shared secret" },
 		{ "agent_setup_first", "expected the client's HELLO" },
 		{ "agent_wrong_version", "speaks v1" },
+		{ "agent_no_secret_then_frames", NULL }, /* the handshake; the frames fail after it */
 		{ "client_agent_busy", "agent is busy" },
 		{ "client_agent_error_auth", "authentication failed" },
+		{ "client_agent_error_version_after_auth", "protocol version mismatch" },
 		{ "client_secret_agent_hello_auth", "failed to prove the shared secret" },
 		{ "client_no_secret_agent_hello", NULL },
+		{ "client_no_secret_agent_hello_then_frames", NULL },
 		{ "truncated", "closed by the peer" },
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -216,12 +371,20 @@ Test(auth, the_handshake_fuzz_seeds_reach_the_stage_they_are_named_for)
 		shutdown(sv[0], SHUT_WR);
 		struct nb_auth out;
 		struct nb_error err = { { 0 } };
-		bool ok = b[0] & 1 ? nb_auth_agent(sv[1], &secret, nb_ctl_now_ms() + 1000, &out, &err)
-				   : nb_auth_client(sv[1], &secret, 1000, "fuzz", &out, &err);
+		struct nb_ctl c;
+		nb_ctl_init(&c, sv[1]);
+		bool ok = b[0] & 1 ? nb_auth_agent(&c, &secret, nb_ctl_now_ms() + 1000, &out, &err) ==
+					     NB_AUTH_OK
+				   : nb_auth_client(&c, &secret, 1000, "fuzz", &out, &err);
 		if (want[i].says)
 			cr_expect_not_null(strstr(err.msg, want[i].says), "%s: '%s'", want[i].seed, err.msg);
 		else
 			cr_expect(ok && !err.msg[0], "%s completes: '%s'", want[i].seed, err.msg);
+		struct nb_msg m;
+		if (ok && strstr(want[i].seed, "then_frames")) { /* made up after the seal: refused */
+			cr_expect_eq(nb_ctl_recv(&c, &m, 1000, &err), -1, "%s", want[i].seed);
+			cr_expect_str_eq(err.msg, NB_CTL_ALTERED, "%s", want[i].seed);
+		}
 		close(sv[0]);
 		close(sv[1]);
 	}

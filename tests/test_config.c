@@ -279,7 +279,7 @@ Test(config, out_of_range_values_are_rejected_table)
 		{ "size: 0", "4:11", "size 0 is out of range" },
 		{ "protocol: udp\n    size: 70000", "5:11", "size 70000 is too large for UDP" },
 		{ "protocol: udp\n    size: 16", "5:11", "size 16 is too small for stream over UDP "
-							"(expected at least 24 bytes" },
+							"(expected at least 28 bytes" },
 		{ "streams: 0", "4:14", "0 is out of range (expected an integer from 1 to 256)" },
 		{ "streams: 257", "4:14", "257 is out of range" },
 		{ "repetitions: 0", "4:18", "0 is out of range (expected an integer from 1 to 1000)" },
@@ -331,8 +331,8 @@ Test(config, engines_get_their_protocol_and_size_checks)
 		   "engine pps sends UDP only (expected protocol udp)");
 	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    protocol: udp\n    request: 65508\n"),
 		   "5:14", "request 65508 is too large for UDP");
-	assert_err(fail("tests:\n  - name: a\n    engine: pps\n    size: [64, 23]\n"), "4:16",
-		   "size 23 is too small for pps over UDP (expected at least 24 bytes");
+	assert_err(fail("tests:\n  - name: a\n    engine: pps\n    size: [64, 27]\n"), "4:16",
+		   "size 27 is too small for pps over UDP (expected at least 28 bytes");
 	assert_err(fail("tests:\n  - name: a\n    engine: latency\n    size: 10\n"), "4:11",
 		   "size 10 is too small for latency over TCP (expected at least 24 bytes");
 }

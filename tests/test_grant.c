@@ -19,7 +19,7 @@ static struct nb_msg_setup connect_setup(void)
 	snprintf(s.params.engine, sizeof(s.params.engine), "stream");
 	s.params.streams = 1;
 	s.params.tos = -1;
-	for (int i = 0; i < NB_KEY_LEN; i++)
+	for (int i = 0; i < NB_GRANT_LEN; i++)
 		s.grant[i] = (uint8_t)(i * 7 + 1);
 	return s;
 }
@@ -44,7 +44,7 @@ Test(grant, a_connecting_setup_carries_its_target_and_grant_exactly)
 	cr_assert_eq(out.u.setup.target.family, 4);
 	cr_assert_eq(out.u.setup.target.port, 7601);
 	cr_assert_eq(memcmp(out.u.setup.target.addr, m.u.setup.target.addr, 16), 0);
-	cr_assert_eq(memcmp(out.u.setup.grant, m.u.setup.grant, NB_KEY_LEN), 0);
+	cr_assert_eq(memcmp(out.u.setup.grant, m.u.setup.grant, NB_GRANT_LEN), 0);
 }
 
 Test(grant, a_listening_setup_says_whether_it_takes_data_from_any_host)
@@ -87,38 +87,57 @@ Test(grant, setups_whose_end_and_target_disagree_are_rejected)
 	}
 }
 
-Test(grant, only_the_same_session_and_run_open_a_sealed_key)
+Test(grant, only_the_same_session_run_and_target_open_a_sealed_key)
 {
 	unsigned char session[NB_KEY_LEN], other[NB_KEY_LEN], key[NB_KEY_LEN];
-	unsigned char sealed[NB_KEY_LEN], opened[NB_KEY_LEN], wrong[NB_KEY_LEN];
+	unsigned char sealed[NB_GRANT_LEN], opened[NB_KEY_LEN];
+	struct nb_target to = { .family = 4, .addr = { 10, 0, 0, 11 }, .port = 7601 }, elsewhere = to;
 	for (int i = 0; i < NB_KEY_LEN; i++) {
 		session[i] = (unsigned char)i;
 		other[i] = (unsigned char)(i + 1);
 		key[i] = (unsigned char)(200 - i);
 	}
-	nb_auth_grant(session, 5, key, sealed);
-	cr_assert_neq(memcmp(sealed, key, NB_KEY_LEN), 0, "the key does not cross in the clear");
-	nb_auth_grant(session, 5, sealed, opened);
-	cr_assert_eq(memcmp(opened, key, NB_KEY_LEN), 0, "its session opens it for its run");
-	nb_auth_grant(session, 6, sealed, wrong);
-	cr_assert_neq(memcmp(wrong, key, NB_KEY_LEN), 0, "another run's pad does not");
-	nb_auth_grant(other, 5, sealed, wrong);
-	cr_assert_neq(memcmp(wrong, key, NB_KEY_LEN), 0, "another session's pad does not");
+	nb_auth_grant_seal(session, 5, &to, key, sealed);
+	cr_assert_null(memmem(sealed, sizeof(sealed), key, 8), "the key does not cross in the clear");
+	cr_assert(nb_auth_grant_open(session, 5, &to, sealed, opened), "its session opens it");
+	cr_assert_eq(memcmp(opened, key, NB_KEY_LEN), 0, "for its run and target");
+	cr_assert_not(nb_auth_grant_open(session, 6, &to, sealed, opened), "not for another run");
+	cr_assert_not(nb_auth_grant_open(other, 5, &to, sealed, opened), "nor in another session");
+	elsewhere.port = 7602;
+	cr_assert_not(nb_auth_grant_open(session, 5, &elsewhere, sealed, opened), "nor another port");
+	elsewhere = to;
+	elsewhere.addr[3] = 12;
+	cr_assert_not(nb_auth_grant_open(session, 5, &elsewhere, sealed, opened), "nor another host");
+	static const unsigned char zero[NB_KEY_LEN];
+	cr_assert_eq(memcmp(opened, zero, NB_KEY_LEN), 0, "a refused grant leaves no key");
+	sealed[NB_GRANT_LEN - 1] ^= 1;
+	cr_assert_not(nb_auth_grant_open(session, 5, &to, sealed, opened), "nor a changed grant");
 }
 
-static bool target_ok(const char *text, int family)
+static bool target_for(const char *text, int family, bool local_ok)
 {
 	struct nb_target t = { .family = (uint8_t)(family == AF_INET ? 4 : 6), .port = 7601 };
 	cr_assert_eq(inet_pton(family, text, t.addr), 1);
 	struct sockaddr_storage a;
 	socklen_t len;
 	struct nb_error err = { { 0 } };
-	bool ok = nb_ctl_target_get(&t, &a, &len, &err);
+	bool ok = nb_ctl_target_get(&t, local_ok, &a, &len, &err);
 	if (ok) {
 		cr_assert_eq(a.ss_family, family);
 		cr_assert_eq(ntohs(((struct sockaddr_in *)&a)->sin_port), 7601);
 	}
 	return ok;
+}
+
+/* For a runner on the agent's own loopback (local_ok) and for one elsewhere. */
+static bool target_ok(const char *text, int family)
+{
+	return target_for(text, family, true);
+}
+
+static bool target_ok_off_loopback(const char *text, int family)
+{
+	return target_for(text, family, false);
 }
 
 Test(grant, an_agent_sends_to_one_host_never_to_nobody_or_everybody)
@@ -127,8 +146,26 @@ Test(grant, an_agent_sends_to_one_host_never_to_nobody_or_everybody)
 	cr_expect(target_ok("10.0.1.13", AF_INET));
 	cr_expect(target_ok("::1", AF_INET6));
 	cr_expect_not(target_ok("0.0.0.0", AF_INET));
+	cr_expect_not(target_ok("0.1.2.3", AF_INET));
 	cr_expect_not(target_ok("224.0.0.1", AF_INET));
+	cr_expect_not(target_ok("240.0.0.1", AF_INET));
 	cr_expect_not(target_ok("255.255.255.255", AF_INET));
 	cr_expect_not(target_ok("::", AF_INET6));
 	cr_expect_not(target_ok("ff02::1", AF_INET6));
+	cr_expect_not(target_ok("::ffff:224.0.0.1", AF_INET6));
+}
+
+Test(grant, a_runner_elsewhere_names_no_loopback_or_link_local_target)
+{
+	cr_expect(target_ok_off_loopback("10.0.1.13", AF_INET));
+	cr_expect(target_ok_off_loopback("2001:db8::7", AF_INET6));
+	const char *v4[] = { "127.0.0.1", "127.9.9.9", "169.254.169.254", "169.254.0.1" };
+	const char *v6[] = { "::1", "fe80::1", "febf::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254" };
+	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		cr_expect_not(target_ok_off_loopback(v4[i], AF_INET), "%s", v4[i]);
+		cr_expect(target_ok(v4[i], AF_INET), "%s for a runner on loopback", v4[i]);
+	}
+	for (size_t i = 0; i < sizeof(v6) / sizeof(v6[0]); i++)
+		cr_expect_not(target_ok_off_loopback(v6[i], AF_INET6), "%s", v6[i]);
+	cr_expect(target_ok_off_loopback("fec0::1", AF_INET6), "fec0::/10 is not link-local");
 }

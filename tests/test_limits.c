@@ -53,7 +53,9 @@ static const struct limit_case cases[] = {
 					"this agent's --max-rate 1000000000 bit/s" },
 	{ "unpaced UDP", unpaced_udp, "limit: an unpaced UDP test has no rate bound, and this agent "
 				      "allows at most 1000000000 bit/s (--max-rate): give the test a rate" },
-	{ "unpaced TCP: congestion control bounds it", unpaced_tcp, NULL },
+	{ "unpaced TCP: nothing but the path bounds it", unpaced_tcp, "limit: an unpaced TCP test has "
+		"no rate bound, and this agent allows at most 1000000000 bit/s (--max-rate): give "
+		"the test a rate" },
 	{ "8 x 100M: at the limits", eight_streams, NULL },
 };
 

@@ -99,6 +99,9 @@ static const struct row rows[] = {
 	  { USTREAM(.case_id = "c1", .rcvbuf_drops = 7, .ndirs = 2,
 		   .dirs = { { "forward", NAN, NAN, 7, 0 }, { "reverse", NAN, NAN, 0, 0 } }) },
 	  "rcvbuf-drops", "dropped 7 datagrams in the forward direction (client to agent)" },
+	{ "foreign datagrams", {}, {}, { USTREAM(.case_id = "c1", .foreign_max = 400) },
+	  "foreign-datagrams", "400 datagrams reached a receiving flow's port without this run's "
+			       "cookie" },
 	{ "send errors", {}, {}, { USTREAM(.case_id = "c1", .snd_errs = 3) },
 	  "send-errors", "the sender met 3 send errors (ENOBUFS/EAGAIN) (highest of a run)" },
 	{ "cpu below 90", {}, {}, { { .case_id = "c1", THREADS(89, 89, NAN, NAN),

@@ -95,7 +95,7 @@ Test(proto, setup_bytes_are_the_ones_nbrun_always_sent)
 	snprintf(s->params.engine, sizeof(s->params.engine), "rr");
 	snprintf(s->params.congestion, sizeof(s->params.congestion), "bbr");
 	static const char want[] =
-		"000000b0" "0003"                               /* length, SETUP */
+		"000000c0" "0003"                               /* length, SETUP */
 		"01020304" "0005" "722f756470"                  /* run id, case id "r/udp" */
 		"0002" "7272" "01" "01"                         /* engine "rr", udp, reverse */
 		"0000000a" "0000000b" "0000000c" "0000000d"     /* size, request, response, streams */
@@ -106,7 +106,8 @@ Test(proto, setup_bytes_are_the_ones_nbrun_always_sent)
 		"0000000000000001" "0000000000000002" "0000000000000003" /* warm-up, omit, duration */
 		"00000000000f4240" "0000000000000005"           /* interval, drain */
 		"00" "00" "00" "00000000000000000000000000000000" "0000" /* end, any source, target */
-		"0000000000000000000000000000000000000000000000000000000000000000"; /* grant */
+		"0000000000000000000000000000000000000000000000000000000000000000"
+		"00000000000000000000000000000000"; /* grant: a run key sealed, 32 + 16 bytes */
 	struct nb_buf b = encode(&m);
 	char got[2 * sizeof(want)] = "";
 	for (size_t i = 0; i < b.len && 2 * i + 2 < sizeof(got); i++)
@@ -505,8 +506,8 @@ Test(proto, the_fuzz_seeds_of_each_message_decode_in_this_protocol)
 	const char *seeds[] = { "auth", "bye", "check", "check_result", "error_busy", "facts",
 				"hello_agent_mac", "hello_client", "interval", "ready", "result_failed",
 				"result_ok", "setup_pps_udp_bidir", "setup_rr_cpus_cc", "setup_stream_tcp",
-				"setup_v5_listen_any_source", "setup_v5_connect_grant_v4",
-				"setup_v5_connect_grant_v6", "start", "stop", "time", "probe_udp",
+				"setup_listen_any_source", "setup_connect_grant_v4",
+				"setup_connect_grant_v6", "start", "stop", "time", "probe_udp",
 				"queue_client", "queue_agent" };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[1024];

@@ -26,6 +26,7 @@
 #include "dataconn.h"
 #include "dhello.h"
 #include "engines.h"
+#include "nbt_agent.h"
 #include "nbt_pair.h"
 #include "session.h"
 #include "sock.h"
@@ -107,27 +108,18 @@ TestSuite(reflection, .timeout = 60);
 Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_address)
 {
 	NEED_NETNS();
-	struct nb_agent_opts o = { .bind = "127.0.0.1", .idle_timeout_s = 60 };
-	struct nb_error err = { { 0 } };
-	struct nb_agent *a = nb_agent_create(&o, &err);
-	cr_assert_not_null(a, "%s", err.msg);
-	cr_assert(nb_agent_start_thread(a, &err), "%s", err.msg);
-	char name[64];
-	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(a));
-	struct sockaddr_storage addr;
-	socklen_t len;
-	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	/* The attacker is a client the agent served: it knows the session key. */
 	struct nb_client c;
-	cr_assert(nb_client_open(&c, name, &addr, len, NULL, NULL, &err), "%s", err.msg);
+	struct nb_error err = { { 0 } };
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ 0 }, NULL, &c);
 	struct nb_msg m = { .type = NB_MSG_SETUP };
 	m.u.setup = (struct nb_msg_setup){ .run_id = 1, .duration_ns = 3000000000ull,
 					   .interval_ns = 1000000000ull };
 	m.u.setup.params = (struct nb_params){ .engine = "stream", .proto = NB_PROTO_UDP,
 					       .direction = NB_DIR_REVERSE, .size = 1400, .streams = 1,
 					       .rate = 100000000ull, .tos = -1 };
-	cr_assert(nb_ctl_send(c.fd, &m, 2000, &err), "%s", err.msg);
-	cr_assert_eq(nb_ctl_recv(c.fd, &m, 5000, &err), 1, "%s", err.msg);
+	cr_assert(nb_ctl_send(&c.ctl, &m, 2000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c.ctl, &m, 5000, &err), 1, "%s", err.msg);
 	cr_assert_eq(m.type, NB_MSG_READY);
 	uint16_t port = m.u.ready.port;
 	unsigned char key[NB_KEY_LEN], hello[NB_DHELLO_LEN];
@@ -139,7 +131,7 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 		forge_udp("127.0.0.1", 4445, "127.0.0.1", port, hello, sizeof(hello));
 	}
 	struct nb_msg start = { .type = NB_MSG_START };
-	nb_ctl_send(c.fd, &start, 2000, &err);
+	nb_ctl_send(&c.ctl, &start, 2000, &err);
 	ssize_t big_far, big_near;
 	int n_far = datagrams(far, 2000, &big_far), n_near = datagrams(near, 500, &big_near);
 	cr_assert_eq(n_far, 0, "another host gets nothing (got %d, up to %zd bytes)", n_far, big_far);
@@ -149,6 +141,60 @@ Test(reflection, a_forged_source_data_hello_gets_no_traffic_toward_the_forged_ad
 	nb_agent_destroy(a);
 	close(far);
 	close(near);
+}
+
+/* SETUP of a 3 s forward UDP stream to c's agent, taking data from any host that proves the run
+ * key; the agent's answer's type (its data port in *port when READY). */
+static int listen_for_any(struct nb_client *c, uint16_t *port)
+{
+	struct nb_msg m = { .type = NB_MSG_SETUP };
+	struct nb_error err = { { 0 } };
+	m.u.setup = (struct nb_msg_setup){ .run_id = 1, .duration_ns = 3000000000ull,
+					   .interval_ns = 1000000000ull, .any_source = 1 };
+	m.u.setup.params = (struct nb_params){ .engine = "stream", .proto = NB_PROTO_UDP,
+					       .size = 1400, .streams = 1, .rate = 100000000ull,
+					       .tos = -1 };
+	cr_assert(nb_ctl_send(&c->ctl, &m, 2000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&c->ctl, &m, 5000, &err), 1, "%s", err.msg);
+	*port = m.type == NB_MSG_READY ? m.u.ready.port : 0;
+	return m.type;
+}
+
+Test(reflection, twelve_hundred_forged_hellos_get_a_few_challenges_toward_the_forged_address)
+{
+	NEED_NETNS();
+	struct nb_secret s = { .set = true };
+	memset(s.key, 0x55, sizeof(s.key));
+	struct nb_client c;
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ .secret = &s }, &s, &c);
+	uint16_t port;
+	cr_assert_eq(listen_for_any(&c, &port), NB_MSG_READY);
+	unsigned char key[NB_KEY_LEN], hello[NB_DHELLO_LEN];
+	nb_auth_run_key(c.session_key, 1, key);
+	nb_dhello_put(hello, &(struct nb_dhello){ .kind = NB_DH_HELLO, .flow = 0 }, key);
+	int far = victim("127.0.0.9", 4444);
+	for (int i = 0; i < 1200; i++) { /* over 2.4 s, as a patient attacker would */
+		forge_udp("127.0.0.9", 4444, "127.0.0.1", port, hello, sizeof(hello));
+		usleep(2000);
+	}
+	ssize_t big;
+	int n = datagrams(far, 500, &big);
+	cr_assert_leq(n, NB_DH_ANSWERS_PER_FLOW, "%d challenges toward the forged source", n);
+	cr_assert_leq(big, NB_DHELLO_LEN);
+	nb_client_close(&c);
+	nb_agent_destroy(a);
+	close(far);
+}
+
+Test(reflection, an_agent_without_a_secret_takes_data_from_its_client_only)
+{
+	NEED_NETNS();
+	struct nb_client c;
+	struct nb_agent *a = nbt_agent_session(&(struct nb_agent_opts){ 0 }, NULL, &c);
+	uint16_t port;
+	cr_assert_eq(listen_for_any(&c, &port), NB_MSG_ERROR, "any_source for an anonymous client");
+	nb_client_close(&c);
+	nb_agent_destroy(a);
 }
 
 Test(reflection, udp_rr_answers_no_forged_request_once_its_client_is_gone)

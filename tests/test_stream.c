@@ -208,7 +208,7 @@ Test(stream, two_hundred_tests_leak_no_fd_and_no_thread, .timeout = 300)
 }
 
 /* A raw control connection to the agent, for speaking to it as a broken client would. */
-static int raw_connect(void)
+static struct nb_ctl raw_connect(void)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(nbt_agent));
@@ -218,7 +218,9 @@ static int raw_connect(void)
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &len, &err));
 	int fd = nb_ctl_connect(&addr, len, 2000, &err);
 	cr_assert_geq(fd, 0, "%s", err.msg);
-	return fd;
+	struct nb_ctl c;
+	nb_ctl_init(&c, fd);
+	return c;
 }
 
 /* These run without the suite's own client, so the agent is free to take the raw one. */
@@ -228,25 +230,25 @@ Test(handshake, a_client_of_another_protocol_version_is_told_both_versions)
 {
 	nbt_stream_open();
 	nb_client_close(&nbt_cli); /* free the agent */
-	int fd = -1;
+	struct nb_ctl c = { .fd = -1 };
 	struct nb_msg m = { .type = NB_MSG_HELLO }, reply;
 	struct nb_error err = { { 0 } };
 	for (int tries = 0; tries < 50; tries++) { /* the agent notices the closed session first */
-		fd = raw_connect();
+		c = raw_connect();
 		m.u.hello.proto_version = NB_PROTO_VERSION + 41;
 		snprintf(m.u.hello.version, sizeof(m.u.hello.version), "9.9.9");
-		cr_assert(nb_ctl_send(fd, &m, 2000, &err), "%s", err.msg);
-		cr_assert_eq(nb_ctl_recv(fd, &reply, 5000, &err), 1, "%s", err.msg);
+		cr_assert(nb_ctl_send(&c, &m, 2000, &err), "%s", err.msg);
+		cr_assert_eq(nb_ctl_recv(&c, &reply, 5000, &err), 1, "%s", err.msg);
 		if (reply.type != NB_MSG_ERROR || reply.u.error.code != NB_ERR_BUSY)
 			break;
-		close(fd);
+		close(c.fd);
 		usleep(100000);
 	}
 	cr_assert_eq(reply.type, NB_MSG_ERROR);
 	cr_assert_eq(reply.u.error.code, NB_ERR_VERSION);
 	cr_assert_not_null(strstr(reply.u.error.text, "protocol version mismatch"), "%s", reply.u.error.text);
 	cr_assert_not_null(strstr(reply.u.error.text, "9.9.9"), "%s", reply.u.error.text);
-	close(fd);
+	close(c.fd);
 	nb_agent_destroy(nbt_agent);
 }
 
@@ -254,25 +256,25 @@ Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 {
 	nbt_stream_open();
 	nb_client_close(&nbt_cli);
-	int fd = -1;
+	struct nb_ctl c = { .fd = -1 };
 	struct nb_msg reply;
 	struct nb_error err = { { 0 } };
 	/* length 6, type 1 (HELLO), then four bytes that cannot be a HELLO body */
 	const unsigned char garbage[] = { 0, 0, 0, 6, 0, 1, 0xde, 0xad, 0xbe, 0xef };
 	for (int tries = 0; tries < 50; tries++) {
-		fd = raw_connect();
-		cr_assert_eq(send(fd, garbage, sizeof(garbage), MSG_NOSIGNAL), (ssize_t)sizeof(garbage));
-		int r = nb_ctl_recv(fd, &reply, 5000, &err);
+		c = raw_connect();
+		cr_assert_eq(send(c.fd, garbage, sizeof(garbage), MSG_NOSIGNAL), (ssize_t)sizeof(garbage));
+		int r = nb_ctl_recv(&c, &reply, 5000, &err);
 		cr_assert_eq(r, 1, "the agent answers before closing: %s", err.msg);
 		if (reply.type != NB_MSG_ERROR || reply.u.error.code != NB_ERR_BUSY)
 			break;
-		close(fd);
+		close(c.fd);
 		usleep(100000);
 	}
 	cr_assert_eq(reply.type, NB_MSG_ERROR);
 	cr_assert_eq(reply.u.error.code, NB_ERR_PROTOCOL);
 	cr_assert_not_null(strstr(reply.u.error.text, "bad frame"), "%s", reply.u.error.text);
-	close(fd);
+	close(c.fd);
 	/* ... and the next, well-behaved client is served. */
 	char name[64];
 	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(nbt_agent));

@@ -74,8 +74,9 @@ static void assert_headers(uint64_t first, uint32_t n)
 		const unsigned char *h = sent + (size_t)i * params.size;
 		cr_expect_eq(be(h, 8), first + i, "segment %u: sequence %llu", i,
 			     (unsigned long long)be(h, 8));
-		cr_expect_eq(be(h + 16, 4), NB_DGRAM_MAGIC, "segment %u", i);
-		cr_expect_eq(be(h + 20, 4), 3, "segment %u: the epoch it was sent in", i);
+		uint64_t cookie = nb_dgram_cookie(params.key, flow.index);
+		cr_expect_eq(memcmp(h + 16, &cookie, 8), 0, "segment %u: the flow's cookie", i);
+		cr_expect_eq(be(h + 24, 4), 3, "segment %u: the epoch it was sent in", i);
 		if (i)
 			cr_expect_geq(be(h + 8, 8), be(h - params.size + 8, 8), "its own send stamp");
 	}
@@ -161,7 +162,7 @@ static void gro_fill(const uint64_t *seqs, const size_t *lens, size_t n, int seg
 	size_t off = 0;
 	memset(&m.msg, 0, sizeof(m.msg));
 	for (size_t i = 0; i < n; off += lens[i], i++)
-		nb_dgram_put(m.buf + off, seqs[i], send0_ns + 1000 * i, 3);
+		nb_dgram_put(m.buf + off, seqs[i], send0_ns + 1000 * i, nb_dgram_cookie(params.key, 0), 3);
 	m.iov = (struct iovec){ m.buf, sizeof(m.buf) };
 	m.msg.msg_hdr.msg_iov = &m.iov;
 	m.msg.msg_hdr.msg_iovlen = 1;
@@ -188,7 +189,7 @@ static void gro_receive(const uint64_t *seqs, const size_t *lens, size_t n, int 
 
 Test(udpgso, a_coalesced_buffer_splits_into_its_datagrams_and_a_short_last_one)
 {
-	nb_seqrx_init(&m.r.seq);
+	nb_seqrx_init(&m.r.seq, &flow);
 	const uint64_t seqs[] = { 0, 1, 2, 3 };
 	const size_t lens[] = { 100, 100, 100, 60 };
 	gro_receive(seqs, lens, 4, 100, 1000, 50000);
@@ -201,7 +202,7 @@ Test(udpgso, a_coalesced_buffer_splits_into_its_datagrams_and_a_short_last_one)
 
 Test(udpgso, a_gap_or_a_repeat_inside_a_coalesced_buffer_counts_as_without_gro)
 {
-	nb_seqrx_init(&m.r.seq);
+	nb_seqrx_init(&m.r.seq, &flow);
 	const uint64_t seqs[] = { 0, 1, 3, 3, 2 };
 	const size_t lens[] = { 100, 100, 100, 100, 100 };
 	gro_receive(seqs, lens, 5, 100, 1000, 50000);
@@ -213,7 +214,7 @@ Test(udpgso, a_gap_or_a_repeat_inside_a_coalesced_buffer_counts_as_without_gro)
 
 Test(udpgso, a_buffer_without_a_gro_message_is_one_datagram)
 {
-	nb_seqrx_init(&m.r.seq);
+	nb_seqrx_init(&m.r.seq, &flow);
 	const uint64_t seqs[] = { 0 };
 	const size_t lens[] = { 300 };
 	gro_receive(seqs, lens, 1, 0, 1000, 50000);
@@ -225,7 +226,7 @@ Test(udpgso, a_buffer_without_a_gro_message_is_one_datagram)
  * (sent 1000 ns apart, one kernel stamp) would add 1000 ns each: jitter is 160 / 16 = 10 ns. */
 Test(udpgso, only_the_first_datagram_of_a_coalesced_buffer_enters_the_jitter)
 {
-	nb_seqrx_init(&m.r.seq);
+	nb_seqrx_init(&m.r.seq, &flow);
 	const uint64_t a[] = { 0, 1, 2, 3 }, b[] = { 4, 5, 6, 7 };
 	const size_t lens[] = { 100, 100, 100, 100 };
 	gro_receive(a, lens, 4, 100, 1000, 50000);

@@ -1,6 +1,7 @@
 /* The UDP receiver's accounting: a duplicate too old to tell from a late datagram never lowers
- * lost (issue 12 item 4), and each datagram's receive time is the kernel's stamp of that
- * datagram, not one time per receive call (issue 12 item 5). */
+ * lost (issue 12 item 4), each datagram's receive time is the kernel's stamp of that
+ * datagram, not one time per receive call (issue 12 item 5), and a datagram without the flow's
+ * cookie or beyond the sender's reach is foreign and touches nothing else (issue 29 item 3). */
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -8,28 +9,42 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dhello.h"
 #include "sock.h"
 #include "udpflow.h"
 #include "udpseq.h"
 
 static struct nb_flow flow;
+static struct nb_params params;
 static struct nb_seqrx rx;
 
 static void setup(void)
 {
 	memset(&flow, 0, sizeof(flow));
+	params = (struct nb_params){ .engine = "stream", .proto = NB_PROTO_UDP, .size = 64 };
+	for (int i = 0; i < NB_KEY_LEN; i++)
+		params.key[i] = (unsigned char)i;
+	flow.p = &params;
+	flow.index = 2;
 	flow.lag = 1;
 	flow.fd = -1;
-	nb_seqrx_init(&rx);
+	nb_seqrx_init(&rx, &flow);
 }
 
 TestSuite(udpseq, .init = setup);
+TestSuite(udpflow, .init = setup);
+
+/* A datagram of seq as flow 2's sender writes it (cookie: the flow's, or another). */
+static bool take(uint64_t seq, uint64_t cookie, uint64_t at_ns)
+{
+	unsigned char buf[64];
+	nb_dgram_put(buf, seq, 1000 + seq, cookie, 0);
+	return nb_seqrx_account(&rx, &flow, buf, sizeof(buf), at_ns);
+}
 
 static void arrive(uint64_t seq)
 {
-	unsigned char buf[64];
-	nb_dgram_put(buf, seq, 1000 + seq, 0);
-	cr_assert(nb_seqrx_account(&rx, &flow, buf, sizeof(buf), 2000 + seq));
+	cr_assert(take(seq, nb_dgram_cookie(params.key, 2), rx.last_ns + 1000));
 }
 
 static uint64_t count(enum nb_counter c)
@@ -62,6 +77,55 @@ Test(udpseq, inside_the_window_a_gap_is_taken_back_and_a_duplicate_is_a_duplicat
 	cr_expect_eq(count(NB_C_DUP), 1);
 	cr_expect_eq(count(NB_C_LOST), 0);
 	cr_expect_eq(count(NB_C_LATE), 0);
+}
+
+Test(udpseq, a_datagram_without_the_flows_cookie_is_foreign_and_counts_nothing_else)
+{
+	arrive(0);
+	uint64_t other_flow = nb_dgram_cookie(params.key, 3), other_run;
+	unsigned char k[NB_KEY_LEN] = { 9 };
+	other_run = nb_dgram_cookie(k, 2);
+	cr_expect_not(take(1u << 30, other_flow, rx.last_ns + 1000), "another flow's cookie");
+	cr_expect_not(take(1u << 30, other_run, rx.last_ns + 1000), "another run's");
+	cr_expect_not(take(5, 0, rx.last_ns + 1000), "none");
+	unsigned char shorter[NB_DGRAM_HDR - 1] = { 0 };
+	cr_expect_not(nb_seqrx_account(&rx, &flow, shorter, sizeof(shorter), rx.last_ns + 1000));
+	cr_expect_eq(count(NB_C_FOREIGN), 4);
+	cr_expect_eq(count(NB_C_RX_PACKETS), 1);
+	cr_expect_eq(count(NB_C_LOST), 0);
+	cr_expect_eq(count(NB_C_LATE), 0);
+	arrive(1);
+	cr_expect_eq(count(NB_C_LOST), 0, "the sequence goes on where the real datagrams left it");
+}
+
+Test(udpseq, a_sequence_beyond_what_the_rate_can_reach_is_foreign)
+{
+	nb_seqrx_set_rate(&rx, 1000.0); /* 1000 datagrams/s */
+	uint64_t cookie = nb_dgram_cookie(params.key, 2), t = rx.last_ns;
+	cr_expect(take(0, cookie, t + 1000));
+	/* 1 s later the sender can be 1000 ahead; twice that, 100 ms more and the window pass */
+	cr_expect(take(2000, cookie, t + 1000000000ull), "a burst of loss the rate allows");
+	cr_expect_eq(count(NB_C_LOST), 1999);
+	cr_expect_not(take(2000 + 2 * 1000 + 100 + NB_SEQ_WINDOW + 10, cookie, t + 1000001000ull),
+		      "a jump no sender at 1000/s could make in a microsecond");
+	cr_expect_not(take(UINT64_MAX / 2, cookie, t + 1000002000ull));
+	cr_expect_eq(count(NB_C_FOREIGN), 2);
+	cr_expect_eq(count(NB_C_LOST), 1999, "refused jumps count no loss");
+	cr_expect(take(2001, cookie, t + 1000003000ull));
+	cr_expect_eq(count(NB_C_LOST), 1999);
+}
+
+Test(udpseq, a_late_data_hello_of_the_run_is_neither_counted_nor_foreign)
+{
+	unsigned char b[NB_DHELLO_LEN];
+	nb_dhello_put(b, &(struct nb_dhello){ .kind = NB_DH_ACK, .flow = 2 }, params.key);
+	cr_expect_not(nb_seqrx_account(&rx, &flow, b, sizeof(b), rx.last_ns + 1000));
+	cr_expect_eq(count(NB_C_FOREIGN), 0);
+	cr_expect_eq(count(NB_C_RX_PACKETS), 0);
+	unsigned char other[NB_KEY_LEN] = { 7 };
+	nb_dhello_put(b, &(struct nb_dhello){ .kind = NB_DH_ACK, .flow = 2 }, other);
+	cr_expect_not(nb_seqrx_account(&rx, &flow, b, sizeof(b), rx.last_ns + 1000));
+	cr_expect_eq(count(NB_C_FOREIGN), 1, "another run's hello is foreign");
 }
 
 /* A control message holding one SCM_TIMESTAMPNS. */

@@ -181,7 +181,7 @@ static int run_rx(const struct opts *o, struct nb_xdp_path *p, struct nb_flow *f
 	struct nb_error err;
 	for (uint32_t q = 0; q < nq; q++) {
 		fl[q].f = f; /* one flow, whichever queue its frames land on */
-		nb_seqrx_init(&fl[q].seq);
+		nb_seqrx_init(&fl[q].seq, f);
 		rx[q] = (struct nb_xdp_rx){ .x = nb_xdp_path_sock(p, q), .port_lo = o->port,
 					    .nflows = 1, .flows = &fl[q], .check_udp = o->csum };
 	}

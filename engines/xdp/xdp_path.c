@@ -161,6 +161,7 @@ bool nb_xdp_tx_init(struct nb_xdp_tx *t, struct nb_xdp_path *p, uint32_t q, stru
 	memcpy(dst.ip, h->peer_ip, 16);
 	memset(t, 0, sizeof(*t));
 	t->f = f;
+	t->cookie = nb_dgram_cookie(f->p->key, f->index);
 	t->x = p->xsk[q];
 	int32_t tos = f && f->p ? f->p->tos : -1;
 	return nb_frame_tmpl_init(&t->tmpl, &src, &dst, h->v6, (uint16_t)size,
@@ -175,7 +176,7 @@ int nb_xdp_tx_step(struct nb_xdp_tx *t, uint32_t n)
 	uint32_t epoch = nb_flow_enter(f);
 	uint32_t got = nb_xsk_tx_get(t->x, frames, n);
 	for (uint32_t i = 0; i < got; i++) {
-		nb_dgram_put(frames[i] + t->tmpl.hdr_len, t->seq + i, nb_now_ns(), epoch);
+		nb_dgram_put(frames[i] + t->tmpl.hdr_len, t->seq + i, nb_now_ns(), t->cookie, epoch);
 		lens[i] = (uint32_t)nb_frame_finish(&t->tmpl, frames[i]);
 	}
 	bool ok = got == 0 || nb_xsk_tx_send(t->x, lens, got, &f->err);

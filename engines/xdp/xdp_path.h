@@ -92,6 +92,7 @@ struct nb_xdp_tx {
 	struct nb_xsk *x;
 	struct nb_frame_tmpl tmpl;
 	uint64_t seq;                   /* the next datagram's sequence number */
+	uint64_t cookie;                /* the flow's keyed cookie (udpseq.h), in every datagram */
 };
 
 /** Lay out flow f's frames from src_port to the peer's dst_port with size bytes of payload

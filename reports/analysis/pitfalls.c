@@ -428,6 +428,18 @@ static bool check_udp_drops(const struct nb_pitfall_case *c, const struct nb_pit
 		   d->snd_errs, w);
 }
 
+/* Datagrams that reached a flow's port but are not the run's: counted apart, never in loss,
+ * jitter or data, but someone sent them. */
+static bool check_foreign(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
+{
+	return !(c->foreign_max > 0) ||
+	       add(out, "foreign-datagrams", c->case_id,
+		   "%.0f datagrams reached a receiving flow's port without this run's cookie or far "
+		   "beyond its sequence (highest of a run): another sender's or forged datagrams, "
+		   "counted apart in `foreign` and in no other number; find who sends to the data "
+		   "ports", c->foreign_max);
+}
+
 static bool check_rates_and_drops(const struct nb_pitfall_case *c, struct nb_pitfalls *out)
 {
 	struct nb_pitfall_dir v[2];
@@ -435,7 +447,7 @@ static bool check_rates_and_drops(const struct nb_pitfall_case *c, struct nb_pit
 	for (uint32_t i = 0; i < n; i++)
 		if (!check_rate(c, &v[i], out) || !check_udp_drops(c, &v[i], out))
 			return false;
-	return true;
+	return check_foreign(c, out);
 }
 
 /* Slow start shapes the first seconds of a bulk TCP transfer: one sender per flow (a

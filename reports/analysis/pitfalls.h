@@ -43,6 +43,7 @@ struct nb_pitfall_case {
 	double achieved_rate;            /* paced cases: the lowest achieved send rate of a run */
 	double rcvbuf_drops, snd_errs;   /* UDP: the highest of a run (NAN or 0: none) */
 	double lost_max, loss_pct_max;   /* the highest of a run (NAN or 0: none lost) */
+	double foreign_max;              /* UDP: datagrams not of the run, the highest of a run */
 	double refused_max;              /* connection attempts of a run answered with a RST, the
 					    most of any run (NAN or 0: none refused) */
 	struct nb_pitfall_dir dirs[2];   /* bidir: each direction (ndirs 2); the rate and loss checks

@@ -187,6 +187,7 @@ void nb_summary_pitfall_cases(const struct nb_summary *s, struct nb_pitfall_case
 			.achieved_rate = c->metric_min[NB_COL_ACHIEVED_RATE],
 			.rcvbuf_drops = mx[NB_COL_RCVBUF_DROPS], .snd_errs = mx[NB_COL_SND_ERRS],
 			.lost_max = mx[NB_COL_LOST], .loss_pct_max = mx[NB_COL_LOSS_PCT],
+			.foreign_max = mx[NB_COL_FOREIGN],
 			.refused_max = mx[NB_COL_REFUSED],
 			.omit_s = p->omit_s, .first_interval = c->first_interval,
 			.median_interval = c->median_interval,

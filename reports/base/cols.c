@@ -23,6 +23,7 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_DUP, "dup", "", "Duplicates", LO),
 	COL(NB_COL_REORDER, "reorder", "", "Out of order", LO),
 	COL(NB_COL_LATE, "late", "", "Too late to count (after its interval, or to tell from a duplicate)", LO),
+	COL(NB_COL_FOREIGN, "foreign", "", "Datagrams not of the run (no run cookie, or out of the sender's reach)", LO),
 	COL(NB_COL_JITTER_US, "jitter_us", "us", "Jitter (RFC 3550)", LO),
 	COL(NB_COL_SND_ERRS, "snd_errs", "", "Send back-pressure (ENOBUFS)", LO),
 	COL(NB_COL_RCVBUF_DROPS, "rcvbuf_drops", "", "Receiver socket-buffer drops", LO),

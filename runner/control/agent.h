@@ -1,16 +1,25 @@
 /* nbrun — the agent (`nbrun serve`, and the embedded agent of local mode).
  *
- * Anyone may knock; few get in. A connection from outside the --allow ranges is told so in
- * one frame, unread, and closed at once (a line in the log each, NB_AGENT_REFUSED_BURST a
- * minute, then a count); at most NB_AGENT_PER_ADDR connections per address and NB_AGENT_CONNS in all may be
- * shaking hands, each with NB_AGENT_HANDSHAKE_MS to finish (auth.h), so silent connections
- * hold nothing an honest client needs. Only a client that finished the handshake (proved the
- * secret, when the agent has one) may take the one session slot, or wait in line for it
- * (agent_queue.c, queue.h): first come first served, at most --max-queue waiting (without a
- * secret, NB_AGENT_QUEUE_PER_HOST of them from one host), each told its place and the wait
- * as they change; it is told nothing else about the others. Each test is checked against the limits
- * (agent_limits.h), and its data connections are accepted from the client's host only, UDP ones
- * after a return-path check (dataconn.h): the agent sends to no address but its client's. */
+ * Anyone may knock; few get in. A connection from outside the --allow ranges is told so in one
+ * frame, unread, and closed at once (a line in the log each, NB_AGENT_REFUSED_BURST a minute, then
+ * a count). A connection that has said nothing yet costs a file descriptor and no thread: up to
+ * NB_AGENT_PENDING of them (NB_AGENT_PER_ADDR per source) wait in the acceptor for their first
+ * bytes, each NB_AGENT_FIRST_BYTES_MS at most, and when they are all taken the oldest silent one
+ * makes room for the newcomer. One that spoke gets a thread to shake hands in, one of
+ * NB_AGENT_CONNS (NB_AGENT_PER_ADDR per source), NB_AGENT_HANDSHAKE_MS from its accept to finish
+ * (auth.h); when they are all taken, the oldest handshake of the source holding the most of them
+ * gives way, if that source holds at least two more than the newcomer's, else the newcomer is told
+ * the agent is saturated. A source is an IPv4 address or an IPv6 /64. So a flood holds no slot an
+ * honest client needs unless it comes from as many sources as there are slots, and even then an
+ * honest client is told why. Only a client that finished the handshake (proved the secret, when
+ * the agent has one) may take the one session slot, or wait in line for it (agent_queue.c,
+ * queue.h): first come first served, at most --max-queue waiting (without a secret,
+ * NB_AGENT_QUEUE_PER_HOST of them from one host), each told its place and the wait as they
+ * change, and nothing else about the others. Each test is checked against the limits (agent_limits.h), and its data
+ * connections are accepted from the client's host only, UDP ones after a return-path check
+ * (dataconn.h): the agent sends to no address but its client's. Its log says "handshake slots
+ * full" at most once per NB_AGENT_LOG_INTERVAL_MS and refused handshakes NB_AGENT_LOG_BURST times
+ * per interval, each followed by how many more (ratelog.h). */
 #ifndef NB_AGENT_H
 #define NB_AGENT_H
 
@@ -25,8 +34,16 @@
 #include "agent_limits.h"
 
 #define NB_AGENT_CONNS 64            /* connections being served at once, the session included */
-#define NB_AGENT_PER_ADDR 8          /* handshakes at once from one address */
+#define NB_AGENT_PER_ADDR 8          /* silent connections, and handshakes, at once from one source */
+#define NB_AGENT_PENDING 256         /* connections that have said nothing yet */
+#define NB_AGENT_FIRST_BYTES_MS 1000 /* from accept to the first bytes of the client's HELLO */
 #define NB_AGENT_HANDSHAKE_MS 2000   /* from accept to the end of the handshake */
+#define NB_AGENT_LOG_INTERVAL_MS 10000 /* a flood's log lines: a summary per interval */
+#define NB_AGENT_LOG_BURST 5         /* refused handshakes logged per interval before the summary */
+#define NB_AGENT_SENDER_GRACE_S 5    /* a run's senders stop this long after its end without STOP */
+/** What a client whose connection found no slot is told. */
+#define NB_AGENT_SATURATED "agent is saturated: every handshake slot is taken (a flood of " \
+			   "connections?); try again later"
 #define NB_AGENT_REFUSED_BURST 10    /* clients outside --allow logged in full per window ... */
 #define NB_AGENT_REFUSED_WINDOW_MS 60000 /* ... then counted, the count said once it is over */
 #define NB_AGENT_QUEUE_DEFAULT 8      /* `nbrun serve`'s --max-queue */

@@ -19,10 +19,10 @@ static bool check_rate(const struct nb_limits *l, const struct nb_engine *e,
 {
 	if (!l->max_rate || e->traits.rate == NB_RATE_KIND_NONE || nb_engine_closed_loop(e, p->rate))
 		return true;
-	if (p->rate == 0 && p->proto == NB_PROTO_UDP) {
-		snprintf(why, n, "limit: an unpaced UDP test has no rate bound, and %s allows at most "
-			 "%llu bit/s (--max-rate): give the test a rate", who,
-			 (unsigned long long)l->max_rate);
+	if (p->rate == 0) { /* TCP too: nothing but the path would bound it */
+		snprintf(why, n, "limit: an unpaced %s test has no rate bound, and %s allows at most "
+			 "%llu bit/s (--max-rate): give the test a rate",
+			 p->proto == NB_PROTO_UDP ? "UDP" : "TCP", who, (unsigned long long)l->max_rate);
 		return false;
 	}
 	double bps = offered_bps(e, p);

@@ -3,9 +3,10 @@
  * A SETUP beyond a limit is refused with ERROR limit, saying which limit and by how much:
  * never clamped, so a result always measured what the config asked for. The rate limit
  * counts what the test's flows are asked to pace, summed, in payload bit/s (packet rates
- * times the message size); closed-loop tests (rr, crr, latency ping-pong) and TCP streams
- * without a rate are held back by their own feedback and pass, but an unpaced UDP test has
- * no bound at all, so with a rate limit set it is refused.
+ * times the message size); closed-loop tests (rr, crr, latency ping-pong) are held back by
+ * their own feedback and pass, but an unpaced stream, UDP or TCP, is bounded by nothing but
+ * the path (a TCP sender fills whatever the path carries), so with a rate limit set it is
+ * refused: every sender of a test then keeps to a rate the limit allows.
  */
 #ifndef NB_LIMITS_H
 #define NB_LIMITS_H
@@ -23,6 +24,10 @@
 #define NB_LIMITS_SERVE_FLOWS 64u
 #define NB_LIMITS_SERVE_DURATION_S 3600u
 #define NB_LIMITS_SERVE_MESSAGE (1u << 20)
+/* `nbrun serve --insecure`: no secret beyond loopback, so anyone may use it: conservative. */
+#define NB_LIMITS_OPEN_FLOWS 8u
+#define NB_LIMITS_OPEN_DURATION_S 60u
+#define NB_LIMITS_OPEN_RATE 1000000000ull
 
 /** Whether su (of engine e) keeps within l; else why (one line naming the option) in why. */
 bool nb_limits_check(const struct nb_limits *l, const struct nb_engine *e,

@@ -64,7 +64,7 @@ static void verdict(const struct nb_agent *a, const struct nb_msg_probe *q, uint
 			 name, ports);
 }
 
-void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn,
+void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn, struct nb_ctl *ctl,
 		    const unsigned char session_key[NB_KEY_LEN], uint32_t n,
 		    const struct nb_msg_probe *q)
 {
@@ -83,19 +83,19 @@ void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn,
 	if (fd < 0) { /* the verdict alone: there is nothing to connect to */
 		snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "%s data port: %s\n",
 			 nb_probe_proto((enum nb_proto)q->proto), err.msg);
-		nb_ctl_send(conn->fd, &m, 5000, NULL);
+		nb_ctl_send(ctl, &m, 5000, NULL);
 		return;
 	}
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
 	unsigned char key[NB_KEY_LEN];
 	uint32_t heard = 0;
 	nb_probe_key(session_key, n, key);
-	bool came = nb_ctl_send(conn->fd, &ready, 5000, NULL) &&
+	bool came = nb_ctl_send(ctl, &ready, 5000, NULL) &&
 		    take(a, conn, fd, &local, q, key, &heard);
 	sodium_memzero(key, sizeof(key));
 	close(fd);
 	verdict(a, q, port, came, heard, m.u.check_result.text, sizeof(m.u.check_result.text));
-	nb_ctl_send(conn->fd, &m, 5000, NULL);
+	nb_ctl_send(ctl, &m, 5000, NULL);
 	nb_agent_log(a, 0, &conn->peer, "check: %s data path: %s", nb_probe_proto((enum nb_proto)q->proto),
 		     came ? "ok" : udp && heard ? "no echo of the challenge" : "nothing came");
 }

@@ -2,7 +2,7 @@
  * client's QUEUE first (its batch's plan, how long it waits), then the session at once, or a
  * place in line (queue.h), told its place and the wait whenever its place changes and every
  * NB_QUEUE_UPDATE_MS, until its turn, its wait is over, it goes away (its place is freed at
- * once) or the agent stops. Only the handshake's end (agent.c) leads here, so a connection
+ * once) or the agent stops. Only the handshake's end (agent_conn.c) leads here, so a connection
  * that has not proved the secret never holds a place. */
 #include <poll.h>
 #include <stdio.h>
@@ -50,22 +50,23 @@ static void leave(struct nb_agent *a, struct nb_agent_conn *c, uint64_t ticket)
 }
 
 /* An ERROR busy and its log line. */
-static uint64_t refuse(struct nb_agent *a, struct nb_agent_conn *c, const char *why)
+static uint64_t refuse(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+		       const char *why)
 {
 	char text[NB_TEXT_MAX];
 	snprintf(text, sizeof(text), "agent is %s; try again later", why);
-	nb_ctl_send_error(c->fd, NB_ERR_BUSY, text);
+	nb_ctl_send_error(ctl, NB_ERR_BUSY, text);
 	nb_agent_log(a, 0, &c->peer, "refused: %s", why);
 	return 0;
 }
 
 /* The client's QUEUE, the first frame after the handshake. */
-static bool read_ask(struct nb_agent *a, struct nb_agent_conn *c, uint64_t deadline_ms,
-		     struct nb_msg_queue *ask)
+static bool read_ask(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+		     uint64_t deadline_ms, struct nb_msg_queue *ask)
 {
 	struct nb_msg m;
 	struct nb_error err = { { 0 } };
-	int r = nb_ctl_recv_by(c->fd, &m, deadline_ms, NB_HANDSHAKE_FRAME_MAX, &err);
+	int r = nb_ctl_recv_by(ctl, &m, deadline_ms, NB_HANDSHAKE_FRAME_MAX, &err);
 	if (r != 1) {
 		nb_agent_log(a, 1, &c->peer, "no QUEUE after the handshake: %s",
 			     r == 0 ? "silent" : err.msg);
@@ -75,24 +76,24 @@ static bool read_ask(struct nb_agent *a, struct nb_agent_conn *c, uint64_t deadl
 	if (ok)
 		*ask = m.u.queue;
 	else
-		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "expected QUEUE after the handshake");
+		nb_ctl_send_error(ctl, NB_ERR_PROTOCOL, "expected QUEUE after the handshake");
 	nb_msg_free(&m);
 	return ok;
 }
 
 /* Tell the client where it stands; false when it cannot be told (gone). */
-static bool tell(struct nb_agent_conn *c, uint32_t position, uint64_t wait_ms)
+static bool tell(struct nb_ctl *ctl, uint32_t position, uint64_t wait_ms)
 {
 	struct nb_msg m = { .type = NB_MSG_QUEUE,
 			    .u.queue = { .position = position, .wait_ms = wait_ms } };
-	return nb_ctl_send(c->fd, &m, 2000, NULL);
+	return nb_ctl_send(ctl, &m, 2000, NULL);
 }
 
 enum line_end { LINE_IN, LINE_GONE, LINE_OVER, LINE_CLOSED };
 
 /* Wait in line until the session is ours (*session its number) or the wait ends otherwise. */
-static enum line_end in_line(struct nb_agent *a, struct nb_agent_conn *c, uint64_t ticket,
-			     int wake, uint64_t give_up_ms, uint64_t *session)
+static enum line_end in_line(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+			     uint64_t ticket, int wake, uint64_t give_up_ms, uint64_t *session)
 {
 	uint32_t told = 0;
 	uint64_t next_tell = 0;
@@ -113,7 +114,7 @@ static enum line_end in_line(struct nb_agent *a, struct nb_agent_conn *c, uint64
 		if (now >= give_up_ms)
 			return LINE_OVER;
 		if (pos != told || now >= next_tell) {
-			if (!tell(c, pos, wait))
+			if (!tell(ctl, pos, wait))
 				return LINE_GONE;
 			told = pos;
 			next_tell = now + NB_QUEUE_UPDATE_MS;
@@ -131,12 +132,12 @@ static enum line_end in_line(struct nb_agent *a, struct nb_agent_conn *c, uint64
 }
 
 /* A place in line for c and the wait in it: the session's number, or 0. */
-static uint64_t wait_in_line(struct nb_agent *a, struct nb_agent_conn *c,
+static uint64_t wait_in_line(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
 			     const struct nb_msg_queue *ask)
 {
 	int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake < 0)
-		return refuse(a, c, "busy with another client (and cannot queue: eventfd failed)");
+		return refuse(a, c, ctl, "busy with another client (and cannot queue: eventfd failed)");
 	uint64_t ticket = 0, session = 0;
 	pthread_mutex_lock(&a->lock);
 	enum nb_queue_join j = nb_queue_join(&a->queue, ask->plan_ms, &c->peer, wake, &ticket);
@@ -148,30 +149,31 @@ static uint64_t wait_in_line(struct nb_agent *a, struct nb_agent_conn *c,
 		close(wake);
 		snprintf(why, sizeof(why), "busy with another client, and %s", j == NB_QUEUE_FULL ?
 			 "its queue is full (--max-queue)" : "this host holds all its places in line");
-		return refuse(a, c, why);
+		return refuse(a, c, ctl, why);
 	}
 	char plan[32] = "unknown";
 	if (ask->plan_ms)
 		snprintf(plan, sizeof(plan), "%llu s", (unsigned long long)(ask->plan_ms + 999) / 1000);
 	nb_agent_log(a, 0, &c->peer, "queued: %u%s in line (its plan: %s)", pos, nb_queue_ordinal(pos), plan);
 	uint64_t give_up = nb_ctl_now_ms() + ask->wait_ms + NB_AGENT_QUEUE_GRACE_MS;
-	enum line_end e = in_line(a, c, ticket, wake, give_up, &session);
+	enum line_end e = in_line(a, c, ctl, ticket, wake, give_up, &session);
 	if (e != LINE_IN)
 		leave(a, c, ticket);
 	close(wake);
 	if (e == LINE_GONE)
 		nb_agent_log(a, 0, &c->peer, "left the queue: gone");
 	else if (e == LINE_OVER)
-		return refuse(a, c, "busy with another client, and the wait this client asked for is over");
+		return refuse(a, c, ctl, "busy with another client, and the wait this client asked for is over");
 	else if (e == LINE_CLOSED)
-		return refuse(a, c, "busy: it is stopping, or has served its one session");
+		return refuse(a, c, ctl, "busy: it is stopping, or has served its one session");
 	return e == LINE_IN ? session : 0;
 }
 
-uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, uint64_t deadline_ms)
+uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+			uint64_t deadline_ms)
 {
 	struct nb_msg_queue ask;
-	if (!read_ask(a, c, deadline_ms, &ask))
+	if (!read_ask(a, c, ctl, deadline_ms, &ask))
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	const char *closed = closed_why(a);
@@ -182,10 +184,10 @@ uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, uint64_t de
 	if (session)
 		return session;
 	if (closed)
-		return refuse(a, c, closed);
+		return refuse(a, c, ctl, closed);
 	if (!ask.wait_ms || !a->queue.max)
-		return refuse(a, c, "busy with another client");
-	return wait_in_line(a, c, &ask);
+		return refuse(a, c, ctl, "busy with another client");
+	return wait_in_line(a, c, ctl, &ask);
 }
 
 void nb_agent_release(struct nb_agent *a, struct nb_agent_conn *c)

@@ -1,11 +1,13 @@
 /* nbrun — the agent's side of an authenticated session: its facts, then each test on the
  * engines' session harness, its counters streamed back (see agent.h). */
+#include <poll.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent_int.h"
 #include "check.h"
+#include "cidr.h"
 #include "clock.h"
 #include "ctl.h"
 #include "hello_facts.h"
@@ -20,12 +22,12 @@
 #include "timeline.h"
 
 #define SETUP_TIMEOUT_MS 10000
-#define STOP_GRACE_NS (30ull * 1000000000ull)
+#define STOP_GRACE_NS (30ull * 1000000000ull) /* the run's RESULT waits this long for STOP */
 
 struct session_ctx {
 	struct nb_agent *a;
 	struct nb_agent_conn *conn;
-	int fd;
+	struct nb_ctl *ctl;             /* the session's control connection (sealed) */
 	uint32_t runs;                  /* tests asked for in this session */
 	unsigned char session_key[NB_KEY_LEN];
 	char ifname[64];                /* the interface toward the client, for its counters */
@@ -35,7 +37,7 @@ struct session_ctx {
 
 /* ---- one test ---- */
 
-static void send_snap(int fd, enum nb_msg_type type, int32_t index, uint64_t t_ns,
+static void send_snap(struct nb_ctl *ctl, enum nb_msg_type type, int32_t index, uint64_t t_ns,
 		      struct nb_snapshot *snap, const char *text)
 {
 	struct nb_msg m = { .type = type };
@@ -47,7 +49,7 @@ static void send_snap(int fd, enum nb_msg_type type, int32_t index, uint64_t t_n
 		m.u.result.ok = text[0] == '\0';
 		nb_text_sanitize(m.u.result.text, sizeof(m.u.result.text), text);
 	}
-	nb_ctl_send(fd, &m, 5000, NULL);
+	nb_ctl_send(ctl, &m, 5000, NULL);
 }
 
 /* Whether this agent runs su: an engine it has, parameters the engine takes, within the
@@ -72,6 +74,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 			 "client names, since any client could name any address");
 		return NB_ERR_SETUP;
 	}
+	if (su->any_source && !(a->o.secret && a->o.secret->set)) {
+		snprintf(why, n, "this agent has no secret (--secret-file): it takes data from its "
+			 "client's host only, since any client could name any other");
+		return NB_ERR_SETUP;
+	}
 	if (su->end == NB_END_CONNECT && e->records_latency) {
 		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
 			 "agents carries no latency histograms (this version)", e->name);
@@ -86,11 +93,11 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 }
 
 /* Wait for START; false when the client went away or sent something else. */
-static bool await_start(int fd)
+static bool await_start(struct nb_ctl *ctl)
 {
 	struct nb_msg m;
 	struct nb_error err;
-	int r = nb_ctl_recv(fd, &m, SETUP_TIMEOUT_MS, &err);
+	int r = nb_ctl_recv(ctl, &m, SETUP_TIMEOUT_MS, &err);
 	bool ok = r == 1 && m.type == NB_MSG_START;
 	if (r == 1)
 		nb_msg_free(&m);
@@ -104,7 +111,7 @@ static void on_tick(struct session_ctx *c, struct nb_session *s, uint32_t tick,
 	nb_session_tick(s, tick + 1);
 	nb_session_snapshot(s, snap);
 	nb_ifstats_fill_snapshot(snap, c->ifname);
-	send_snap(c->fd, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
+	send_snap(c->ctl, NB_MSG_INTERVAL, (int32_t)tick, snap->t_ns - t0, snap, "");
 }
 
 /* Ticks a receiver keeps an interval open; the client uses the same (timeline.h). */
@@ -126,7 +133,9 @@ static void wind_down(struct session_ctx *c, struct nb_session *s, const struct 
 		on_tick(c, s, k, snap, t0);
 }
 
-/* Run the timeline until the client's STOP, then wind down; false if the client vanished. */
+/* Run the timeline until the client's STOP, then wind down; false if the client vanished. A STOP
+ * that does not come (an abandoned or injected session) leaves our senders sending no longer
+ * than NB_AGENT_SENDER_GRACE_S after the run's end; the RESULT still waits for it a while. */
 static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 			 const struct nb_msg_setup *su, struct nb_snapshot *snap, uint64_t *t0_out)
 {
@@ -134,13 +143,20 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 	struct nb_timeline tl;
 	uint64_t t0 = *t0_out = nb_now_ns();
 	nb_timeline_init(&tl, t0, su->warmup_ns, su->omit_ns, su->duration_ns, su->interval_ns);
-	uint64_t give_up = t0 + su->warmup_ns + su->duration_ns + su->drain_ns + STOP_GRACE_NS;
+	uint64_t end = t0 + su->warmup_ns + su->duration_ns;
+	uint64_t quiet = end + NB_AGENT_SENDER_GRACE_S * 1000000000ull;
+	uint64_t give_up = end + su->drain_ns + STOP_GRACE_NS;
 	for (;;) {
 		uint64_t now = nb_now_ns();
 		uint32_t tick = 0;
 		while (nb_timeline_take(&tl, now, &tick) != NB_TL_NONE)
 			on_tick(c, s, tick, snap, t0);
+		if (now >= quiet) {
+			nb_session_quiesce(s);
+			quiet = UINT64_MAX;
+		}
 		uint64_t next = nb_timeline_next(&tl);
+		next = next < quiet ? next : quiet;
 		if (next == UINT64_MAX)
 			next = give_up;
 		if (now >= give_up || atomic_load(&a->stopping))
@@ -148,7 +164,7 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 		int wait_ms = (int)((next > now ? next - now : 0) / 1000000ull) + 1;
 		struct nb_msg m;
 		struct nb_error err;
-		int r = nb_ctl_recv(c->fd, &m, wait_ms, &err);
+		int r = nb_ctl_recv(c->ctl, &m, wait_ms, &err);
 		if (r < 0)
 			return false;
 		if (r == 1) {
@@ -166,7 +182,7 @@ static bool run_timeline(struct session_ctx *c, struct nb_session *s,
 static void refuse(struct session_ctx *c, enum nb_err_code code, const char *why, char *what,
 		   size_t n)
 {
-	nb_ctl_send_error(c->fd, code, why);
+	nb_ctl_send_error(c->ctl, code, why);
 	snprintf(what, n, "refused: %s", why);
 }
 
@@ -187,7 +203,7 @@ static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engi
 		return NULL;
 	nb_session_set_lag(s, settle_lag(su));
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
-	if (!nb_ctl_send(c->fd, &ready, 5000, err) || !nb_session_accept(s, SETUP_TIMEOUT_MS, err)) {
+	if (!nb_ctl_send(c->ctl, &ready, 5000, err) || !nb_session_accept(s, SETUP_TIMEOUT_MS, err)) {
 		nb_session_destroy(s);
 		return NULL;
 	}
@@ -201,29 +217,51 @@ static struct nb_session *listen_end(struct session_ctx *c, const struct nb_engi
 	return s;
 }
 
-/* CONNECT: open the grant (once per run id: a grant is never used twice), connect to the
- * receiving agent its client named, READY. Our counters then read the interface toward it. */
+/* The data path to the target did not open: why goes to our own log only. The runner is told
+ * the same words after the same wait, whatever the target did (refused, stayed silent, or
+ * proved no key), so that no grant makes this agent a port scanner. */
+static struct nb_session *no_path(struct session_ctx *c, const struct nb_msg_setup *su,
+				  uint64_t since_ns, struct nb_error *err)
+{
+	nb_agent_log(c->a, 0, &c->conn->peer, "run %u: no data path to its target: %s", su->run_id,
+		     err->msg);
+	uint64_t until = since_ns + SETUP_TIMEOUT_MS * 1000000ull, now;
+	while ((now = nb_now_ns()) < until && !atomic_load(&c->a->stopping))
+		poll(NULL, 0, (int)((until - now) / 1000000ull) % 100 + 1);
+	nb_error_set(err, "no data path to the receiving agent (the sending agent's log says why)");
+	return NULL;
+}
+
+/* CONNECT: open the grant (once per run id: a grant is never used twice; it opens only for
+ * this session, run and target), connect to the receiving agent its client named, which must
+ * prove the run's key before any payload goes out (dataconn.h), READY. Loopback and link-local
+ * targets only for a runner on our own loopback. Our counters then read the interface toward
+ * the target. */
 static struct nb_session *connect_end(struct session_ctx *c, const struct nb_engine *e,
 				      struct nb_msg_setup *su, struct nb_error *err)
 {
 	struct sockaddr_storage to;
 	socklen_t len = 0;
+	uint64_t since = nb_now_ns();
+	bool local_ok = nb_cidr_kind_of(&c->conn->peer) == NB_ADDR_LOOPBACK;
 	if (su->run_id <= c->last_grant)
 		return nb_error_set(err, "grant for run %u refused: run ids of grants only go up "
 				    "(last %u)", su->run_id, c->last_grant), NULL;
-	if (!nb_ctl_target_get(&su->target, &to, &len, err))
+	if (!nb_ctl_target_get(&su->target, local_ok, &to, &len, err))
 		return NULL;
 	c->last_grant = su->run_id;
-	nb_auth_grant(c->session_key, su->run_id, su->grant, su->params.key);
+	if (!nb_auth_grant_open(c->session_key, su->run_id, &su->target, su->grant, su->params.key))
+		return nb_error_set(err, "grant for run %u refused: it was not sealed in this session "
+				    "for this run and target", su->run_id), NULL;
 	struct nb_session *s = nb_session_connect(e, &su->params, (struct sockaddr *)&to, len,
 						  su->target.port, SETUP_TIMEOUT_MS, err);
 	if (!s)
-		return NULL;
+		return no_path(c, su, since, err);
 	nb_session_set_lag(s, settle_lag(su));
 	if (!nb_ifstats_route_ifname((struct sockaddr *)&to, len, c->ifname, sizeof(c->ifname), NULL))
 		c->ifname[0] = '\0';
 	struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = 0 };
-	if (nb_ctl_send(c->fd, &ready, 5000, err))
+	if (nb_ctl_send(c->ctl, &ready, 5000, err))
 		return s;
 	nb_session_destroy(s);
 	return NULL;
@@ -244,7 +282,7 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	snprintf(what, n, "the client went away during the run");
 	if (!s || !snap) {
 		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
-	} else if (!await_start(c->fd)) {
+	} else if (!await_start(c->ctl)) {
 		snprintf(what, n, "the client went away before START");
 	} else if (!nb_session_start(s, &err)) {
 		refuse(c, NB_ERR_RUN, err.msg, what, n);
@@ -252,9 +290,11 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 		nb_session_snapshot(s, snap);
 		nb_ifstats_fill_snapshot(snap, c->ifname);
 		bool ok = nb_session_stop(s, &err);
-		send_snap(c->fd, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
+		send_snap(c->ctl, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
 		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);
 	}
+	if (c->ctl->altered) /* the session ends: nothing more is read from it */
+		snprintf(what, n, "%s", NB_CTL_ALTERED);
 	atomic_fetch_add(&a->tests, 1);
 	nb_session_destroy(s);
 	nb_snapshot_destroy(snap);
@@ -288,7 +328,7 @@ static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
 	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
 	m.u.check_result.limits = a->o.limits;
-	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_ctl_send(c->ctl, &m, 5000, NULL);
 	nb_agent_log(a, 0, &c->conn->peer, "check: %zu problem%s", n, n == 1 ? "" : "s");
 }
 
@@ -299,10 +339,10 @@ static void answer_probe(struct session_ctx *c, const struct nb_msg_probe *q)
 		char why[80];
 		snprintf(why, sizeof(why), "limit: a session probes its data path at most %d times",
 			 NB_PROBES_MAX);
-		nb_ctl_send_error(c->fd, NB_ERR_LIMIT, why);
+		nb_ctl_send_error(c->ctl, NB_ERR_LIMIT, why);
 		return;
 	}
-	nb_agent_probe(c->a, c->conn, c->session_key, ++c->probes, q);
+	nb_agent_probe(c->a, c->conn, c->ctl, c->session_key, ++c->probes, q);
 }
 
 /* TIME: our clock when the request came and when we answer (clock.h). */
@@ -312,7 +352,7 @@ static void answer_time(struct session_ctx *c, const struct nb_msg_time *q)
 	m.u.time.t1 = q->t1;
 	m.u.time.t2 = nb_clock_now();
 	m.u.time.t3 = nb_clock_now();
-	nb_ctl_send(c->fd, &m, 5000, NULL);
+	nb_ctl_send(c->ctl, &m, 5000, NULL);
 }
 
 /* One message between tests; false when the session ends. */
@@ -336,7 +376,7 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 	case NB_MSG_STOP:
 		return true;
 	default:
-		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, "unexpected message between tests");
+		nb_ctl_send_error(c->ctl, NB_ERR_PROTOCOL, "unexpected message between tests");
 		return false;
 	}
 }
@@ -348,9 +388,11 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 static int recv_checked(struct session_ctx *c, struct nb_msg *m, int timeout_ms)
 {
 	struct nb_error err = { { 0 } };
-	int r = nb_ctl_recv(c->fd, m, timeout_ms, &err);
+	int r = nb_ctl_recv(c->ctl, m, timeout_ms, &err);
 	if (r < 0 && strstr(err.msg, "bad frame"))
-		nb_ctl_send_error(c->fd, NB_ERR_PROTOCOL, err.msg);
+		nb_ctl_send_error(c->ctl, NB_ERR_PROTOCOL, err.msg);
+	if (r < 0 && c->ctl->altered)
+		nb_agent_log(c->a, 0, &c->conn->peer, "%s: session ended", NB_CTL_ALTERED);
 	return r;
 }
 
@@ -360,7 +402,7 @@ static bool send_facts(struct session_ctx *c)
 	struct nb_msg facts = { .type = NB_MSG_FACTS };
 	struct nb_error err;
 	nb_hello_facts_fill(&facts.u.facts, c->a->o.collect_facts, &c->conn->peer, c->conn->peer_len);
-	bool ok = nb_ctl_send(c->fd, &facts, 5000, &err);
+	bool ok = nb_ctl_send(c->ctl, &facts, 5000, &err);
 	nb_hello_facts_free(&facts.u.facts);
 	if (!nb_ifstats_route_ifname((struct sockaddr *)&c->conn->peer, c->conn->peer_len, c->ifname,
 				     sizeof(c->ifname), NULL))
@@ -368,21 +410,28 @@ static bool send_facts(struct session_ctx *c)
 	return ok;
 }
 
-uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn,
+/* The session's idle timeout runs from its last test: clock exchanges and checks alone, which a
+ * client may send forever, do not hold the one session slot past it. */
+uint32_t nb_agent_session_serve(struct nb_agent *a, struct nb_agent_conn *conn, struct nb_ctl *ctl,
 				const struct nb_auth *auth)
 {
-	struct session_ctx c = { .a = a, .conn = conn, .fd = conn->fd };
+	struct session_ctx c = { .a = a, .conn = conn, .ctl = ctl };
 	memcpy(c.session_key, auth->session_key, NB_KEY_LEN);
-	int idle_ms = a->o.idle_timeout_s ? (int)a->o.idle_timeout_s * 1000 : 300000;
+	uint64_t idle_ms = a->o.idle_timeout_s ? a->o.idle_timeout_s * 1000ull : 300000ull;
+	uint64_t idle_at = nb_ctl_now_ms() + idle_ms;
 	bool go = send_facts(&c);
 	while (go) {
 		struct nb_msg m;
-		int r = recv_checked(&c, &m, idle_ms);
+		uint64_t now = nb_ctl_now_ms();
+		int r = now < idle_at ? recv_checked(&c, &m, (int)(idle_at - now)) : 0;
 		if (r == 0)
-			nb_ctl_send_error(c.fd, NB_ERR_LIMIT, "idle control connection closed by the agent");
+			nb_ctl_send_error(c.ctl, NB_ERR_LIMIT, "idle control connection closed by the agent");
 		if (r != 1)
 			break;
+		bool test = m.type == NB_MSG_SETUP;
 		go = between_tests(&c, &m) && !atomic_load(&a->stopping);
+		if (test)
+			idle_at = nb_ctl_now_ms() + idle_ms;
 		nb_msg_free(&m);
 	}
 	sodium_memzero(c.session_key, sizeof(c.session_key));

@@ -74,3 +74,61 @@ void nb_cidr_str(const struct nb_cidr *c, char *out, size_t n)
 	inet_ntop(c->family, c->addr, host, sizeof(host));
 	snprintf(out, n, "%s/%u", host, c->prefix);
 }
+
+static enum nb_addr_kind kind4(const unsigned char *b)
+{
+	if (b[0] == 0)
+		return NB_ADDR_UNSPECIFIED;
+	if (b[0] == 127)
+		return NB_ADDR_LOOPBACK;
+	if (b[0] == 169 && b[1] == 254)
+		return NB_ADDR_LINK_LOCAL;
+	if (b[0] >= 224 && b[0] < 240)
+		return NB_ADDR_MULTICAST;
+	return b[0] >= 240 ? NB_ADDR_RESERVED : NB_ADDR_HOST;
+}
+
+enum nb_addr_kind nb_cidr_kind(int family, const unsigned char *b)
+{
+	static const unsigned char zero[16], mapped[12] = { [10] = 0xff, [11] = 0xff };
+	if (family == AF_INET)
+		return kind4(b);
+	if (family != AF_INET6)
+		return NB_ADDR_RESERVED;
+	if (memcmp(b, mapped, sizeof(mapped)) == 0)
+		return kind4(b + 12);
+	if (memcmp(b, zero, 16) == 0)
+		return NB_ADDR_UNSPECIFIED;
+	if (memcmp(b, zero, 15) == 0 && b[15] == 1)
+		return NB_ADDR_LOOPBACK;
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+		return NB_ADDR_LINK_LOCAL;
+	return b[0] == 0xff ? NB_ADDR_MULTICAST : NB_ADDR_HOST;
+}
+
+enum nb_addr_kind nb_cidr_kind_of(const struct sockaddr_storage *a)
+{
+	if (a->ss_family != AF_INET && a->ss_family != AF_INET6)
+		return NB_ADDR_RESERVED;
+	const unsigned char *b;
+	int family = addr_bytes(a, &b);
+	return nb_cidr_kind(family, b);
+}
+
+const char *nb_cidr_kind_name(enum nb_addr_kind k)
+{
+	static const char *const names[] = { "a host address", "a loopback address",
+					     "a link-local address", "a multicast address",
+					     "the unspecified address", "a reserved or broadcast address" };
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "address";
+}
+
+bool nb_cidr_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if ((a->ss_family != AF_INET && a->ss_family != AF_INET6) ||
+	    (b->ss_family != AF_INET && b->ss_family != AF_INET6))
+		return false;
+	const unsigned char *x, *y;
+	int fx = addr_bytes(a, &x), fy = addr_bytes(b, &y);
+	return fx == fy && memcmp(x, y, fx == AF_INET ? 4 : 8) == 0;
+}

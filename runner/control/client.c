@@ -74,7 +74,7 @@ static enum nb_outcome run_loop(struct nb_pairs *t, struct nb_test_result *out)
 			return lost(t, "its interval counters stopped arriving");
 		struct nb_msg m;
 		int ms = deadline > now ? (int)((deadline - now) / 1000000ull) + 1 : 50;
-		int r = nb_ctl_recv(t->c->fd, &m, ms, t->err);
+		int r = nb_ctl_recv(&t->c->ctl, &m, ms, t->err);
 		if (r < 0)
 			return lost(t, t->err->msg);
 		if (r == 1) {
@@ -97,7 +97,7 @@ static enum nb_outcome finish(struct nb_pairs *t, struct nb_test_result *out)
 {
 	struct nb_msg stop = { .type = NB_MSG_STOP }, m;
 	nb_session_quiesce(t->s);
-	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
+	if (!nb_ctl_send(&t->c->ctl, &stop, 5000, t->err))
 		return lost(t, "cannot send STOP");
 	nb_session_drain(t->s, t->su->drain_ns);
 	for (uint32_t k = t->tl.nticks + 1; k <= nb_pairs_last(t); k++)
@@ -137,7 +137,7 @@ static enum nb_outcome resync(struct nb_pairs *t, struct nb_test_result *out, co
 {
 	snprintf(out->error, sizeof(out->error), "%s", why);
 	struct nb_msg m;
-	int r = nb_ctl_recv(t->c->fd, &m, NB_PAIRS_SETUP_MS, t->err);
+	int r = nb_ctl_recv(&t->c->ctl, &m, NB_PAIRS_SETUP_MS, t->err);
 	if (r != 1)
 		return lost(t, "no answer after a failed data connection");
 	nb_msg_free(&m);
@@ -150,7 +150,7 @@ static enum nb_outcome stopped_before_start(struct nb_pairs *t, struct nb_test_r
 {
 	struct nb_msg stop = { .type = NB_MSG_STOP };
 	snprintf(out->error, sizeof(out->error), "interrupted before the run started");
-	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
+	if (!nb_ctl_send(&t->c->ctl, &stop, 5000, t->err))
 		return lost(t, "cannot send STOP");
 	return NB_OUT_INTERRUPTED;
 }
@@ -162,7 +162,7 @@ static enum nb_outcome run_started(struct nb_pairs *t, struct nb_test_result *ou
 	/* Every path's START at once, their timelines from the same instant (pathsync.h). */
 	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_START, t->c->interrupt, &t->c->abort, &t0))
 		return stopped_before_start(t, out);
-	if (!nb_ctl_send(t->c->fd, &start, 5000, t->err))
+	if (!nb_ctl_send(&t->c->ctl, &start, 5000, t->err))
 		return lost(t, t->err->msg);
 	nb_pairs_timeline(t, t->group ? t0 : nb_now_ns());
 	uint64_t base = t->t0 + t->su->warmup_ns;

@@ -11,6 +11,7 @@
 
 #include "auth.h"
 #include "cols.h"
+#include "ctl.h"
 #include "facts.h"
 #include "metrics.h"
 #include "proto.h"
@@ -25,7 +26,7 @@ enum nb_outcome {
 };
 
 struct nb_client {
-	int fd;
+	struct nb_ctl ctl;              /* the control connection (ctl.fd -1: closed) */
 	char peer_name[160];
 	struct sockaddr_storage addr;
 	socklen_t addr_len;

@@ -112,8 +112,12 @@ bool nb_pairs_closed(const struct nb_pairs *t)
 enum nb_outcome nb_pairs_lost(struct nb_pairs *t, const struct nb_client *who, const char *why)
 {
 	double after = (double)(nb_now_ns() - t->t0) / 1e9;
-	nb_error_set(t->err, "peer %s stopped answering during %s (after %.0f s): %s", who->peer_name,
-		     t->su->case_id, after, why); /* why may be t->err's own text */
+	if (who->ctl.altered) /* not a peer that went quiet: someone on the path changed a frame */
+		nb_error_set(t->err, "peer %s: %s during %s (after %.0f s): the run failed, none of its counters are used",
+			     who->peer_name, NB_CTL_ALTERED, t->su->case_id, after);
+	else
+		nb_error_set(t->err, "peer %s stopped answering during %s (after %.0f s): %s",
+			     who->peer_name, t->su->case_id, after, why); /* why may be t->err's text */
 	return NB_OUT_PEER_LOST;
 }
 
@@ -176,9 +180,9 @@ enum nb_outcome nb_pairs_setup(struct nb_pairs *t, struct nb_client *who,
 	struct nb_msg m = { .type = NB_MSG_SETUP };
 	m.u.setup = *su;
 	sodium_memzero(m.u.setup.params.key, sizeof(m.u.setup.params.key)); /* never sent anyway */
-	if (!nb_ctl_send(who->fd, &m, 5000, t->err))
+	if (!nb_ctl_send(&who->ctl, &m, 5000, t->err))
 		return nb_pairs_lost(t, who, t->err->msg);
-	int r = nb_ctl_recv(who->fd, &m, NB_PAIRS_SETUP_MS, t->err);
+	int r = nb_ctl_recv(&who->ctl, &m, NB_PAIRS_SETUP_MS, t->err);
 	if (r <= 0)
 		return nb_pairs_lost(t, who, r == 0 ? "no answer to SETUP" : t->err->msg);
 	enum nb_outcome o = NB_OUT_OK;
@@ -199,7 +203,7 @@ enum nb_outcome nb_pairs_await_result(struct nb_pairs *t, struct nb_client *who,
 				      struct nb_test_result *out)
 {
 	int r;
-	while ((r = nb_ctl_recv(who->fd, m, NB_PAIRS_RESULT_MS, t->err)) == 1 &&
+	while ((r = nb_ctl_recv(&who->ctl, m, NB_PAIRS_RESULT_MS, t->err)) == 1 &&
 	       m->type != NB_MSG_RESULT) {
 		enum nb_outcome o = nb_pairs_frame(t, who, side, m, out);
 		nb_msg_free(m);
@@ -212,10 +216,10 @@ enum nb_outcome nb_pairs_await_result(struct nb_pairs *t, struct nb_client *who,
 enum nb_outcome nb_pairs_stop_end(struct nb_pairs *t, struct nb_client *who)
 {
 	struct nb_msg stop = { .type = NB_MSG_STOP }, m;
-	if (!nb_ctl_send(who->fd, &stop, 5000, t->err))
+	if (!nb_ctl_send(&who->ctl, &stop, 5000, t->err))
 		return nb_pairs_lost(t, who, "cannot send STOP");
 	int r;
-	while ((r = nb_ctl_recv(who->fd, &m, NB_PAIRS_RESULT_MS, t->err)) == 1) {
+	while ((r = nb_ctl_recv(&who->ctl, &m, NB_PAIRS_RESULT_MS, t->err)) == 1) {
 		enum nb_msg_type type = m.type;
 		nb_msg_free(&m);
 		if (type == NB_MSG_RESULT || type == NB_MSG_ERROR)

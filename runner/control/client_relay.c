@@ -3,8 +3,9 @@
  *
  * The receiving agent (dst) gets SETUP with any_source and answers READY with its data port;
  * the sending agent (src) gets SETUP with end CONNECT, dst's data address and that port, and
- * the grant: dst's run key sealed under src's session (auth.h) — so src sends only to the
- * agent this runner authenticated, for this run only. Both get START at the case's common
+ * the grant: dst's run key sealed under src's session for this run and dst's address and port
+ * (auth.h) — and src sends no payload before dst proved that key on the data connection
+ * (dataconn.h): src sends only to the agent this runner authenticated, for this run only. Both get START at the case's common
  * start; each streams its INTERVAL frames, src's taken as this end's readings (L) and dst's as
  * the peer's (P), paired exactly as for a local client (client_int.h). Once both closed their
  * last tick (and every other path of the case did), both get STOP: each stops its senders,
@@ -45,15 +46,15 @@ static enum nb_outcome next_frame(struct relay *r, int ms, struct nb_test_result
 {
 	struct nb_client *who[2] = { r->src, r->t.c };
 	struct nb_snapshot **side[2] = { r->t.L, r->t.P };
-	struct pollfd pfd[2] = { { .fd = r->src->fd, .events = POLLIN },
-				 { .fd = r->t.c->fd, .events = POLLIN } };
+	struct pollfd pfd[2] = { { .fd = r->src->ctl.fd, .events = POLLIN },
+				 { .fd = r->t.c->ctl.fd, .events = POLLIN } };
 	if (poll(pfd, 2, ms) <= 0)
 		return NB_OUT_OK;
 	for (int i = 0; i < 2; i++) {
 		if (!pfd[i].revents)
 			continue;
 		struct nb_msg m;
-		int got = nb_ctl_recv(pfd[i].fd, &m, 0, r->t.err);
+		int got = nb_ctl_recv(&who[i]->ctl, &m, 0, r->t.err);
 		if (got < 0)
 			return nb_pairs_lost(&r->t, who[i], r->t.err->msg);
 		if (got == 0)
@@ -100,9 +101,9 @@ static enum nb_outcome finish(struct relay *r, struct nb_test_result *out)
 {
 	struct nb_pairs *t = &r->t;
 	struct nb_msg stop = { .type = NB_MSG_STOP }, ms, md;
-	if (!nb_ctl_send(r->src->fd, &stop, 5000, t->err))
+	if (!nb_ctl_send(&r->src->ctl, &stop, 5000, t->err))
 		return nb_pairs_lost(t, r->src, "cannot send STOP");
-	if (!nb_ctl_send(t->c->fd, &stop, 5000, t->err))
+	if (!nb_ctl_send(&t->c->ctl, &stop, 5000, t->err))
 		return nb_pairs_lost(t, t->c, "cannot send STOP");
 	enum nb_outcome o = nb_pairs_await_result(t, r->src, t->L, &ms, out);
 	if (o != NB_OUT_OK)
@@ -129,7 +130,7 @@ static enum nb_outcome finish(struct relay *r, struct nb_test_result *out)
 static enum nb_outcome send_start(struct nb_pairs *t, struct nb_client *who)
 {
 	struct nb_msg start = { .type = NB_MSG_START };
-	return nb_ctl_send(who->fd, &start, 5000, t->err) ? NB_OUT_OK
+	return nb_ctl_send(&who->ctl, &start, 5000, t->err) ? NB_OUT_OK
 							  : nb_pairs_lost(t, who, t->err->msg);
 }
 
@@ -140,8 +141,8 @@ static enum nb_outcome run_started(struct relay *r, struct nb_test_result *out)
 	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_START, t->c->interrupt, &t->c->abort, &t0)) {
 		struct nb_msg stop = { .type = NB_MSG_STOP };
 		snprintf(out->error, sizeof(out->error), "interrupted before the run started");
-		nb_ctl_send(r->src->fd, &stop, 5000, NULL);
-		nb_ctl_send(t->c->fd, &stop, 5000, NULL);
+		nb_ctl_send(&r->src->ctl, &stop, 5000, NULL);
+		nb_ctl_send(&t->c->ctl, &stop, 5000, NULL);
 		return NB_OUT_INTERRUPTED;
 	}
 	/* The sender first: the receiver's window opens no earlier than the sender's (as for a local
@@ -172,9 +173,10 @@ static enum nb_outcome open_ends(struct relay *r, struct nb_test_result *out)
 	tx.any_source = 0;
 	unsigned char key[NB_KEY_LEN];
 	nb_auth_run_key(t->c->session_key, t->su->run_id, key);
-	nb_auth_grant(r->src->session_key, t->su->run_id, key, tx.grant);
+	bool has_ip = nb_ctl_target_put(&t->c->addr, port, &tx.target);
+	nb_auth_grant_seal(r->src->session_key, t->su->run_id, &tx.target, key, tx.grant);
 	sodium_memzero(key, sizeof(key));
-	if (!nb_ctl_target_put(&t->c->addr, port, &tx.target))
+	if (!has_ip)
 		snprintf(out->error, sizeof(out->error), "agent %s has no IP address", t->c->peer_name);
 	else
 		o = nb_pairs_setup(t, r->src, &tx, &unused, out);
@@ -183,7 +185,7 @@ static enum nb_outcome open_ends(struct relay *r, struct nb_test_result *out)
 		return NB_OUT_OK;
 	/* The receiver waits for data connections that will not come, then says so: read that. */
 	struct nb_msg m;
-	int got = nb_ctl_recv(t->c->fd, &m, NB_PAIRS_SETUP_MS, t->err);
+	int got = nb_ctl_recv(&t->c->ctl, &m, NB_PAIRS_SETUP_MS, t->err);
 	if (got != 1)
 		return nb_pairs_lost(t, t->c, "no answer after a failed data connection");
 	nb_msg_free(&m);

@@ -48,6 +48,9 @@ static int session_frame(struct nb_client *c, struct nb_msg *m, const struct nb_
 	char text[NB_TEXT_MAX + 1];
 	if (m->type == NB_MSG_FACTS) {
 		nb_hello_facts_read(&m->u.facts, &c->peer_facts);
+		const struct nb_fact *version = nb_facts_get(&c->peer_facts, "nbrun", "version");
+		if (version && version->ok) /* an agent with a secret says it only now; else its HELLO did */
+			nb_text_sanitize(c->peer_version, sizeof(c->peer_version), version->value);
 		return 1;
 	}
 	if (m->type == NB_MSG_QUEUE && m->u.queue.position > 0) {
@@ -73,7 +76,7 @@ static bool take_session(struct nb_client *c, const struct nb_client_wait *w, st
 	struct nb_msg m = { .type = NB_MSG_QUEUE };
 	m.u.queue = (struct nb_msg_queue){ .plan_ms = w ? w->plan_ms : 0,
 					   .wait_ms = w ? w->timeout_ms : 0 };
-	if (!nb_ctl_send(c->fd, &m, 5000, err))
+	if (!nb_ctl_send(&c->ctl, &m, 5000, err))
 		return nb_error_set(err, "peer %s: %s", c->peer_name, err->msg);
 	uint64_t start = nb_ctl_now_ms(), heard = start;
 	uint64_t give_up = start + (w ? w->timeout_ms : 0);
@@ -93,7 +96,7 @@ static bool take_session(struct nb_client *c, const struct nb_client_wait *w, st
 			return nb_error_set(err, "peer %s %s within %llu s", c->peer_name, position ?
 					    "said nothing while we waited in its line" :
 					    "did not answer the handshake", (unsigned long long)(silent / 1000));
-		int r = nb_ctl_recv(c->fd, &m, 250, err);
+		int r = nb_ctl_recv(&c->ctl, &m, 250, err);
 		if (r < 0) {
 			char text[NB_TEXT_MAX + 1];
 			return nb_error_set(err, "peer %s: %s", c->peer_name,
@@ -119,18 +122,20 @@ bool nb_client_open_fd(struct nb_client *c, const char *peer_name, int fd,
 	snprintf(c->peer_name, sizeof(c->peer_name), "%s", peer_name);
 	c->addr = *data_addr;
 	c->addr_len = len;
-	c->fd = fd;
+	nb_ctl_init(&c->ctl, fd);
 	struct nb_auth auth;
-	if (!nb_auth_client(c->fd, secret, HANDSHAKE_MS, peer_name, &auth, err) ||
-	    !take_session(c, w, err)) {
+	bool ok = nb_auth_client(&c->ctl, secret, HANDSHAKE_MS, peer_name, &auth, err);
+	if (ok)
+		snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
+	if (!ok || !take_session(c, w, err)) {
+		close(fd);
+		nb_ctl_forget(&c->ctl);
+		c->ctl.fd = -1;
 		sodium_memzero(&auth, sizeof(auth));
-		close(c->fd);
-		c->fd = -1;
 		return false;
 	}
 	memcpy(c->session_key, auth.session_key, NB_KEY_LEN);
 	c->proven = secret && secret->set; /* else the agent has none: it would require it */
-	snprintf(c->peer_version, sizeof(c->peer_version), "%s", auth.peer_version);
 	sodium_memzero(&auth, sizeof(auth));
 	if (!nb_ifstats_route_ifname((const struct sockaddr *)data_addr, len, c->ifname,
 				     sizeof(c->ifname), NULL))
@@ -147,18 +152,19 @@ bool nb_client_open(struct nb_client *c, const char *peer_name, const struct soc
 		return nb_client_open_fd(c, peer_name, fd, addr, len, secret, w, err);
 	memset(c, 0, sizeof(*c));
 	nb_facts_init(&c->peer_facts);
-	c->fd = -1;
+	c->ctl.fd = -1;
 	return false;
 }
 
 void nb_client_close(struct nb_client *c)
 {
-	if (c->fd >= 0) {
+	if (c->ctl.fd >= 0) {
 		struct nb_msg bye = { .type = NB_MSG_BYE };
-		nb_ctl_send(c->fd, &bye, 1000, NULL);
-		close(c->fd);
-		c->fd = -1;
+		nb_ctl_send(&c->ctl, &bye, 1000, NULL);
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 	}
+	nb_ctl_forget(&c->ctl);
 	sodium_memzero(c->session_key, sizeof(c->session_key));
 	nb_facts_free(&c->peer_facts);
 }
@@ -169,9 +175,9 @@ bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char 
 	struct nb_msg m = { .type = NB_MSG_CHECK };
 	m.u.check = *need;
 	problems[0] = '\0';
-	if (!nb_ctl_send(c->fd, &m, 5000, err))
+	if (!nb_ctl_send(&c->ctl, &m, 5000, err))
 		return false;
-	int r = nb_ctl_recv(c->fd, &m, HANDSHAKE_MS, err);
+	int r = nb_ctl_recv(&c->ctl, &m, HANDSHAKE_MS, err);
 	if (r == 0)
 		nb_error_set(err, "peer %s did not answer the check within %d s", c->peer_name,
 			     HANDSHAKE_MS / 1000);

@@ -24,13 +24,13 @@ void nb_clock_calc(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4, int64_t *
 }
 
 /* One exchange; false when the agent did not answer it as TIME. */
-static bool exchange(int fd, int64_t *offset, uint64_t *rtt, struct nb_error *err)
+static bool exchange(struct nb_ctl *c, int64_t *offset, uint64_t *rtt, struct nb_error *err)
 {
 	struct nb_msg m = { .type = NB_MSG_TIME };
 	uint64_t t1 = m.u.time.t1 = nb_clock_now();
-	if (!nb_ctl_send(fd, &m, TIME_MS, err))
+	if (!nb_ctl_send(c, &m, TIME_MS, err))
 		return false;
-	int r = nb_ctl_recv(fd, &m, TIME_MS, err);
+	int r = nb_ctl_recv(c, &m, TIME_MS, err);
 	uint64_t t4 = nb_clock_now();
 	if (r != 1)
 		return r == 0 ? nb_error_set(err, "no answer to TIME within %d s", TIME_MS / 1000) : false;
@@ -43,13 +43,13 @@ static bool exchange(int fd, int64_t *offset, uint64_t *rtt, struct nb_error *er
 	return ok;
 }
 
-bool nb_clock_measure(int fd, uint32_t rounds, struct nb_clock *out, struct nb_error *err)
+bool nb_clock_measure(struct nb_ctl *c, uint32_t rounds, struct nb_clock *out, struct nb_error *err)
 {
 	*out = (struct nb_clock){ 0 };
 	for (uint32_t i = 0; i < rounds; i++) {
 		int64_t offset;
 		uint64_t rtt;
-		if (!exchange(fd, &offset, &rtt, err))
+		if (!exchange(c, &offset, &rtt, err))
 			return false;
 		if (!out->known || rtt < out->rtt_ns)
 			*out = (struct nb_clock){ .known = true, .offset_ns = offset, .rtt_ns = rtt };

@@ -15,6 +15,8 @@
 
 #include "nb_error.h"
 
+struct nb_ctl;
+
 #define NB_CLOCK_ROUNDS 8
 
 struct nb_clock {
@@ -28,7 +30,7 @@ uint64_t nb_clock_now(void);
 /** One exchange's offset and round trip from its four stamps. */
 void nb_clock_calc(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4, int64_t *offset_ns,
 		   uint64_t *rtt_ns);
-/** rounds TIME exchanges on control connection fd (between tests); the tightest into out. */
-bool nb_clock_measure(int fd, uint32_t rounds, struct nb_clock *out, struct nb_error *err);
+/** rounds TIME exchanges on control connection c (between tests); the tightest into out. */
+bool nb_clock_measure(struct nb_ctl *c, uint32_t rounds, struct nb_clock *out, struct nb_error *err);
 
 #endif

@@ -118,6 +118,7 @@ static void udp_flow(const struct nb_params *p, const struct ends *e, uint32_t f
 	acc[NB_COL_RX_PPS] += per_s(rxp, dt);
 	acc[NB_COL_LOST] += txp - rxp;
 	acc[NB_COL_LATE] += cdiff(e->r0, e->r1, f, NB_C_LATE);
+	acc[NB_COL_FOREIGN] += cdiff(e->r0, e->r1, f, NB_C_FOREIGN);
 }
 
 /* TCP: each end's kernel counts over its own interval (bytes sent with retransmissions, bytes
@@ -183,6 +184,7 @@ static void directional(const struct nb_engine *e, const struct nb_params *p,
 		m->v[NB_COL_DUP] = acc[NB_COL_DUP];
 		m->v[NB_COL_REORDER] = acc[NB_COL_REORDER];
 		m->v[NB_COL_LATE] = acc[NB_COL_LATE];
+		m->v[NB_COL_FOREIGN] = acc[NB_COL_FOREIGN];
 		m->v[NB_COL_JITTER_US] = n ? jitter / n : NAN;
 		m->v[NB_COL_MAX_BURST] = acc[NB_COL_MAX_BURST];
 		m->v[NB_COL_PACE_FORGIVEN] = p->rate ? acc[NB_COL_PACE_FORGIVEN] : NAN;

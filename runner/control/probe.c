@@ -34,7 +34,7 @@ static int answer(struct nb_client *c, int timeout_ms, uint16_t *port, char *pro
 		  struct nb_error *err)
 {
 	struct nb_msg m;
-	int r = nb_ctl_recv(c->fd, &m, timeout_ms, err);
+	int r = nb_ctl_recv(&c->ctl, &m, timeout_ms, err);
 	if (r == 0)
 		nb_error_set(err, "peer %s did not answer the data path probe within %d s",
 			     c->peer_name, timeout_ms / 1000);
@@ -84,7 +84,7 @@ bool nb_client_probe(struct nb_client *c, enum nb_proto proto, char *problem, si
 	struct nb_msg q = { .type = NB_MSG_PROBE, .u.probe = { (uint8_t)proto, c->any_source } };
 	uint16_t port = 0;
 	problem[0] = '\0';
-	if (!nb_ctl_send(c->fd, &q, ANSWER_MS, err))
+	if (!nb_ctl_send(&c->ctl, &q, ANSWER_MS, err))
 		return false;
 	uint32_t n = ++c->probes; /* the agent counts the same */
 	int r = answer(c, ANSWER_MS, &port, problem, len, err);

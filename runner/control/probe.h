@@ -33,6 +33,7 @@
 struct nb_agent;
 struct nb_agent_conn;
 struct nb_client;
+struct nb_ctl;
 
 /** The data key of probe n of a session (both ends compute it; never a run's key). */
 void nb_probe_key(const unsigned char session_key[NB_KEY_LEN], uint32_t n,
@@ -43,10 +44,10 @@ const char *nb_probe_proto(enum nb_proto proto);
  *  blocked it, or "" when the path works. False with err only when the session is lost. */
 bool nb_client_probe(struct nb_client *c, enum nb_proto proto, char *problem, size_t len,
 		     struct nb_error *err);
-/** Agent: answer probe q, the session's n-th (its key derived from session_key), of client conn:
- *  READY with a data port, then CHECK_RESULT with what came; or CHECK_RESULT alone when no data
- *  port is free. */
-void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn,
+/** Agent: answer probe q, the session's n-th (its key derived from session_key), of client conn
+ *  on its sealed control connection ctl: READY with a data port, then CHECK_RESULT with what
+ *  came; or CHECK_RESULT alone when no data port is free. */
+void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn, struct nb_ctl *ctl,
 		    const unsigned char session_key[NB_KEY_LEN], uint32_t n,
 		    const struct nb_msg_probe *q);
 

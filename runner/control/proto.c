@@ -311,7 +311,7 @@ static void dec_end(struct rd *r, struct nb_msg_setup *s)
 	if (connect && ((s->target.family != 4 && s->target.family != 6) || !s->target.port ||
 			s->any_source))
 		fail(r, "a connecting end needs a target address and port, and takes no data");
-	static const uint8_t zero[NB_KEY_LEN];
+	static const uint8_t zero[NB_GRANT_LEN];
 	if (!connect && (s->target.family || s->target.port ||
 			 memcmp(s->target.addr, zero, sizeof(s->target.addr)) != 0 ||
 			 memcmp(s->grant, zero, sizeof(s->grant)) != 0))

@@ -9,9 +9,11 @@
  * unknown types, lengths beyond the body, counts beyond limits, values out of
  * range, strings that are not clean text or too long, and trailing bytes.
  *
- * Session (v4): client HELLO -> agent HELLO (or ERROR version) -> when either
+ * Session (v6): client HELLO -> agent HELLO (or ERROR version) -> when either
  * HELLO asks for it (a shared secret), AUTH client -> AUTH agent, or ERROR auth
- * (auth.h: a MAC over both nonces, each side proving the secret) -> the agent
+ * or ERROR version (auth.h: a MAC over both nonces, each side proving the secret;
+ * an agent with a secret says its version only after the client's proof) -> from
+ * here on every frame both ways is sealed (ctl.h) -> the agent
  * reads the client's QUEUE (what its batch plans to take, how long it will wait) and gives it
  * the session: FACTS (its environment) at once, or QUEUE frames (its place in line and the
  * wait the agent estimates) until FACTS, or ERROR busy (the queue is full, the client would not
@@ -33,8 +35,9 @@
  * round trip, as NTP does (clock.h).
  * A path between two agents (v5): the client's SETUP to the receiving agent says any_source
  * (READY port as always); its SETUP to the sending agent says end CONNECT with that agent's
- * address and port and a grant: the receiver's run key sealed for this session and run (a
- * one-time authorisation, for that address and run alone). The sender connects, answers READY
+ * address and port and a grant: the receiver's run key sealed for this session, run, address and
+ * port (a one-time authorisation, for that address and run alone; the sender sends no payload
+ * before the receiver proved the key on the data connection). The sender connects, answers READY
  * (port 0) or ERROR, and from START on both agents stream INTERVAL frames to the client.
  */
 #ifndef NB_PROTO_H
@@ -50,13 +53,15 @@
 
 /* 2: snapshots carry steal ticks and each flow thread's CPU; 3: authentication (HELLO nonce,
  * AUTH, FACTS after it) and the per-session data key; 4: TIME, the clock exchange */
-/* 5: SETUP's end, target and grant (paths between two agents) */
-/* 6: PROBE (the data path before a batch), CHECK_RESULT's limits, CHECK without longest_ns,
- *    QUEUE (a client waits in line for the session) */
+/* 5: SETUP's end, target and grant (paths between two agents); 6: PROBE (the data path before
+ * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
+ * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
+ * client waits in line for the session) */
 #define NB_PROTO_VERSION 6
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
+#define NB_GRANT_LEN (NB_KEY_LEN + 16) /* a run key sealed (auth.h nb_auth_grant_seal) */
 #define NB_KV_MAX 1024
 #define NB_KV_KEY_MAX 96
 #define NB_KV_VAL_MAX 256
@@ -121,8 +126,8 @@ struct nb_msg_setup {
 	uint8_t any_source;        /* LISTEN: data connections from any host that proves the run's key
 				      (its sender is another agent) instead of the client's host only */
 	struct nb_target target;   /* CONNECT: the receiving agent's data address and port */
-	uint8_t grant[NB_KEY_LEN]; /* CONNECT: the receiving agent's run key, sealed under this
-				      session's key and run id (auth.h nb_auth_grant) */
+	uint8_t grant[NB_GRANT_LEN]; /* CONNECT: the receiving agent's run key, sealed under this
+					session's key for this run and target (auth.h) */
 	uint64_t cooldown_ns;      /* client only (not sent): the tail left out of the result */
 };
 

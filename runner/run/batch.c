@@ -24,7 +24,7 @@ bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct
 {
 	memset(b, 0, sizeof(*b));
 	*b = (struct nb_batch){ .cfg = cfg, .plan = plan, .o = o, .peer = o->peer };
-	b->client.fd = -1;
+	b->client.ctl.fd = -1;
 	nb_facts_init(&b->client.peer_facts);
 	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
 	nb_waiting_init(&b->waiting, o->check_only ? 0 : nb_plan_estimate_s(plan), o->queue_timeout_ms,

@@ -24,7 +24,7 @@ static bool open_path(struct nb_batch *b, size_t i, const char *peer, struct nb_
 	socklen_t len;
 	name_path(p, peer);
 	p->client = &p->own;
-	p->own.fd = -1;
+	p->own.ctl.fd = -1;
 	nb_facts_init(&p->own.peer_facts);
 	const struct nb_host *h = nb_config_host(b->cfg, peer);
 	if (h && (!nb_batch_reach(b, err) || !nb_reach_open(b->reach, h->name, &p->own, err)))
@@ -52,7 +52,7 @@ enum nb_run_exit nb_batch_connect_paths(struct nb_batch *b, struct nb_error *err
 	for (size_t i = 0; i < b->npaths; i++) {
 		struct nb_batch_path *p = &b->paths[i];
 		struct nb_error cerr = { { 0 } };
-		if (!nb_clock_measure(p->client->fd, NB_CLOCK_ROUNDS, &p->clock, &cerr))
+		if (!nb_clock_measure(&p->client->ctl, NB_CLOCK_ROUNDS, &p->clock, &cerr))
 			return nb_error_set(err, "path %s: clock exchange: %s", p->name, cerr.msg),
 			       NB_EXIT_PEER;
 	}

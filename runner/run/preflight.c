@@ -152,7 +152,7 @@ static size_t check_agent(const struct nb_batch *b, struct nb_client *c, const c
 static size_t check_host(struct nb_batch *b, const char *name, const struct nb_msg_check *need,
 			 struct nb_error *err)
 {
-	struct nb_client c = { .fd = -1 };
+	struct nb_client c = { .ctl.fd = -1 };
 	char who[96];
 	snprintf(who, sizeof(who), "host %s", name);
 	nb_facts_init(&c.peer_facts);

@@ -1,7 +1,8 @@
 /* Fuzz harness: the control handshake (auth.c) as either end meets a hostile peer. The first
  * byte picks the end (bit 0: agent or client) and whether it holds a secret (bit 1); the rest
  * is everything the peer sends, then it hangs up. The end under test runs against a socket
- * pair exactly as against a TCP connection. */
+ * pair exactly as against a TCP connection; once its handshake completes, it reads what follows
+ * as sealed frames (ctl.h) until one fails. */
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,12 +24,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shutdown(sv[0], SHUT_WR);
 	struct nb_auth out;
 	struct nb_error err;
+	struct nb_ctl c;
+	nb_ctl_init(&c, sv[1]);
+	bool ok = false;
 	if (w == (ssize_t)size - 1) {
 		if (data[0] & 1)
-			(void)nb_auth_agent(sv[1], &secret, nb_ctl_now_ms() + 1000, &out, &err);
+			ok = nb_auth_agent(&c, &secret, nb_ctl_now_ms() + 1000, &out, &err) == NB_AUTH_OK;
 		else
-			(void)nb_auth_client(sv[1], &secret, 1000, "fuzz", &out, &err);
+			ok = nb_auth_client(&c, &secret, 1000, "fuzz", &out, &err);
 	}
+	struct nb_msg m;
+	for (int i = 0; ok && i < 4 && nb_ctl_recv(&c, &m, 100, &err) == 1; i++)
+		nb_msg_free(&m);
 	close(sv[0]);
 	close(sv[1]);
 	return 0;

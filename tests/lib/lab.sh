@@ -26,6 +26,9 @@ lab_cleanup() {
 lab_up() {
 	check "netns-lab up --rate $1 builds the lab" "$TMP/lab.log" \
 		sh -c "'$LAB' up --rate $1 >'$TMP/lab.log' 2>&1"
+	# the agent is on a namespace address: a secret, which the lab's clients take from the
+	# environment too
+	make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 	ip netns exec "$NS_S" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 \
 		>"$TMP/serve.log" 2>&1 &
 	SERVE_PID=$!

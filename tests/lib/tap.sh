@@ -97,6 +97,12 @@ wait_listen() {
 	return 1
 }
 
+# make_secret FILE: a random shared secret in FILE, mode 600 (`nbrun serve` on an address beyond
+# loopback needs one, or --insecure).
+make_secret() {
+	head -c 32 /dev/urandom | base64 >"$1" && chmod 600 "$1"
+}
+
 # veth_test_init PREFIX NET: the names, addresses and scratch folder of a two-namespace test
 # (NSA/NSB, VA/VB, ADDR_A=NET.1, ADDR_B=NET.2, TMP), and an EXIT trap that kills SERVE_PID and
 # removes exactly those namespaces, that link and that folder.

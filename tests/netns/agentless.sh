@@ -88,7 +88,9 @@ check "no agent: the report says the facts are the local end's only" "$TMP/c/rep
 
 # ---- agentless and agent tests in one batch ------------------------------------------
 
-ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once >"$TMP/serve.log" 2>&1 &
+make_secret "$TMP/secret" # the agent is on a namespace address
+ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" --once --secret-file "$TMP/secret" \
+	>"$TMP/serve.log" 2>&1 &
 SERVE_PID=$!
 wait_listen "$NSA" 7575
 cat >"$TMP/mixed.yaml" <<YAML
@@ -98,7 +100,8 @@ tests:
   - { name: handshake, engine: connect, port: 8080, rate: 50pps }
   - { name: rtt, engine: latency, protocol: udp }
 YAML
-ip netns exec "$NSB" "$NBRUN" "$TMP/mixed.yaml" --peer "$ADDR_A" --out "$TMP/m" -q >"$TMP/m.log" 2>&1
+ip netns exec "$NSB" "$NBRUN" "$TMP/mixed.yaml" --peer "$ADDR_A" --secret-file "$TMP/secret" \
+	--out "$TMP/m" -q >"$TMP/m.log" 2>&1
 echo "# exit $?" >>"$TMP/m.log"
 R=$TMP/m/runs.csv
 check "mixed batch: the agentless test measured" "$R" \

@@ -22,6 +22,8 @@ veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	tc -n "$NSA" qdisc add dev "$VA" root tbf rate "$SHAPE" burst 32kb limit 4mb &&
 	ok "two namespaces, the agent's side shaped to $SHAPE" || { nok "namespace setup"; exit 1; }
 
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" -q 2>"$TMP/serve.err" &
 SERVE_PID=$!
 wait_listen "$NSA" 7575

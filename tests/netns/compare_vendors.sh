@@ -37,6 +37,8 @@ echo "1..6"
 lab() {
 	export NBLAB_PREFIX=nblab-v$1$$
 	"$LAB" up --rate "$2" >"$TMP/lab-$1.log" 2>&1 || return 1
+	[ -f "$TMP/secret" ] || make_secret "$TMP/secret" # an agent on a namespace address: a secret
+	export NBRUN_SECRET_FILE="$TMP/secret"
 	ip netns exec "$NBLAB_PREFIX-server" $RT "$NBRUN" serve --bind $SERVER --idle-timeout 120 \
 		>"$TMP/serve-$1.log" 2>&1 &
 	eval "PID_$(echo "$1" | tr a-z A-Z)=\$!"

@@ -40,6 +40,9 @@ fi
 
 # ---- nbrun ---------------------------------------------------------------------
 
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
+
 # facts_of LABEL SERVE-ARGS...: `nbrun serve --once SERVE-ARGS` in NSA, `nbrun env --peer ADDR_A
 # --json` in NSB; each end's facts, the mismatch warnings and the peer's iface facts in env.json.
 facts_of() {

@@ -29,6 +29,8 @@ export NBRUN_GNUPLOT=none
 
 veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 serve() {
 	ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" -q 2>>"$TMP/serve.err" &
 	SERVE_PID=$!

@@ -43,6 +43,8 @@ ip netns add "$NSR" && ip netns add "$NSA" && ip netns add "$NSB" &&
 	ok "a runner namespace, two agent namespaces, path A's link shaped to $SHAPE bit/s" ||
 	{ nok "namespace setup"; exit 1; }
 
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 ip netns exec "$NSA" "$NBRUN" serve --bind 10.233.1.2 -q 2>"$TMP/serve-a.err" &
 A_PID=$!
 ip netns exec "$NSB" "$NBRUN" serve --bind 10.233.2.2 -q 2>"$TMP/serve-b.err" &

@@ -56,6 +56,8 @@ shape() {
 trap 'veth_test_cleanup; ip netns del "$NSR" 2>/dev/null; ip link del "$VB" 2>/dev/null' EXIT
 router && ok "A and B routed through R, each way shaped to $RATE bit/s" || { nok "namespace setup"; exit 1; }
 
+# an agent on a namespace address needs a secret: both ends take it from the environment
+make_secret "$TMP/secret" && export NBRUN_SECRET_FILE="$TMP/secret"
 ip netns exec "$NSA" "$NBRUN" serve --bind "$ADDR_A" -q 2>"$TMP/serve.err" &
 SERVE_PID=$!
 wait_listen "$NSA" 7575
