@@ -1,6 +1,7 @@
 /* nbrun — the paths of one case start and stop together.
  *
- * Each path of a case runs on its own thread (multipath.c). Two meeting points hold them together:
+ * Each path of a case runs on its own thread (runner/run/target_paths.c). Two meeting points hold
+ * them together:
  * START (every path's data connections are up; the last to arrive stamps the common start, so
  * every path's timeline runs from the same instant of this host's one clock) and CLOSED (every
  * end of every path closed its last tick: only then may any path's senders stop, so no path

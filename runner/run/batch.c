@@ -9,33 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
 #include "env.h"
 #include "env_json.h"
-#include "ifstats.h"
 #include "outdir.h"
 #include "report.h"
 #include "results_dir.h"
-#include "runs_csv.h"
-#include "intervals_csv.h"
 
 bool nb_batch_init(struct nb_batch *b, const struct nb_config *cfg, const struct nb_plan *plan,
 		   const struct nb_run_opts *o)
 {
 	memset(b, 0, sizeof(*b));
-	*b = (struct nb_batch){ .cfg = cfg, .plan = plan, .o = o, .peer = o->peer };
-	b->client.ctl.fd = -1;
-	nb_facts_init(&b->client.peer_facts);
-	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
-	nb_waiting_init(&b->waiting, o->check_only ? 0 : nb_plan_estimate_s(plan), o->queue_timeout_ms,
-			o->verbosity, o->interrupt);
+	b->cfg = cfg;
+	b->plan = plan;
+	b->o = o;
+	nb_ends_init(&b->ends, cfg, plan, o);
 	b->stats = calloc(plan->ncases ? plan->ncases : 1, sizeof(*b->stats));
 	if (!b->stats || sodium_init() < 0)
 		return false;
-	for (size_t ci = 0; ci < plan->ncases; ci++) {
+	for (size_t ci = 0; ci < plan->ncases; ci++)
 		nb_stats_init(&b->stats[ci]);
-		b->need_agent |= !nb_engine_agentless(plan->cases[ci].engine);
-	}
 	return true;
 }
 
@@ -45,79 +37,6 @@ void nb_batch_free(struct nb_batch *b)
 	free(b->done);
 	b->stats = NULL;
 	b->done = NULL;
-}
-
-/* The embedded agent on loopback: its console stays quiet (the user's terminal is ours), and a
- * random secret only this process knows keeps other local users out of it. No limits. */
-static bool start_local(struct nb_batch *b, char *name, size_t n, struct nb_error *err)
-{
-	nb_secret_random(&b->local_secret);
-	struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .idle_timeout_s = 3600,
-				    .collect_facts = true, .verbosity = -1,
-				    .secret = &b->local_secret };
-	b->local_agent = nb_agent_create(&ao, err);
-	if (!b->local_agent || !nb_agent_start_thread(b->local_agent, err))
-		return false;
-	snprintf(name, n, "127.0.0.1:%u", nb_agent_port(b->local_agent));
-	return true;
-}
-
-/* Agentless cases go to the peer's host (its port is the agent's, not theirs), or to 127.0.0.1. */
-static bool solo_target(struct nb_batch *b, const char *host, struct nb_error *err)
-{
-	struct nb_solo_target *t = &b->solo;
-	if (!nb_ctl_resolve(host, NB_DEFAULT_CONTROL_PORT, &t->addr, &t->addr_len, err))
-		return false;
-	if (!nb_ifstats_route_ifname((const struct sockaddr *)&t->addr, t->addr_len, t->ifname,
-				     sizeof(t->ifname), NULL))
-		t->ifname[0] = '\0';
-	t->interrupt = b->o->interrupt;
-	return true;
-}
-
-/* The agent of --peer HOST[:PORT], or the embedded one, into b->client. */
-static enum nb_run_exit connect_peer(struct nb_batch *b, struct nb_error *err)
-{
-	struct sockaddr_storage addr;
-	socklen_t len;
-	char name[160];
-	if (b->peer)
-		snprintf(name, sizeof(name), "%s", b->peer);
-	else if (!start_local(b, name, sizeof(name), err))
-		return NB_EXIT_PEER;
-	const struct nb_secret *secret = b->peer ? b->o->secret : &b->local_secret;
-	if (!nb_ctl_resolve(name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
-	    !nb_client_open(&b->client, name, &addr, len, secret, &b->waiting.w, err))
-		return b->client.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
-	return NB_EXIT_OK;
-}
-
-enum nb_run_exit nb_batch_connect(struct nb_batch *b, struct nb_error *err)
-{
-	char host[256] = "127.0.0.1";
-	uint16_t port;
-	const struct nb_host *h = b->peer ? nb_config_host(b->cfg, b->peer) : NULL;
-	const char *const *peers = b->o->npeers ? b->o->peers : &b->peer;
-	for (size_t i = 0; i < (b->o->npeers ? b->o->npeers : b->peer != NULL); i++)
-		if (!nb_reach_peer_name(b->cfg, peers[i], err)) /* a typo of a host of hosts: */
-			return NB_EXIT_USAGE;
-	if (h)
-		snprintf(host, sizeof(host), "%s", h->address);
-	else if (b->peer && !nb_ctl_parse_peer(b->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),
-					       &port, err))
-		return NB_EXIT_USAGE;
-	if (!solo_target(b, host, err))
-		return NB_EXIT_PEER;
-	if (!b->need_agent) { /* no case needs an agent: open no control session */
-		b->peer_local = strcmp(b->solo.ifname, "lo") == 0;
-		return NB_EXIT_OK;
-	}
-	enum nb_run_exit rc = h ? nb_batch_connect_host(b, h, err) : connect_peer(b, err);
-	if (rc != NB_EXIT_OK)
-		return rc;
-	b->client.interrupt = b->o->interrupt;
-	b->peer_local = strcmp(b->client.ifname, "lo") == 0 || strncmp(b->client.ifname, "veth", 4) == 0;
-	return nb_batch_connect_paths(b, err);
 }
 
 bool nb_batch_out_free(const struct nb_run_opts *o, struct nb_error *err)
@@ -163,9 +82,10 @@ static void engine_cpus(const struct nb_plan *plan, char *out, size_t n, bool *p
 static size_t env_hosts(const struct nb_batch *b, struct nb_env_host *hosts)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < b->npaths && n < NB_PATHS_MAX; i++)
-		hosts[n++] = (struct nb_env_host){ b->paths[i].peer ? b->paths[i].peer : "embedded",
-						   &b->paths[i].client->peer_facts };
+	const struct nb_ends *e = &b->ends;
+	for (size_t i = 0; i < e->nends && n < NB_PATHS_MAX; i++)
+		hosts[n++] = (struct nb_env_host){ e->end[i].peer ? e->end[i].peer : "embedded",
+						   &e->end[i].agent.client.peer_facts };
 	return n;
 }
 
@@ -173,10 +93,12 @@ static bool write_env(struct nb_batch *b, struct nb_error *err)
 {
 	struct nb_facts local;
 	nb_facts_init(&local);
-	if (b->need_agent)
-		nb_env_collect("/", (struct sockaddr *)&b->client.addr, b->client.addr_len, &local);
+	const struct nb_client *c = nb_ends_client(&b->ends);
+	const struct nb_solo_target *to = &b->ends.local.to;
+	if (b->ends.need_agent)
+		nb_env_collect("/", (struct sockaddr *)&c->addr, c->addr_len, &local);
 	else /* agentless only: the route toward the target; the far end has no facts to give */
-		nb_env_collect("/", (struct sockaddr *)&b->solo.addr, b->solo.addr_len, &local);
+		nb_env_collect("/", (struct sockaddr *)&to->addr, to->addr_len, &local);
 	char cpus[256];
 	bool pinned;
 	engine_cpus(b->plan, cpus, sizeof(cpus), &pinned);
@@ -209,10 +131,11 @@ static void merge_labels(struct nb_batch *b)
 /* Who the batch ran against, as meta.json and the report say it. */
 static const char *peer_text(struct nb_batch *b)
 {
-	if (b->need_agent)
-		return b->peer ? b->peer : NB_META_EMBEDDED_PEER;
+	const char *peer = b->ends.peer;
+	if (b->ends.need_agent)
+		return peer ? peer : NB_META_EMBEDDED_PEER;
 	snprintf(b->peer_text, sizeof(b->peer_text), "%s" NB_META_AGENTLESS_PEER,
-		 b->peer ? b->peer : "127.0.0.1");
+		 peer ? peer : "127.0.0.1");
 	return b->peer_text;
 }
 
@@ -230,7 +153,7 @@ static void fill_meta(struct nb_batch *b)
 	for (size_t i = 0; i < o->nfilters && i < NB_META_LIST_MAX; i++)
 		b->meta.filters[b->meta.nfilters++] = o->filters[i];
 	merge_labels(b);
-	nb_batch_meta_paths(b);
+	nb_ends_meta_paths(&b->ends, &b->meta);
 }
 
 bool nb_batch_claim(struct nb_batch *b, struct nb_error *err)
@@ -249,56 +172,14 @@ bool nb_batch_claim(struct nb_batch *b, struct nb_error *err)
 	return ok;
 }
 
-bool nb_batch_open_rows(struct nb_batch *b, struct nb_error *err)
-{
-	b->runs = nb_runs_csv_open(b->dir, err);
-	b->jsonl = b->runs ? nb_runs_jsonl_open(b->dir, &b->meta, err) : NULL;
-	b->intervals = b->jsonl ? nb_intervals_csv_open(b->dir, err) : NULL;
-	return b->intervals != NULL;
-}
-
-void nb_batch_write_failed(struct nb_batch *b, const struct nb_error *err)
-{
-	if (!b->write_failed)
-		b->werr = *err;
-	b->write_failed = true;
-	atomic_store(&b->client.abort, true);
-	nb_batch_abort_paths(b);
-}
-
-void nb_batch_sync_rows(struct nb_batch *b)
-{
-	struct nb_error err = { { 0 } };
-	if ((b->runs && !nb_csv_sync(b->runs, &err)) || !nb_runs_jsonl_sync(b->jsonl, &err) ||
-	    (b->intervals && !nb_csv_sync(b->intervals, &err)))
-		nb_batch_write_failed(b, &err);
-}
-
-/* Runs.csv and intervals.csv to the disk, then closed; the first failure is kept. */
-static void close_rows(struct nb_batch *b)
-{
-	nb_batch_sync_rows(b);
-	nb_csv_finish(b->runs, NULL);
-	nb_csv_finish(b->intervals, NULL);
-	nb_runs_jsonl_close(b->jsonl);
-	b->runs = b->intervals = NULL;
-	b->jsonl = NULL;
-}
-
 void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)
 {
 	if (b->closed)
 		return;
 	b->closed = true;
-	nb_batch_close_paths(b);
-	nb_client_close(&b->client);
-	nb_reach_destroy(b->reach); /* after the BYE: ends the agents started over ssh */
-	b->reach = NULL;
-	nb_agent_destroy(b->local_agent);
-	b->local_agent = NULL;
-	sodium_memzero(&b->local_secret, sizeof(b->local_secret));
-	close_rows(b);
-	if (!b->claimed || b->write_failed)
+	nb_ends_close(&b->ends);
+	nb_rows_close(&b->rows);
+	if (!b->claimed || b->rows.write_failed)
 		return;
 	b->meta.complete = complete;
 	b->meta.stopped = stopped;
@@ -306,7 +187,7 @@ void nb_batch_close(struct nb_batch *b, bool complete, const char *stopped)
 	b->meta.finished = b->finished;
 	struct nb_error err = { { 0 } };
 	if (!nb_meta_json_write(b->dir, &b->meta, &err))
-		nb_batch_write_failed(b, &err);
+		nb_rows_failed(&b->rows, &err);
 }
 
 bool nb_batch_report(struct nb_batch *b, struct nb_error *err)

@@ -106,7 +106,7 @@ static bool find_done(struct nb_batch *b, const struct nb_results *res, struct n
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *run = &res->runs[i];
 		size_t ci = run->case_idx;
-		b->run_id = run->run_id > b->run_id ? run->run_id : b->run_id;
+		b->rows.run_id = run->run_id > b->rows.run_id ? run->run_id : b->rows.run_id;
 		if (ci >= b->plan->ncases || !nb_run_counts(run) || run->rep == 0)
 			continue;
 		if (!add_done(b, (uint32_t)ci, run->rep - 1)) /* the files count from 1 */
@@ -155,7 +155,7 @@ static enum nb_run_exit resume_batch(const char *dir, struct resume *r, struct n
 	if (!nb_batch_init(&b, &r->cfg, &r->plan, &r->o))
 		nb_error_set(err, "out of memory");
 	else if (adopt(&b, dir, r, err))
-		rc = nb_batch_connect(&b, err);
+		rc = nb_ends_connect(&b.ends, err);
 	if (b.claimed && rc == NB_EXIT_OK)
 		rc = nb_run_batch(&b, err);
 	nb_batch_close(&b, false, NULL);

@@ -1,4 +1,5 @@
-/* nbrun — the run loop (see run.h); the batch around it is batch.c. */
+/* nbrun — the run loop (see run.h): each case x repetition on the target its batch's ends give
+ * it (target.h), with one call whatever the target is; the batch around it is batch.c. */
 #include "run.h"
 
 #include <signal.h>
@@ -27,12 +28,24 @@ struct row_ctx {
 	const struct nb_msg_setup *su;
 };
 
-static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+/* A path's interval (path NULL: the run's, the row the statistics use). */
+static void write_interval(void *ctx, const char *path, uint32_t k, const struct nb_span *span,
+			   const struct nb_hist *hist)
 {
 	struct row_ctx *r = ctx;
-	nb_rows_write_interval(r->b->intervals, r->c->engine, r->su, r->run_id, r->rep, k, span, hist,
-			       NULL, NULL);
-	nb_run_check_rows(r->b);
+	nb_rows_write_interval(r->b->rows.intervals, r->c->engine, r->su, r->run_id, r->rep, k, span,
+			       hist, path, NULL);
+	nb_rows_check(&r->b->rows);
+	if (!path)
+		nb_progress_tick(r->b->progress);
+}
+
+/* Interval k over every path of a composite: the row the statistics use. */
+static void write_sum(void *ctx, uint32_t k, const struct nb_metrics *m)
+{
+	struct row_ctx *r = ctx;
+	nb_rows_write_sum(r->b->rows.intervals, r->c->engine, r->su, r->run_id, r->rep, k, m);
+	nb_rows_check(&r->b->rows);
 	nb_progress_tick(r->b->progress);
 }
 
@@ -54,42 +67,38 @@ static void progress_done(const struct nb_batch *b, const struct nb_case *c, uin
 			     nb_run_progress_end(nb_run_judged(o, res)), text);
 }
 
-/* A swept case's trial on every path of the case. */
-struct paths_trial {
-	struct nb_batch *b;
-	const struct nb_case *c;
-};
-
-static enum nb_outcome paths_trial(void *ctx, const struct nb_msg_setup *su,
-				   struct nb_test_result *res, struct nb_sweep_part *parts,
-				   size_t *nparts, struct nb_error *err)
+/* A swept case: its trials are runs of their own (sweep_run.c) on the case's target. */
+static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c,
+				 struct nb_run_target *t, uint32_t rep, struct nb_error *err)
 {
-	struct paths_trial *pt = ctx;
-	*nparts = pt->b->ncpaths;
-	return nb_batch_paths_trial(pt->b, pt->c, su, res, parts, err);
-}
-
-/* A swept case: its trials are runs of their own (sweep_run.c); on several paths each trial
- * runs on all of them and the search judges the sum. */
-static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
-				 struct nb_error *err)
-{
-	struct paths_trial ptc = { .b = b, .c = c };
-	bool multi = !nb_engine_agentless(c->engine) && nb_batch_multipath(b);
 	struct nb_sweep_env se = {
-		.paths = multi ? paths_trial : NULL, .paths_ctx = &ptc,
-		.npaths = multi ? (uint32_t)b->ncpaths : 1,
-		.client = multi || !b->ncpaths ? &b->client : b->cpaths[0].dst,
-		.runs = b->runs, .jsonl = b->jsonl, .intervals = b->intervals,
-		.dir = b->dir,
-		.run_id = &b->run_id, .meta = &b->meta, .interrupt = b->o->interrupt,
-		.verbosity = b->o->verbosity, .progress = b->progress,
-		.write_failed = &b->write_failed, .werr = &b->werr,
+		.target = t, .rows = &b->rows, .dir = b->dir, .meta = &b->meta,
+		.interrupt = b->o->interrupt, .verbosity = b->o->verbosity, .progress = b->progress,
 	};
 	uint32_t before = b->meta.runs_ok + b->meta.runs_failed;
 	enum nb_outcome o = nb_sweep_case(&se, c, rep, err);
 	b->runs_done += b->meta.runs_ok + b->meta.runs_failed - before; /* its finished trials */
-	nb_batch_sync_rows(b);
+	nb_rows_sync(&b->rows);
+	return o;
+}
+
+/* One run of case c on target t, its intervals written as they come, and each path's own row
+ * of a run on several (the run's own row is the caller's). */
+static enum nb_outcome run_on(struct nb_batch *b, const struct nb_case *c, struct nb_run_target *t,
+			      const struct nb_msg_setup *su, uint32_t rep, const char *started,
+			      struct nb_test_result *res, struct nb_error *err)
+{
+	struct row_ctx rc = { .b = b, .c = c, .run_id = su->run_id, .rep = rep + 1, .su = su };
+	struct nb_case_sink sink = { .ctx = &rc, .interval = write_interval, .sum = write_sum };
+	struct nb_target_part parts[NB_PATHS_MAX];
+	struct nb_target_run r = { .c = c, .su = su, .sink = &sink, .parts = parts };
+	b->rows.running = t;
+	enum nb_outcome o = t->impl->run(t, &r, res, err);
+	b->rows.running = NULL;
+	for (size_t i = 0; i < r.nparts; i++) {
+		nb_run_write_row(b, c, rep, started, parts[i].o, &parts[i].res, parts[i].path, 1);
+		nb_test_result_free(&parts[i].res);
+	}
 	return o;
 }
 
@@ -102,39 +111,29 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 	const struct nb_case *c = &b->plan->cases[case_index];
 	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
 			      c->reps.autorep ? c->reps.max : c->reps.count);
-	bool agent = !nb_engine_agentless(c->engine);
-	b->ncpaths = 0;
-	b->cpaths_named = false;
-	if (agent && !nb_batch_case_paths(b, c, err))
+	struct nb_run_target *t = nb_ends_target(&b->ends, c, err);
+	if (!t)
 		return NB_OUT_PEER_LOST;
 	if (c->sweep.enabled)
-		return run_sweep(b, c, rep, err);
+		return run_sweep(b, c, t, rep, err);
 	struct nb_msg_setup su;
-	nb_run_build_setup(c, ++b->run_id, &su);
+	nb_run_build_setup(c, ++b->rows.run_id, &su);
 	char started[32];
 	nb_outdir_utc_now(started, sizeof(started));
-	struct row_ctx rc = { .b = b, .c = c, .run_id = b->run_id, .rep = rep + 1, .su = &su };
-	struct nb_test_sink sink = { .ctx = &rc, .interval = write_interval };
 	struct nb_test_result res;
-	enum nb_outcome o;
-	if (nb_engine_agentless(c->engine))
-		o = nb_solo_test(&b->solo, &su, &sink, &res, err);
-	else if (nb_batch_multipath(b))
-		o = nb_batch_run_paths(b, c, &su, rep, started, &res, err);
-	else
-		o = nb_client_test(b->cpaths[0].dst, &su, &sink, &res, err);
+	enum nb_outcome o = run_on(b, c, t, &su, rep, started, &res, err);
 	if (o == NB_OUT_PEER_LOST)
 		snprintf(res.error, sizeof(res.error), "%s", err->msg);
-	nb_run_write_row(b, c, rep, started, o, &res, NULL);
+	nb_run_write_row(b, c, rep, started, o, &res, NULL, t->npaths);
 	*stalled = o == NB_OUT_OK && res.verdict.stalled && !res.verdict.suspect[0] &&
 		   !res.verdict.nothing[0];
 	if (nb_run_judged(o, &res) == NB_OUT_OK)
 		nb_stats_add(&b->stats[case_index], res.m.v[nb_metrics_headline(c->engine)]);
 	struct nb_error herr;
-	if (res.hist && !nb_hist_csv_write(b->dir, b->run_id, res.hist, &herr))
-		nb_batch_write_failed(b, &herr);
+	if (res.hist && !nb_hist_csv_write(b->dir, b->rows.run_id, res.hist, &herr))
+		nb_rows_failed(&b->rows, &herr);
 	nb_test_result_free(&res);
-	nb_batch_sync_rows(b);
+	nb_rows_sync(&b->rows);
 	progress_done(b, c, rep, o, &res);
 	b->runs_done += o != NB_OUT_INTERRUPTED;
 	return nb_run_judged(o, &res); /* a run that is no result fails the batch's exit code */
@@ -153,7 +152,7 @@ static enum nb_outcome run_rep(struct nb_batch *b, uint32_t case_index, uint32_t
 {
 	bool stalled;
 	enum nb_outcome o = run_one(b, case_index, rep, &stalled, err);
-	for (int i = 0; stalled && i < NB_RUN_STALL_RETRIES && !interrupted(b) && !b->write_failed; i++) {
+	for (int i = 0; stalled && i < NB_RUN_STALL_RETRIES && !interrupted(b) && !b->rows.write_failed; i++) {
 		nb_progress_extend(b->progress, 1);
 		o = run_one(b, case_index, rep, &stalled, err);
 	}
@@ -175,7 +174,7 @@ static bool account(const struct nb_batch *b, enum nb_outcome out, enum nb_run_e
 		*rc = NB_EXIT_CASES_FAILED;
 	if (out == NB_OUT_PEER_LOST)
 		*rc = NB_EXIT_PEER;
-	return out != NB_OUT_PEER_LOST && out != NB_OUT_INTERRUPTED && !b->write_failed;
+	return out != NB_OUT_PEER_LOST && out != NB_OUT_INTERRUPTED && !b->rows.write_failed;
 }
 
 /* repetitions: auto — repeat each such case until its 95 % CI is narrow enough (netperf's
@@ -222,7 +221,7 @@ static enum nb_run_exit run_all(struct nb_batch *b, struct nb_error *err)
 		go = run_auto_reps(b, &rc, err);
 	nb_progress_end(b->progress);
 	b->progress = NULL;
-	if (b->write_failed)
+	if (b->rows.write_failed)
 		return NB_EXIT_WRITE;
 	if (interrupted(b))
 		return NB_EXIT_SIGNAL;
@@ -259,10 +258,10 @@ static enum nb_run_exit finish(struct nb_batch *b, enum nb_run_exit rc, struct n
 {
 	nb_batch_close(b, b->meta.complete, rc == NB_EXIT_SIGNAL ? signal_name(b->o) : NULL);
 	struct nb_error rerr = { { 0 } };
-	if (!b->write_failed && !nb_batch_report(b, &rerr))
-		nb_batch_write_failed(b, &rerr);
-	if (b->write_failed) {
-		*err = b->werr;
+	if (!b->rows.write_failed && !nb_batch_report(b, &rerr))
+		nb_rows_failed(&b->rows, &rerr);
+	if (b->rows.write_failed) {
+		*err = b->rows.werr;
 		return NB_EXIT_WRITE;
 	}
 	tell(b, rc, err);
@@ -279,14 +278,14 @@ enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 		if (!problems && b->o->verbosity >= 0)
 			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s%s\n",
 				b->plan->ncases, b->plan->ncases == 1 ? " needs" : "s need",
-				b->need_agent ? ", and the data path to the agent works" : "");
+				b->ends.need_agent ? ", and the data path to the agent works" : "");
 		return problems ? NB_EXIT_CHECK : NB_EXIT_OK;
 	}
 	if (!b->claimed && !nb_batch_claim(b, err))
 		return NB_EXIT_WRITE;
 	if (b->meta.resumed && !nb_meta_json_write(b->dir, &b->meta, err))
 		return NB_EXIT_WRITE;
-	if (!nb_batch_open_rows(b, err)) {
+	if (!nb_rows_open(&b->rows, b->dir, &b->meta, err)) {
 		nb_batch_close(b, false, NULL);
 		if (b->made_dir && !b->meta.resumed)
 			nb_results_dir_remove(b->dir);
@@ -303,7 +302,7 @@ enum nb_run_exit nb_run_plan(const struct nb_config *cfg, const struct nb_plan *
 		nb_batch_free(&b);
 		return nb_error_set(err, "out of memory"), NB_EXIT_USAGE;
 	}
-	enum nb_run_exit rc = nb_batch_out_free(o, err) ? nb_batch_connect(&b, err) : NB_EXIT_USAGE;
+	enum nb_run_exit rc = nb_batch_out_free(o, err) ? nb_ends_connect(&b.ends, err) : NB_EXIT_USAGE;
 	if (rc == NB_EXIT_OK)
 		rc = nb_run_batch(&b, err);
 	nb_batch_close(&b, b.meta.complete, NULL);

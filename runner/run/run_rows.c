@@ -1,6 +1,5 @@
-/* nbrun — a run's row (see run_int.h): the notes that change how it reads, runs.csv and
- * runs.jsonl, and the stop when a row cannot be written. Kept apart from the run loop (run.c),
- * which runs multi-path cases (batch_paths_run.c): both write rows. */
+/* nbrun — a run's row (see run_int.h): the notes that change how it reads, its status, and
+ * the row in runs.csv and runs.jsonl. Kept apart from the run loop (run.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,14 +13,6 @@
 #include "udpgso.h"
 
 #define LITTLE_TOLERANCE 0.05
-
-/* A row that cannot be written stops the run at once: nothing after it could be kept. */
-void nb_run_check_rows(struct nb_batch *b)
-{
-	struct nb_error err = { { 0 } };
-	if (!nb_csv_ok(b->intervals, &err) || !nb_csv_ok(b->runs, &err))
-		nb_batch_write_failed(b, &err);
-}
 
 /* Notes on a run that change how it should be read; paths: how many paths its numbers add up
  * (each path keeps its own streams outstanding). */
@@ -38,7 +29,7 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 			nb_flags_add(out, n, "littles-law");
 	}
 	/* A receiver that asked for GRO on a local path: buffers never cut into datagrams. */
-	if (nb_flags_gauge_max(res, NB_G_GRO) == NB_GRO_ON && b->peer_local)
+	if (nb_flags_gauge_max(res, NB_G_GRO) == NB_GRO_ON && b->ends.peer_local)
 		nb_flags_add(out, n, "gro-local");
 	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
@@ -76,25 +67,26 @@ enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *re
 /* rep is the plan's (0-based); the files, the progress and the report count from 1. A path's
  * own row (path not NULL) is part of its run and counts in no total. */
 void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep, const char *started,
-		      enum nb_outcome o, const struct nb_test_result *res, const char *path)
+		      enum nb_outcome o, const struct nb_test_result *res, const char *path,
+		      uint32_t npaths)
 {
 	char flags[256], why[sizeof(res->error) + sizeof(res->verdict.suspect) + 32];
-	run_flags(b, c, res, !path && b->ncpaths > 1 ? b->ncpaths : 1, flags, sizeof(flags));
+	run_flags(b, c, res, !path && npaths > 1 ? npaths : 1, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	const char *status = nb_run_status(o, res, why, sizeof(why));
 	struct nb_run row = {
-		.run_id = b->run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
+		.run_id = b->rows.run_id, .case_id = c->id, .test = c->test->name, .engine = c->params.engine,
 		.protocol = nb_proto_name(c->params.proto), .rep = rep + 1, .kind = "run",
 		.offered_rate = NAN,
 		.status = status, .metric = nb_cols[head].name,
 		.value = strcmp(status, "ok") == 0 ? res->m.v[head] : NAN, .flags = flags, .error = why,
 		.started = started, .m = res->m, .path = path,
 	};
-	nb_runs_csv_write(b->runs, &row);
+	nb_runs_csv_write(b->rows.runs, &row);
 	struct nb_error jerr;
-	if (!nb_runs_jsonl_write(b->jsonl, &row, &jerr))
-		nb_batch_write_failed(b, &jerr);
-	nb_run_check_rows(b);
+	if (!nb_runs_jsonl_write(b->rows.jsonl, &row, &jerr))
+		nb_rows_failed(&b->rows, &jerr);
+	nb_rows_check(&b->rows);
 	if (path)
 		return;
 	o = nb_run_judged(o, res);

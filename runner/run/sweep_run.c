@@ -1,5 +1,6 @@
-/* nbrun — a swept case against the agent (see sweep_run.h). The search itself is sweep.c;
- * here a trial becomes one nb_client_test at the offered rate, its rows and a progress line. */
+/* nbrun — a swept case on its target (see sweep_run.h). The search itself is sweep.c; here a
+ * trial becomes one run on the case's target at the offered rate, its rows and a progress
+ * line. */
 #include "sweep_run.h"
 #include "interval_rows.h"
 
@@ -29,39 +30,44 @@ struct trial_ctx {
 	bool stopped;                 /* a trial was interrupted */
 	bool timeline_stall;          /* the current trial's measuring process stalled (runcheck.h) */
 	struct nb_error *err;
-	struct nb_sweep_part parts[NB_PATHS_MAX]; /* on several paths: the trial's part of each */
+	struct nb_target_part parts[NB_PATHS_MAX]; /* on several paths: the trial's part of each */
 	size_t nparts;
 };
 
-/* The first results file that cannot be written stops the trial and the sweep. */
 static bool write_failed(const struct nb_sweep_env *env, const struct nb_error *err)
 {
-	if (!*env->write_failed)
-		*env->werr = *err;
-	*env->write_failed = true;
-	if (env->client)
-		atomic_store(&env->client->abort, true);
+	nb_rows_failed(env->rows, err);
 	return false;
 }
 
 static bool rows_ok(const struct trial_ctx *x)
 {
 	struct nb_error err = { { 0 } };
-	return (nb_csv_ok(x->env->intervals, &err) && nb_csv_ok(x->env->runs, &err)) ||
+	return (nb_csv_ok(x->env->rows->intervals, &err) && nb_csv_ok(x->env->rows->runs, &err)) ||
 	       write_failed(x->env, &err);
 }
 
-static void write_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+/* The trial's own intervals (a path's own, on several paths, have no rows). */
+static void write_interval(void *ctx, const char *path, uint32_t k, const struct nb_span *span,
+			   const struct nb_hist *hist)
 {
 	struct trial_ctx *x = ctx;
-	nb_rows_write_interval(x->env->intervals, x->c->engine, &x->su, x->run_id, x->rep, k, span,
-			       hist, NULL, NULL);
+	if (path)
+		return;
+	nb_rows_write_interval(x->env->rows->intervals, x->c->engine, &x->su, x->run_id, x->rep, k,
+			       span, hist, NULL, NULL);
 	rows_ok(x);
 }
 
-static void no_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *hist)
+static void no_interval(void *ctx, const char *path, uint32_t k, const struct nb_span *span,
+			const struct nb_hist *hist)
 {
-	(void)ctx, (void)k, (void)span, (void)hist;
+	(void)ctx, (void)path, (void)k, (void)span, (void)hist;
+}
+
+static void no_sum(void *ctx, uint32_t k, const struct nb_metrics *m)
+{
+	(void)ctx, (void)k, (void)m;
 }
 
 /* The case's setup with the trial's rate and length; warm-up, interval and omit from the case
@@ -88,7 +94,8 @@ static void build_setup(struct trial_ctx *x, const struct nb_trial *t)
 /* Flows the trial's rate was offered to: the case's, on every path. */
 static double all_flows(const struct trial_ctx *x)
 {
-	return (double)nb_params_nflows(&x->c->params) * (x->env->npaths ? x->env->npaths : 1);
+	uint32_t paths = x->env->target->npaths;
+	return (double)nb_params_nflows(&x->c->params) * (paths ? paths : 1);
 }
 
 /* The busiest sending thread (either end), and the sending hosts' busy and stolen shares. */
@@ -229,9 +236,9 @@ static void trial_row(struct trial_ctx *x, const struct nb_trial *t, const char 
 		.metric = nb_cols[head].name, .value = measured ? res->m.v[head] : NAN, .flags = flags,
 		.error = res->error, .started = started, .m = res->m, .path = path,
 	};
-	nb_runs_csv_write(x->env->runs, &row);
+	nb_runs_csv_write(x->env->rows->runs, &row);
 	struct nb_error jerr;
-	if (!nb_runs_jsonl_write(x->env->jsonl, &row, &jerr))
+	if (!nb_runs_jsonl_write(x->env->rows->jsonl, &row, &jerr))
 		write_failed(x->env, &jerr);
 }
 
@@ -302,14 +309,17 @@ static void progress(const struct trial_ctx *x, const struct nb_trial *t, enum n
 	say(x->env, line);
 }
 
-/* One test of the sweep: on the agent's path, or on every path of the case. */
-static enum nb_outcome test(struct trial_ctx *x, const struct nb_test_sink *sink,
+/* One test of the sweep on the case's target (on several paths, each one's part too). */
+static enum nb_outcome test(struct trial_ctx *x, const struct nb_case_sink *sink,
 			    struct nb_test_result *res)
 {
-	x->nparts = 0;
-	if (x->env->paths)
-		return x->env->paths(x->env->paths_ctx, &x->su, res, x->parts, &x->nparts, x->err);
-	return nb_client_test(x->env->client, &x->su, sink, res, x->err);
+	struct nb_run_target *t = x->env->target;
+	struct nb_target_run r = { .c = x->c, .su = &x->su, .sink = sink, .parts = x->parts };
+	x->env->rows->running = t;
+	enum nb_outcome o = t->impl->run(t, &r, res, x->err);
+	x->env->rows->running = NULL;
+	x->nparts = r.nparts;
+	return o;
 }
 
 static void free_parts(struct trial_ctx *x)
@@ -324,9 +334,9 @@ static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 {
 	/* No row. On several paths a run id of its own: an agent that sends on a grant takes each
 	 * run id once (the ids in runs.csv then skip it). */
-	x->run_id = x->env->paths ? ++*x->env->run_id : 0;
+	x->run_id = x->env->target->impl->burst_run_id ? ++x->env->rows->run_id : 0;
 	build_setup(x, t);
-	struct nb_test_sink sink = { .ctx = x, .interval = no_interval };
+	struct nb_case_sink sink = { .ctx = x, .interval = no_interval, .sum = no_sum };
 	struct nb_test_result res;
 	enum nb_outcome o = test(x, &sink, &res);
 	x->lost = o == NB_OUT_PEER_LOST;
@@ -355,14 +365,14 @@ static bool run_trial(void *ctx, struct nb_trial *t)
 		return false;
 	if (t->calibration)
 		return run_calibration(x, t);
-	x->run_id = ++*x->env->run_id;
+	x->run_id = ++x->env->rows->run_id;
 	if (!x->first_run_id)
 		x->first_run_id = x->run_id;
 	x->n++;
 	build_setup(x, t);
 	char started[32];
 	nb_outdir_utc_now(started, sizeof(started));
-	struct nb_test_sink sink = { .ctx = x, .interval = write_interval };
+	struct nb_case_sink sink = { .ctx = x, .interval = write_interval, .sum = no_sum };
 	struct nb_test_result res;
 	enum nb_outcome o = test(x, &sink, &res);
 	if (o == NB_OUT_PEER_LOST) {
@@ -392,12 +402,12 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		nb_error_set(err, "%s: out of memory for the sweep", c->id);
 		return NB_OUT_CASE_FAILED;
 	}
-	o.paths = env->npaths;
+	o.paths = env->target->npaths;
 	struct nb_error jerr = { { 0 } };
-	if (!*env->write_failed &&
+	if (!env->rows->write_failed &&
 	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &jerr)) {
-		*env->werr = jerr;
-		*env->write_failed = true;
+		env->rows->werr = jerr;
+		env->rows->write_failed = true;
 	}
 	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
 		char line[NB_SWEEP_SENTENCE_MAX];

@@ -1,6 +1,6 @@
-/* nbrun — a swept case against the agent: every trial through nb_client_test,
- * written to runs.csv (kind "trial") and intervals.csv as it ends, and the
- * result of the sweep or search appended to sweeps.json and told on stderr. */
+/* nbrun — a swept case on its target: every trial one run on it (target.h), written to
+ * runs.csv (kind "trial") and intervals.csv as it ends, and the result of the sweep or search
+ * appended to sweeps.json and told on stderr. */
 #ifndef NB_SWEEP_RUN_H
 #define NB_SWEEP_RUN_H
 
@@ -8,48 +8,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "client.h"
-#include "csv.h"
 #include "meta_json.h"
-#include "runs_jsonl.h"
 #include "plan.h"
 #include "progress.h"
+#include "rows.h"
 #include "sweep.h"
+#include "target.h"
 
 #define NB_SWEEP_SENTENCE_MAX 1024 /* room for a sweep's sentence (nb_sweep_sentence) */
 
-/** One path's own part of a trial on several paths: its name, outcome and result. */
-struct nb_sweep_part {
-	const char *path;
-	enum nb_outcome o;
-	struct nb_test_result res;
-};
-
-/** One trial on several paths at once: the result over all of them into res, and each path's
- *  own into parts[0 .. *nparts) (at most NB_PATHS_MAX; the caller frees their results). */
-typedef enum nb_outcome (*nb_sweep_paths_fn)(void *ctx, const struct nb_msg_setup *su,
-					       struct nb_test_result *res, struct nb_sweep_part *parts,
-					       size_t *nparts, struct nb_error *err);
-
 /** What a swept case borrows from the run loop's batch. */
 struct nb_sweep_env {
-	struct nb_client *client;        /* the one path's agent (paths NULL) */
-	nb_sweep_paths_fn paths;         /* or each trial on every path of the case: the search
-					    offers every flow of every path the same rate and
-					    judges the sum; a trial row for the sum (path all) and
-					    one per path (no interval rows for such trials) */
-	void *paths_ctx;
-	uint32_t npaths;                 /* the case's paths (1 without paths) */
-	struct nb_csv *runs, *intervals;
-	struct nb_runs_jsonl *jsonl;     /* runs.jsonl: a record per trial */
+	struct nb_run_target *target;        /* the case's: each trial is one run on it; on several
+					    paths (a composite) the search offers every flow of
+					    every path the same rate and judges the sum: a trial
+					    row for the sum (path all) and one per path, no interval
+					    rows for such trials */
+	struct nb_rows *rows;            /* runs.csv (a row per trial), runs.jsonl, intervals.csv;
+					    each trial takes the next run id; the first file that
+					    cannot be written stops the trial and the sweep */
 	const char *dir;                 /* results folder: sweeps.json goes there */
-	uint32_t *run_id;                /* the batch's run counter: each trial takes the next id */
 	struct nb_meta *meta;            /* the batch's run counts (meta.json), one per trial */
 	const atomic_bool *interrupt;    /* set by a signal: no new trial starts */
 	int verbosity;                   /* < 0: quiet; 0: one line per trial and the result */
 	struct nb_progress *progress;    /* lines go through it when set, else straight to stderr */
-	bool *write_failed;              /* set at the first results file that cannot be written */
-	struct nb_error *werr;           /* which one, and why */
 };
 
 /** Run the sweep or search of case c (the plan's repetition rep, 0-based; its rows say rep + 1). NB_OUT_PEER_LOST when the agent was

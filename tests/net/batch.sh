@@ -5,7 +5,8 @@
 #  - nbrun resume completes a batch cut after 2 of 4 runs to 4 ok rows, fresh run ids; a
 #    config.yaml edited since is refused;
 #  - --check (and every batch) catches a missing congestion control and a nonexistent CPU with
-#    one line each, exit 5, no folder, and the agent ran nothing;
+#    one line each, exit 5, no folder, and the agent ran nothing; agentless cases toward a
+#    --peer check this host once;
 #  - the agent's console names each session and run;
 #  - a peer that is not nbrun is named so;
 #  - a full disk (a small tmpfs this test mounts) and a read-only folder: exit 4, one line
@@ -169,6 +170,12 @@ grep -q "^nbrun: check: peer 127.0.0.1:$PORT: CPU 999 does not exist" "$TMP/chec
 that "--check names the CPU that does not exist" "$TMP/check.err"
 [ "$(wc -l <"$TMP/check.err")" -eq 4 ]
 that "--check: one line per problem, nothing else" "$TMP/check.err"
+# agentless cases toward --peer's host: this host is all there is to check, and it says so once
+printf 'name: far\ndefaults: {duration: 1s, warmup: 0s}\ntests:\n  - {name: p, engine: icmp, cpus: [999]}\n' >"$TMP/far.yaml"
+"$NBRUN" "$TMP/far.yaml" --peer "127.0.0.1:$PORT" --check 2>"$TMP/far.err"; rc=$?
+[ "$rc" -eq 5 ] && grep -q "^nbrun: check: this host: CPU 999 does not exist" "$TMP/far.err" &&
+	[ "$(wc -l <"$TMP/far.err")" -eq 1 ]
+that "--check of agentless cases toward a --peer: this host's problem, once (exit 5, got $rc)" "$TMP/far.err"
 "$NBRUN" "$TMP/needs.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/needs" 2>"$TMP/needs.err"; rc=$?
 [ "$rc" -eq 5 ] && [ ! -e "$TMP/needs" ]
 that "a batch checks first: exit 5, no results folder" "$TMP/needs.err"

@@ -1,0 +1,153 @@
+/* nbrun — a batch's ends (see batch_ends.h): its agents' sessions and the local target,
+ * reached before any folder exists and closed at the batch's end. */
+#include "batch_ends.h"
+
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct nb_plan *plan,
+		  const struct nb_run_opts *o)
+{
+	memset(e, 0, sizeof(*e));
+	e->cfg = cfg;
+	e->o = o;
+	e->peer = o->peer;
+	for (size_t i = 0; i < NB_PATHS_MAX; i++)
+		nb_agent_target_init(&e->end[i].agent);
+	for (size_t ci = 0; ci < plan->ncases; ci++)
+		e->need_agent |= !nb_engine_agentless(plan->cases[ci].engine);
+	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
+	nb_waiting_init(&e->waiting, o->check_only ? 0 : nb_plan_estimate_s(plan), o->queue_timeout_ms,
+			o->verbosity, o->interrupt);
+}
+
+struct nb_client *nb_ends_client(struct nb_ends *e)
+{
+	return &e->end[0].agent.client;
+}
+
+bool nb_ends_reach(struct nb_ends *e, struct nb_error *err)
+{
+	struct nb_reach_opts ro = { .cfg = e->cfg, .secret = e->o->secret, .push = e->o->push,
+				    .interrupt = e->o->interrupt, .verbosity = e->o->verbosity,
+				    .wait = &e->waiting.w };
+	if (!e->reach)
+		e->reach = nb_reach_create(&ro);
+	return e->reach || nb_error_set(err, "out of memory");
+}
+
+/* The embedded agent on loopback: its console stays quiet (the user's terminal is ours), and a
+ * random secret only this process knows keeps other local users out of it. No limits. */
+static bool start_local(struct nb_ends *e, char *name, size_t n, struct nb_error *err)
+{
+	nb_secret_random(&e->local_secret);
+	struct nb_agent_opts ao = { .bind = "127.0.0.1", .port = 0, .idle_timeout_s = 3600,
+				    .collect_facts = true, .verbosity = -1,
+				    .secret = &e->local_secret };
+	e->local_agent = nb_agent_create(&ao, err);
+	if (!e->local_agent || !nb_agent_start_thread(e->local_agent, err))
+		return false;
+	snprintf(name, n, "127.0.0.1:%u", nb_agent_port(e->local_agent));
+	return true;
+}
+
+/* Open session i to peer: a name of the config's hosts: (hosts_reach.h), HOST[:PORT] of a
+ * running agent (with secret), or NULL: the embedded agent, started now. */
+static bool open_end(struct nb_ends *e, size_t i, const char *peer, const struct nb_secret *secret,
+		     struct nb_error *err)
+{
+	struct nb_end *p = &e->end[i];
+	struct nb_client *c = &p->agent.client;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char name[160];
+	p->peer = peer;
+	snprintf(p->name, sizeof(p->name), "local->%s", peer ? peer : "embedded");
+	const struct nb_host *h = peer ? nb_config_host(e->cfg, peer) : NULL;
+	if (h && (!nb_ends_reach(e, err) || !nb_reach_open(e->reach, h->name, c, err)))
+		return false;
+	if (!peer && !start_local(e, name, sizeof(name), err))
+		return false;
+	if (!h && (!nb_ctl_resolve(peer ? peer : name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) ||
+		   !nb_client_open(c, peer ? peer : name, &addr, len,
+				   peer ? secret : &e->local_secret, &e->waiting.w, err)))
+		return false;
+	c->interrupt = e->o->interrupt;
+	return true;
+}
+
+/* Every session: path 0's, then each other --peer's; every agent's clock measured. */
+static enum nb_run_exit open_ends(struct nb_ends *e, struct nb_error *err)
+{
+	size_t want = e->o->npeers > 1 ? e->o->npeers : 1;
+	if (!open_end(e, 0, e->peer, e->o->secret, err))
+		return nb_ends_client(e)->busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
+	e->nends = 1;
+	const char *lo = nb_ends_client(e)->ifname;
+	e->peer_local = strcmp(lo, "lo") == 0 || strncmp(lo, "veth", 4) == 0;
+	if (want > NB_PATHS_MAX)
+		return nb_error_set(err, "%zu --peer: at most %d paths", want, NB_PATHS_MAX), NB_EXIT_USAGE;
+	for (; e->nends < want; e->nends++)
+		if (!open_end(e, e->nends, e->o->peers[e->nends], e->o->secret, err))
+			return e->end[e->nends].agent.client.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
+	for (size_t i = 0; i < e->nends; i++) {
+		struct nb_end *p = &e->end[i];
+		struct nb_error cerr = { { 0 } };
+		if (!nb_clock_measure(&p->agent.client.ctl, NB_CLOCK_ROUNDS, &p->clock, &cerr))
+			return nb_error_set(err, "path %s: clock exchange: %s", p->name, cerr.msg),
+			       NB_EXIT_PEER;
+	}
+	return NB_EXIT_OK;
+}
+
+enum nb_run_exit nb_ends_connect(struct nb_ends *e, struct nb_error *err)
+{
+	char host[256] = "127.0.0.1";
+	uint16_t port;
+	const struct nb_host *h = e->peer ? nb_config_host(e->cfg, e->peer) : NULL;
+	const char *const *peers = e->o->npeers ? e->o->peers : &e->peer;
+	for (size_t i = 0; i < (e->o->npeers ? e->o->npeers : e->peer != NULL); i++)
+		if (!nb_reach_peer_name(e->cfg, peers[i], err)) /* a typo of a host of hosts: */
+			return NB_EXIT_USAGE;
+	if (h)
+		snprintf(host, sizeof(host), "%s", h->address);
+	else if (e->peer && !nb_ctl_parse_peer(e->peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host),
+					       &port, err))
+		return NB_EXIT_USAGE;
+	if (!nb_local_target_open(&e->local, host, e->o->interrupt, err))
+		return NB_EXIT_PEER;
+	if (!e->need_agent) { /* no case needs an agent: open no control session */
+		e->peer_local = strcmp(e->local.to.ifname, "lo") == 0;
+		return NB_EXIT_OK;
+	}
+	return open_ends(e, err);
+}
+
+void nb_ends_close(struct nb_ends *e)
+{
+	for (size_t i = 1; i <= NB_PATHS_MAX; i++) /* path 0's last */
+		nb_target_close(&e->end[i % NB_PATHS_MAX].agent.base);
+	e->nends = 0;
+	nb_reach_destroy(e->reach); /* after the BYE: ends the agents started over ssh */
+	e->reach = NULL;
+	nb_agent_destroy(e->local_agent);
+	e->local_agent = NULL;
+	sodium_memzero(&e->local_secret, sizeof(e->local_secret));
+}
+
+void nb_ends_meta_paths(const struct nb_ends *e, struct nb_meta *meta)
+{
+	meta->npaths = 0;
+	for (size_t i = 0; i < e->nends && i < NB_META_PATHS_MAX; i++) {
+		const struct nb_end *p = &e->end[i];
+		meta->paths[meta->npaths++] = (struct nb_meta_path){
+			.name = p->name, .peer = p->peer ? p->peer : NB_META_EMBEDDED_PEER,
+			.clock_offset_us = p->clock.known ? (double)p->clock.offset_ns / 1e3 : NAN,
+			.control_rtt_us = p->clock.known ? (double)p->clock.rtt_ns / 1e3 : NAN,
+		};
+	}
+}
