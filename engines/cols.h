@@ -1,4 +1,5 @@
-/* nbrun — the metric columns shared by intervals.csv, runs.csv, summary.csv and results.json.
+/* nbrun — the metric columns shared by intervals.csv, runs.csv, summary.csv and results.json:
+ * a value type of engines/, which engines fill (their report op) and reports/ read.
  *
  * One table names every metric once; writers, readers, statistics and charts
  * all iterate it, so a column cannot be written under one name and read under
