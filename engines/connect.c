@@ -31,6 +31,7 @@
 #include "io.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define DEFAULT_TIMEOUT_MS 1000u
 #define MAX_RATE 100000ull     /* attempts/s per flow */
@@ -202,6 +203,15 @@ static int connect_server_flow(struct nb_flow *f)
 /* The config keys that mean something to connect beyond the common ones. */
 static const char *const connect_keys[] = { "rate", "timeout", "port", NULL };
 
+/* Every attempt connected (a transaction), refused (a RST) or unanswered (a timeout). */
+static void connect_report(const struct nb_engine *e, const struct nb_params *p,
+			   const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_round_trips(e, p, s, lo, hi, m);
+	m->v[NB_COL_TIMEOUTS] = nb_span_sum(s->l0, s->l1, lo, hi, NB_C_TIMEOUTS);
+	m->v[NB_COL_REFUSED] = nb_span_sum(s->l0, s->l1, lo, hi, NB_C_REFUSED);
+}
+
 const struct nb_engine nb_engine_connect = {
 	.name = "connect",                    /* hping3 -S, tcping */
 	.summary = "TCP handshake time to any host:port (no agent): connected, refused, timed out",
@@ -226,6 +236,7 @@ const struct nb_engine nb_engine_connect = {
 	.records_latency = true,              /* client: handshake time of each connected attempt */
 	.client_flow = connect_client_flow,   /* connect, time it, close with RST */
 	.server_flow = connect_server_flow,   /* never runs: no agent */
+	.report = connect_report,             /* attempts connected, refused, unanswered */
 	.prepare_socket = NULL,
 	.judge = connect_judge,               /* no attempt connected: the run failed */
 };

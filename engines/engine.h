@@ -255,6 +255,9 @@ struct nb_engine_traits {
 };
 
 struct nb_param_def; /* param_defs.h */
+struct nb_span;      /* span.h */
+struct nb_snapshot;  /* session.h */
+struct nb_metrics;   /* cols.h */
 
 /** The ops table of one engine. */
 struct nb_engine {
@@ -294,11 +297,19 @@ struct nb_engine {
 	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
 	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
 		      struct nb_error *err);
+	/** Its counters into its columns (neper's fn_report): the columns of the flows [lo, hi)
+	 *  over the span s, into out (every column NAN before). The one place a counter of this
+	 *  engine becomes a column; the shapes several engines share are report_shapes.h. */
+	void (*report)(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
+		       uint32_t lo, uint32_t hi, struct nb_metrics *out);
+	/** Optional (NULL = none): the run's own result where it differs from its span's, from
+	 *  the client's reading after the drain (latency: the window by due time). */
+	void (*report_run)(const struct nb_snapshot *lfinal, struct nb_metrics *out);
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name
- *  is taken, the registry is full, or its own rows are too many, outside params.own or named
- *  like a common parameter. */
+ *  is taken, it has no client_flow or no report op, the registry is full, or its own rows are
+ *  too many, outside params.own or named like a common parameter. */
 bool nb_engine_register(const struct nb_engine *e, struct nb_error *err);
 /** Find an engine by name; NULL if none. */
 const struct nb_engine *nb_engine_find(const char *name);

@@ -35,6 +35,7 @@
 #include "io.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define ICMP_HDR 8u
 #define HDR 24u                      /* our header after the ICMP header */
@@ -391,6 +392,20 @@ static int icmp_server_flow(struct nb_flow *f)
 /* The config keys that mean something to icmp beyond the common ones. */
 static const char *const icmp_keys[] = { "size", "rate", "timeout", NULL };
 
+/* Every echo answered or lost (a timeout): loss is the timeouts over the echoes sent. */
+static void icmp_report(const struct nb_engine *e, const struct nb_params *p,
+			const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_round_trips(e, p, s, lo, hi, m);
+	const struct nb_snapshot *a = s->l0, *b = s->l1;
+	double lost = nb_span_sum(a, b, lo, hi, NB_C_TIMEOUTS);
+	m->v[NB_COL_TIMEOUTS] = lost;
+	m->v[NB_COL_LOST] = lost;
+	m->v[NB_COL_LOSS_PCT] = nb_span_pct(lost, lost + m->v[NB_COL_TRANS]);
+	m->v[NB_COL_DUP] = nb_span_sum(a, b, lo, hi, NB_C_DUP);
+	m->v[NB_COL_SND_ERRS] = nb_span_sum(a, b, lo, hi, NB_C_SND_ERRS);
+}
+
 const struct nb_engine nb_engine_icmp = {
 	.name = "icmp",                       /* ping */
 	.summary = "ICMP echo round-trip time to any host, IPv4 or IPv6 (no agent)",
@@ -424,5 +439,6 @@ const struct nb_engine nb_engine_icmp = {
 	.records_latency = true,              /* round trips from the due time */
 	.client_flow = icmp_client_flow,      /* ping socket, else raw */
 	.server_flow = icmp_server_flow,      /* never runs: no agent */
+	.report = icmp_report,                /* echoes answered, lost, duplicated */
 	.prepare_socket = NULL,
 };

@@ -38,6 +38,7 @@
 #include "io.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define HDR 24u
 #define MAGIC 0x4e424c54u              /* "NBLT" */
@@ -531,6 +532,20 @@ static uint64_t latency_drain_ns(const struct nb_params *p)
 /* The config keys that mean something to latency beyond the common ones. */
 static const char *const latency_keys[] = { "size", "rate", "wait", "timeout", NULL };
 
+/* The run's result counts the window by due time: trans = the window's messages answered,
+ * timeouts = those sent and not answered, trans_per_s over the measured time. */
+static void latency_report_run(const struct nb_snapshot *lfinal, struct nb_metrics *out)
+{
+	double sent = 0, answered = 0;
+	for (uint32_t f = 0; f < lfinal->nflows; f++) {
+		sent += (double)lfinal->flow[f].c[NB_C_WIN_SENT];
+		answered += (double)lfinal->flow[f].c[NB_C_WIN_ANSWERED];
+	}
+	out->v[NB_COL_TRANS] = answered;
+	out->v[NB_COL_TRANS_PER_S] = nb_span_per_s(answered, out->v[NB_COL_DURATION_S]);
+	out->v[NB_COL_TIMEOUTS] = sent - answered;
+}
+
 const struct nb_engine nb_engine_latency = {
 	.name = "latency",                    /* sockperf ping-pong / under-load */
 	.summary = "round-trip time percentiles: ping-pong, or under load at a fixed message rate",
@@ -558,4 +573,6 @@ const struct nb_engine nb_engine_latency = {
 	.kernel_counters = NULL,              /* counts what it sends and what comes back */
 	.drain_ns = latency_drain_ns,         /* timeout_ms: the window's last answers */
 	.due_window = true,                   /* the window's messages by due time (NB_C_WIN_*) */
+	.report = nb_report_round_trips,      /* the client's messages, bytes, UDP timeouts */
+	.report_run = latency_report_run,     /* the run: the window's messages by due time */
 };

@@ -33,6 +33,7 @@
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "report_shapes.h"
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
 #define PPS_BATCH_MAX 1024u     /* UIO_MAXIOV: the kernel's limit for one sendmmsg */
@@ -168,4 +169,5 @@ const struct nb_engine nb_engine_pps = {
 	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
 	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
 	.due_window = false,            /* counts by epoch, not by due time */
+	.report = nb_report_directional,
 };

@@ -56,6 +56,8 @@ bool nb_engine_register(const struct nb_engine *e, struct nb_error *err)
 	if (n == MAX_ENGINES)
 		return nb_error_set(err, "engine %s: the registry is full (%d engines)", e->name,
 				    MAX_ENGINES);
+	if (!e->client_flow || !e->report)
+		return nb_error_set(err, "engine %s: no client_flow or no report op", e->name);
 	if (!own_rows_fit(e, err))
 		return false;
 	engines[n] = e;

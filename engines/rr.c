@@ -42,6 +42,7 @@
 #include "engines.h"
 #include "io.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define SEQ_BYTES 4u                 /* UDP_RR: the sequence number at the start of a datagram */
 #define DEFAULT_TIMEOUT_MS 1000u     /* UDP_RR: when the case gives no timeout */
@@ -450,6 +451,7 @@ const struct nb_engine nb_engine_rr = {
 	.records_latency = true,          /* client: each transaction's RTT */
 	.client_flow = rr_client_flow,    /* one request in flight per flow */
 	.server_flow = rr_server_flow,    /* answers each request with `response` bytes */
+	.report = nb_report_round_trips,  /* the client's transactions, bytes, UDP timeouts */
 };
 
 const struct nb_engine nb_engine_crr = {
@@ -475,4 +477,5 @@ const struct nb_engine nb_engine_crr = {
 	.records_latency = true,          /* client: each transaction's RTT, connect included */
 	.client_flow = crr_client_flow,   /* closes with RST: no TIME_WAIT, no port exhaustion */
 	.server_flow = crr_server_flow,   /* accepts from the shared listener, answers, closes */
+	.report = nb_report_round_trips,  /* the client's transactions, connect time */
 };

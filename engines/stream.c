@@ -27,6 +27,7 @@
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "report_shapes.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
@@ -231,4 +232,5 @@ const struct nb_engine nb_engine_stream = {
 	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
 	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
 	.due_window = false,                   /* counts by epoch, not by due time */
+	.report = nb_report_directional,
 };

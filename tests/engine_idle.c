@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "param_defs.h"
+#include "report_shapes.h"
 
 /* The idle engine's own parameters: its struct in params.own. */
 struct idle_params {
@@ -64,5 +65,6 @@ const struct nb_engine nbt_engine_idle = {
 	.per_connection = true,               /* no data connection */
 	.client_flow = idle_flow,
 	.server_flow = idle_flow,
+	.report = nb_report_round_trips,      /* no transaction: every count 0 */
 	.params = idle_params,                /* tick */
 };
