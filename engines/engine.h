@@ -17,7 +17,6 @@
 
 #include "nb_error.h"
 #include "hist.h"
-#include "tcprx.h"
 
 #define NB_MAX_FLOWS 256
 #define NB_MAX_CPUS 64
@@ -118,16 +117,38 @@ enum nb_gauge {
 	NB_G_COUNT
 };
 
-/** One flow as its thread sees it. Owned by the harness. */
+/** How an engine's flows reach their other end: the one thing about a data path the harness
+ *  (session*.c) branches on, and the only place that does. */
+enum nb_datapath {
+	/* one data socket per flow, connected and proven by the harness (stream, pps, rr, latency) */
+	NB_DATAPATH_CONNECTED,
+	/* each flow opens its own connections: the client to reach->peer per transaction, the
+	 * server accepting on reach->listen_fd (crr) */
+	NB_DATAPATH_PER_CONNECTION,
+	/* the client's flows reach their target by themselves (reach->peer), with sockets, rings or
+	 * queues of their own: no agent, no control session, no data-connection hello; facts are
+	 * the local end's only (icmp, connect) */
+	NB_DATAPATH_OWN,
+};
+
+/** Where the flows of a PER_CONNECTION or OWN engine go: one per session, set by the harness. */
+struct nb_flow_reach {
+	int listen_fd;                  /* PER_CONNECTION, server: the listener every flow accepts on */
+	struct sockaddr_storage peer;   /* client: the target; server: the only host it takes
+					   connections from (AF_UNSPEC: any that proves the key) */
+	socklen_t peer_len;
+};
+
+/** One flow as its thread sees it. Owned by the harness; what only one engine needs is that
+ *  engine's, behind priv (its flow_init op). */
 struct nb_flow {
 	const struct nb_params *p;
 	uint32_t index;                 /* 0 .. nflows-1 */
 	enum nb_side side;
 	bool sends;                     /* stream/pps: this side is the sender of this flow */
-	int fd;                         /* connected data socket, or -1 (per-connection engines) */
-	int listen_fd;                  /* per-connection engines, server side: the listener */
-	struct sockaddr_storage peer;   /* per-connection engines, client side: where to connect */
-	socklen_t peer_len;
+	int fd;                         /* CONNECTED: the data socket; -1 for the other data paths */
+	const struct nb_flow_reach *reach;   /* PER_CONNECTION, OWN: where the flow goes */
+	void *priv;                     /* the engine's own state of this flow (flow_init), or NULL */
 	const atomic_bool *stop;        /* set by the harness: leave the loop promptly */
 	const atomic_bool *quiesce;     /* senders stop sending; receivers count until stop */
 	const _Atomic uint32_t *epoch;  /* the epoch this end is in (see above) */
@@ -136,15 +157,12 @@ struct nb_flow {
 	_Atomic uint32_t ep_tag[NB_EPOCH_SLOTS];
 	uint32_t unsettled;             /* harness: the lowest epoch not yet settled */
 	uint32_t lag;                   /* receiver: epoch e settles at tick e + lag (1 .. LAG_MAX) */
-	uint64_t win_start_ns, win_end_ns; /* the run's window by due time (latency); 0, 0 = none */
 	_Atomic uint64_t c[NB_C_COUNT];
 	_Atomic uint64_t g[NB_G_COUNT];
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
-	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
 	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
 					   (schedule.h); client flows of engines that record latency */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
-	struct nb_tcprx tcprx;          /* TCP receivers: arrived bytes, by the harness's ticks */
 	struct nb_error err;            /* why the flow failed */
 };
 
@@ -243,9 +261,9 @@ struct nb_engine_traits {
 	 *  it (stream), false = only when asked (pps, whose GSO rows on a local path are artefacts). */
 	bool gso_default;
 	struct nb_headline headline;
-	/** true: the client's flows reach the target by themselves (icmp, connect): no agent, no
-	 *  control session, no data-connection hello; facts are the local end's only. */
-	bool agentless;
+	/** true: the client's flows record round-trip times (f->hist, and the schedule lag of each
+	 *  request in f->lag_hist): rr, crr, latency, icmp, connect. */
+	bool records_latency;
 	/** What every number of this engine leaves out, stated beside each of its cases in the
 	 *  report (a pitfall with this code and text); {NULL, NULL} = nothing to say. */
 	struct nb_engine_note caveat;
@@ -264,15 +282,19 @@ struct nb_engine {
 	const char *name;                /* as written in the config's `engine:` */
 	const char *summary;             /* one line for --help and the report */
 	struct nb_engine_traits traits;  /* what the engine is (see above) */
-	/** Reject parameters this engine cannot run, with the reason. */
+	/** How its flows reach their other end (see enum nb_datapath). */
+	enum nb_datapath datapath;
+	/** Optional (NULL = every parameter runs): reject parameters it cannot run, with why. */
 	bool (*validate)(const struct nb_params *p, struct nb_error *err);
-	/** true: no data sockets are set up; client flows connect per transaction (crr). */
-	bool per_connection;
-	/** true: flows record round-trip times into f->hist (client side). */
-	bool records_latency;
+	/** Optional (NULL = none): set up one flow's own state (f->priv) before any thread runs,
+	 *  f's fields but fd set; false with err when it cannot (out of memory). flow_fini frees it,
+	 *  once the flow's thread is joined; it is called for every flow flow_init set up. */
+	bool (*flow_init)(struct nb_flow *f, struct nb_error *err);
+	void (*flow_fini)(struct nb_flow *f);
 	/** Thread body of one flow on the client; returns 0, or -1 with f->err set. */
 	int (*client_flow)(struct nb_flow *f);
-	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. */
+	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. NULL:
+	 *  the engine has no agent side (an OWN data path). */
 	int (*server_flow)(struct nb_flow *f);
 	/** Optional (NULL = none): set options on a flow's data socket once it is connected, before
 	 *  any flow thread starts, e.g. a receiver's SO_RCVBUF, so that the first datagrams of a
@@ -285,8 +307,12 @@ struct nb_engine {
 	/** Optional (NULL = none): how long receivers need after the senders stop for the last
 	 *  epoch's datagrams or answers to arrive (UDP: in flight; latency: timeout_ms). */
 	uint64_t (*drain_ns)(const struct nb_params *p);
-	/** true: the client's flows count the run's window by due time (NB_C_WIN_*, win_hist). */
-	bool due_window;
+	/** Optional (NULL = none), both or neither: the client's flows count the run's window by due
+	 *  time (latency). set_window, before the flow's thread starts: the window [start_ns,
+	 *  end_ns) on CLOCK_MONOTONIC; window_hist: the round trips of the window's messages into
+	 *  out (merged). The run's result then takes the window's (report_run). */
+	void (*set_window)(struct nb_flow *f, uint64_t start_ns, uint64_t end_ns);
+	void (*window_hist)(const struct nb_flow *f, struct nb_hist *out);
 	/** Optional (NULL = none): the engine's own parameters, ending with a NULL key: rows over
 	 *  its own struct in params.own (param_defs.h NB_PARAM_OWN). A config takes them in a test
 	 *  of this engine only, the wire carries them after the common ones, and plan.csv has their
@@ -324,8 +350,14 @@ bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
 bool nb_engine_has_key(const struct nb_engine *e, const char *key);
 /** Whether e's sizes are a request and a response (rr, crr), not one `size`; false for NULL. */
 bool nb_engine_request_response(const struct nb_engine *e);
-/** Whether e needs no agent (traits.agentless); false for e NULL. */
+/** Whether e needs no agent (its flows reach their target by themselves: NB_DATAPATH_OWN);
+ *  false for e NULL. */
 bool nb_engine_agentless(const struct nb_engine *e);
+/** Whether e's client flows record round-trip times (traits.records_latency); false for NULL. */
+bool nb_engine_records_latency(const struct nb_engine *e);
+/** Whether e's run result counts the run's window by due time (its set_window op: latency);
+ *  false for e NULL. */
+bool nb_engine_due_window(const struct nb_engine *e);
 /** Whether a case of e at this per-flow rate runs closed loop (one request in flight per
  *  flow, so mean RTT = flows / rate by Little's law); false for e NULL. */
 bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate);

@@ -137,8 +137,8 @@ static bool setup_socket(struct icmp_flow *u)
 		return false;
 	nb_gauge_set(f, NB_G_ICMP_SOCKET, u->raw ? 2 : 1);
 	u->ident = (uint16_t)(getpid() * 31u + f->index);
-	memcpy(&u->to, &f->peer, f->peer_len);
-	u->to_len = f->peer_len;
+	memcpy(&u->to, &f->reach->peer, f->reach->peer_len);
+	u->to_len = f->reach->peer_len;
 	if (u->v6)
 		((struct sockaddr_in6 *)&u->to)->sin6_port = 0; /* raw IPv6: a port means a protocol */
 	else
@@ -368,7 +368,7 @@ static int run_flow(struct icmp_flow *u)
 
 static int icmp_client_flow(struct nb_flow *f)
 {
-	struct icmp_flow u = { .f = f, .v6 = f->peer.ss_family == AF_INET6, .tmo_ns = timeout_ns(f->p) };
+	struct icmp_flow u = { .f = f, .v6 = f->reach->peer.ss_family == AF_INET6, .tmo_ns = timeout_ns(f->p) };
 	u.win = calloc(WIN, sizeof(*u.win));
 	u.out = calloc(1, ICMP_HDR + f->p->size);
 	u.in = malloc(RX_BUF);
@@ -381,12 +381,6 @@ static int icmp_client_flow(struct nb_flow *f)
 	free(u.out);
 	free(u.in);
 	return rc; /* the harness closes f->fd */
-}
-
-/* No agent: the target's kernel answers. */
-static int icmp_server_flow(struct nb_flow *f)
-{
-	return nb_error_set(&f->err, "icmp needs no agent"), -1;
 }
 
 /* The config keys that mean something to icmp beyond the common ones. */
@@ -423,7 +417,6 @@ const struct nb_engine nb_engine_icmp = {
 		.protocols_note = "sends ICMP echo only",
 		.keys = icmp_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median round trip */
-		.agentless = true,                      /* any host, no agent */
 		.caveat = { "icmp-kernel",
 			    "an ICMP echo is answered by the target's kernel in softirq: the round "
 			    "trip leaves out the socket, the scheduler and any application (measure "
@@ -433,12 +426,11 @@ const struct nb_engine nb_engine_icmp = {
 				"icmp_msgs_per_sec, 1000/s by default; cloud hosts and load balancers "
 				"often fewer): replies missing at a steady pace are the target's limit, "
 				"not the network's loss; lower the rate or measure with engine connect" },
+		.records_latency = true,                 /* round trips from the due time */
 	},
+	.datapath = NB_DATAPATH_OWN, /* each flow opens its own socket to reach->peer */
 	.validate = icmp_validate,            /* size >= 24, rate x timeout, flows */
-	.per_connection = true,               /* no data connection: each flow opens its socket */
-	.records_latency = true,              /* round trips from the due time */
 	.client_flow = icmp_client_flow,      /* ping socket, else raw */
-	.server_flow = icmp_server_flow,      /* never runs: no agent */
 	.report = icmp_report,                /* echoes answered, lost, duplicated */
 	.prepare_socket = NULL,
 };

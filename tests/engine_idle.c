@@ -62,7 +62,7 @@ const struct nb_engine nbt_engine_idle = {
 		.keys = idle_keys,
 		.headline = { "trans_per_s", "trans/s", true },
 	},
-	.per_connection = true,               /* no data connection */
+	.datapath = NB_DATAPATH_PER_CONNECTION, /* no data connection */
 	.client_flow = idle_flow,
 	.server_flow = idle_flow,
 	.report = nb_report_round_trips,      /* no transaction: every count 0 */
