@@ -23,6 +23,7 @@
 #define NB_UDP_MAX_PAYLOAD 65507u
 #define NB_KEY_LEN 32           /* bytes of a run's data key (params.key) */
 #define NB_PARAMS_OWN_MAX 64    /* bytes of an engine's own parameters (params.own) */
+#define NB_OWN_COUNTERS_MAX 4   /* an engine's own counters (nb_flow.own, its counters rows) */
 
 /* The names of these three enums, and the flow layout of a case: params.h. */
 enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP, NB_PROTO_ICMP };
@@ -104,6 +105,12 @@ enum nb_counter {
 	NB_C_COUNT
 };
 
+/** One of an engine's own counters: its index in nb_flow.own is its row's in the table. */
+struct nb_counter_def {
+	const char *name; /* "ticks" */
+	const char *doc;  /* what one count is */
+};
+
 /** Per-flow gauges: the latest value, not a sum. */
 enum nb_gauge {
 	NB_G_JITTER_NS,         /* RFC 3550 interarrival jitter, receiver */
@@ -159,6 +166,7 @@ struct nb_flow {
 	uint32_t lag;                   /* receiver: epoch e settles at tick e + lag (1 .. LAG_MAX) */
 	_Atomic uint64_t c[NB_C_COUNT];
 	_Atomic uint64_t g[NB_G_COUNT];
+	_Atomic uint64_t own[NB_OWN_COUNTERS_MAX]; /* the engine's own counters (its counters rows) */
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
 					   (schedule.h); client flows of engines that record latency */
@@ -170,6 +178,13 @@ struct nb_flow {
 static inline void nb_count(struct nb_flow *f, enum nb_counter c, uint64_t n)
 {
 	atomic_store_explicit(&f->c[c], atomic_load_explicit(&f->c[c], memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/** Add to the engine's own counter i (a row of its counters table; single writer). */
+static inline void nb_count_own(struct nb_flow *f, unsigned i, uint64_t n)
+{
+	atomic_store_explicit(&f->own[i], atomic_load_explicit(&f->own[i], memory_order_relaxed) + n,
 			      memory_order_relaxed);
 }
 
@@ -276,6 +291,7 @@ struct nb_param_def; /* param_defs.h */
 struct nb_span;      /* span.h */
 struct nb_snapshot;  /* session.h */
 struct nb_metrics;   /* cols.h */
+struct nb_col_def;   /* cols.h */
 
 /** The ops table of one engine. */
 struct nb_engine {
@@ -323,9 +339,18 @@ struct nb_engine {
 	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
 	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
 		      struct nb_error *err);
+	/** Optional (NULL = none): its own counters, ending with a NULL name: row i is
+	 *  nb_flow.own[i] (nb_count_own), read at every tick like the shared ones. This version
+	 *  carries them from the client's flows only: the agent's are not on the wire. */
+	const struct nb_counter_def *counters;
+	/** Optional (NULL = none): its own columns, ending with a NULL name: row i is
+	 *  nb_metrics.own[i], which its report op fills. runs.csv and intervals.csv have them after
+	 *  `path` (every registered engine's, in registry order: empty in another engine's rows). */
+	const struct nb_col_def *columns;
 	/** Its counters into its columns (neper's fn_report): the columns of the flows [lo, hi)
-	 *  over the span s, into out (every column NAN before). The one place a counter of this
-	 *  engine becomes a column; the shapes several engines share are report_shapes.h. */
+	 *  over the span s, into out (every column NAN before), its own columns in out->own. The
+	 *  one place a counter of this engine becomes a column; the shapes several engines share
+	 *  are report_shapes.h. */
 	void (*report)(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
 		       uint32_t lo, uint32_t hi, struct nb_metrics *out);
 	/** Optional (NULL = none): the run's own result where it differs from its span's, from

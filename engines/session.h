@@ -23,6 +23,8 @@ struct nb_session;
 struct nb_flow_snap {
 	uint64_t c[NB_C_COUNT];
 	uint64_t g[NB_G_COUNT];
+	uint64_t own[NB_OWN_COUNTERS_MAX];    /* the engine's own counters; the client's only: the
+						 wire does not carry them (engine.h counters) */
 	bool sends;
 	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system) */
 };

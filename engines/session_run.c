@@ -131,6 +131,8 @@ static void read_counters(struct nb_session *s, struct nb_snapshot *out)
 			out->flow[i].c[c] = atomic_load_explicit(&f->c[c], memory_order_relaxed);
 		for (int g = 0; g < NB_G_COUNT; g++)
 			out->flow[i].g[g] = atomic_load_explicit(&f->g[g], memory_order_relaxed);
+		for (int o = 0; o < NB_OWN_COUNTERS_MAX; o++)
+			out->flow[i].own[o] = atomic_load_explicit(&f->own[o], memory_order_relaxed);
 		out->flow[i].sends = f->sends;
 	}
 	uint64_t t1 = nb_now_ns();

@@ -38,3 +38,13 @@ double nb_span_sum(const struct nb_snapshot *a, const struct nb_snapshot *b, uin
 		v += nb_span_diff(a, b, f, c);
 	return v;
 }
+
+double nb_span_own_sum(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t lo,
+		       uint32_t hi, unsigned i)
+{
+	double v = 0;
+	for (uint32_t f = lo; f < hi; f++)
+		v += b->flow[f].own[i] >= a->flow[f].own[i] ? (double)(b->flow[f].own[i] - a->flow[f].own[i])
+							  : NAN;
+	return v;
+}

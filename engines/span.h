@@ -43,4 +43,9 @@ double nb_span_diff(const struct nb_snapshot *a, const struct nb_snapshot *b, ui
 double nb_span_sum(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t lo,
 		   uint32_t hi, enum nb_counter c);
 
+/** The growth of the engine's own counter i summed over the flows [lo, hi) from a to b (NAN
+ *  when one went back). */
+double nb_span_own_sum(const struct nb_snapshot *a, const struct nb_snapshot *b, uint32_t lo,
+		       uint32_t hi, unsigned i);
+
 #endif

@@ -122,6 +122,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 	uint32_t lo = flow < 0 ? 0 : (uint32_t)flow;
 	uint32_t hi = flow < 0 ? s->l1->nflows : (uint32_t)flow + 1;
 	out->v[NB_COL_DURATION_S] = nb_span_dt(s->l0, s->l1);
+	out->own_of = e;
 	e->report(e, p, s, lo, hi, out); /* its counters -> its columns */
 	if (hist && flow < 0)
 		nb_metrics_latency(hist, out);
