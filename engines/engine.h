@@ -68,6 +68,7 @@ struct nb_params {
 	bool gso;               /* stream, pps: UDP_SEGMENT where the kernel offers it (udpgso.h) */
 	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
+	uint32_t burst_us;      /* stream, pps: paced UDP: most of the schedule sent back to back (pace.h) */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
 	int16_t cpus[NB_MAX_CPUS];
 	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each

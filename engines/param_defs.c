@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pace.h"
 #include "params.h"
 
 /* The offset and size of a field of struct nb_params, as a row gives them. */
@@ -71,6 +72,12 @@ const struct nb_param_def nb_param_defs[] = {
 	  .size = 4 + sizeof(((struct nb_params *)0)->cpus), .max = 4095, .column = "cpus",
 	  .doc_value = "CPU numbers and ranges, up to 64 CPUs, each once: `2`, `0-3,8`, `[0-1, 4]`",
 	  .doc_default = "not pinned", .doc = "flow i runs on CPU i % n of the list" },
+	{ .key = "burst", .kind = NB_PK_DURATION_US, .flags = NB_PF_LISTED | NB_PF_UDP,
+	  FIELD(burst_us), .def = NB_PACE_BURST_DEFAULT_NS / 1000,
+	  .max = NB_PACE_BURST_MAX_NS / 1000, .unit = "us", .wire = 4, .column = "burst_us",
+	  .expect = "0 to 10ms such as 500us", .doc_value = "duration 0..10ms",
+	  .doc = "paced UDP (`pacing=user`): the datagrams due within this time leave back to back, "
+		 "one at least; a wake-up sends what the timer's lateness leaves of it (docs/engines.md)" },
 	{ .key = NULL },
 };
 

@@ -36,6 +36,7 @@ enum nb_param_kind {
 			      alone (an empty cell; on the wire the value + 1, so 0) */
 	NB_PK_SIZE,        /* bytes with K, M, G (powers of 1024), in [min, max]; field: uint32_t */
 	NB_PK_DURATION_MS, /* a duration in [min, max] milliseconds; field: uint32_t ms */
+	NB_PK_DURATION_US, /* a duration in [min, max] microseconds; field: uint32_t us */
 	NB_PK_CPUS,        /* CPU numbers and ranges, each once: a uint32_t count at offset, the
 			      int16_t CPUs right after it (nb_params.ncpus, cpus); plan.csv "0,2";
 			      wire: u32 count, u16 each */
@@ -67,8 +68,8 @@ struct nb_param_def {
 	int64_t def;              /* the default, as the field holds it (a NAME, CPUS: empty) */
 	/** Optional: the default for engine e instead of def (gso: the engine's gso_default). */
 	int64_t (*engine_def)(const struct nb_engine *e);
-	uint64_t min, max;        /* the config's range (UINT, SIZE, DURATION_MS: in the field's
-				     unit) */
+	uint64_t min, max;        /* the config's range (UINT, SIZE, DURATION_MS, DURATION_US: in
+				     the field's unit) */
 	const char *const *names; /* ENUM: the values' names; BOOL: NULL or the words for false
 				     and true */
 	unsigned nnames;

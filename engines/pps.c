@@ -8,12 +8,13 @@
  * reordering exactly as the stream engine does; the minimum size is the header.
  *
  * Sender and receiver are the batched UDP path of udpflow.c: sendmmsg of up to
- * `batch` datagrams per call, paced in batches by the token bucket when
- * params.rate (packets/s per flow) is set, refusals counted as NB_C_SND_ERRS
+ * `batch` datagrams per call, paced by the token bucket when params.rate
+ * (packets/s per flow) is set (a wake-up's release, at most `burst`, takes as
+ * many calls as it needs, see pace.h), refusals counted as NB_C_SND_ERRS
  * and never as loss; recvmmsg, sequence accounting, and the socket's drop
  * counter for datagrams our own full receive buffer dropped (NB_C_RCVBUF_DROPS).
- * What is pps's own: the batch size (the pacer wakes once per batch of due
- * datagrams, see pace.h), and GRO whenever GSO is asked for.
+ * What is pps's own: the messages per call (`batch`), and GRO whenever GSO is
+ * asked for.
  *
  * GSO (params.gso, udpgso.h): the sender hands the kernel up to 64 datagrams in
  * one buffer with UDP_SEGMENT (sendmmsg where the kernel refuses it) and the
@@ -37,11 +38,6 @@
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
 #define PPS_BATCH_MAX 1024u     /* UIO_MAXIOV: the kernel's limit for one sendmmsg */
-/* Paced: after a late wake-up the pacer may send at most 100 us worth of datagrams in one
- * batch (at least 4, at most a batch), so a VM's timer slop loses no credit and no queue on
- * the path sees a burst; the largest burst sent is reported (NB_G_MAX_BURST). */
-#define PPS_BURST_NS 100000ull
-#define PPS_BURST_MIN 4u
 
 /* Datagrams per send call: batch messages, or with GSO segments of one message. */
 static uint32_t pps_per_call(const struct nb_params *p)
@@ -76,14 +72,6 @@ static bool pps_validate(const struct nb_params *p, struct nb_error *err)
 
 /* ---- sender ---- */
 
-static uint32_t pacer_burst(const struct nb_params *p, uint32_t per_call)
-{
-	uint64_t burst = p->rate * PPS_BURST_NS / 1000000000ull;
-	if (burst < PPS_BURST_MIN)
-		burst = PPS_BURST_MIN;
-	return burst < per_call ? (uint32_t)burst : per_call;
-}
-
 /* The datagrams lie back to back in one buffer (udpgso.h): sendmmsg sends one message per
  * datagram, GSO hands the kernel the whole buffer at once. */
 static int pps_send(struct nb_flow *f)
@@ -94,7 +82,9 @@ static int pps_send(struct nb_flow *f)
 	if (!nb_udpgso_tx_init(&t, f, per_call, p->gso))
 		return -1;
 	nb_gauge_set(f, NB_G_PACING, p->rate ? NB_PACING_USER : NB_PACING_NONE);
-	int rc = nb_udptx_start(&t.tx, p->rate, 1, pacer_burst(p, per_call)) ? 1 : -1;
+	/* Paced: at most `burst` of the schedule back to back (pace.h), the largest burst sent
+	 * reported (NB_G_MAX_BURST); a wake-up's batch goes in as many calls as it takes. */
+	int rc = nb_udptx_start(&t.tx, p->rate, 1, p->burst_us * 1000ull) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t.tx);
 	nb_udpgso_tx_free(&t);
@@ -138,7 +128,8 @@ static uint64_t pps_drain_ns(const struct nb_params *p)
 }
 
 /* The config keys that mean something to pps beyond the common ones. */
-static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "sweep", NULL };
+static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "burst",
+					"sweep", NULL };
 
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */

@@ -10,7 +10,8 @@
  * messages share; the sender is paced by the token bucket in pace.c when a rate
  * is set (bit/s: rate / (8 · size) datagrams/s, kept as that fraction, never rounded to
  * whole datagrams per second), or by the kernel when the interface's qdisc is fq (kpace.h);
- * the receiver counts loss, reordering,
+ * the pacer lets at most `burst` of its schedule leave back to back; the receiver counts loss,
+ * reordering,
  * duplicates and jitter, and its own socket-buffer drops apart from network loss. It asks
  * for UDP_GRO when GSO is on and the run is unpaced: a paced run is where jitter is read, and
  * under GRO only the first datagram of a coalesced buffer has a receive stamp of its own.
@@ -32,12 +33,6 @@
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
-/* Back-to-back packets the pacer may release at once: 100 us worth at the target rate, at least
- * 4, at most a send call's worth (as pps): half of it is the batch one wake-up sends, the other half the
- * slack that lets a timer wake-up come that late without spinning (a late wake-up's debt beyond
- * the burst is paid at twice the rate, see pace.h). */
-#define PACER_BURST_NS 100000ull
-#define PACER_BURST_MIN 4
 
 static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 {
@@ -148,13 +143,6 @@ static uint32_t udp_per_call(const struct nb_params *p)
 	return p->gso && segs >= 2 ? segs : UDP_BATCH;
 }
 
-static uint32_t pacer_burst(const struct nb_params *p, uint32_t per_call)
-{
-	uint64_t pps = p->rate / 8 / p->size;
-	uint64_t burst = pps * PACER_BURST_NS / 1000000000ull;
-	return burst < PACER_BURST_MIN ? PACER_BURST_MIN : burst > per_call ? per_call : (uint32_t)burst;
-}
-
 static int udp_send(struct nb_flow *f)
 {
 	const struct nb_params *p = f->p;
@@ -167,7 +155,8 @@ static int udp_send(struct nb_flow *f)
 	enum nb_pacing how = nb_kpace_apply(f->fd, false, p->rate);
 	nb_gauge_set(f, NB_G_PACING, how);
 	uint64_t user_rate = how == NB_PACING_USER ? p->rate : 0;
-	int rc = nb_udptx_start(&t.tx, user_rate, 8ull * p->size, pacer_burst(p, per_call)) ? 1 : -1;
+	/* The burst is a time (`burst`, pace.h): the datagrams due within it leave together. */
+	int rc = nb_udptx_start(&t.tx, user_rate, 8ull * p->size, p->burst_us * 1000ull) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&t.tx);
 	nb_udpgso_tx_free(&t);
@@ -218,7 +207,8 @@ static uint64_t stream_drain_ns(const struct nb_params *p)
 }
 
 /* The config keys that mean something to stream beyond the common ones. */
-static const char *const stream_keys[] = { "size", "rate", "direction", "gso", "sweep", NULL };
+static const char *const stream_keys[] = { "size", "rate", "direction", "gso", "burst", "sweep",
+					   NULL };
 
 const struct nb_engine nb_engine_stream = {
 	.name = "stream",

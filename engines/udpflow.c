@@ -12,12 +12,12 @@
 
 /* ---- sender ---- */
 
-bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint32_t burst)
+bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint64_t burst_ns)
 {
 	prctl(PR_SET_TIMERSLACK, 1UL); /* wake-ups on time: late ones become bursts */
 	if (!nb_sock_udp_send_errors(t->f->fd, &t->f->err))
 		return false;
-	nb_pacer_init(&t->pacer, num, den, burst, nb_now_ns());
+	nb_pacer_init(&t->pacer, num, den, burst_ns, nb_now_ns());
 	return true;
 }
 

@@ -56,8 +56,8 @@ struct nb_udptx {
 };
 
 /** Ask for send errors, wake-ups without timer slack, and pace at num / den datagrams/s (num 0 =
- *  unpaced) with bursts of at most burst; false with f->err set. */
-bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint32_t burst);
+ *  unpaced) with bursts of at most burst_ns of the schedule; false with f->err set. */
+bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint64_t burst_ns);
 /** One batch: wait for the pacer, stamp, send and count; after a refusal wait for room.
  *  Returns 1 to go on, 0 when the flow is done, -1 on failure (f->err set). */
 int nb_udptx_step(struct nb_udptx *t);

@@ -278,7 +278,10 @@ int main(int argc, char **argv)
 		nb_cli_usage(cli.help_for, stdout);
 		return 0;
 	case NB_CMD_VERSION:
-		printf("nbrun %s%s\n", NB_VERSION, NB_STATIC_BUILD ? " (static)" : "");
+		/* A build without the AF_XDP path says so: an agent that cannot run `datapath: xdp`. */
+		printf("nbrun %s%s\n", NB_VERSION,
+		       NB_STATIC_BUILD ? (NB_HAVE_XDP ? " (static)" : " (static, without xdp)")
+				       : (NB_HAVE_XDP ? "" : " (without xdp)"));
 		return 0;
 	case NB_CMD_RUN:
 		return cmd_run(&cli);

@@ -41,6 +41,7 @@ import sys
 # Folder of a file (relative to ROOT) -> its key in ALLOWED.
 FOLDERS = {
     'engines': 'engines',
+    'engines/xdp': 'engines',
     'reports/base': 'base',
     'reports/files': 'files',
     'reports/analysis': 'analysis',

@@ -1,8 +1,10 @@
 /* nb_burst — the largest burst on the wire, for scripts/bench-pacing: sniffs one interface
- * (AF_PACKET, kernel receive times) for UDP datagrams of at least MINLEN bytes (the test's data,
- * not its control traffic) and counts the longest run of datagrams each arriving less than GAP ns
- * after the one before.
- * Usage: nb_burst IFNAME MINLEN GAP_NS SECONDS   prints "packets N largest_burst B drops D" */
+ * (AF_PACKET, kernel receive times) for UDP datagrams of at least SIZE payload bytes (the test's
+ * data, not its control traffic) and counts the longest run of datagrams each arriving less than
+ * GAP ns after the one before. A veth hands a GSO send on uncut: one frame of k datagrams of
+ * SIZE bytes (the last may be shorter), which left back to back and counts as k of them (a NIC
+ * cutting it would send them at line rate); counting it as one datagram hid GSO bursts.
+ * Usage: nb_burst IFNAME SIZE GAP_NS SECONDS   prints "packets N largest_burst B drops D" */
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -52,23 +54,33 @@ static uint64_t stamp_of(struct msghdr *h)
 	return 0;
 }
 
-static int is_ours(const unsigned char *b, size_t len, size_t minlen)
+/* How many of the test's datagrams of size bytes a frame holds: 0 for anything else (control
+ * traffic, a short datagram), k for an uncut GSO frame of k; len is what was captured. */
+static uint64_t datagrams_in(const unsigned char *b, size_t len, size_t size)
 {
 	const struct iphdr *ip = (const void *)b;
 	if (len < sizeof(*ip) || ip->protocol != IPPROTO_UDP || len < ip->ihl * 4u + 8u)
 		return 0;
 	const struct udphdr *u = (const void *)(b + ip->ihl * 4);
-	return ntohs(u->len) >= minlen + 8u;
+	size_t ulen = ntohs(u->len); /* a GSO frame's UDP length is all of its segments' */
+	if (ulen < size + 8u)
+		return 0;
+	size_t payload = ulen - 8u;
+	return (payload + size - 1) / size;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: nb_burst IFNAME MINLEN GAP_NS SECONDS\n");
+		fprintf(stderr, "usage: nb_burst IFNAME SIZE GAP_NS SECONDS\n");
 		return 2;
 	}
-	size_t minlen = strtoul(argv[2], NULL, 10);
+	size_t size = strtoul(argv[2], NULL, 10);
 	uint64_t gap = strtoull(argv[3], NULL, 10), end = now_ns() + strtoull(argv[4], NULL, 10) * 1000000000ull;
+	if (size == 0) {
+		fprintf(stderr, "nb_burst: SIZE must be at least 1 byte\n");
+		return 2;
+	}
 	int fd = open_sniffer(argv[1]);
 	if (fd < 0) {
 		perror("nb_burst: AF_PACKET");
@@ -87,13 +99,14 @@ int main(int argc, char **argv)
 		}
 		int n = recvmmsg(fd, m, NB_BURST_BATCH, MSG_WAITFORONE, NULL);
 		for (int i = 0; i < n; i++) {
-			if (!is_ours(buf[i], m[i].msg_len, minlen))
+			uint64_t k = datagrams_in(buf[i], m[i].msg_len, size);
+			if (k == 0)
 				continue;
 			uint64_t t = stamp_of(&m[i].msg_hdr);
-			run = packets && t - last < gap ? run + 1 : 1;
+			run = packets && t - last < gap ? run + k : k;
 			best = run > best ? run : best;
 			last = t;
-			packets++;
+			packets += k;
 		}
 	}
 	struct tpacket_stats st;

@@ -12,7 +12,7 @@
  *   backwards  every flow's rx_bytes 1 GB lower from tick 3 on (the counter goes back)
  *   frozen     every flow's rx_bytes 0 (nothing received while gigabytes were sent)
  *   udp-extra  every flow's settled datagrams doubled (more received than were sent)
- * One session at a time, until killed. Prints "nb_liar ready" on stderr once it listens.
+ * It answers the batch's data path probe (probe.h) honestly. One session at a time, until killed. Prints "nb_liar ready" on stderr once it listens.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,6 +25,8 @@
 #include "auth.h"
 #include "clock.h"
 #include "ctl.h"
+#include "dataconn.h"
+#include "probe.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -138,7 +140,42 @@ static void run_test(int fd, const struct sockaddr_storage *peer, socklen_t plen
 	nb_session_destroy(s);
 }
 
-/* Between tests: CHECK finds nothing, TIME tells the clock, SETUP runs a test, BYE ends. */
+/* PROBE, the session's n-th: a data port, READY, the one flow taken as the agent takes it, and
+ * CHECK_RESULT empty when it came (the data path is not what this harness lies about). */
+static void probe(int fd, const struct sockaddr_storage *peer, const unsigned char *session_key,
+		  uint32_t n, const struct nb_msg_probe *q)
+{
+	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage local;
+	memcpy(&local, &a, sizeof(a));
+	struct nb_error err = { { 0 } };
+	uint16_t port = 0;
+	bool udp = q->proto == NB_PROTO_UDP;
+	int lfd = nb_dataconn_bind(udp ? SOCK_DGRAM : SOCK_STREAM, &local, sizeof(a), 0, 0, &port, &err);
+	if (lfd >= 0 && (udp || listen(lfd, 4) == 0)) {
+		struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
+		unsigned char key[NB_KEY_LEN];
+		nb_probe_key(session_key, n, key);
+		int flow = -1;
+		struct nb_dataconn_server sv = {
+			.listen_fd = lfd, .proto = (enum nb_proto)q->proto, .local = &local,
+			.local_len = sizeof(a), .peer = peer, .key = key, .nflows = 1, .fds = &flow,
+		};
+		if (!nb_ctl_send(fd, &ready, 5000, &err) || !nb_dataconn_accept(&sv, NB_PROBE_AGENT_MS, &err))
+			snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "probe: %s\n", err.msg);
+		if (flow >= 0)
+			close(flow);
+	} else {
+		snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "probe: %s\n", err.msg);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	nb_ctl_send(fd, &m, 5000, NULL);
+}
+
+/* Between tests: CHECK finds nothing, PROBE proves the data path, TIME tells the clock, SETUP
+ * runs a test, BYE ends. */
 static void serve(int fd, const struct sockaddr_storage *peer, socklen_t plen)
 {
 	struct nb_secret none = { .set = false };
@@ -150,11 +187,14 @@ static void serve(int fd, const struct sockaddr_storage *peer, socklen_t plen)
 	if (!nb_ctl_send(fd, &facts, 5000, &err))
 		return;
 	struct nb_msg m;
+	uint32_t probes = 0;
 	while (nb_ctl_recv(fd, &m, 60000, &err) == 1) {
 		struct nb_msg answer = { .type = m.type };
 		bool go = m.type != NB_MSG_BYE;
 		if (m.type == NB_MSG_SETUP) {
 			run_test(fd, peer, plen, auth.session_key, &m.u.setup);
+		} else if (m.type == NB_MSG_PROBE) {
+			probe(fd, peer, auth.session_key, ++probes, &m.u.probe);
 		} else if (m.type == NB_MSG_CHECK) {
 			answer.type = NB_MSG_CHECK_RESULT;
 			nb_ctl_send(fd, &answer, 5000, NULL);

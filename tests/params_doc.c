@@ -53,6 +53,10 @@ static void spell(const struct nb_param_def *d, int64_t v, FILE *out)
 		fprintf(out, "`%s`", d->names[v]);
 	else if (d->kind == NB_PK_DURATION_MS && v % 1000 == 0)
 		fprintf(out, "`%llds`", (long long)v / 1000);
+	else if (d->kind == NB_PK_DURATION_US && v && v % 1000 == 0)
+		fprintf(out, "`%lldms`", (long long)v / 1000);
+	else if (d->kind == NB_PK_DURATION_US)
+		fprintf(out, "`%lldus`", (long long)v);
 	else
 		fprintf(out, d->kind == NB_PK_DURATION_MS ? "`%lldms`" : "`%lld`", (long long)v);
 }

@@ -145,6 +145,35 @@ Test(config_errors, tos_takes_a_byte_hex_or_a_dscp_name)
 	assert_errs("tests:\n  - name: a\n    engine: stream\n    tos: ", bad, sizeof(bad) / sizeof(bad[0]));
 }
 
+/* burst: a duration of whole microseconds from 0 to 10 ms (the pacer forgives older debt), for
+ * the engines that pace UDP; the default is 250 us. */
+Test(config_errors, burst_takes_whole_microseconds_up_to_10_ms)
+{
+	static const struct { const char *v; uint32_t us; } t[] = {
+		{ "500us", 500 }, { "1ms", 1000 }, { "0.25ms", 250 }, { "0", 0 }, { "10ms", 10000 },
+		{ "1us", 1 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "burst: %s", t[i].v);
+		cr_expect_eq(one_test(line).base.burst_us, t[i].us, "burst %s", t[i].v);
+	}
+	cr_expect_eq(one_test("size: 1400").base.burst_us, 250, "the default");
+	static const struct nbt_err_case bad[] = {
+		{ "20ms", "4:12", "burst '20ms' is out of range (expected 0 to 10ms such as 500us)" },
+		{ "1", "4:12", "burst '1' is out of range" }, /* a bare number is seconds */
+		{ "1500ns", "4:12", "burst '1500ns' is finer than a microsecond (expected 0 to 10ms" },
+		{ "-1ms", "4:12", "negative duration '-1ms'" },
+		{ "fast", "4:12", "bad duration 'fast'" },
+		{ "[1ms, 2ms]", "4:12", "expected a duration such as 500ms, 10s or 2m, got a list" },
+	};
+	assert_errs("tests:\n  - name: a\n    engine: stream\n    burst: ", bad, sizeof(bad) / sizeof(bad[0]));
+	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    burst: 1ms\n"), "4:5",
+		   "'burst' does not apply to engine rr (expected with stream, pps)");	/* a millisecond row refuses a finer duration too, rather than cut it short */
+	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    timeout: 1500us\n"), "4:14",
+		   "timeout '1500us' is finer than a millisecond (expected 1ms to 60s)");
+}
+
 Test(config_errors, a_rejected_size_says_why)
 {
 	static const struct nbt_err_case bad[] = {

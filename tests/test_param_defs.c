@@ -45,7 +45,7 @@ Test(param_defs, every_row_is_well_formed_documented_and_its_own)
 }
 
 /* What config.c set by hand before the rows: tos left alone, 1 s timeout, block, gso as the
- * engine's traits say; every other row zero. */
+ * engine's traits say; a 250 us burst (the pacer's default); every other row zero. */
 Test(param_defs, defaults_are_the_ones_a_test_always_started_with)
 {
 	struct nb_params p;
@@ -55,10 +55,12 @@ Test(param_defs, defaults_are_the_ones_a_test_always_started_with)
 	cr_expect_eq(p.timeout_ms, 1000);
 	cr_expect_eq(p.wait, NB_WAIT_BLOCK);
 	cr_expect(p.gso, "stream: UDP_SEGMENT where offered");
+	cr_expect_eq(p.burst_us, 250);
 	cr_expect(p.window == 0 && p.mss == 0 && !p.nodelay && p.batch == 0 && p.port == 0);
 	cr_expect(p.congestion[0] == '\0' && p.ncpus == 0 && p.cpus[0] == 0);
 	nb_params_defaults(&p, &nb_engine_pps);
 	cr_expect_not(p.gso, "pps: only when asked");
+	cr_expect_eq(p.burst_us, 250);
 }
 
 /* Each kind's plan.csv spelling, and the rules that leave a cell empty. */
@@ -66,11 +68,11 @@ Test(param_defs, plan_cells_are_spelled_and_left_empty_as_plan_csv_always_had_th
 {
 	struct nb_params p = { .proto = NB_PROTO_UDP, .window = 4194304, .nodelay = true,
 			       .tos = -1, .wait = NB_WAIT_BUSY_POLL, .gso = false, .batch = 64,
-			       .timeout_ms = 200, .ncpus = 3, .cpus = { 0, 2, 17 } };
+			       .timeout_ms = 200, .ncpus = 3, .cpus = { 0, 2, 17 }, .burst_us = 1500 };
 	static const struct { const char *key, *cell; } spelled[] = {
 		{ "window", "4194304" }, { "nodelay", "on" }, { "tos", "" }, { "wait", "busy-poll" },
 		{ "gso", "off" }, { "batch", "64" }, { "timeout", "200" }, { "cpus", "0,2,17" },
-		{ "congestion", "" },
+		{ "congestion", "" }, { "burst", "1500" },
 	};
 	char buf[64];
 	for (size_t i = 0; i < sizeof(spelled) / sizeof(spelled[0]); i++)
@@ -93,6 +95,10 @@ Test(param_defs, plan_cells_are_spelled_and_left_empty_as_plan_csv_always_had_th
 		{ "timeout", &nb_engine_crr, NB_PROTO_TCP, false },
 		{ "port", &nb_engine_connect, NB_PROTO_TCP, false }, /* no column */
 		{ "window", &nb_engine_icmp, NB_PROTO_ICMP, true },
+		{ "burst", &nb_engine_stream, NB_PROTO_UDP, true },  /* the engines that pace UDP */
+		{ "burst", &nb_engine_stream, NB_PROTO_TCP, false }, /* the kernel paces TCP */
+		{ "burst", &nb_engine_pps, NB_PROTO_UDP, true },
+		{ "burst", &nb_engine_latency, NB_PROTO_UDP, false },
 	};
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		p.proto = rules[i].proto;
@@ -107,6 +113,7 @@ Test(param_defs, wire_bounds_are_the_decoders_of_old)
 	static const struct { const char *key; uint64_t max; } t[] = {
 		{ "window", 1u << 30 }, { "mss", 65535 }, { "nodelay", 1 }, { "tos", 256 },
 		{ "wait", NB_WAIT_BUSY_POLL }, { "gso", 1 }, { "batch", 1024 }, { "timeout", 3600000 },
+		{ "burst", 10000 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		cr_expect_eq(nb_param_wire_max(nb_param_find(t[i].key)), t[i].max, "%s", t[i].key);

@@ -63,17 +63,21 @@ static bool param_size(struct nb_cfg_ctx *c, const struct nb_param_def *d,
 	return true;
 }
 
-/* A duration, in the row's range of milliseconds, stored in ms. */
-static bool param_duration_ms(struct nb_cfg_ctx *c, const struct nb_param_def *d,
-			      const struct nb_ynode *v, struct nb_params *p)
+/* A duration, in the row's range of its unit (ns_per: 1000000 ms, 1000 us), stored in that
+ * unit; a duration finer than the unit is not one the field holds. */
+static bool param_duration(struct nb_cfg_ctx *c, const struct nb_param_def *d,
+			   const struct nb_ynode *v, uint64_t ns_per, struct nb_params *p)
 {
 	uint64_t ns;
 	if (!nb_cfg_duration(c, v, &ns))
 		return false;
-	if (ns < d->min * 1000000ull || ns > d->max * 1000000ull)
+	if (ns < d->min * ns_per || ns > d->max * ns_per)
 		return nb_yerror(c->err, v, "%s '%s' is out of range (expected %s)", what(d), v->str,
 				 d->expect);
-	nb_param_set(d, p, (int64_t)(ns / 1000000ull));
+	if (ns % ns_per)
+		return nb_yerror(c->err, v, "%s '%s' is finer than %s (expected %s)", what(d), v->str,
+				 ns_per == 1000 ? "a microsecond" : "a millisecond", d->expect);
+	nb_param_set(d, p, (int64_t)(ns / ns_per));
 	return true;
 }
 
@@ -128,7 +132,8 @@ bool nb_cfg_apply_param(struct nb_cfg_ctx *c, const struct nb_param_def *d,
 	case NB_PK_BOOL: return param_bool(c, d, v, &t->base);
 	case NB_PK_NAME: return param_name(c, d, v, &t->base);
 	case NB_PK_SIZE: return param_size(c, d, v, &t->base);
-	case NB_PK_DURATION_MS: return param_duration_ms(c, d, v, &t->base);
+	case NB_PK_DURATION_MS: return param_duration(c, d, v, 1000000ull, &t->base);
+	case NB_PK_DURATION_US: return param_duration(c, d, v, 1000ull, &t->base);
 	case NB_PK_CPUS: return param_cpus(c, d, v, &t->base);
 	default: return param_plain(c, d, v, &t->base);
 	}

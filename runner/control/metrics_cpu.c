@@ -3,7 +3,8 @@
  *
  * A sum over threads (cpu_*_pct) cannot tell two threads at 50 % from one at 100 %: only the
  * busiest single thread says whether a flow hit a core's limit. Roles are kept apart because a
- * paced sender spins on purpose before each send, while its receiver's load is real work. */
+ * paced sender's load is what its pacing chose (a burst shorter than the timer's lateness spins
+ * on purpose, pace.h), while its receiver's load is real work. */
 #include "metrics.h"
 
 #include <math.h>

@@ -35,9 +35,25 @@ static void add_fact(char *out, size_t n, const char *key, const char *name)
 	nb_flags_add(out, n, f);
 }
 
-void nb_flags_data_path(const struct nb_test_result *res, char *out, size_t n)
+/* "1ms", "250us": a burst as the config spells it. */
+static void burst_name(uint32_t us, char *buf, size_t len)
 {
-	add_fact(out, n, "pacing", nb_pacing_name((enum nb_pacing)nb_flags_gauge_max(res, NB_G_PACING)));
+	if (us && us % 1000 == 0)
+		snprintf(buf, len, "%ums", us / 1000);
+	else
+		snprintf(buf, len, "%uus", us);
+}
+
+void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params *p, char *out,
+			size_t n)
+{
+	enum nb_pacing how = (enum nb_pacing)nb_flags_gauge_max(res, NB_G_PACING);
+	add_fact(out, n, "pacing", nb_pacing_name(how));
+	if (how == NB_PACING_USER) { /* the kernel's pacing has no burst of ours */
+		char b[16];
+		burst_name(p->burst_us, b, sizeof(b));
+		add_fact(out, n, "burst", b);
+	}
 	add_fact(out, n, "gso", nb_gso_name((enum nb_gso)nb_flags_gauge_max(res, NB_G_GSO)));
 	add_fact(out, n, "gro", nb_gro_name((enum nb_gro)nb_flags_gauge_max(res, NB_G_GRO)));
 }

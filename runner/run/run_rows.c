@@ -43,7 +43,7 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	uint64_t sock = res->lfinal && res->lfinal->nflows ? res->lfinal->flow[0].g[NB_G_ICMP_SOCKET] : 0;
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
 		nb_flags_add(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
-	nb_flags_data_path(res, out, n);
+	nb_flags_data_path(res, p, out, n);
 	nb_flags_sched_lag(m, out, n);
 	nb_flags_verdict(&res->verdict, out, n);
 }

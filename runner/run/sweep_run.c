@@ -180,7 +180,7 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 		nb_flags_add(out, n, "rcvbuf-drops");
 	if (m->v[NB_COL_SND_ERRS] > 0)
 		nb_flags_add(out, n, "snd-errs");
-	nb_flags_data_path(res, out, n);
+	nb_flags_data_path(res, &x->su.params, out, n);
 	nb_flags_verdict(&res->verdict, out, n);
 }
 

@@ -140,8 +140,8 @@ kill -INT "$BG_PID"; wait "$BG_PID"; rc=$?; BG_PID=
 		"$TMP/si.err" && ! grep -q " and to\b" "$TMP/si.err"
 that "SIGINT in a search: exit 130, it names the bracket in rates up to to (got $rc)" "$TMP/si.err"
 grep -q "rep 1: search interrupted$" "$TMP/si.err" && ! grep -q "search done" "$TMP/si.err" &&
-	grep -q "^0 of 1 run done" "$TMP/si.err"
-that "SIGINT in a search: its line says interrupted, the end line claims no run done" "$TMP/si.err"
+	grep -q "^0 of 1 run measured, 1 interrupted in " "$TMP/si.err"
+that "SIGINT in a search: its line says interrupted, the end line counts it interrupted, none measured" "$TMP/si.err"
 
 # --- SIGHUP: the same, exit 129 ------------------------------------------------------------
 "$NBRUN" "$TMP/four.yaml" --peer "127.0.0.1:$PORT" --out "$TMP/hup" -q 2>"$TMP/hup.err" &

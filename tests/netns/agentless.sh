@@ -71,7 +71,18 @@ check "closed port: every attempt refused, none connected" "$R" \
 	num_ok "$(col "$R" closed refused) > 0 and $(col "$R" closed trans) == 0 and $(col "$R" closed timeouts) == 0"
 check "SYNs dropped: every attempt timed out, none refused" "$R" \
 	num_ok "$(col "$R" dropped timeouts) > 0 and $(col "$R" dropped trans) == 0 and $(col "$R" dropped refused) == 0"
-echo "1..23"
+check "closed port: the run failed: all N attempts refused, nothing listens on ADDR:8081" "$R" \
+	num_ok "'$(col "$R" closed status)' == 'failed' and '$(col "$R" closed error)' == 'all $(col "$R" closed refused) attempts refused: nothing listens on $ADDR_A:8081'"
+check "SYNs dropped: the run failed: all N attempts timed out after 200 ms" "$R" \
+	num_ok "'$(col "$R" dropped status)' == 'failed' and '$(col "$R" dropped error)'.startswith('all $(col "$R" dropped timeouts) attempts timed out after 200 ms: nothing answers on $ADDR_A:8082')"
+check "every other SYN reset: ok, some refused, some connected" "$R" \
+	num_ok "'$(col "$R" halfway status)' == 'ok' and $(col "$R" halfway refused) > 0 and $(col "$R" halfway trans) > 0"
+check "... and a warning with the count of refused attempts" "$TMP/c.log" \
+	grep -q "warning: refused halfway/.*: up to $(col "$R" halfway refused) connection attempts of a run were refused" "$TMP/c.log"
+check "two of four measured: exit 1, the closing count says so" "$TMP/c.log" \
+	sh -c "[ $RC = 1 ] && grep -q '^2 of 4 runs measured, 2 failed in ' '$TMP/c.log'"
+check "connect at a rate records how far behind its schedule each attempt left" "$R" \
+	num_ok "$(col "$R" open sched_lag_max_us) >= 0"
 check "no agent: the report says the facts are the local end's only" "$TMP/c/report.md" \
 	grep -qF "peer $ADDR_A (no agent: agentless tests; environment facts of the local end only)" "$TMP/c/report.md"
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # netns suite: `nbrun serve` in one network namespace, `nbrun CONFIG --peer ADDR` in another,
 # joined by a veth pair this test creates (and removes on exit). The remote runs must produce
-# the same kinds of rows as local mode: TCP forward/reverse and paced UDP, real values; and
-# every test of configs/cloud-vm.yaml (stream, pps, rr, crr, udp rr, latency) must measure.
+# the same kinds of rows as local mode: TCP forward/reverse and paced UDP, real values, the UDP
+# row saying how its rate was kept and with which burst; and every test of
+# configs/cloud-vm.yaml (stream, pps, rr, crr, udp rr, latency) must measure.
 # Speaks TAP. Needs root and ip(8). Environment: NBRUN = path of the nbrun binary.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
@@ -12,7 +13,7 @@ FAILED=0
 veth_test_init nbst 10.231.78
 
 need_root_netns
-echo "1..9"
+echo "1..10"
 veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
 	ok "two namespaces joined by a veth pair" || { nok "namespace setup"; exit 1; }
 
@@ -25,7 +26,7 @@ name: veth
 defaults: {duration: 2s, warmup: 500ms, omit: 500ms, interval: 500ms, repetitions: 1}
 tests:
   - {name: tcp, engine: stream, protocol: tcp, size: 64K, streams: 2, direction: [forward, reverse]}
-  - {name: udp, engine: stream, protocol: udp, size: 1400, rate: 50M}
+  - {name: udp, engine: stream, protocol: udp, size: 1400, rate: 50M, burst: 100us}
 YAML
 ip netns exec "$NSB" "$NBRUN" "$TMP/veth.yaml" --peer "$ADDR_A" --out "$TMP/out" -q 2>"$TMP/run.err"
 rc=$?
@@ -57,6 +58,21 @@ else
 fi
 loss=$(field udp/udp/s1400/p1/forward/r50M loss_pct)
 [ "$loss" = 0 ] && ok "UDP at 50M over veth lost nothing" || nok "UDP loss $loss %" "$TMP/out/runs.csv"
+# A veth has no fq: the pacer of user space kept the rate, with the burst asked for (100 us of
+# 50 Mbit/s of 1400 B holds one datagram, 224 us apart: never two at once); plan.csv records it.
+python3 - "$TMP/out" >"$TMP/pace.check" 2>&1 <<'PY' && ok "the UDP row says pacing=user with burst=100us, and sent one datagram at a time" || nok "pacing facts" "$TMP/pace.check"
+import csv, sys
+d = sys.argv[1]
+run = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["case_id"] == "udp/udp/s1400/p1/forward/r50M" and r["kind"] == "run"][0]
+flags = run["flags"].split(";")
+assert "pacing=user" in flags and "burst=100us" in flags, run["flags"]
+assert float(run["max_burst"]) == 1, run["max_burst"]
+tcp = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["case_id"].startswith("tcp/")]
+assert tcp and all(not any(f.startswith(("pacing=", "burst=")) for f in r["flags"].split(";")) for r in tcp), [r["flags"] for r in tcp]
+plan = {r["case_id"]: r for r in csv.DictReader(open(d + "/plan.csv"))}
+assert plan["udp/udp/s1400/p1/forward/r50M"]["burst_us"] == "100", plan
+assert plan["tcp/tcp/s64K/p2/forward"]["burst_us"] == "", plan
+PY
 python3 - "$TMP/out" <<'PY' && ok "intervals rows per stream and summed; env.json has both ends on the veth" || nok "rows/env" "$TMP/out/intervals.csv"
 import csv, json, sys
 d = sys.argv[1]

@@ -1,0 +1,64 @@
+/* A row's data-path facts (runner/run/flags.c) from both ends' final gauges: which pacing kept
+ * the rate, and with the pacer of user space the burst it was given, beside gso= and gro=. The
+ * kernel's pacing (fq, TCP's) has no burst of ours, and an unpaced run names neither. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "flags.h"
+#include "kpace.h"
+#include "udpgso.h"
+
+/* A run whose sender (the local end's flow 0) paced as how with GSO gso, its receiver (the
+ * peer's) GRO gro; the flags of a case with a burst of burst_us. */
+static const char *flags_of(enum nb_pacing how, enum nb_gso gso, enum nb_gro gro, uint32_t burst_us)
+{
+	static struct nb_snapshot l, p;
+	static char out[256];
+	l = (struct nb_snapshot){ .nflows = 1 };
+	p = (struct nb_snapshot){ .nflows = 1 };
+	l.flow[0].g[NB_G_PACING] = how;
+	l.flow[0].g[NB_G_GSO] = gso;
+	p.flow[0].g[NB_G_GRO] = gro;
+	struct nb_test_result res = { .lfinal = &l, .pfinal = &p };
+	struct nb_params params = { .burst_us = burst_us };
+	out[0] = '\0';
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	return out;
+}
+
+Test(flags, a_user_paced_row_says_its_pacing_and_its_burst)
+{
+	static const struct {
+		enum nb_pacing how;
+		enum nb_gso gso;
+		enum nb_gro gro;
+		uint32_t burst_us;
+		const char *want;
+	} t[] = {
+		{ NB_PACING_USER, NB_GSO_ON, NB_GRO_OFF, 1000, "pacing=user;burst=1ms;gso=on;gro=off" },
+		{ NB_PACING_USER, NB_GSO_OFF, NB_GRO_OFF, 250, "pacing=user;burst=250us;gso=off;gro=off" },
+		{ NB_PACING_USER, NB_GSO_ON, NB_GRO_OFF, 1500, "pacing=user;burst=1500us;gso=on;gro=off" },
+		{ NB_PACING_USER, NB_GSO_ON, NB_GRO_OFF, 0, "pacing=user;burst=0us;gso=on;gro=off" },
+		{ NB_PACING_USER, NB_GSO_ON, NB_GRO_OFF, 10000, "pacing=user;burst=10ms;gso=on;gro=off" },
+		/* the kernel's pacing: no burst of ours to state */
+		{ NB_PACING_FQ, NB_GSO_ON, NB_GRO_OFF, 1000, "pacing=fq;gso=on;gro=off" },
+		{ NB_PACING_TCP, NB_GSO_NONE, NB_GRO_NONE, 1000, "pacing=tcp" },
+		/* unpaced: neither */
+		{ NB_PACING_NONE, NB_GSO_ON, NB_GRO_ON, 1000, "gso=on;gro=on" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_str_eq(flags_of(t[i].how, t[i].gso, t[i].gro, t[i].burst_us), t[i].want,
+				 "case %zu", i);
+}
+
+/* The facts follow what is already in the list, after a ';'. */
+Test(flags, the_facts_are_appended_to_the_notes_before_them)
+{
+	struct nb_snapshot l = { .nflows = 1 };
+	l.flow[0].g[NB_G_PACING] = NB_PACING_USER;
+	struct nb_test_result res = { .lfinal = &l };
+	struct nb_params params = { .burst_us = 500 };
+	char out[64] = "gro-local";
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "gro-local;pacing=user;burst=500us");
+}
