@@ -31,6 +31,7 @@
 #include "io.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define DEFAULT_TIMEOUT_MS 1000u
 #define MAX_RATE 100000ull     /* attempts/s per flow */
@@ -77,12 +78,12 @@ static void wait_due(const struct nb_flow *f, struct nb_sched_timer *tm, uint64_
 /* A fresh non-blocking socket that closes with a RST. */
 static int attempt_socket(struct nb_flow *f)
 {
-	int fd = socket(f->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(f->reach->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return nb_error_errno(&f->err, errno, "socket"), -1;
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)) < 0 ||
-	    !nb_sock_apply(fd, f->p, f->peer.ss_family, &f->err)) {
+	    !nb_sock_apply(fd, f->p, f->reach->peer.ss_family, &f->err)) {
 		if (!f->err.msg[0])
 			nb_error_errno(&f->err, errno, "SO_LINGER");
 		close(fd);
@@ -94,7 +95,7 @@ static int attempt_socket(struct nb_flow *f)
 /* Wait for the handshake on fd until deadline; the connect's outcome as an errno (0 = up). */
 static int handshake(const struct nb_flow *f, int fd, uint64_t deadline)
 {
-	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) == 0)
+	if (connect(fd, (const struct sockaddr *)&f->reach->peer, f->reach->peer_len) == 0)
 		return 0;
 	if (errno != EINPROGRESS)
 		return errno;
@@ -193,14 +194,17 @@ static bool connect_judge(const struct nb_params *p, const uint64_t sum[NB_C_COU
 			    tried, target, refused, lost);
 }
 
-/* No agent: nothing runs on the far end but its kernel. */
-static int connect_server_flow(struct nb_flow *f)
-{
-	return nb_error_set(&f->err, "connect needs no agent"), -1;
-}
-
 /* The config keys that mean something to connect beyond the common ones. */
 static const char *const connect_keys[] = { "rate", "timeout", "port", NULL };
+
+/* Every attempt connected (a transaction), refused (a RST) or unanswered (a timeout). */
+static void connect_report(const struct nb_engine *e, const struct nb_params *p,
+			   const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_round_trips(e, p, s, lo, hi, m);
+	m->v[NB_COL_TIMEOUTS] = nb_span_sum(s->l0, s->l1, lo, hi, NB_C_TIMEOUTS);
+	m->v[NB_COL_REFUSED] = nb_span_sum(s->l0, s->l1, lo, hi, NB_C_REFUSED);
+}
 
 const struct nb_engine nb_engine_connect = {
 	.name = "connect",                    /* hping3 -S, tcping */
@@ -219,13 +223,12 @@ const struct nb_engine nb_engine_connect = {
 		.protocols_note = "opens TCP connections only",
 		.keys = connect_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median handshake time */
-		.agentless = true,                      /* any host:port, no agent */
+		.records_latency = true,                 /* client: handshake time of each connected attempt */
 	},
+	.datapath = NB_DATAPATH_OWN, /* client flows connect to reach->peer per attempt */
 	.validate = connect_validate,         /* TCP, a port, rate, flows */
-	.per_connection = true,               /* client flows connect to f->peer per attempt */
-	.records_latency = true,              /* client: handshake time of each connected attempt */
 	.client_flow = connect_client_flow,   /* connect, time it, close with RST */
-	.server_flow = connect_server_flow,   /* never runs: no agent */
+	.report = connect_report,             /* attempts connected, refused, unanswered */
 	.prepare_socket = NULL,
 	.judge = connect_judge,               /* no attempt connected: the run failed */
 };

@@ -17,13 +17,13 @@
 
 #include "nb_error.h"
 #include "hist.h"
-#include "tcprx.h"
 
 #define NB_MAX_FLOWS 256
 #define NB_MAX_CPUS 64
 #define NB_UDP_MAX_PAYLOAD 65507u
 #define NB_KEY_LEN 32           /* bytes of a run's data key (params.key) */
 #define NB_PARAMS_OWN_MAX 64    /* bytes of an engine's own parameters (params.own) */
+#define NB_OWN_COUNTERS_MAX 4   /* an engine's own counters (nb_flow.own, its counters rows) */
 
 /* The names of these three enums, and the flow layout of a case: params.h. */
 enum nb_proto { NB_PROTO_TCP, NB_PROTO_UDP, NB_PROTO_ICMP };
@@ -108,6 +108,12 @@ enum nb_counter {
 	NB_C_COUNT
 };
 
+/** One of an engine's own counters: its index in nb_flow.own is its row's in the table. */
+struct nb_counter_def {
+	const char *name; /* "ticks" */
+	const char *doc;  /* what one count is */
+};
+
 /** Per-flow gauges: the latest value, not a sum. */
 enum nb_gauge {
 	NB_G_JITTER_NS,         /* RFC 3550 interarrival jitter, receiver */
@@ -121,16 +127,38 @@ enum nb_gauge {
 	NB_G_COUNT
 };
 
-/** One flow as its thread sees it. Owned by the harness. */
+/** How an engine's flows reach their other end: the one thing about a data path the harness
+ *  (session*.c) branches on, and the only place that does. */
+enum nb_datapath {
+	/* one data socket per flow, connected and proven by the harness (stream, pps, rr, latency) */
+	NB_DATAPATH_CONNECTED,
+	/* each flow opens its own connections: the client to reach->peer per transaction, the
+	 * server accepting on reach->listen_fd (crr) */
+	NB_DATAPATH_PER_CONNECTION,
+	/* the client's flows reach their target by themselves (reach->peer), with sockets, rings or
+	 * queues of their own: no agent, no control session, no data-connection hello; facts are
+	 * the local end's only (icmp, connect) */
+	NB_DATAPATH_OWN,
+};
+
+/** Where the flows of a PER_CONNECTION or OWN engine go: one per session, set by the harness. */
+struct nb_flow_reach {
+	int listen_fd;                  /* PER_CONNECTION, server: the listener every flow accepts on */
+	struct sockaddr_storage peer;   /* client: the target; server: the only host it takes
+					   connections from (AF_UNSPEC: any that proves the key) */
+	socklen_t peer_len;
+};
+
+/** One flow as its thread sees it. Owned by the harness; what only one engine needs is that
+ *  engine's, behind priv (its flow_init op). */
 struct nb_flow {
 	const struct nb_params *p;
 	uint32_t index;                 /* 0 .. nflows-1 */
 	enum nb_side side;
 	bool sends;                     /* stream/pps: this side is the sender of this flow */
-	int fd;                         /* connected data socket, or -1 (per-connection engines) */
-	int listen_fd;                  /* per-connection engines, server side: the listener */
-	struct sockaddr_storage peer;   /* per-connection engines, client side: where to connect */
-	socklen_t peer_len;
+	int fd;                         /* CONNECTED: the data socket; -1 for the other data paths */
+	const struct nb_flow_reach *reach;   /* PER_CONNECTION, OWN: where the flow goes */
+	void *priv;                     /* the engine's own state of this flow (flow_init), or NULL */
 	const atomic_bool *stop;        /* set by the harness: leave the loop promptly */
 	const atomic_bool *quiesce;     /* senders stop sending; receivers count until stop */
 	const _Atomic uint32_t *epoch;  /* the epoch this end is in (see above) */
@@ -139,15 +167,13 @@ struct nb_flow {
 	_Atomic uint32_t ep_tag[NB_EPOCH_SLOTS];
 	uint32_t unsettled;             /* harness: the lowest epoch not yet settled */
 	uint32_t lag;                   /* receiver: epoch e settles at tick e + lag (1 .. LAG_MAX) */
-	uint64_t win_start_ns, win_end_ns; /* the run's window by due time (latency); 0, 0 = none */
 	_Atomic uint64_t c[NB_C_COUNT];
 	_Atomic uint64_t g[NB_G_COUNT];
+	_Atomic uint64_t own[NB_OWN_COUNTERS_MAX]; /* the engine's own counters (its counters rows) */
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
-	struct nb_hist *win_hist;       /* latency: round-trip times of the window's messages */
 	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
 					   (schedule.h); client flows of engines that record latency */
 	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
-	struct nb_tcprx tcprx;          /* TCP receivers: arrived bytes, by the harness's ticks */
 	struct nb_error err;            /* why the flow failed */
 };
 
@@ -155,6 +181,13 @@ struct nb_flow {
 static inline void nb_count(struct nb_flow *f, enum nb_counter c, uint64_t n)
 {
 	atomic_store_explicit(&f->c[c], atomic_load_explicit(&f->c[c], memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/** Add to the engine's own counter i (a row of its counters table; single writer). */
+static inline void nb_count_own(struct nb_flow *f, unsigned i, uint64_t n)
+{
+	atomic_store_explicit(&f->own[i], atomic_load_explicit(&f->own[i], memory_order_relaxed) + n,
 			      memory_order_relaxed);
 }
 
@@ -246,9 +279,9 @@ struct nb_engine_traits {
 	 *  it (stream), false = only when asked (pps, whose GSO rows on a local path are artefacts). */
 	bool gso_default;
 	struct nb_headline headline;
-	/** true: the client's flows reach the target by themselves (icmp, connect): no agent, no
-	 *  control session, no data-connection hello; facts are the local end's only. */
-	bool agentless;
+	/** true: the client's flows record round-trip times (f->hist, and the schedule lag of each
+	 *  request in f->lag_hist): rr, crr, latency, icmp, connect. */
+	bool records_latency;
 	/** What every number of this engine leaves out, stated beside each of its cases in the
 	 *  report (a pitfall with this code and text); {NULL, NULL} = nothing to say. */
 	struct nb_engine_note caveat;
@@ -258,21 +291,29 @@ struct nb_engine_traits {
 };
 
 struct nb_param_def; /* param_defs.h */
+struct nb_span;      /* span.h */
+struct nb_snapshot;  /* session.h */
+struct nb_metrics;   /* cols.h */
+struct nb_col_def;   /* cols.h */
 
 /** The ops table of one engine. */
 struct nb_engine {
 	const char *name;                /* as written in the config's `engine:` */
 	const char *summary;             /* one line for --help and the report */
 	struct nb_engine_traits traits;  /* what the engine is (see above) */
-	/** Reject parameters this engine cannot run, with the reason. */
+	/** How its flows reach their other end (see enum nb_datapath). */
+	enum nb_datapath datapath;
+	/** Optional (NULL = every parameter runs): reject parameters it cannot run, with why. */
 	bool (*validate)(const struct nb_params *p, struct nb_error *err);
-	/** true: no data sockets are set up; client flows connect per transaction (crr). */
-	bool per_connection;
-	/** true: flows record round-trip times into f->hist (client side). */
-	bool records_latency;
+	/** Optional (NULL = none): set up one flow's own state (f->priv) before any thread runs,
+	 *  f's fields but fd set; false with err when it cannot (out of memory). flow_fini frees it,
+	 *  once the flow's thread is joined; it is called for every flow flow_init set up. */
+	bool (*flow_init)(struct nb_flow *f, struct nb_error *err);
+	void (*flow_fini)(struct nb_flow *f);
 	/** Thread body of one flow on the client; returns 0, or -1 with f->err set. */
 	int (*client_flow)(struct nb_flow *f);
-	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. */
+	/** Thread body of one flow on the server (agent); returns 0, or -1 with f->err set. NULL:
+	 *  the engine has no agent side (an OWN data path). */
 	int (*server_flow)(struct nb_flow *f);
 	/** Optional (NULL = none): set options on a flow's data socket once it is connected, before
 	 *  any flow thread starts, e.g. a receiver's SO_RCVBUF, so that the first datagrams of a
@@ -285,8 +326,12 @@ struct nb_engine {
 	/** Optional (NULL = none): how long receivers need after the senders stop for the last
 	 *  epoch's datagrams or answers to arrive (UDP: in flight; latency: timeout_ms). */
 	uint64_t (*drain_ns)(const struct nb_params *p);
-	/** true: the client's flows count the run's window by due time (NB_C_WIN_*, win_hist). */
-	bool due_window;
+	/** Optional (NULL = none), both or neither: the client's flows count the run's window by due
+	 *  time (latency). set_window, before the flow's thread starts: the window [start_ns,
+	 *  end_ns) on CLOCK_MONOTONIC; window_hist: the round trips of the window's messages into
+	 *  out (merged). The run's result then takes the window's (report_run). */
+	void (*set_window)(struct nb_flow *f, uint64_t start_ns, uint64_t end_ns);
+	void (*window_hist)(const struct nb_flow *f, struct nb_hist *out);
 	/** Optional (NULL = none): the engine's own parameters, ending with a NULL key: rows over
 	 *  its own struct in params.own (param_defs.h NB_PARAM_OWN). A config takes them in a test
 	 *  of this engine only, the wire carries them after the common ones, and plan.csv has their
@@ -297,11 +342,28 @@ struct nb_engine {
 	 *  did not (connect: every attempt refused). target: "ADDR:PORT" the flows went to. */
 	bool (*judge)(const struct nb_params *p, const uint64_t sum[NB_C_COUNT], const char *target,
 		      struct nb_error *err);
+	/** Optional (NULL = none): its own counters, ending with a NULL name: row i is
+	 *  nb_flow.own[i] (nb_count_own), read at every tick like the shared ones. This version
+	 *  carries them from the client's flows only: the agent's are not on the wire. */
+	const struct nb_counter_def *counters;
+	/** Optional (NULL = none): its own columns, ending with a NULL name: row i is
+	 *  nb_metrics.own[i], which its report op fills. runs.csv and intervals.csv have them after
+	 *  `path` (every registered engine's, in registry order: empty in another engine's rows). */
+	const struct nb_col_def *columns;
+	/** Its counters into its columns (neper's fn_report): the columns of the flows [lo, hi)
+	 *  over the span s, into out (every column NAN before), its own columns in out->own. The
+	 *  one place a counter of this engine becomes a column; the shapes several engines share
+	 *  are report_shapes.h. */
+	void (*report)(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
+		       uint32_t lo, uint32_t hi, struct nb_metrics *out);
+	/** Optional (NULL = none): the run's own result where it differs from its span's, from
+	 *  the client's reading after the drain (latency: the window by due time). */
+	void (*report_run)(const struct nb_snapshot *lfinal, struct nb_metrics *out);
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name
- *  is taken, the registry is full, or its own rows are too many, outside params.own or named
- *  like a common parameter. */
+ *  is taken, it has no client_flow or no report op, the registry is full, or its own rows are
+ *  too many, outside params.own or named like a common parameter. */
 bool nb_engine_register(const struct nb_engine *e, struct nb_error *err);
 /** Find an engine by name; NULL if none. */
 const struct nb_engine *nb_engine_find(const char *name);
@@ -316,8 +378,14 @@ bool nb_engine_runs_over(const struct nb_engine *e, enum nb_proto proto);
 bool nb_engine_has_key(const struct nb_engine *e, const char *key);
 /** Whether e's sizes are a request and a response (rr, crr), not one `size`; false for NULL. */
 bool nb_engine_request_response(const struct nb_engine *e);
-/** Whether e needs no agent (traits.agentless); false for e NULL. */
+/** Whether e needs no agent (its flows reach their target by themselves: NB_DATAPATH_OWN);
+ *  false for e NULL. */
 bool nb_engine_agentless(const struct nb_engine *e);
+/** Whether e's client flows record round-trip times (traits.records_latency); false for NULL. */
+bool nb_engine_records_latency(const struct nb_engine *e);
+/** Whether e's run result counts the run's window by due time (its set_window op: latency);
+ *  false for e NULL. */
+bool nb_engine_due_window(const struct nb_engine *e);
 /** Whether a case of e at this per-flow rate runs closed loop (one request in flight per
  *  flow, so mean RTT = flows / rate by Little's law); false for e NULL. */
 bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate);

@@ -35,6 +35,7 @@
 #include "io.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define ICMP_HDR 8u
 #define HDR 24u                      /* our header after the ICMP header */
@@ -136,8 +137,8 @@ static bool setup_socket(struct icmp_flow *u)
 		return false;
 	nb_gauge_set(f, NB_G_ICMP_SOCKET, u->raw ? 2 : 1);
 	u->ident = (uint16_t)(getpid() * 31u + f->index);
-	memcpy(&u->to, &f->peer, f->peer_len);
-	u->to_len = f->peer_len;
+	memcpy(&u->to, &f->reach->peer, f->reach->peer_len);
+	u->to_len = f->reach->peer_len;
 	if (u->v6)
 		((struct sockaddr_in6 *)&u->to)->sin6_port = 0; /* raw IPv6: a port means a protocol */
 	else
@@ -367,7 +368,7 @@ static int run_flow(struct icmp_flow *u)
 
 static int icmp_client_flow(struct nb_flow *f)
 {
-	struct icmp_flow u = { .f = f, .v6 = f->peer.ss_family == AF_INET6, .tmo_ns = timeout_ns(f->p) };
+	struct icmp_flow u = { .f = f, .v6 = f->reach->peer.ss_family == AF_INET6, .tmo_ns = timeout_ns(f->p) };
 	u.win = calloc(WIN, sizeof(*u.win));
 	u.out = calloc(1, ICMP_HDR + f->p->size);
 	u.in = malloc(RX_BUF);
@@ -382,14 +383,22 @@ static int icmp_client_flow(struct nb_flow *f)
 	return rc; /* the harness closes f->fd */
 }
 
-/* No agent: the target's kernel answers. */
-static int icmp_server_flow(struct nb_flow *f)
-{
-	return nb_error_set(&f->err, "icmp needs no agent"), -1;
-}
-
 /* The config keys that mean something to icmp beyond the common ones. */
 static const char *const icmp_keys[] = { "size", "rate", "timeout", NULL };
+
+/* Every echo answered or lost (a timeout): loss is the timeouts over the echoes sent. */
+static void icmp_report(const struct nb_engine *e, const struct nb_params *p,
+			const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_round_trips(e, p, s, lo, hi, m);
+	const struct nb_snapshot *a = s->l0, *b = s->l1;
+	double lost = nb_span_sum(a, b, lo, hi, NB_C_TIMEOUTS);
+	m->v[NB_COL_TIMEOUTS] = lost;
+	m->v[NB_COL_LOST] = lost;
+	m->v[NB_COL_LOSS_PCT] = nb_span_pct(lost, lost + m->v[NB_COL_TRANS]);
+	m->v[NB_COL_DUP] = nb_span_sum(a, b, lo, hi, NB_C_DUP);
+	m->v[NB_COL_SND_ERRS] = nb_span_sum(a, b, lo, hi, NB_C_SND_ERRS);
+}
 
 const struct nb_engine nb_engine_icmp = {
 	.name = "icmp",                       /* ping */
@@ -408,7 +417,6 @@ const struct nb_engine nb_engine_icmp = {
 		.protocols_note = "sends ICMP echo only",
 		.keys = icmp_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median round trip */
-		.agentless = true,                      /* any host, no agent */
 		.caveat = { "icmp-kernel",
 			    "an ICMP echo is answered by the target's kernel in softirq: the round "
 			    "trip leaves out the socket, the scheduler and any application (measure "
@@ -418,11 +426,11 @@ const struct nb_engine nb_engine_icmp = {
 				"icmp_msgs_per_sec, 1000/s by default; cloud hosts and load balancers "
 				"often fewer): replies missing at a steady pace are the target's limit, "
 				"not the network's loss; lower the rate or measure with engine connect" },
+		.records_latency = true,                 /* round trips from the due time */
 	},
+	.datapath = NB_DATAPATH_OWN, /* each flow opens its own socket to reach->peer */
 	.validate = icmp_validate,            /* size >= 24, rate x timeout, flows */
-	.per_connection = true,               /* no data connection: each flow opens its socket */
-	.records_latency = true,              /* round trips from the due time */
 	.client_flow = icmp_client_flow,      /* ping socket, else raw */
-	.server_flow = icmp_server_flow,      /* never runs: no agent */
+	.report = icmp_report,                /* echoes answered, lost, duplicated */
 	.prepare_socket = NULL,
 };

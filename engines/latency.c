@@ -36,8 +36,10 @@
 #include "engine.h"
 #include "engines.h"
 #include "io.h"
+#include "latency_int.h"
 #include "schedule.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define HDR 24u
 #define MAGIC 0x4e424c54u              /* "NBLT" */
@@ -111,16 +113,10 @@ static void count_io(struct nb_flow *f, bool tx, size_t bytes, uint64_t msgs)
 	nb_count(f, tx ? NB_C_TX_PACKETS : NB_C_RX_PACKETS, msgs);
 }
 
-/* Whether a message due (ping-pong: sent) at due_ns belongs to the run's window. */
-static bool in_window(const struct nb_flow *f, uint64_t due_ns)
-{
-	return due_ns >= f->win_start_ns && due_ns < f->win_end_ns;
-}
-
 /* A message of the window went out: the window counts it until it is answered. */
 static void window_sent(struct nb_flow *f, uint64_t due_ns)
 {
-	if (in_window(f, due_ns))
+	if (nb_latency_in_window(f, due_ns))
 		nb_count(f, NB_C_WIN_SENT, 1);
 }
 
@@ -129,10 +125,10 @@ static void answered(struct nb_flow *f, uint64_t due_ns, uint64_t rtt_ns)
 	if (f->hist)
 		nb_hist_record(f->hist, rtt_ns);
 	nb_count(f, NB_C_TRANSACTIONS, 1);
-	if (!in_window(f, due_ns))
+	if (!nb_latency_in_window(f, due_ns))
 		return;
-	if (f->win_hist)
-		nb_hist_record(f->win_hist, rtt_ns);
+	if (nb_latency_of(f)->win_hist)
+		nb_hist_record(nb_latency_of(f)->win_hist, rtt_ns);
 	nb_count(f, NB_C_WIN_ANSWERED, 1);
 }
 
@@ -359,7 +355,7 @@ static bool ul_outstanding(const struct ul *u)
  * due inside the window, however late (a stalled sender must not drop them from the window). */
 static bool ul_sending(const struct ul *u)
 {
-	return !nb_flow_quiet(u->f) || sched_of(u, u->next) < u->f->win_end_ns;
+	return !nb_flow_quiet(u->f) || sched_of(u, u->next) < nb_latency_of(u->f)->win_end_ns;
 }
 
 /* Sleep (ppoll) for wait_ns or until a reply comes; *timed: the timer ended it. */
@@ -548,14 +544,19 @@ const struct nb_engine nb_engine_latency = {
 		.protocols_note = NULL,                 /* runs over both */
 		.keys = latency_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median round trip */
+		.records_latency = true,                 /* client: full RTT from the scheduled send time */
 	},
+	.datapath = NB_DATAPATH_CONNECTED, /* one connection (or connected UDP socket) per flow */
 	.validate = latency_validate,         /* size >= 24 (header), rate, flows */
-	.per_connection = false,              /* one connection (or connected UDP socket) per flow */
-	.records_latency = true,              /* client: full RTT from the scheduled send time */
 	.client_flow = latency_client_flow,   /* rate 0: ping-pong; rate > 0: fixed schedule */
 	.server_flow = latency_server_flow,   /* echoes every byte */
 	.prepare_socket = latency_prepare,    /* under load over UDP: large receive buffers */
 	.kernel_counters = NULL,              /* counts what it sends and what comes back */
 	.drain_ns = latency_drain_ns,         /* timeout_ms: the window's last answers */
-	.due_window = true,                   /* the window's messages by due time (NB_C_WIN_*) */
+	.report = nb_report_round_trips,      /* the client's messages, bytes, UDP timeouts */
+	.report_run = nb_latency_report_run,  /* the run: the window's messages by due time */
+	.flow_init = nb_latency_flow_init,    /* the window by due time, behind f->priv */
+	.flow_fini = nb_latency_flow_fini,
+	.set_window = nb_latency_set_window,  /* the run's window: its messages by due time */
+	.window_hist = nb_latency_window_hist, /* the window's round trips */
 };

@@ -1,5 +1,5 @@
-/* nbrun — enum names of the case parameters (see params.h); their flow layout, which asks the
- * registry, is params_flows.c. */
+/* nbrun — enum names of the case parameters (see params.h), and which end sends on a flow of a
+ * directional case; the flow layout that asks the registry is params_flows.c. */
 #include "params.h"
 
 #include <string.h>
@@ -67,5 +67,18 @@ bool nb_wait_parse(const char *s, enum nb_wait *out)
 	if (!parse(nb_wait_names, NB_WAIT_N, s, &v))
 		return false;
 	*out = (enum nb_wait)v;
+	return true;
+}
+
+bool nb_params_dir_client_sends(const struct nb_params *p, uint32_t flow)
+{
+	switch (p->direction) {
+	case NB_DIR_FORWARD:
+		return true;
+	case NB_DIR_REVERSE:
+		return false;
+	case NB_DIR_BIDIR:
+		return flow < p->streams;
+	}
 	return true;
 }

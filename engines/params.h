@@ -38,5 +38,8 @@ uint32_t nb_params_nflows(const struct nb_params *p);
 /** Whether the client side sends on flow i (directional engines: as direction says; the others:
  *  the client is the requester, always). */
 bool nb_params_client_sends(const struct nb_params *p, uint32_t flow);
+/** Whether the client sends on flow of a directional engine's case (nb_params_client_sends
+ *  without asking the registry, for what knows the engine is directional). */
+bool nb_params_dir_client_sends(const struct nb_params *p, uint32_t flow);
 
 #endif

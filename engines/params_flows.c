@@ -21,15 +21,5 @@ uint32_t nb_params_nflows(const struct nb_params *p)
 
 bool nb_params_client_sends(const struct nb_params *p, uint32_t flow)
 {
-	if (!is_directional(p))
-		return true;
-	switch (p->direction) {
-	case NB_DIR_FORWARD:
-		return true;
-	case NB_DIR_REVERSE:
-		return false;
-	case NB_DIR_BIDIR:
-		return flow < p->streams;
-	}
-	return true;
+	return !is_directional(p) || nb_params_dir_client_sends(p, flow);
 }

@@ -34,6 +34,7 @@
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "report_shapes.h"
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
 #define PPS_BATCH_MAX 1024u     /* UIO_MAXIOV: the kernel's limit for one sendmmsg */
@@ -151,13 +152,12 @@ const struct nb_engine nb_engine_pps = {
 		.gso_default = false,                   /* GSO on a local path is an artefact: asked for */
 		.headline = { "rx_pps", "pkt/s", true }, /* datagrams received per second */
 	},
+	.datapath = NB_DATAPATH_CONNECTED, /* one connected UDP socket per flow */
 	.validate = pps_validate,       /* UDP only; size and GSO limits */
-	.per_connection = false,        /* one connected UDP socket per flow */
-	.records_latency = false,       /* counts packets, no RTTs */
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
 	.prepare_socket = pps_prepare_socket, /* receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
 	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
-	.due_window = false,            /* counts by epoch, not by due time */
+	.report = nb_report_directional,
 };

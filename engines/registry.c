@@ -11,6 +11,7 @@
  * A test registers an engine of its own after these with nb_engine_register. */
 #include <string.h>
 
+#include "cols.h"
 #include "engine.h"
 #include "engines.h"
 #include "param_defs.h"
@@ -46,6 +47,45 @@ static bool own_rows_fit(const struct nb_engine *e, struct nb_error *err)
 	return true;
 }
 
+/* How many own columns e has, and whether any is named like a base column, `path` or another
+ * registered engine's own column (a CSV header names each once). */
+static bool own_columns_fit(const struct nb_engine *e, size_t *n, struct nb_error *err)
+{
+	for (*n = 0; e->columns && e->columns[*n].name; (*n)++) {
+		const char *name = e->columns[*n].name;
+		if (*n == NB_OWN_COLS_MAX)
+			return nb_error_set(err, "engine %s: more than %d own columns", e->name,
+					    NB_OWN_COLS_MAX);
+		if (nb_col_find(name) >= 0 || strcmp(name, "path") == 0)
+			return nb_error_set(err, "engine %s: its column %s is a base one", e->name, name);
+		for (size_t k = 0; engines[k]; k++)
+			for (const struct nb_col_def *d = engines[k]->columns; d && d->name; d++)
+				if (strcmp(d->name, name) == 0)
+					return nb_error_set(err, "engine %s: its column %s is engine %s's",
+							    e->name, name, engines[k]->name);
+	}
+	return true;
+}
+
+/* Own counters and columns that fit: few enough, and the columns' names free. */
+static bool own_numbers_fit(const struct nb_engine *e, struct nb_error *err)
+{
+	size_t nc = 0, ncols = 0, all = 0;
+	while (e->counters && e->counters[nc].name)
+		if (++nc > NB_OWN_COUNTERS_MAX)
+			return nb_error_set(err, "engine %s: more than %d own counters", e->name,
+					    NB_OWN_COUNTERS_MAX);
+	if (!own_columns_fit(e, &ncols, err))
+		return false;
+	for (size_t k = 0; engines[k]; k++)
+		for (const struct nb_col_def *d = engines[k]->columns; d && d->name; d++)
+			all++;
+	if (all + ncols > NB_OWN_COLS_ALL_MAX)
+		return nb_error_set(err, "engine %s: more than %d own columns in all engines", e->name,
+				    NB_OWN_COLS_ALL_MAX);
+	return true;
+}
+
 bool nb_engine_register(const struct nb_engine *e, struct nb_error *err)
 {
 	size_t n = 0;
@@ -56,7 +96,9 @@ bool nb_engine_register(const struct nb_engine *e, struct nb_error *err)
 	if (n == MAX_ENGINES)
 		return nb_error_set(err, "engine %s: the registry is full (%d engines)", e->name,
 				    MAX_ENGINES);
-	if (!own_rows_fit(e, err))
+	if (!e->client_flow || !e->report)
+		return nb_error_set(err, "engine %s: no client_flow or no report op", e->name);
+	if (!own_rows_fit(e, err) || !own_numbers_fit(e, err))
 		return false;
 	engines[n] = e;
 	return true;

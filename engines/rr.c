@@ -42,6 +42,7 @@
 #include "engines.h"
 #include "io.h"
 #include "sock.h"
+#include "report_shapes.h"
 
 #define SEQ_BYTES 4u                 /* UDP_RR: the sequence number at the start of a datagram */
 #define DEFAULT_TIMEOUT_MS 1000u     /* UDP_RR: when the case gives no timeout */
@@ -296,13 +297,13 @@ static enum nb_io crr_connect_wait(struct nb_flow *f, int fd)
 	return r;
 }
 
-/* A fresh socket to f->peer, established; -1 with *r set on failure. Blocking (with
+/* A fresh socket to f->reach->peer, established; -1 with *r set on failure. Blocking (with
  * 100 ms SO_SNDTIMEO/SO_RCVTIMEO slices) in block and busy-poll modes: on loopback
  * the handshake completes inside connect(), so no poll() per connection. */
 static int crr_connect(struct nb_flow *f, enum nb_io *r)
 {
 	const struct nb_params *p = f->p;
-	int family = nb_sock_family(&f->peer);
+	int family = nb_sock_family(&f->reach->peer);
 	bool spin = p->wait == NB_WAIT_SPIN;
 	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0), 0);
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
@@ -314,7 +315,7 @@ static int crr_connect(struct nb_flow *f, enum nb_io *r)
 		goto fail;
 	uint64_t t0 = nb_now_ns();
 	*r = NB_IO_OK;
-	if (connect(fd, (const struct sockaddr *)&f->peer, f->peer_len) < 0) {
+	if (connect(fd, (const struct sockaddr *)&f->reach->peer, f->reach->peer_len) < 0) {
 		if (errno == EINPROGRESS || errno == EINTR || errno == EAGAIN)
 			*r = crr_connect_wait(f, fd);
 		else
@@ -358,7 +359,7 @@ static int crr_client_flow(struct nb_flow *f)
 }
 
 /* Take one connection off the shared listener; -1 when none came (or stopping), or it came
- * from a host the run takes no data from (f->peer's, or any when f->peer is AF_UNSPEC: a
+ * from a host the run takes no data from (reach->peer's, or any when it is AF_UNSPEC: a
  * session over ssh or from another agent; closed at once; the CRR hello's key decides next). In block and busy-poll modes
  * accept() blocks for one slice (the listener's SO_RCVTIMEO) and the harness's shutdown of the
  * listener wakes it at the stop. */
@@ -367,10 +368,10 @@ static int crr_accept(struct nb_flow *f, enum nb_io *r)
 	bool spin = f->p->wait == NB_WAIT_SPIN;
 	struct sockaddr_storage from;
 	socklen_t fl = sizeof(from);
-	int fd = accept4(f->listen_fd, (struct sockaddr *)&from, &fl,
+	int fd = accept4(f->reach->listen_fd, (struct sockaddr *)&from, &fl,
 			 SOCK_CLOEXEC | (spin ? SOCK_NONBLOCK : 0));
 	*r = NB_IO_OK;
-	if (fd >= 0 && !nb_sock_from_allowed(&f->peer, &from)) {
+	if (fd >= 0 && !nb_sock_from_allowed(&f->reach->peer, &from)) {
 		close(fd);
 		return -1;
 	}
@@ -391,9 +392,9 @@ static int crr_accept(struct nb_flow *f, enum nb_io *r)
 static bool crr_listener_setup(struct nb_flow *f)
 {
 	if (f->p->wait != NB_WAIT_SPIN)
-		return nb_io_setup(f->listen_fd, f->p->wait, 0, &f->err);
-	int fl = fcntl(f->listen_fd, F_GETFL);
-	if (fl < 0 || fcntl(f->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return nb_io_setup(f->reach->listen_fd, f->p->wait, 0, &f->err);
+	int fl = fcntl(f->reach->listen_fd, F_GETFL);
+	if (fl < 0 || fcntl(f->reach->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return nb_error_errno(&f->err, errno, "listener O_NONBLOCK");
 	return true;
 }
@@ -444,12 +445,13 @@ const struct nb_engine nb_engine_rr = {
 		.protocols_note = NULL,                 /* runs over both */
 		.keys = rr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
+		.records_latency = true,                 /* client: each transaction's RTT */
 	},
+	.datapath = NB_DATAPATH_CONNECTED, /* one long-lived connection per flow */
 	.validate = rr_validate,          /* request/response sizes, flows */
-	.per_connection = false,          /* one long-lived connection per flow */
-	.records_latency = true,          /* client: each transaction's RTT */
 	.client_flow = rr_client_flow,    /* one request in flight per flow */
 	.server_flow = rr_server_flow,    /* answers each request with `response` bytes */
+	.report = nb_report_round_trips,  /* the client's transactions, bytes, UDP timeouts */
 };
 
 const struct nb_engine nb_engine_crr = {
@@ -469,10 +471,11 @@ const struct nb_engine nb_engine_crr = {
 		.protocols_note = "connects per transaction over TCP only",
 		.keys = crr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
+		.records_latency = true,                 /* client: each transaction's RTT, connect included */
 	},
+	.datapath = NB_DATAPATH_PER_CONNECTION, /* client flows connect to reach->peer per transaction */
 	.validate = crr_validate,         /* TCP only; request/response sizes, flows */
-	.per_connection = true,           /* client flows connect to f->peer per transaction */
-	.records_latency = true,          /* client: each transaction's RTT, connect included */
 	.client_flow = crr_client_flow,   /* closes with RST: no TIME_WAIT, no port exhaustion */
 	.server_flow = crr_server_flow,   /* accepts from the shared listener, answers, closes */
+	.report = nb_report_round_trips,  /* the client's transactions, connect time */
 };

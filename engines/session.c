@@ -32,6 +32,7 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 	s->side = side;
 	s->nflows = nb_params_nflows(p);
 	s->listen_fd = -1;
+	s->reach.listen_fd = -1;
 	s->flows = calloc(s->nflows, sizeof(*s->flows));
 	s->threads = calloc(s->nflows, sizeof(*s->threads));
 	s->clocks = calloc(s->nflows, sizeof(*s->clocks));
@@ -49,22 +50,23 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 		bool cs = nb_params_client_sends(p, i);
 		f->sends = side == NB_SIDE_CLIENT ? cs : !cs;
 		f->fd = -1;
-		f->listen_fd = -1;
+		f->reach = &s->reach;
 		f->stop = &s->stop;
 		f->quiesce = &s->quiesce;
 		f->epoch = &s->epoch;
 		f->lag = 1;
-		if (e->records_latency && side == NB_SIDE_CLIENT) {
-			f->hist = nb_hist_create();
-			f->win_hist = e->due_window ? nb_hist_create() : NULL;
-			f->lag_hist = nb_hist_create();
-			if (!f->hist || (e->due_window && !f->win_hist) || !f->lag_hist) {
-				nb_session_destroy(s);
-				nb_error_set(err, "out of memory");
-				return NULL;
-			}
+		if (nb_engine_records_latency(e) && side == NB_SIDE_CLIENT &&
+		    (!(f->hist = nb_hist_create()) || !(f->lag_hist = nb_hist_create()))) {
+			nb_session_destroy(s);
+			nb_error_set(err, "out of memory");
+			return NULL;
 		}
 	}
+	for (; e->flow_init && s->ninit < s->nflows; s->ninit++)
+		if (!e->flow_init(&s->flows[s->ninit], err)) {
+			nb_session_destroy(s);
+			return NULL;
+		}
 	return s;
 }
 
@@ -76,11 +78,12 @@ void nb_session_destroy(struct nb_session *s)
 		struct nb_error ignored;
 		nb_session_stop(s, &ignored);
 	}
+	for (uint32_t i = 0; s->e->flow_fini && i < s->ninit; i++)
+		s->e->flow_fini(&s->flows[i]);
 	for (uint32_t i = 0; s->flows && i < s->nflows; i++) {
 		if (s->flows[i].fd >= 0)
 			close(s->flows[i].fd);
 		nb_hist_destroy(s->flows[i].hist);
-		nb_hist_destroy(s->flows[i].win_hist);
 		nb_hist_destroy(s->flows[i].lag_hist);
 	}
 	if (s->listen_fd >= 0)
@@ -104,6 +107,10 @@ struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_
 				     const struct sockaddr *peer, socklen_t peer_len, uint16_t port_lo,
 				     uint16_t port_hi, uint16_t *port, struct nb_error *err)
 {
+	if (!e->server_flow) {
+		nb_error_set(err, "engine %s has no agent side", e->name);
+		return NULL;
+	}
 	struct nb_session *s = session_new(e, p, NB_SIDE_SERVER, err);
 	if (!s)
 		return NULL;
@@ -121,12 +128,10 @@ struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_
 		nb_session_destroy(s);
 		return NULL;
 	}
-	if (e->per_connection) {
-		for (uint32_t i = 0; i < s->nflows; i++) {
-			s->flows[i].listen_fd = s->listen_fd;
-			memcpy(&s->flows[i].peer, peer, peer_len); /* the only host it accepts */
-			s->flows[i].peer_len = peer_len;
-		}
+	if (e->datapath == NB_DATAPATH_PER_CONNECTION) {
+		s->reach.listen_fd = s->listen_fd;
+		memcpy(&s->reach.peer, peer, peer_len); /* the only host it accepts */
+		s->reach.peer_len = peer_len;
 	}
 	return s;
 }
@@ -150,7 +155,7 @@ static bool prepare_flows(struct nb_session *s, const int *fds, struct nb_error 
 
 bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *err)
 {
-	if (s->e->per_connection)
+	if (s->e->datapath != NB_DATAPATH_CONNECTED)
 		return true;
 	int *fds = malloc(s->nflows * sizeof(*fds));
 	if (!fds)
@@ -195,13 +200,13 @@ struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb
 		((struct sockaddr_in *)&to)->sin_port = htons(port);
 	else
 		((struct sockaddr_in6 *)&to)->sin6_port = htons(port);
+	memcpy(&s->reach.peer, &to, peer_len);
+	s->reach.peer_len = peer_len;
+	if (e->datapath != NB_DATAPATH_CONNECTED)
+		return s; /* each flow reaches s->reach.peer itself */
 	uint64_t deadline = nb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct nb_flow *f = &s->flows[i];
-		memcpy(&f->peer, &to, peer_len);
-		f->peer_len = peer_len;
-		if (e->per_connection)
-			continue;
 		f->fd = nb_dataconn_connect(&to, peer_len, i, p, deadline, err);
 		if (f->fd < 0 || (e->prepare_socket && !e->prepare_socket(f->fd, p, f->sends, err))) {
 			nb_session_destroy(s);

@@ -23,6 +23,8 @@ struct nb_session;
 struct nb_flow_snap {
 	uint64_t c[NB_C_COUNT];
 	uint64_t g[NB_G_COUNT];
+	uint64_t own[NB_OWN_COUNTERS_MAX];    /* the engine's own counters; the client's only: the
+						 wire does not carry them (engine.h counters) */
 	bool sends;
 	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system) */
 };
@@ -73,7 +75,7 @@ bool nb_session_start(struct nb_session *s, struct nb_error *err);
  *  1 .. NB_EPOCH_LAG_MAX; 1 without this call). Both ends of a run use the same lag. */
 void nb_session_set_lag(struct nb_session *s, uint32_t lag);
 /** Client, before nb_session_start: the run's window [start_ns, end_ns) on CLOCK_MONOTONIC, for
- *  engines that count it by due time (due_window). */
+ *  engines that count it by due time (their set_window op; nothing for the others). */
 void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end_ns);
 /** Open `epoch` at this end's tick (epoch k + 1 at tick k): senders tag what they send next with
  *  it; once no flow is still counting a batch of an older epoch, the senders' epochs below it
@@ -82,7 +84,7 @@ void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end
 void nb_session_tick(struct nb_session *s, uint32_t epoch);
 /** Read every flow's cumulative counters now (and, through the engine, the kernel's). */
 void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out);
-/** The window's RTT histogram of all flows (due_window engines) into out. */
+/** The window's RTT histogram of all flows (engines with a window_hist op) into out. */
 void nb_session_window_hist(struct nb_session *s, struct nb_hist *out);
 /** Ask the senders to stop sending (receivers keep counting until nb_session_stop). */
 void nb_session_quiesce(struct nb_session *s);

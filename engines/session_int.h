@@ -24,6 +24,8 @@ struct nb_session {
 	socklen_t local_len;
 	struct sockaddr_storage peer;  /* server: the client; data from any other host is refused */
 	uint16_t port_lo, port_hi;     /* server: the data port range */
+	struct nb_flow_reach reach;         /* PER_CONNECTION, OWN: where every flow goes (engine.h) */
+	uint32_t ninit;                /* flows the engine's flow_init set up (flow_fini frees) */
 	atomic_bool stop;
 	atomic_bool quiesce;
 	_Atomic uint32_t epoch;        /* the epoch this end is in (engine.h) */

@@ -76,10 +76,8 @@ void nb_session_set_lag(struct nb_session *s, uint32_t lag)
 
 void nb_session_set_window(struct nb_session *s, uint64_t start_ns, uint64_t end_ns)
 {
-	for (uint32_t i = 0; i < s->nflows; i++) {
-		s->flows[i].win_start_ns = start_ns;
-		s->flows[i].win_end_ns = end_ns;
-	}
+	for (uint32_t i = 0; s->e->set_window && i < s->nflows; i++)
+		s->e->set_window(&s->flows[i], start_ns, end_ns);
 }
 
 void nb_session_tick(struct nb_session *s, uint32_t epoch)
@@ -133,6 +131,8 @@ static void read_counters(struct nb_session *s, struct nb_snapshot *out)
 			out->flow[i].c[c] = atomic_load_explicit(&f->c[c], memory_order_relaxed);
 		for (int g = 0; g < NB_G_COUNT; g++)
 			out->flow[i].g[g] = atomic_load_explicit(&f->g[g], memory_order_relaxed);
+		for (int o = 0; o < NB_OWN_COUNTERS_MAX; o++)
+			out->flow[i].own[o] = atomic_load_explicit(&f->own[o], memory_order_relaxed);
 		out->flow[i].sends = f->sends;
 	}
 	uint64_t t1 = nb_now_ns();
@@ -162,9 +162,8 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 void nb_session_window_hist(struct nb_session *s, struct nb_hist *out)
 {
 	nb_hist_init(out);
-	for (uint32_t i = 0; i < s->nflows; i++)
-		if (s->flows[i].win_hist)
-			nb_hist_merge(out, s->flows[i].win_hist);
+	for (uint32_t i = 0; s->e->window_hist && i < s->nflows; i++)
+		s->e->window_hist(&s->flows[i], out);
 }
 
 void nb_session_quiesce(struct nb_session *s)
@@ -189,7 +188,7 @@ bool nb_session_stop(struct nb_session *s, struct nb_error *err)
 	for (uint32_t i = 0; i < s->nflows; i++)
 		if (s->flows[i].fd >= 0)
 			shutdown(s->flows[i].fd, SHUT_RDWR);
-	if (s->listen_fd >= 0 && s->e->per_connection)
+	if (s->listen_fd >= 0 && s->e->datapath == NB_DATAPATH_PER_CONNECTION)
 		shutdown(s->listen_fd, SHUT_RDWR);
 	bool ok = true;
 	for (uint32_t i = 0; i < s->nthreads; i++) {

@@ -25,9 +25,11 @@
 
 #include "engine.h"
 #include "kpace.h"
+#include "tcprx.h"
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "report_shapes.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
@@ -73,11 +75,26 @@ static void stream_kernel_counters(struct nb_flow *f)
 					      ti.tcpi_rcv_mss, ti.tcpi_rcv_ooopack,
 					      nb_sock_rmem_alloc(f->fd) };
 		/* after the drain the window is closed: the whole flow counts exactly */
-		uint64_t arrived = nb_flow_quiet(f) ? nb_tcprx_settled(&f->tcprx, r.bytes_received)
-						    : nb_tcprx_arrived(&f->tcprx, &r);
+		struct nb_tcprx *rx = f->priv;
+		uint64_t arrived = nb_flow_quiet(f) ? nb_tcprx_settled(rx, r.bytes_received)
+						    : nb_tcprx_arrived(rx, &r);
 		atomic_store_explicit(&f->c[NB_C_RX_BYTES], arrived, memory_order_relaxed);
 		nb_count_wrapped32(f, NB_C_RX_PACKETS, ti.tcpi_segs_in);
 	}
+}
+
+/* A TCP flow's own state: what its receiver's readings start from (tcprx.h). */
+static bool stream_flow_init(struct nb_flow *f, struct nb_error *err)
+{
+	if (f->p->proto == NB_PROTO_TCP && !(f->priv = calloc(1, sizeof(struct nb_tcprx))))
+		return nb_error_set(err, "out of memory");
+	return true;
+}
+
+static void stream_flow_fini(struct nb_flow *f)
+{
+	free(f->priv);
+	f->priv = NULL;
 }
 
 static int tcp_send(struct nb_flow *f)
@@ -213,13 +230,14 @@ const struct nb_engine nb_engine_stream = {
 		.gso_default = true,                    /* UDP: GSO where the kernel offers it */
 		.headline = { "rx_bps", "bit/s", true }, /* the receiver's goodput */
 	},
+	.datapath = NB_DATAPATH_CONNECTED, /* one connected socket per flow */
 	.validate = stream_validate,
-	.per_connection = false,
-	.records_latency = false,
 	.client_flow = stream_flow,
 	.server_flow = stream_flow,
 	.prepare_socket = stream_prepare_socket, /* UDP receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
 	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
-	.due_window = false,                   /* counts by epoch, not by due time */
+	.report = nb_report_directional,
+	.flow_init = stream_flow_init,         /* TCP: the receiver's arrived-bytes state */
+	.flow_fini = stream_flow_fini,
 };

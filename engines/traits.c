@@ -34,7 +34,17 @@ bool nb_engine_request_response(const struct nb_engine *e)
 
 bool nb_engine_agentless(const struct nb_engine *e)
 {
-	return e && e->traits.agentless;
+	return e && e->datapath == NB_DATAPATH_OWN;
+}
+
+bool nb_engine_records_latency(const struct nb_engine *e)
+{
+	return e && e->traits.records_latency;
+}
+
+bool nb_engine_due_window(const struct nb_engine *e)
+{
+	return e && e->set_window;
 }
 
 bool nb_engine_closed_loop(const struct nb_engine *e, uint64_t rate)

@@ -1,13 +1,15 @@
 /* The idle engine (engine_idle.h): each flow sleeps one `tick` at a time until the harness stops
- * it, and sends nothing. What makes it an engine is this file alone: its table, its traits and
- * its own parameter row, which the config, the wire and plan.csv take without an edit of theirs.
- * Extend it here (a counter of its ticks, a column) to try a recipe of docs/design.md. */
+ * it, counts its ticks, and sends nothing. What makes it an engine is this file alone: its
+ * table, its traits, its own parameter row (which the config, the wire and plan.csv take), its
+ * own counter and its own column (which the harness reads and runs.csv and intervals.csv
+ * write), none of them edited for it: the recipes of docs/design.md, tried. */
 #include "engine_idle.h"
 
 #include <string.h>
 #include <time.h>
 
 #include "param_defs.h"
+#include "report_shapes.h"
 
 /* The idle engine's own parameters: its struct in params.own. */
 struct idle_params {
@@ -36,13 +38,36 @@ uint32_t nbt_idle_tick_ms(const struct nb_params *p)
 	return own(p).tick_ms;
 }
 
+/* Its own counter, row 0 of nb_flow.own: one count per tick a flow slept. */
+enum { IDLE_TICKS };
+static const struct nb_counter_def idle_counters[] = {
+	[IDLE_TICKS] = { "ticks", "ticks a flow slept" },
+	{ NULL, NULL },
+};
+
+/* Its own column, row 0 of nb_metrics.own, after `path` in runs.csv and intervals.csv. */
+static const struct nb_col_def idle_columns[] = {
+	{ .name = "idle_ticks", .unit = "", .label = "Ticks the idle flows slept", .better = NB_BETTER_NONE },
+	{ .name = NULL },
+};
+
 static int idle_flow(struct nb_flow *f)
 {
 	uint32_t ms = own(f->p).tick_ms;
 	struct timespec tick = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-	while (!nb_flow_stopping(f))
+	while (!nb_flow_stopping(f)) {
 		nanosleep(&tick, NULL);
+		nb_count_own(f, IDLE_TICKS, 1);
+	}
 	return 0;
+}
+
+/* The shared round-trip columns (all 0: no transaction), and its ticks: the client's flows'. */
+static void idle_report(const struct nb_engine *e, const struct nb_params *p,
+			const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_round_trips(e, p, s, lo, hi, m);
+	m->own[0] = nb_span_own_sum(s->l0, s->l1, lo, hi, IDLE_TICKS);
 }
 
 /* No key beyond the common ones but its own row. */
@@ -61,8 +86,11 @@ const struct nb_engine nbt_engine_idle = {
 		.keys = idle_keys,
 		.headline = { "trans_per_s", "trans/s", true },
 	},
-	.per_connection = true,               /* no data connection */
+	.datapath = NB_DATAPATH_PER_CONNECTION, /* no data connection */
 	.client_flow = idle_flow,
 	.server_flow = idle_flow,
+	.counters = idle_counters,            /* ticks */
+	.columns = idle_columns,              /* idle_ticks */
+	.report = idle_report,                /* its ticks -> idle_ticks */
 	.params = idle_params,                /* tick */
 };

@@ -18,8 +18,9 @@ their rules").
 A folder may use its own files and those of the folders listed for it in ALLOWED; runner's
 top files (main.c, cli.c, commands.c) may use anything, and nb_config.h (the header meson
 generates) is allowed everywhere. Tests may include any header but an internal one
-(NAME_int.h, shared by one module's files only). Every folder with C files under engines/,
-reports/ and runner/ must be one ALLOWED knows. A finding is one line on stderr (a cycle adds a
+(NAME_int.h, shared by one module's files only), and no folder includes another's internal
+header (an engine's private state, latency_int.h, is that engine's). Every folder with C
+files under engines/, reports/ and runner/ must be one ALLOWED knows. A finding is one line on stderr (a cycle adds a
 line per use that ties it); the exit code is 1 when any was found, 0 when none, 2 on bad usage.
 
 An engine name (each `.name` of the engine tables engines/registry.c lists) is reported in
@@ -164,6 +165,9 @@ def check_includes(root):
                 elif key == 'tests' and target.endswith('_int.h'):
                     bad.append('%s:%d: includes %s, an internal header of %s (test through its '
                                'public header)' % (rel, n, target, where))
+                elif target.endswith('_int.h') and where != key:
+                    bad.append('%s:%d: includes %s, an internal header of %s (use its public '
+                               'header)' % (rel, n, target, where))
     return bad
 
 

@@ -122,18 +122,12 @@ void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const 
 			   int fd, uint64_t start_ns, uint64_t end_ns)
 {
 	memset(s, 0, sizeof(*s));
-	s->f.win_start_ns = start_ns;
-	s->f.win_end_ns = end_ns;
-	if (end_ns) {
-		s->f.win_hist = nb_hist_create();
-		cr_assert_not_null(s->f.win_hist);
-	}
+	s->e = e;
 	s->p = *p;
 	s->f.p = &s->p;
 	s->f.side = NB_SIDE_CLIENT;
 	s->f.sends = true;
 	s->f.fd = fd;
-	s->f.listen_fd = -1;
 	s->f.stop = &s->stop;
 	s->f.quiesce = &s->quiesce;
 	s->f.epoch = &s->epoch;
@@ -141,6 +135,9 @@ void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const 
 	cr_assert_not_null(s->f.hist);
 	struct nb_error err = { "" };
 	cr_assert(e->validate(p, &err), "%s", err.msg);
+	cr_assert(!e->flow_init || e->flow_init(&s->f, &err), "%s", err.msg);
+	if (e->set_window)
+		e->set_window(&s->f, start_ns, end_ns);
 	struct solo_start *a = malloc(sizeof(*a));
 	*a = (struct solo_start){ s, e };
 	cr_assert_eq(pthread_create(&s->th, NULL, solo_run, a), 0);
@@ -153,6 +150,10 @@ int nbt_solo_stop(struct nbt_solo *s)
 	atomic_store(&s->stop, true);
 	pthread_join(s->th, NULL);
 	close(s->f.fd);
+	if (s->e->window_hist && (s->win = nb_hist_create()))
+		s->e->window_hist(&s->f, s->win);
+	if (s->e->flow_fini)
+		s->e->flow_fini(&s->f);
 	return s->rc;
 }
 

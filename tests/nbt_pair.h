@@ -35,21 +35,23 @@ void nbt_sleep_ms(unsigned ms);
 
 /** One client flow of an engine, run on its own thread against a socket the test made. */
 struct nbt_solo {
+	const struct nb_engine *e;
 	struct nb_params p;
 	struct nb_flow f;
 	atomic_bool stop, quiesce;
 	_Atomic uint32_t epoch;
 	pthread_t th;
 	int rc;
+	struct nb_hist *win; /* after nbt_solo_stop: the window's round trips (window_hist engines) */
 };
 
 /** Start e's client_flow on fd (a socket connected to the test's server). */
 void nbt_solo_start(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p, int fd);
-/** nbt_solo_start with the run's window by due time [start_ns, end_ns) and its histogram
- *  (f.win_hist, the caller destroys it). */
+/** nbt_solo_start with the run's window by due time [start_ns, end_ns) (the engine's
+ *  set_window op); nbt_solo_stop puts its histogram in win (the caller destroys it). */
 void nbt_solo_start_window(struct nbt_solo *s, const struct nb_engine *e, const struct nb_params *p,
 			   int fd, uint64_t start_ns, uint64_t end_ns);
-/** Quiesce, wait timeout_ms + 100 ms, stop and join the flow; returns its return code (f.err says why when -1). The fd is closed. */
+/** Quiesce, wait timeout_ms + 100 ms, stop and join the flow; returns its return code (f.err says why when -1). The fd is closed, the engine's flow state freed (flow_fini). */
 int nbt_solo_stop(struct nbt_solo *s);
 /** Move this process into a network namespace of its own with lo up, then run the shell
  *  command setup there (NULL = none); false when any step fails (not root, no such tool). */

@@ -30,7 +30,9 @@ Test(engines, the_registry_finds_each_engine_by_its_unique_name)
 		cr_assert_eq(nb_engine_find(list[i]->name), list[i], "%s", list[i]->name);
 		cr_assert_lt(strlen(list[i]->name), sizeof(((struct nb_params *)0)->engine));
 		cr_assert(list[i]->summary && *list[i]->summary, "%s", list[i]->name);
-		cr_assert(list[i]->validate && list[i]->client_flow && list[i]->server_flow);
+		cr_assert(list[i]->validate && list[i]->client_flow && list[i]->report, "%s", list[i]->name);
+		/* an agent side exactly when the flows do not reach their target by themselves */
+		cr_assert_eq(!list[i]->server_flow, nb_engine_agentless(list[i]), "%s", list[i]->name);
 	}
 	cr_assert_null(nb_engine_find("tcp_stream"));
 }

@@ -1,21 +1,29 @@
 /* The metric columns in runs.csv and intervals.csv: a header of the file's own columns followed
  * by one column per metric (nb_cols order), then `path` (added last, so that the rows written
- * before it existed only gained a trailing cell), written and read back by name. */
+ * before it existed only gained a trailing cell), written and read back by name; then the own
+ * columns of every registered engine (engine.h `columns`, registry order), each empty in the
+ * rows of another engine, written only: what reads a results folder knows the base columns. */
 #include "results_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "engine.h"
 
 struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
 				size_t nfixed, struct nb_error *err)
 {
-	const char *header[64 + NB_COL_COUNT];
+	const char *header[64 + NB_COL_COUNT + NB_OWN_COLS_ALL_MAX];
 	size_t n = 0;
 	for (size_t i = 0; i < nfixed; i++)
 		header[n++] = fixed[i];
 	for (size_t i = 0; i < NB_COL_COUNT; i++)
 		header[n++] = nb_cols[i].name;
 	header[n++] = "path";
+	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++)
+		for (const struct nb_col_def *d = (*e)->columns; d && d->name; d++)
+			header[n++] = d->name;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	return nb_csv_open(path, header, n, err);
@@ -26,6 +34,9 @@ void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m, const char 
 	for (size_t i = 0; i < NB_COL_COUNT; i++)
 		nb_csv_num(c, m->v[i]);
 	nb_csv_str(c, path && *path ? path : NB_PATH_ALL);
+	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++)
+		for (const struct nb_col_def *d = (*e)->columns; d && d->name; d++)
+			nb_csv_num(c, m->own_of == *e ? m->own[d - (*e)->columns] : NAN);
 	nb_csv_end(c);
 }
 

@@ -172,7 +172,7 @@ static bool check_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *test, struc
  * between two agents its latency histograms would have to cross the control channel. */
 static bool check_paths(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t)
 {
-	if (!t->engine->records_latency)
+	if (!nb_engine_records_latency(t->engine))
 		return true;
 	for (uint32_t i = 0; i < t->npaths; i++) {
 		if (strcmp(t->paths[i].from, NB_HOST_LOCAL) == 0)

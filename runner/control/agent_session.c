@@ -79,7 +79,7 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 			 "client's host only, since any client could name any other");
 		return NB_ERR_SETUP;
 	}
-	if (su->end == NB_END_CONNECT && e->records_latency) {
+	if (su->end == NB_END_CONNECT && nb_engine_records_latency(e)) {
 		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
 			 "agents carries no latency histograms (this version)", e->name);
 		return NB_ERR_SETUP;

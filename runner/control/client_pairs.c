@@ -27,7 +27,7 @@ bool nb_pairs_init(struct nb_pairs *t, struct nb_test_result *out)
 			 (double)su->interval_ns / 1e9, (double)su->duration_ns / 1e9);
 		return false;
 	}
-	t->with_hist = t->e->records_latency;
+	t->with_hist = nb_engine_records_latency(t->e);
 	t->L = calloc(t->nslots, sizeof(*t->L));
 	t->P = calloc(t->nslots, sizeof(*t->P));
 	t->scratch = t->with_hist ? nb_hist_create() : NULL;
@@ -156,14 +156,14 @@ void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out)
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
 				t->L[j + n], t->L[K + n], t->P[j + n], t->P[K + n], 0 };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
-		if (t->e->due_window && t->s)
+		if (nb_engine_due_window(t->e) && t->s)
 			nb_session_window_hist(t->s, out->hist);
 		else
 			nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
 	}
 	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
 	nb_metrics_window(t->e, t->L[nb_pairs_last(t)], &out->m);
-	if (t->e->due_window) /* the window's late sends go out after its last tick, and count */
+	if (nb_engine_due_window(t->e)) /* the window's late sends go out after its last tick, and count */
 		nb_metrics_sched_lag(t->L[j], t->L[nb_pairs_last(t)], &out->m);
 	nb_runcheck_result(&t->rc, t->e, &t->su->params, &span, t->L[nb_pairs_last(t)],
 			   t->P[nb_pairs_last(t)], &out->m);

@@ -1,16 +1,11 @@
 /* nbrun — turning two ends' cumulative counters into the metric columns.
  *
- * For a directional engine (traits.directional: stream, pps) each flow has one
- * sender and one receiver. TCP: tx columns come from the sender's kernel counts
- * over its own interval, rx columns from the receiver's over its own. UDP: the
- * datagrams the sender sent in its interval (its epoch), and of those the ones the
- * receiver got, settled at the receiver's next reading (epoch.h): lost = tx - rx in
- * every row, and both rates are per the sender's interval. For the others (rr,
- * crr, latency) the client's counters say everything (the agent only answers) and
- * latency comes from the client's histogram; latency's run result counts the
- * window by due time (nb_metrics_window). A bidir case also gets each direction's own
- * fwd_ and rev_ columns (rates, packets, loss, target and achieved rate). docs/engines.md
- * lists every window.
+ * Each engine turns its own counters into its columns (its report op, engine.h; the shapes
+ * several share are in engines/report_shapes.c); this file adds what is the same for every
+ * engine: the measured time, latency from the client's histogram, the schedule lag, CPU, host
+ * and interface columns, the headline per CPU-second, and a bidir case's fwd_ and rev_
+ * columns (each direction's flows through the same report op). docs/engines.md lists every
+ * window.
  */
 #ifndef NB_METRICS_H
 #define NB_METRICS_H
@@ -21,40 +16,28 @@
 #include "cols.h"
 #include "engine.h"
 #include "session.h"
+#include "span.h"
 #include "timeline.h"
 
-/* A span shorter than this gives no rate: the ticks a stalled end owed fire back to back, and
- * their sub-millisecond "intervals" measure the catch-up, not a rate (runcheck.h). */
-#define NB_METRICS_MIN_SPAN_S 1e-3
-
-/** The two ends' readings at the start and end of a span, and each end's next reading after
- *  them (the tick after, or the final one after the drain), where a receiver settles the UDP
- *  datagrams of the epoch that ended there. None may be NULL. */
-struct nb_span {
-	const struct nb_snapshot *l0, *l1;   /* client (local) */
-	const struct nb_snapshot *p0, *p1;   /* agent (peer) */
-	const struct nb_snapshot *l0n, *l1n; /* the client's next readings after l0 and l1 */
-	const struct nb_snapshot *p0n, *p1n; /* the agent's next readings after p0 and p1 */
-	/* An end whose span is shorter than this gives no rate (0: NB_METRICS_MIN_SPAN_S). An
-	 * interval shorter than half its length on the schedule closes a catch-up: its end's ticks
-	 * fired late, back to back, after a stall (nb_metrics_catch_up_s). */
-	double min_s;
-};
+#define NB_METRICS_MIN_SPAN_S NB_SPAN_MIN_S /* span.h */
 
 /** The shortest span of interval k of tl with a rate: half the interval's length on the
  *  schedule, at least NB_METRICS_MIN_SPAN_S. */
 double nb_metrics_catch_up_s(const struct nb_timeline *tl, uint32_t k);
 
 /** Metrics of one flow (flow >= 0) or all flows summed (flow = -1) over the span of a case of
- *  engine e with parameters p. hist, when given, is the span's RTT histogram (all flows). */
+ *  engine e with parameters p: the engine's own columns by its report op, then what is the
+ *  same for every engine (time, latency, schedule lag, CPU, host, interface, bidir's split by
+ *  the report op over each direction's flows). hist, when given, is the span's RTT histogram
+ *  (all flows). */
 void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const struct nb_span *s,
 		     int32_t flow, const struct nb_hist *hist, struct nb_metrics *out);
 /** The busiest flow thread of each role (sender/requester, receiver/responder) on each end, and
  *  each end's stolen CPU, over the span (metrics_cpu.c). */
 void nb_metrics_cpu_threads(const struct nb_span *s, struct nb_metrics *out);
-/** The run's window by due time of a due_window engine (latency), from the client's reading
- *  after the drain: trans = the window's messages answered, timeouts = those sent and not
- *  answered, trans_per_s over out's duration_s. Nothing for other engines. */
+/** The run's own result where it differs from its span's, by e's report_run op (latency: the
+ *  window by due time), from the client's reading after the drain; nothing for the engines
+ *  without one. */
 void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfinal,
 		       struct nb_metrics *out);
 /** The schedule lag columns (p99, max of send time - due time) of the sends between the

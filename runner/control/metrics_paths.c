@@ -95,6 +95,13 @@ void nb_metrics_sum_paths(const struct nb_engine *e, const struct nb_metrics *pa
 			out->v[c] = combine(how, parts, n, c);
 	}
 	ratios(e, parts, n, out);
+	/* an engine's own columns add over the paths, like its counts */
+	out->own_of = n ? parts[0].own_of : NULL;
+	for (int i = 0; i < NB_OWN_COLS_MAX; i++)
+		for (size_t k = 0; k < n; k++)
+			if (isfinite(parts[k].own[i]))
+				out->own[i] = isfinite(out->own[i]) ? out->own[i] + parts[k].own[i]
+								    : parts[k].own[i];
 	if (merged)
 		nb_metrics_latency(merged, out);
 }

@@ -104,14 +104,14 @@ static void result(struct solo *t, struct nb_test_result *out)
 	struct nb_span span = { t->L[j], t->L[K], t->none, t->none,
 				t->L[j + n], t->L[K + n], t->none, t->none, 0 };
 	if (t->with_hist && (out->hist = nb_hist_create())) {
-		if (e->due_window)
+		if (nb_engine_due_window(e))
 			nb_session_window_hist(t->s, out->hist);
 		else
 			nb_hist_diff(out->hist, t->L[K]->hist, t->L[j]->hist);
 	}
 	nb_metrics_span(e, &t->su->params, &span, -1, out->hist, &out->m);
 	nb_metrics_window(e, t->L[t->tl.nticks + n], &out->m);
-	if (e->due_window) /* the window's late sends go out after its last tick, and count */
+	if (nb_engine_due_window(e)) /* the window's late sends go out after its last tick, and count */
 		nb_metrics_sched_lag(t->L[j], t->L[t->tl.nticks + n], &out->m);
 	nb_runcheck_verdict(&t->rc, &t->tl, &out->m, &t->su->params, e, &out->verdict);
 }
@@ -190,7 +190,7 @@ enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_ms
 	}
 	uint32_t nslots = (uint32_t)((su->duration_ns + su->interval_ns - 1) / su->interval_ns) + 1 +
 			  NB_EPOCH_LAG_MAX;
-	struct solo t = { .to = to, .su = su, .sink = sink, .with_hist = e->records_latency };
+	struct solo t = { .to = to, .su = su, .sink = sink, .with_hist = nb_engine_records_latency(e) };
 	t.L = calloc(nslots, sizeof(*t.L));
 	t.none = nb_snapshot_create(false);
 	t.scratch = t.with_hist ? nb_hist_create() : NULL;

@@ -1,4 +1,4 @@
-/* nbrun — a test of an agentless engine (traits.agentless: icmp, connect): no control session
+/* nbrun — a test of an agentless engine (NB_DATAPATH_OWN: icmp, connect): no control session
  * and no agent; the client's flows reach the target by themselves, and the run is the same
  * timeline (warm-up, omit, intervals, cool-down) driven on the local clock alone. The peer's
  * half of every span is an empty snapshot, so every agent column stays empty. */

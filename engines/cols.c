@@ -123,4 +123,7 @@ void nb_metrics_clear(struct nb_metrics *m)
 {
 	for (int i = 0; i < NB_COL_COUNT; i++)
 		m->v[i] = NAN;
+	for (int i = 0; i < NB_OWN_COLS_MAX; i++)
+		m->own[i] = NAN;
+	m->own_of = NULL;
 }

@@ -1,4 +1,5 @@
-/* nbrun — the metric columns shared by intervals.csv, runs.csv, summary.csv and results.json.
+/* nbrun — the metric columns shared by intervals.csv, runs.csv, summary.csv and results.json:
+ * a value type of engines/, which engines fill (their report op) and reports/ read.
  *
  * One table names every metric once; writers, readers, statistics and charts
  * all iterate it, so a column cannot be written under one name and read under
@@ -81,12 +82,23 @@ int nb_col_find(const char *name);
  *  the sum row of a multi-path run, whose per-path rows name their path ("local->HOST"). */
 #define NB_PATH_ALL "all"
 
+/** An engine's own columns at most (its columns table, engine.h). */
+#define NB_OWN_COLS_MAX 4
+/** Own columns of all registered engines together at most (the registry refuses more). */
+#define NB_OWN_COLS_ALL_MAX 16
+
+struct nb_engine;
+
 /** A row of metric values; NAN = not applicable. */
 struct nb_metrics {
 	double v[NB_COL_COUNT];
+	/* the own columns of engine own_of (its columns table, row i in own[i]); NULL = none:
+	 * written after `path` in runs.csv and intervals.csv, not read back */
+	double own[NB_OWN_COLS_MAX];
+	const struct nb_engine *own_of;
 };
 
-/** Set every value to NAN. */
+/** Set every value to NAN, and own_of to NULL. */
 void nb_metrics_clear(struct nb_metrics *m);
 
 #endif
