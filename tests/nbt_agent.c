@@ -45,3 +45,18 @@ struct nb_agent *nbt_agent_session(const struct nb_agent_opts *o, const struct n
 		cr_assert(nbt_agent_open(a, opts.bind, s, c, &err), "%s", err.msg);
 	return a;
 }
+
+static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
+{
+	(void)ctx, (void)k, (void)span, (void)h;
+}
+
+enum nb_outcome nbt_run_test(struct nb_client *c, const struct nb_msg_setup *su,
+			     struct nb_test_result *res)
+{
+	struct nb_test_sink sink = { .interval = ignore_interval };
+	struct nb_error err = { { 0 } };
+	enum nb_outcome o = nb_client_test(c, su, &sink, res, &err);
+	nb_test_result_free(res);
+	return o;
+}

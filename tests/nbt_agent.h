@@ -17,5 +17,9 @@ struct nb_msg_setup nbt_small_test(uint32_t run_id);
 /** Open one more session *c with a running agent a (secret s, or NULL); false with err. */
 bool nbt_agent_open(struct nb_agent *a, const char *bind, const struct nb_secret *s,
 		    struct nb_client *c, struct nb_error *err);
+/** Run test su in session c with no interval sink; its outcome (res->error says why not ok;
+ *  what res owns is freed). */
+enum nb_outcome nbt_run_test(struct nb_client *c, const struct nb_msg_setup *su,
+			     struct nb_test_result *res);
 
 #endif

@@ -97,19 +97,6 @@ static bool open_client(struct nb_client *c, const struct nb_secret *s, struct n
 }
 
 
-static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
-{
-	(void)ctx, (void)k, (void)span, (void)h;
-}
-
-static enum nb_outcome run_test(struct nb_client *c, const struct nb_msg_setup *su, struct nb_test_result *res)
-{
-	struct nb_test_sink sink = { .interval = ignore_interval };
-	struct nb_error err = { { 0 } };
-	enum nb_outcome o = nb_client_test(c, su, &sink, res, &err);
-	nb_test_result_free(res);
-	return o;
-}
 
 /* The agent serves an honest client: it opens, one short test measures. */
 static void assert_serves(const struct nb_secret *s)
@@ -119,7 +106,7 @@ static void assert_serves(const struct nb_secret *s)
 	cr_assert(open_client(&c, s, &err), "%s", err.msg);
 	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
-	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
 }
 
@@ -138,7 +125,7 @@ Test(agent, five_silent_connections_do_not_stop_an_honest_client_being_served_at
 		cr_assert_not(closed_now(silent[i]), "served while silent connection %d still waits", i);
 	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
-	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
 	for (int i = 0; i < 5; i++) {
 		cr_assert(closed_soon(silent[i]), "the handshake deadline closes silent connection %d", i);
@@ -327,7 +314,7 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	const char *want[4] = { "--max-rate", "--max-streams", "--max-duration", "--max-message" };
 	for (int i = 0; i < 4; i++) {
 		struct nb_test_result res;
-		cr_assert_eq(run_test(&c, &su[i], &res), NB_OUT_CASE_FAILED, "%s", want[i]);
+		cr_assert_eq(nbt_run_test(&c, &su[i], &res), NB_OUT_CASE_FAILED, "%s", want[i]);
 		cr_assert_not_null(strstr(res.error, "agent: limit: "), "%s", res.error);
 		cr_assert_not_null(strstr(res.error, want[i]), "%s", res.error);
 	}
@@ -335,11 +322,11 @@ Test(agent, each_limit_refuses_the_test_and_the_session_goes_on)
 	struct nb_msg_setup ok = nbt_small_test(9);
 	struct nb_test_result res;
 	ok.params.rate = 0;
-	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_CASE_FAILED, "unpaced: no rate bound");
+	cr_assert_eq(nbt_run_test(&c, &ok, &res), NB_OUT_CASE_FAILED, "unpaced: no rate bound");
 	cr_assert_not_null(strstr(res.error, "an unpaced TCP test has no rate bound"), "%s", res.error);
 	ok.run_id = 10;
 	ok.params.rate = 50000000ull;
-	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "within the limits: %s", res.error);
+	cr_assert_eq(nbt_run_test(&c, &ok, &res), NB_OUT_OK, "within the limits: %s", res.error);
 	nb_client_close(&c);
 }
 
@@ -364,12 +351,12 @@ Test(agent, without_a_secret_it_sends_to_no_address_a_client_names)
 	cr_assert(nb_client_open(&c, name, &addr, addr_len, NULL, NULL, &err), "%s", err.msg);
 	struct nb_msg_setup su = sending_end(1, "stream");
 	struct nb_test_result res;
-	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED);
+	cr_assert_eq(nbt_run_test(&c, &su, &res), NB_OUT_CASE_FAILED);
 	cr_assert_not_null(strstr(res.error, "agent: this agent has no secret (--secret-file): it "
 				  "sends to no address a client names"), "%s", res.error);
 	cr_assert_eq(nb_agent_tests_run(agent), 0, "nothing ran");
 	struct nb_msg_setup ok = nbt_small_test(2);
-	cr_assert_eq(run_test(&c, &ok, &res), NB_OUT_OK, "the session goes on: %s", res.error);
+	cr_assert_eq(nbt_run_test(&c, &ok, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 	nb_client_close(&c);
 }
 
@@ -386,7 +373,7 @@ Test(agent, with_a_secret_it_still_refuses_to_time_round_trips_for_another_agent
 		su.params.request = su.params.response = 64;
 		su.params.rate = 0;
 		struct nb_test_result res;
-		cr_assert_eq(run_test(&c, &su, &res), NB_OUT_CASE_FAILED, "%s", engines[i]);
+		cr_assert_eq(nbt_run_test(&c, &su, &res), NB_OUT_CASE_FAILED, "%s", engines[i]);
 		cr_assert_not_null(strstr(res.error, "measures round trips at its client end: a path "
 					  "between two agents carries no latency histograms"), "%s",
 				   res.error);
@@ -550,7 +537,7 @@ Test(agent, over_stdio_a_session_runs_its_test_with_data_on_the_address_ssh_reac
 	pthread_t t;
 	start_stdio(&r, &c, &t);
 	struct nb_msg_setup su = nbt_small_test(1);
-	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "data to 127.0.0.2, where the agent bound");
+	cr_expect_eq(nbt_run_test(&c, &su, &res), NB_OUT_OK, "data to 127.0.0.2, where the agent bound");
 	nb_client_close(&c);
 	end_stdio(&r, t, 1);
 }

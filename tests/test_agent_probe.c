@@ -41,19 +41,6 @@ static int connect_to_agent(void)
 	return fd;
 }
 
-static void ignore_interval(void *ctx, uint32_t k, const struct nb_span *span, const struct nb_hist *h)
-{
-	(void)ctx, (void)k, (void)span, (void)h;
-}
-
-static enum nb_outcome run_test(struct nb_client *c, const struct nb_msg_setup *su, struct nb_test_result *res)
-{
-	struct nb_test_sink sink = { .interval = ignore_interval };
-	struct nb_error err = { { 0 } };
-	enum nb_outcome o = nb_client_test(c, su, &sink, res, &err);
-	nb_test_result_free(res);
-	return o;
-}
 
 /* The agent serves an honest client: it opens, one short test measures. */
 static void assert_serves(const struct nb_secret *s)
@@ -63,7 +50,7 @@ static void assert_serves(const struct nb_secret *s)
 	cr_assert(nbt_agent_open(agent, "127.0.0.1", s, &c, &err), "%s", err.msg);
 	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
-	cr_assert_eq(run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(nbt_run_test(&c, &su, &res), NB_OUT_OK, "%s", res.error);
 	nb_client_close(&c);
 }
 
@@ -108,7 +95,7 @@ Test(agent_probe, a_session_probes_its_data_path_a_bounded_number_of_times)
 	cr_expect_str_eq(problem, "limit: a session probes its data path at most 8 times");
 	struct nb_msg_setup su = nbt_small_test(1);
 	struct nb_test_result res;
-	cr_expect_eq(run_test(&c, &su, &res), NB_OUT_OK, "the session goes on: %s", res.error);
+	cr_expect_eq(nbt_run_test(&c, &su, &res), NB_OUT_OK, "the session goes on: %s", res.error);
 	nb_client_close(&c);
 }
 
