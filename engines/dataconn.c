@@ -62,7 +62,12 @@ int nb_dataconn_bind(int type, struct sockaddr_storage *addr, socklen_t len, uin
 		if (type == SOCK_STREAM) /* a listener may reuse a port an earlier run left in TIME_WAIT */
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		set_port(addr, (uint16_t)pt);
-		if (bind(fd, (struct sockaddr *)addr, len) == 0) {
+		/* TCP listens here: two agents on one host (a host at two paths' ends) may both bind
+		 * a free port before either listens (SO_REUSEADDR allows it), and the second's listen
+		 * then fails with EADDRINUSE: that port is taken, try the next */
+		bool ok = bind(fd, (struct sockaddr *)addr, len) == 0 &&
+			  (type != SOCK_STREAM || listen(fd, NB_DATACONN_BACKLOG) == 0);
+		if (ok) {
 			socklen_t l = len;
 			getsockname(fd, (struct sockaddr *)addr, &l);
 			*port = ntohs(addr->ss_family == AF_INET ? ((struct sockaddr_in *)addr)->sin_port

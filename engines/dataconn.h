@@ -14,6 +14,8 @@
 #ifndef NB_DATACONN_H
 #define NB_DATACONN_H
 
+#define NB_DATACONN_BACKLOG 1024 /* a data listener's: every flow of a test at once */
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -37,7 +39,8 @@ struct nb_dataconn_server {
 };
 
 /** Bind a socket of type on addr with a port in [lo, hi] (0,0 = ephemeral); fills *port and
- *  addr's port. -1 with err on failure. */
+ *  addr's port; a TCP socket is listening already (backlog NB_DATACONN_BACKLOG). -1 with err
+ *  on failure. */
 int nb_dataconn_bind(int type, struct sockaddr_storage *addr, socklen_t len, uint16_t lo, uint16_t hi,
 		     uint16_t *port, struct nb_error *err);
 /** Agent: take every flow's connection or proven UDP path within timeout_ms. */

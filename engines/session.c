@@ -122,9 +122,7 @@ struct nb_session *nb_session_listen(const struct nb_engine *e, const struct nb_
 	int type = p->proto == NB_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	struct sockaddr_storage a = s->local;
 	s->listen_fd = nb_dataconn_bind(type, &a, bind_len, port_lo, port_hi, port, err);
-	if (s->listen_fd < 0 || (type == SOCK_STREAM && listen(s->listen_fd, 1024) < 0)) {
-		if (s->listen_fd >= 0)
-			nb_error_errno(err, errno, "listen");
+	if (s->listen_fd < 0) { /* a TCP one listens already (dataconn.h) */
 		nb_session_destroy(s);
 		return NULL;
 	}

@@ -153,7 +153,7 @@ static void probe(struct nb_ctl *ctl, const struct sockaddr_storage *peer, const
 	uint16_t port = 0;
 	bool udp = q->proto == NB_PROTO_UDP;
 	int lfd = nb_dataconn_bind(udp ? SOCK_DGRAM : SOCK_STREAM, &local, sizeof(a), 0, 0, &port, &err);
-	if (lfd >= 0 && (udp || listen(lfd, 4) == 0)) {
+	if (lfd >= 0) { /* a TCP one listens already (dataconn.h) */
 		struct nb_msg ready = { .type = NB_MSG_READY, .u.ready.port = port };
 		unsigned char key[NB_KEY_LEN];
 		nb_probe_key(session_key, n, key);

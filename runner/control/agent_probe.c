@@ -75,11 +75,6 @@ void nb_agent_probe(struct nb_agent *a, const struct nb_agent_conn *conn, struct
 	bool udp = q->proto == NB_PROTO_UDP;
 	int fd = nb_dataconn_bind(udp ? SOCK_DGRAM : SOCK_STREAM, &local, a->addr_len, a->o.data_lo,
 				  a->o.data_hi, &port, &err);
-	if (fd >= 0 && !udp && listen(fd, 4) < 0) {
-		nb_error_errno(&err, errno, "listen");
-		close(fd);
-		fd = -1;
-	}
 	if (fd < 0) { /* the verdict alone: there is nothing to connect to */
 		snprintf(m.u.check_result.text, sizeof(m.u.check_result.text), "%s data port: %s\n",
 			 nb_probe_proto((enum nb_proto)q->proto), err.msg);
