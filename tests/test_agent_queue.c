@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "nbt_agent.h"
 #include "auth.h"
 #include "client.h"
 #include "ctl.h"
@@ -31,11 +32,8 @@ static void start(uint32_t max_queue, bool with_secret)
 	struct nb_error err = { { 0 } };
 	memset(secret.key, 0x5a, sizeof(secret.key));
 	secret.set = with_secret;
-	struct nb_agent_opts o = { .bind = "127.0.0.1", .idle_timeout_s = 60, .verbosity = -1,
-				   .max_queue = max_queue, .secret = &secret };
-	agent = nb_agent_create(&o, &err);
-	cr_assert_not_null(agent, "%s", err.msg);
-	cr_assert(nb_agent_start_thread(agent, &err), "%s", err.msg);
+	agent = nbt_agent_session(&(struct nb_agent_opts){ .verbosity = -1, .max_queue = max_queue,
+							   .secret = &secret }, NULL, NULL);
 	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &addr_len, &err));
 }
