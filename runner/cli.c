@@ -20,7 +20,7 @@ enum {
 	OPT_METRIC, OPT_FORMAT, OPT_VERSION, OPT_JSON, OPT_NAMES, OPT_NEUTRAL, OPT_EXPECT_DIFF,
 	OPT_ALLOW_MISSING, OPT_FAIL_INCONCLUSIVE, OPT_LABEL, OPT_BETTER, OPT_JUNIT, OPT_SUMMARY,
 	OPT_SECRET_FILE, OPT_ALLOW, OPT_MAX_RATE, OPT_MAX_STREAMS, OPT_MAX_MESSAGE, OPT_SECRET_STDIN,
-	OPT_PUSH, OPT_STDIO, OPT_INSECURE, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE,
+	OPT_PUSH, OPT_STDIO, OPT_INSECURE, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE, OPT_JSON_STREAM, OPT_LIVE,
 };
 
 #define C(x) (1u << NB_CMD_##x)
@@ -45,6 +45,8 @@ static const struct optdef {
 	{ "secret-stdin", no_argument, OPT_SECRET_STDIN, C(SERVE) },
 	{ "push", no_argument, OPT_PUSH, C(RUN) },
 	{ "queue-timeout", required_argument, OPT_QUEUE_TIMEOUT, C(RUN) | C(RESUME) | C(ENV) },
+	{ "json-stream", required_argument, OPT_JSON_STREAM, C(RUN) | C(RESUME) },
+	{ "live", no_argument, OPT_LIVE, C(RUN) | C(RESUME) },
 	{ "bind", required_argument, OPT_BIND, C(SERVE) },
 	{ "port", required_argument, OPT_PORT, C(SERVE) },
 	{ "data-ports", required_argument, OPT_DATA_PORTS, C(SERVE) },
@@ -100,12 +102,18 @@ static const struct cmddef {
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
 		"  --push               copy this nbrun to each ssh host first (docs/fleet.md)\n"
 		"  --queue-timeout T    wait up to T in line for an agent busy with other batches,\n"
-		"                       e.g. 30s, 10m (default 5m; 0: fail at once, exit 6)\n" },
+		"                       e.g. 30s, 10m (default 5m; 0: fail at once, exit 6)\n"
+		"  --live               a line per interval of each run as it is measured (the default\n"
+		"                       with -v on a terminal)\n"
+		"  --json-stream FILE   write the batch's events as NDJSON to FILE (-: standard output)\n"
+		"                       as they happen: batch, case, interval, run, error, batch end\n" },
 	[NB_CMD_RESUME] = { "resume",
 		"usage: nbrun resume DIR [--peer HOST[:PORT]]   run what an interrupted batch left out\n",
 		"  --peer HOST[:PORT]   the agent to use (default: the peer recorded in DIR/meta.json)\n"
 		"  --secret-file FILE   the agent's shared secret (default: $NBRUN_SECRET_FILE; none)\n"
-		"  --queue-timeout T    wait up to T in line for a busy agent (default 5m; 0: not at all)\n" },
+		"  --queue-timeout T    wait up to T in line for a busy agent (default 5m; 0: not at all)\n"
+		"  --live               a line per interval as it is measured (default with -v on a tty)\n"
+		"  --json-stream FILE   the batch's events as NDJSON to FILE (-: standard output)\n" },
 	[NB_CMD_SERVE] = { "serve",
 		"usage: nbrun serve --secret-file FILE [--allow CIDR]... [--bind ADDR] [--port 7575]\n"
 		"                   [--data-ports 7600-7699] [--once] [--secret-stdin] [--stdio]\n"
@@ -437,6 +445,8 @@ static bool apply_opt(int c, const char *arg, struct nb_cli *cli, struct nb_erro
 	case OPT_SECRET_STDIN: cli->secret_stdin = true; return true;
 	case OPT_PUSH: cli->push = true; return true;
 	case OPT_QUEUE_TIMEOUT: return parse_queue_timeout(arg, cli, err);
+	case OPT_JSON_STREAM: cli->json_stream = arg; return true;
+	case OPT_LIVE: cli->live = true; return true;
 	case 'q': cli->verbosity = -1; return true;
 	case 'v': cli->verbosity++; return true;
 	case OPT_BETTER:

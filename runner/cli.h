@@ -44,6 +44,8 @@ struct nb_cli {
 	size_t nlabels;
 	const char *json;                    /* env: also write the facts as env.json here */
 	uint32_t queue_timeout_ms;           /* run, resume, env: wait this long for a busy agent */
+	const char *json_stream;             /* run, resume: --json-stream FILE ("-": stdout) */
+	bool live;                           /* run, resume: --live, a line per interval */
 	/* run, env, serve */
 	const char *secret_file;             /* --secret-file (else NBRUN_SECRET_FILE) */
 	bool push;                           /* run: copy this binary to each ssh host first */

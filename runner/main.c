@@ -63,7 +63,28 @@ static struct nb_run_opts run_opts(const struct nb_cli *cli, const struct nb_sec
 		.filters = cli->filters, .nfilters = cli->nfilters, .labels = cli->labels,
 		.nlabels = cli->nlabels, .verbosity = cli->verbosity,
 		.queue_timeout_ms = cli->queue_timeout_ms, .interrupt = &interrupted, .signo = &signo,
+		.live = cli->live || (cli->verbosity > 0 && isatty(STDERR_FILENO)),
 	};
+}
+
+/* --json-stream is opened before anything runs: a path that cannot be written is bad input. */
+static bool open_stream(const struct nb_cli *cli, struct nb_run_opts *o, struct nb_error *err)
+{
+	if (!cli->json_stream)
+		return true;
+	o->stream = nb_json_stream_open(cli->json_stream, err);
+	return o->stream != NULL;
+}
+
+/* A batch that never began (an unreachable peer, a failed check) says why on the stream too. */
+static void close_stream(struct nb_run_opts *o, int rc, const struct nb_error *err)
+{
+	if (o->stream && rc != 0 && !nb_json_stream_ended(o->stream))
+		nb_json_stream_error(o->stream, err->msg[0] ? err->msg
+					 : rc == NB_EXIT_CHECK ? "the check found problems (stderr names each)"
+							       : "the batch did not start");
+	nb_json_stream_close(o->stream);
+	o->stream = NULL;
 }
 
 /* A signal while an agent was being started or reached ends that as "unreachable" (exit 3):
@@ -112,9 +133,12 @@ static int cmd_run(const struct nb_cli *cli)
 	} else {
 		struct nb_run_opts o = run_opts(cli, &secret);
 		rc = config_paths(cli, &cfg, &plan, &o, &err);
-		if (rc == 0) {
+		if (rc == 0 && !open_stream(cli, &o, &err))
+			rc = NB_EXIT_USAGE;
+		else if (rc == 0) {
 			catch_signals();
 			rc = exit_code(nb_run_plan(&cfg, &plan, &o, &err));
+			close_stream(&o, rc, &err);
 		}
 		fail(&err, rc);
 	}
@@ -163,8 +187,13 @@ static int cmd_resume(const struct nb_cli *cli)
 	if (!nb_cmd_secret(cli, &secret, &err))
 		return fail(&err, NB_EXIT_USAGE);
 	struct nb_run_opts o = run_opts(cli, &secret);
-	catch_signals();
-	int rc = fail(&err, exit_code(nb_run_resume(cli->args[0], &o, &err)));
+	int rc = NB_EXIT_USAGE;
+	if (open_stream(cli, &o, &err)) {
+		catch_signals();
+		rc = exit_code(nb_run_resume(cli->args[0], &o, &err));
+		close_stream(&o, rc, &err);
+	}
+	fail(&err, rc);
 	sodium_memzero(&secret, sizeof(secret));
 	return rc;
 }

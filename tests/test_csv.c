@@ -169,3 +169,28 @@ Test(csv, a_whole_file_write_to_a_missing_folder_names_the_file)
 	cr_expect_not(nb_afile_write("/nonexistent/dir/x.json", "{}", 2, &err));
 	cr_expect_str_eq(err.msg, "cannot write /nonexistent/dir/x.json: No such file or directory");
 }
+
+/* The same cells as JSON Lines (--json-stream): one object a row with the prefix first, the
+ * cells by header name, text escaped (invalid UTF-8 as U+FFFD), numbers in the CSV's own text,
+ * NAN as null; the stream is left open for the next writer. */
+Test(csv, json_lines_are_the_same_cells_as_objects)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *hdr[] = { "id", "name", "v", "big", "none" };
+	struct nb_csv *c = nb_csv_json(f, "the stream", hdr, 5, "\"event\":\"x\"", NULL);
+	cr_assert_not_null(c);
+	nb_csv_u64(c, 7);
+	nb_csv_str(c, "say \"hi\"\n\xff");
+	nb_csv_num(c, 16.64);
+	nb_csv_num(c, 22477948213.4568);
+	nb_csv_num(c, NAN);
+	cr_assert(nb_csv_end(c));
+	cr_assert(nb_csv_finish(c, NULL));
+	fputs("after\n", f); /* still open */
+	fclose(f);
+	cr_assert_str_eq(buf, "{\"event\":\"x\",\"id\":7,\"name\":\"say \\\"hi\\\"\\n\xef\xbf\xbd\","
+			      "\"v\":16.64,\"big\":22477948213.4568,\"none\":null}\nafter\n");
+	free(buf);
+}

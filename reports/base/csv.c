@@ -11,6 +11,7 @@
 
 #include "afile.h"
 #include "fmt.h"
+#include "json_value.h"
 
 struct nb_csv {
 	FILE *f;
@@ -21,6 +22,8 @@ struct nb_csv {
 	size_t cell;        /* cells written in the current row */
 	bool failed;
 	int err_no;         /* why the first write failed (0: a row of the wrong width) */
+	const char *const *names; /* JSON Lines (nb_csv_json): each cell's member name, else NULL */
+	char *prefix;       /* JSON Lines: the members every row starts with ("" for none) */
 };
 
 static void failed(struct nb_csv *c, int e)
@@ -75,6 +78,35 @@ struct nb_csv *nb_csv_create(const char *path, const char *const *header, size_t
 	return open_csv(path, true, header, ncols, err);
 }
 
+struct nb_csv *nb_csv_json(FILE *f, const char *name, const char *const *header, size_t ncols,
+			   const char *prefix, struct nb_error *err)
+{
+	struct nb_csv *c = calloc(1, sizeof(*c));
+	const char **names = calloc(ncols ? ncols : 1, sizeof(*names));
+	char *pre = strdup(prefix ? prefix : "");
+	if (!c || !names || !pre) {
+		free(c);
+		free(names);
+		free(pre);
+		nb_error_set(err, "%s: out of memory", name);
+		return NULL;
+	}
+	memcpy(names, header, ncols * sizeof(*names));
+	snprintf(c->path, sizeof(c->path), "%s", name);
+	c->f = f;
+	c->ncols = ncols;
+	c->names = names;
+	c->prefix = pre;
+	return c;
+}
+
+static void free_csv(struct nb_csv *c)
+{
+	free((void *)c->names);
+	free(c->prefix);
+	free(c);
+}
+
 bool nb_csv_ok(const struct nb_csv *c, struct nb_error *err)
 {
 	if (!c->failed)
@@ -102,9 +134,9 @@ bool nb_csv_finish(struct nb_csv *c, struct nb_error *err)
 		ok = nb_afile_commit(&c->a, err);
 	else if (c->created)
 		nb_afile_abort(&c->a);
-	else if (fclose(c->f) != 0 && ok)
+	else if (!c->names && fclose(c->f) != 0 && ok) /* JSON Lines: f is not ours */
 		ok = nb_error_errno(err, errno, "cannot write %s", c->path);
-	free(c);
+	free_csv(c);
 	return ok;
 }
 
@@ -130,16 +162,38 @@ void nb_csv_quote(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Before a cell: the comma, and in JSON Lines the row's opening or the cell's member name. */
 static void sep(struct nb_csv *c)
 {
-	if (c->cell++ > 0)
+	size_t i = c->cell++;
+	if (!c->names) {
+		if (i > 0)
+			fputc(',', c->f);
+		return;
+	}
+	if (i == 0)
+		fprintf(c->f, "{%s%s", c->prefix, c->prefix[0] ? "," : "");
+	else
 		fputc(',', c->f);
+	json_t *name = nb_json_string(i < c->ncols ? c->names[i] : "");
+	char *text = json_dumps(name, JSON_ENCODE_ANY);
+	fprintf(c->f, "%s:", text ? text : "\"\"");
+	free(text);
+	json_decref(name);
 }
 
 void nb_csv_str(struct nb_csv *c, const char *s)
 {
 	sep(c);
-	nb_csv_quote(c->f, s);
+	if (!c->names) {
+		nb_csv_quote(c->f, s);
+		return;
+	}
+	json_t *j = nb_json_string(s ? s : "");
+	char *text = json_dumps(j, JSON_ENCODE_ANY);
+	fputs(text ? text : "\"\"", c->f);
+	free(text);
+	json_decref(j);
 }
 
 void nb_csv_u64(struct nb_csv *c, uint64_t v)
@@ -153,7 +207,7 @@ void nb_csv_num(struct nb_csv *c, double v)
 	char buf[400];
 	sep(c);
 	nb_fmt_num(v, buf, sizeof(buf));
-	fputs(buf, c->f);
+	fputs(buf[0] || !c->names ? buf : "null", c->f);
 }
 
 void nb_csv_printf(struct nb_csv *c, const char *fmt, ...)
@@ -169,7 +223,7 @@ void nb_csv_printf(struct nb_csv *c, const char *fmt, ...)
 bool nb_csv_end(struct nb_csv *c)
 {
 	errno = 0;
-	fputc('\n', c->f);
+	fputs(c->names ? "}\n" : "\n", c->f);
 	if (c->cell != c->ncols)
 		failed(c, 0);
 	else if (fflush(c->f) != 0 || ferror(c->f))

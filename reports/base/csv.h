@@ -22,6 +22,14 @@ struct nb_csv *nb_csv_open(const char *path, const char *const *header, size_t n
  *  over path (replacing any previous file). */
 struct nb_csv *nb_csv_create(const char *path, const char *const *header, size_t ncols,
 			     struct nb_error *err);
+/** The same cells as JSON Lines on f (not owned: finish frees the writer, never closes f): a
+ *  row is one object, `{PREFIX,"header[0]":cell,...}`, its text cells JSON strings (invalid
+ *  UTF-8 as U+FFFD), its integers and numbers written as in a CSV file (nb_fmt_num: a NAN is
+ *  null), handed to the kernel at its end. name says what f is in an error ("cannot write
+ *  NAME"); prefix (may be NULL) is the members each row starts with, e.g. `"event":"x"`. The
+ *  header names must live as long as the writer. */
+struct nb_csv *nb_csv_json(FILE *f, const char *name, const char *const *header, size_t ncols,
+			   const char *prefix, struct nb_error *err);
 /** True while every write so far succeeded; else err says "cannot write PATH: reason". */
 bool nb_csv_ok(const struct nb_csv *c, struct nb_error *err);
 /** Flush the rows written so far to the disk (fsync); false with err as nb_csv_ok. */

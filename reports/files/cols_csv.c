@@ -11,10 +11,11 @@
 
 #include "engine.h"
 
-struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
-				size_t nfixed, struct nb_error *err)
+#define MAX_COLS (64 + NB_COL_COUNT + 1 + NB_OWN_COLS_ALL_MAX)
+
+/* fixed[], the metrics, path, every engine's own columns: how many. */
+static size_t header_of(const char *const *fixed, size_t nfixed, const char *header[MAX_COLS])
 {
-	const char *header[64 + NB_COL_COUNT + NB_OWN_COLS_ALL_MAX];
 	size_t n = 0;
 	for (size_t i = 0; i < nfixed; i++)
 		header[n++] = fixed[i];
@@ -24,9 +25,25 @@ struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *c
 	for (const struct nb_engine *const *e = nb_engine_list(); *e; e++)
 		for (const struct nb_col_def *d = (*e)->columns; d && d->name; d++)
 			header[n++] = d->name;
+	return n;
+}
+
+struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
+				size_t nfixed, struct nb_error *err)
+{
+	const char *header[MAX_COLS];
+	size_t n = header_of(fixed, nfixed, header);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	return nb_csv_open(path, header, n, err);
+}
+
+struct nb_csv *nb_cols_csv_json(FILE *f, const char *name, const char *const *fixed, size_t nfixed,
+				const char *prefix, struct nb_error *err)
+{
+	const char *header[MAX_COLS];
+	size_t n = header_of(fixed, nfixed, header);
+	return nb_csv_json(f, name, header, n, prefix, err);
 }
 
 void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m, const char *path)

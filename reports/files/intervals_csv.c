@@ -17,6 +17,12 @@ struct nb_csv *nb_intervals_csv_open(const char *dir, struct nb_error *err)
 	return nb_cols_csv_open(dir, NB_INTERVALS_CSV_FILE, fixed_cols, NFIXED, err);
 }
 
+struct nb_csv *nb_intervals_csv_json(FILE *f, const char *name, const char *prefix,
+				     struct nb_error *err)
+{
+	return nb_cols_csv_json(f, name, fixed_cols, NFIXED, prefix, err);
+}
+
 void nb_intervals_csv_write(struct nb_csv *c, const struct nb_interval *r)
 {
 	nb_csv_u64(c, r->run_id);

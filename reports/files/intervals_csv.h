@@ -31,6 +31,10 @@ struct nb_interval {
 
 /** Open (append) DIR/intervals.csv, writing its header when the file is new. */
 struct nb_csv *nb_intervals_csv_open(const char *dir, struct nb_error *err);
+/** intervals.csv's rows as JSON Lines on f (csv.h nb_csv_json): the same columns, values and
+ *  number formatting, each object starting with prefix; f is not closed. */
+struct nb_csv *nb_intervals_csv_json(FILE *f, const char *name, const char *prefix,
+				     struct nb_error *err);
 /** Append one interval row. */
 void nb_intervals_csv_write(struct nb_csv *c, const struct nb_interval *r);
 

@@ -37,6 +37,9 @@ bool nb_hist_csv_load(struct nb_results *res);
 /** Open (append) DIR/file whose header is fixed[] followed by one column per metric. */
 struct nb_csv *nb_cols_csv_open(const char *dir, const char *file, const char *const *fixed,
 				size_t nfixed, struct nb_error *err);
+/** The same columns as JSON Lines on f, each row starting with prefix (nb_csv_json). */
+struct nb_csv *nb_cols_csv_json(FILE *f, const char *name, const char *const *fixed, size_t nfixed,
+				const char *prefix, struct nb_error *err);
 /** Write m's cells (nb_cols order), the path (NULL or "": NB_PATH_ALL) and end the row. */
 void nb_cols_csv_write(struct nb_csv *c, const struct nb_metrics *m, const char *path);
 /** True for a row of one path of a multi-path run (path neither empty nor NB_PATH_ALL). */

@@ -40,6 +40,9 @@ struct nb_run {
 
 /** Open (append) DIR/runs.csv, writing its header when the file is new. */
 struct nb_csv *nb_runs_csv_open(const char *dir, struct nb_error *err);
+/** runs.csv's rows as JSON Lines on f (csv.h nb_csv_json): the same columns, values and number
+ *  formatting, each object starting with prefix; f is not closed. */
+struct nb_csv *nb_runs_csv_json(FILE *f, const char *name, const char *prefix, struct nb_error *err);
 /** Append one run row. */
 void nb_runs_csv_write(struct nb_csv *c, const struct nb_run *r);
 

@@ -21,7 +21,7 @@ static struct nb_interval row_of(const struct nb_msg_setup *su, uint32_t run_id,
 	return row;
 }
 
-void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
+void nb_rows_write_interval(struct nb_rows *w, const struct nb_engine *e,
 			    const struct nb_msg_setup *su, uint32_t run_id, uint32_t rep, uint32_t k,
 			    const struct nb_span *span, const struct nb_hist *hist, const char *path,
 			    struct nb_metrics *sum)
@@ -34,22 +34,22 @@ void nb_rows_write_interval(struct nb_csv *csv, const struct nb_engine *e,
 		row.direction = !dir ? "" : nb_params_client_sends(&su->params, (uint32_t)f) ? "forward"
 											    : "reverse";
 		nb_metrics_span(e, &su->params, span, f, NULL, &row.m);
-		nb_intervals_csv_write(csv, &row);
+		nb_rows_interval(w, e, &row, false);
 	}
 	row.stream = -1; /* all flows summed: the row the statistics use */
 	row.direction = dir ? nb_dir_name(su->params.direction) : "";
 	nb_metrics_span(e, &su->params, span, -1, hist, &row.m);
-	nb_intervals_csv_write(csv, &row);
+	nb_rows_interval(w, e, &row, path == NULL);
 	if (sum)
 		*sum = row.m;
 }
 
-void nb_rows_write_sum(struct nb_csv *csv, const struct nb_engine *e, const struct nb_msg_setup *su,
+void nb_rows_write_sum(struct nb_rows *w, const struct nb_engine *e, const struct nb_msg_setup *su,
 		       uint32_t run_id, uint32_t rep, uint32_t k, const struct nb_metrics *m)
 {
 	struct nb_interval row = row_of(su, run_id, rep, k, NB_PATH_ALL);
 	row.stream = -1;
 	row.direction = e->traits.directional ? nb_dir_name(su->params.direction) : "";
 	row.m = *m;
-	nb_intervals_csv_write(csv, &row);
+	nb_rows_interval(w, e, &row, true);
 }

@@ -13,6 +13,26 @@ bool nb_rows_open(struct nb_rows *w, const char *dir, const struct nb_meta *meta
 	return w->intervals != NULL;
 }
 
+void nb_rows_interval(struct nb_rows *w, const struct nb_engine *e, const struct nb_interval *row,
+		      bool whole)
+{
+	nb_intervals_csv_write(w->intervals, row);
+	nb_json_stream_interval(w->stream, row);
+	if (whole)
+		nb_live_interval(w->live, e, row);
+}
+
+void nb_rows_run(struct nb_rows *w, const struct nb_engine *e, const struct nb_run *row)
+{
+	nb_runs_csv_write(w->runs, row);
+	struct nb_error jerr;
+	if (!nb_runs_jsonl_write(w->jsonl, row, &jerr))
+		nb_rows_failed(w, &jerr);
+	nb_json_stream_run(w->stream, row);
+	if (!row->path)
+		nb_live_run(w->live, e, row);
+}
+
 void nb_rows_failed(struct nb_rows *w, const struct nb_error *err)
 {
 	if (!w->write_failed)

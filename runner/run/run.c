@@ -33,7 +33,7 @@ static void write_interval(void *ctx, const char *path, uint32_t k, const struct
 			   const struct nb_hist *hist)
 {
 	struct row_ctx *r = ctx;
-	nb_rows_write_interval(r->b->rows.intervals, r->c->engine, r->su, r->run_id, r->rep, k, span,
+	nb_rows_write_interval(&r->b->rows, r->c->engine, r->su, r->run_id, r->rep, k, span,
 			       hist, path, NULL);
 	nb_rows_check(&r->b->rows);
 	if (!path)
@@ -44,7 +44,7 @@ static void write_interval(void *ctx, const char *path, uint32_t k, const struct
 static void write_sum(void *ctx, uint32_t k, const struct nb_metrics *m)
 {
 	struct row_ctx *r = ctx;
-	nb_rows_write_sum(r->b->rows.intervals, r->c->engine, r->su, r->run_id, r->rep, k, m);
+	nb_rows_write_sum(&r->b->rows, r->c->engine, r->su, r->run_id, r->rep, k, m);
 	nb_rows_check(&r->b->rows);
 	nb_progress_tick(r->b->progress);
 }
@@ -109,8 +109,9 @@ static enum nb_outcome run_one(struct nb_batch *b, uint32_t case_index, uint32_t
 {
 	*stalled = false;
 	const struct nb_case *c = &b->plan->cases[case_index];
-	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1,
-			      c->reps.autorep ? c->reps.max : c->reps.count);
+	uint32_t reps = c->reps.autorep ? c->reps.max : c->reps.count;
+	nb_progress_run_start(b->progress, case_index + 1, b->plan->ncases, c->id, rep + 1, reps);
+	nb_json_stream_case_start(b->o->stream, c, case_index + 1, b->plan->ncases, rep + 1, reps);
 	struct nb_run_target *t = nb_ends_target(&b->ends, c, err);
 	if (!t)
 		return NB_OUT_PEER_LOST;
@@ -211,14 +212,19 @@ static enum nb_run_exit run_all(struct nb_batch *b, struct nb_error *err)
 	enum nb_run_exit rc = NB_EXIT_OK;
 	const struct nb_plan *plan = b->plan;
 	/* -q: no progress at all (every progress call takes a NULL progress) */
+	size_t todo = runs_to_do(b);
 	b->progress = b->o->verbosity < 0 ? NULL
-					  : nb_progress_begin(stderr, runs_to_do(b), nb_plan_estimate_s(plan));
+					  : nb_progress_begin(stderr, todo, nb_plan_estimate_s(plan));
+	b->rows.live = b->o->live ? nb_live_begin(b->progress, stderr) : NULL;
+	nb_json_stream_batch_start(b->o->stream, &b->meta, b->dir, plan->ncases, todo);
 	bool go = true;
 	for (size_t i = 0; i < plan->nslots && go && !interrupted(b); i++)
 		if (!is_done(b, plan->order[i].case_index, plan->order[i].rep))
 			go = account(b, run_rep(b, plan->order[i].case_index, plan->order[i].rep, err), &rc);
 	if (go && !interrupted(b))
 		go = run_auto_reps(b, &rc, err);
+	nb_live_end(b->rows.live);
+	b->rows.live = NULL;
 	nb_progress_end(b->progress);
 	b->progress = NULL;
 	if (b->rows.write_failed)
@@ -253,6 +259,17 @@ static void tell(const struct nb_batch *b, enum nb_run_exit rc, struct nb_error 
 	}
 }
 
+/* The stream's last events: what stopped the batch, and its end with the exit code nbrun
+ * gives (a signal's: 128 + its number). */
+static void stream_end(const struct nb_batch *b, enum nb_run_exit rc, const char *error)
+{
+	struct nb_json_stream *s = b->o->stream;
+	if (error && error[0])
+		nb_json_stream_error(s, error);
+	int code = rc == NB_EXIT_SIGNAL && b->o->signo ? (int)rc + atomic_load(b->o->signo) : (int)rc;
+	nb_json_stream_batch_end(s, &b->meta, b->dir, code);
+}
+
 /* After the loop: rows closed, meta.json, the report, and the exit code. */
 static enum nb_run_exit finish(struct nb_batch *b, enum nb_run_exit rc, struct nb_error *err)
 {
@@ -262,8 +279,10 @@ static enum nb_run_exit finish(struct nb_batch *b, enum nb_run_exit rc, struct n
 		nb_rows_failed(&b->rows, &rerr);
 	if (b->rows.write_failed) {
 		*err = b->rows.werr;
+		stream_end(b, NB_EXIT_WRITE, err->msg);
 		return NB_EXIT_WRITE;
 	}
+	stream_end(b, rc, rc == NB_EXIT_PEER ? err->msg : NULL);
 	tell(b, rc, err);
 	return rc;
 }
@@ -285,6 +304,7 @@ enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 		return NB_EXIT_WRITE;
 	if (b->meta.resumed && !nb_meta_json_write(b->dir, &b->meta, err))
 		return NB_EXIT_WRITE;
+	b->rows.stream = b->o->stream;
 	if (!nb_rows_open(&b->rows, b->dir, &b->meta, err)) {
 		nb_batch_close(b, false, NULL);
 		if (b->made_dir && !b->meta.resumed)

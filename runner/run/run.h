@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "auth.h"
+#include "json_stream.h"
 #include "config.h"
 #include "nb_error.h"
 #include "plan.h"
@@ -38,6 +39,8 @@ struct nb_run_opts {
 	uint32_t queue_timeout_ms;   /* how long to wait for a busy agent (0: not at all) */
 	const atomic_bool *interrupt;/* set by a signal: stop the current run, keep every row */
 	const atomic_int *signo;     /* the signal that set interrupt (SIGINT, SIGTERM, SIGHUP) */
+	struct nb_json_stream *stream; /* --json-stream: the batch's events (json_stream.h), or NULL */
+	bool live;                   /* a line per interval (live.h): --live, or -v on a terminal */
 };
 
 /** The exit codes of a batch (also documented in --help, README and nbrun.1). */

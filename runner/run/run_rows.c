@@ -82,10 +82,7 @@ void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		.value = strcmp(status, "ok") == 0 ? res->m.v[head] : NAN, .flags = flags, .error = why,
 		.started = started, .m = res->m, .path = path,
 	};
-	nb_runs_csv_write(b->rows.runs, &row);
-	struct nb_error jerr;
-	if (!nb_runs_jsonl_write(b->rows.jsonl, &row, &jerr))
-		nb_rows_failed(&b->rows, &jerr);
+	nb_rows_run(&b->rows, c->engine, &row);
 	nb_rows_check(&b->rows);
 	if (path)
 		return;

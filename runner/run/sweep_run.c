@@ -54,7 +54,7 @@ static void write_interval(void *ctx, const char *path, uint32_t k, const struct
 	struct trial_ctx *x = ctx;
 	if (path)
 		return;
-	nb_rows_write_interval(x->env->rows->intervals, x->c->engine, &x->su, x->run_id, x->rep, k,
+	nb_rows_write_interval(x->env->rows, x->c->engine, &x->su, x->run_id, x->rep, k,
 			       span, hist, NULL, NULL);
 	rows_ok(x);
 }
@@ -236,10 +236,7 @@ static void trial_row(struct trial_ctx *x, const struct nb_trial *t, const char 
 		.metric = nb_cols[head].name, .value = measured ? res->m.v[head] : NAN, .flags = flags,
 		.error = res->error, .started = started, .m = res->m, .path = path,
 	};
-	nb_runs_csv_write(x->env->rows->runs, &row);
-	struct nb_error jerr;
-	if (!nb_runs_jsonl_write(x->env->rows->jsonl, &row, &jerr))
-		write_failed(x->env, &jerr);
+	nb_rows_run(x->env->rows, c->engine, &row);
 }
 
 static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const char *started,

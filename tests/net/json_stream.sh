@@ -1,0 +1,179 @@
+#!/bin/sh
+# net suite: `--json-stream` and `--live` (issue 34), against two agents on loopback addresses
+# of their own (127.0.0.2, 127.0.0.3).
+#  - a batch on two paths (a case with two flows, a sweep): every line is one JSON object with
+#    "schema" 1; batch_start first, batch_end (exit 0) last, a case_start per case; the
+#    interval events are intervals.csv's rows, the run events runs.csv's (trials and each
+#    path's part included), in order, cell for cell in the same text;
+#  - a reader on a pipe of one page (so nbrun can never be more than a page ahead of it) sends
+#    SIGTERM when it reads the second interval of the first run: the batch stops there (exit
+#    143, batch_end says SIGTERM, not every planned run ran): the interval reached the reader
+#    while the batch ran. `nbrun resume` of that folder streams the rest: batch_start names
+#    the resume, its events are the rows it appended;
+#  - a reader that closes the pipe after the first interval: one line on stderr, the batch
+#    goes on to exit 0 with every run and its report; --live (not a terminal) shows each
+#    interval of the statistics' rows under its header and the run's line;
+#  - --json-stream to a path that cannot be written: one line, exit 2, no folder.
+# Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
+set -u
+NBRUN=$(realpath "${NBRUN:-build/nbrun}")
+SRC=$(realpath "${NB_SRCDIR:-$(dirname "$0")/../..}")
+TMP=$(mktemp -d /tmp/nbt_jstream.XXXXXX)
+BASE=$((33000 + $$ % 3000))
+A_PID= B_PID=
+N=0
+FAILED=0
+export NBRUN_GNUPLOT=none
+
+cleanup() {
+	for p in $A_PID $B_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+. "$SRC/tests/lib/tap.sh"
+cd "$TMP" || exit 1
+
+serve() {
+	"$NBRUN" serve --bind "$1" --port "$2" --data-ports "$(($2 + 1))-$(($2 + 20))" -q \
+		2>"$TMP/serve-$2.err" &
+}
+serve 127.0.0.2 "$BASE"; A_PID=$!
+serve 127.0.0.3 "$((BASE + 30))"; B_PID=$!
+wait_port "$BASE"; wait_port "$((BASE + 30))"
+A="127.0.0.2:$BASE" B="127.0.0.3:$((BASE + 30))"
+
+cat >"$TMP/two.yaml" <<'YAML'
+name: two
+defaults: {duration: 500ms, warmup: 0s, interval: 250ms, repetitions: 1}
+tests:
+  - {name: t, engine: stream, protocol: tcp, size: 16K, streams: 2}
+  - {name: s, engine: stream, protocol: udp, size: 1000, sweep: {rate: {steps: [5M, 10M]}}}
+YAML
+cat >"$TMP/reps.yaml" <<'YAML'
+name: reps
+defaults: {duration: 500ms, warmup: 0s, interval: 125ms, repetitions: 3}
+tests:
+  - {name: t, engine: stream, protocol: tcp, size: 16K}
+YAML
+
+# same.py STREAM DIR [FROM_RUN]: the stream's events are well formed and its interval and run
+# events are DIR's intervals.csv and runs.csv rows (those of run ids >= FROM_RUN), in order,
+# each value in the same text (an empty cell is null).
+cat >"$TMP/same.py" <<'PY'
+import csv, json, sys
+path, d = sys.argv[1], sys.argv[2]
+first = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+events = []
+for no, line in enumerate(open(path, encoding="utf-8"), 1):
+    ev = json.loads(line, parse_float=str, parse_int=str)   # numbers as written
+    assert isinstance(ev, dict) and ev.get("schema") == "1", f"line {no}: {line[:80]}"
+    assert ev["event"] in ("batch_start", "case_start", "interval", "run", "error",
+                           "batch_end"), ev["event"]
+    events.append(ev)
+assert events[0]["event"] == "batch_start" and events[-1]["event"] == "batch_end", "first, last"
+def rows(name):
+    return [r for r in csv.DictReader(open(f"{d}/{name}", newline="")) if int(r["run_id"]) >= first]
+def text(v):
+    return "" if v is None else v
+for kind, name in (("interval", "intervals.csv"), ("run", "runs.csv")):
+    evs, want = [e for e in events if e["event"] == kind], rows(name)
+    assert len(evs) == len(want), f"{kind}: {len(evs)} events, {len(want)} rows"
+    for i, (e, r) in enumerate(zip(evs, want)):
+        assert list(e)[2:] == list(r), f"{kind} {i}: columns differ"
+        for k, v in r.items():
+            assert text(e[k]) == v, f"{kind} {i} {k}: {e[k]!r} != {v!r}"
+    print(kind, len(evs))
+print("case_start", sum(e["event"] == "case_start" for e in events))
+print("exit", events[-1]["exit"], "resumed", events[0]["resumed_utc"] is not None)
+PY
+
+# reader.py MODE OUT -- CMD...: run CMD with its standard output a pipe of one page read here
+# line by line into OUT; MODE term: SIGTERM to CMD at the second interval event of run 1;
+# close: close the pipe after the first interval event. Prints CMD's exit code.
+cat >"$TMP/reader.py" <<'PY'
+import fcntl, json, os, signal, subprocess, sys
+mode, out, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: nbrun is at most a page ahead of this reader
+p = subprocess.Popen(cmd, stdout=w, stderr=open(out + ".err", "w"))
+os.close(w)
+seen = 0
+with open(out, "w") as f, os.fdopen(r) as src:
+    for line in src:
+        f.write(line)
+        if json.loads(line)["event"] != "interval":
+            continue
+        seen += 1
+        if mode == "close":
+            break
+        if mode == "term" and seen == 2:
+            p.send_signal(signal.SIGTERM)
+print(p.wait())
+PY
+
+# --- two paths, two flows, a sweep: the events are the files' rows --------------------------
+"$NBRUN" "$TMP/two.yaml" --peer "$A" --peer "$B" --out "$TMP/two" -q \
+	--json-stream "$TMP/two.ndjson" 2>"$TMP/two.err"
+check "two paths: the batch succeeds (exit 0)" "$TMP/two.err" test $? -eq 0
+python3 "$TMP/same.py" "$TMP/two.ndjson" "$TMP/two" >"$TMP/same.out" 2>&1
+that "every line one object of schema 1; interval and run events are the CSV rows, same text" \
+	"$TMP/same.out"
+grep -qx "exit 0 resumed False" "$TMP/same.out" && grep -qx "case_start 2" "$TMP/same.out"
+that "batch_start first, a case_start per case, batch_end last with exit 0" "$TMP/same.out"
+python3 - "$TMP/two" >"$TMP/cover.out" 2>&1 <<'PY'
+import csv, sys
+iv = list(csv.DictReader(open(sys.argv[1] + "/intervals.csv")))
+runs = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+assert any(r["path"] != "all" for r in iv) and any(r["stream"] == "1" for r in iv), "paths, flows"
+assert sum(r["kind"] == "trial" and r["path"] == "all" for r in runs) >= 2, "sweep trials"
+assert any(r["kind"] == "trial" and r["path"] != "all" for r in runs), "a trial's path part"
+PY
+that "the rows compared hold each path's and each flow's intervals and the sweep's trials" \
+	"$TMP/cover.out"
+
+# --- a reader that stops the batch from what it read; resume streams the rest --------------
+rc=$(python3 "$TMP/reader.py" term "$TMP/term.ndjson" -- "$NBRUN" "$TMP/reps.yaml" --peer "$A" \
+	--out "$TMP/term" -q --json-stream - 2>"$TMP/reader.err")
+[ "$rc" = 143 ] && tail -n 1 "$TMP/term.ndjson" | grep -q '"event":"batch_end","exit":143,' &&
+	tail -n 1 "$TMP/term.ndjson" | grep -q '"stopped_by":"SIGTERM"'
+that "SIGTERM sent on reading run 1's second interval stops the batch (exit $rc, batch_end 143)" \
+	"$TMP/term.ndjson"
+[ "$(grep -c ',run,,ok,' "$TMP/term/runs.csv")" -lt 3 ]
+that "the batch was cut before its three runs: the interval was read while it ran" "$TMP/term/runs.csv"
+python3 "$TMP/same.py" "$TMP/term.ndjson" "$TMP/term" >"$TMP/term.out" 2>&1
+that "the cut batch's stream is its rows" "$TMP/term.out"
+last=$(tail -n 1 "$TMP/term/runs.csv" | cut -d, -f1)
+"$NBRUN" resume "$TMP/term" -q --json-stream "$TMP/resume.ndjson" 2>"$TMP/resume.err"
+check "resume: exit 0" "$TMP/resume.err" test $? -eq 0
+python3 "$TMP/same.py" "$TMP/resume.ndjson" "$TMP/term" "$((last + 1))" >"$TMP/resume.out" 2>&1 &&
+	grep -qx "exit 0 resumed True" "$TMP/resume.out"
+that "resume streams the rows it appended, batch_start naming the resume" "$TMP/resume.out"
+
+# --- a reader that goes away: the batch goes on; --live lines ------------------------------
+rc=$(python3 "$TMP/reader.py" close "$TMP/close.ndjson" -- "$NBRUN" "$TMP/reps.yaml" --peer "$A" \
+	--out "$TMP/close" --live --json-stream - 2>"$TMP/reader.err")
+[ "$rc" = 0 ] && [ "$(grep -c ',run,,ok,' "$TMP/close/runs.csv")" -ge 3 ] && [ -s "$TMP/close/report.md" ]
+that "the reader closed the pipe: exit $rc, every run and the report kept" "$TMP/close.ndjson.err"
+[ "$(grep -c '^nbrun: cannot write --json-stream -: Broken pipe: the stream stops here' "$TMP/close.ndjson.err")" = 1 ]
+that "one line says the stream stopped" "$TMP/close.ndjson.err"
+sums=$(grep -c ',sum,forward,.*,all$' "$TMP/close/intervals.csv")
+lines=$(grep -Ec '^ +[0-9.]+-[0-9.]+ s  ' "$TMP/close.ndjson.err")
+heads=$(grep -Ec '^ +Interval  Transfer +Bitrate +Retr$' "$TMP/close.ndjson.err")
+runs=$(grep -c ',run,,' "$TMP/close/runs.csv")
+[ "$lines" -eq "$((sums + runs))" ] && [ "$heads" -eq "$runs" ] &&
+	grep -Eq '^ +0\.00-0\.50 s  .* ok$' "$TMP/close.ndjson.err"
+that "--live: a header per run (its columns), a line per interval and the run's ($lines lines, $sums intervals)" \
+	"$TMP/close.ndjson.err"
+
+# --- a stream that cannot be written --------------------------------------------------------
+"$NBRUN" "$TMP/reps.yaml" --peer "$A" --out "$TMP/never" --json-stream "$TMP/no/such.ndjson" \
+	2>"$TMP/never.err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/never.err")" -eq 1 ] && [ ! -e "$TMP/never" ] &&
+	grep -qx "nbrun: cannot write --json-stream $TMP/no/such.ndjson: No such file or directory" \
+		"$TMP/never.err"
+that "an unwritable --json-stream: one line, exit 2 (got $rc), no folder" "$TMP/never.err"
+
+echo "1..$N"
+exit $FAILED
