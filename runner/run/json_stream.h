@@ -1,13 +1,14 @@
 /* nbrun — `--json-stream FILE|-`: a batch's events as NDJSON while it runs (iperf3's
- * --json-stream), for tools that consume results live. One JSON object per line, written and
- * handed to the kernel as the event happens: batch_start, case_start (each case x repetition),
- * interval (each row of intervals.csv, as it is written), run (each row of runs.csv: runs,
- * sweep trials, paths' parts), error, batch_end. Each has "schema" (NB_JSON_STREAM_SCHEMA)
- * and "event"; an interval or run event has the CSV row's columns by their header names, its
- * numbers formatted by the same rules (csv.h nb_csv_json). The layout is documented in
- * docs/results-in-your-systems.md. A write that fails (a reader that went away) stops the
- * stream with one line on stderr; the batch and its results folder go on. Every call takes a
- * NULL stream (no --json-stream) and does nothing. */
+ * --json-stream), for tools that consume results live. One JSON object per line, queued as the
+ * event happens and written in order by the stream's own thread (a slow reader never holds up
+ * a run), each line handed to the kernel at once: batch_start, case_start (each case x
+ * repetition), interval (each row of intervals.csv, as it is written), run (each row of
+ * runs.csv: runs, sweep trials, paths' parts), error, batch_end. Each has "schema"
+ * (NB_JSON_STREAM_SCHEMA) and "event"; an interval or run event has the CSV row's columns by
+ * their header names, its numbers formatted by the same rules (csv.h nb_csv_json). The layout
+ * is documented in docs/results-in-your-systems.md. A write that fails (a reader that went
+ * away) stops the stream with one line on stderr; the batch and its results folder go on.
+ * Every call takes a NULL stream (no --json-stream) and does nothing. */
 #ifndef NB_JSON_STREAM_H
 #define NB_JSON_STREAM_H
 

@@ -5,14 +5,15 @@
 #    "schema" 1; batch_start first, batch_end (exit 0) last, a case_start per case; the
 #    interval events are intervals.csv's rows, the run events runs.csv's (trials and each
 #    path's part included), in order, cell for cell in the same text;
-#  - a reader on a pipe of one page (so nbrun can never be more than a page ahead of it) sends
-#    SIGTERM when it reads the second interval of the first run: the batch stops there (exit
-#    143, batch_end says SIGTERM, not every planned run ran): the interval reached the reader
-#    while the batch ran. `nbrun resume` of that folder streams the rest: batch_start names
-#    the resume, its events are the rows it appended;
+#  - a reader sends SIGTERM when it reads the second interval of the first run: the batch stops
+#    (exit 143, batch_end says SIGTERM, not every planned run ran): the interval reached the
+#    reader while the batch ran. `nbrun resume` of that folder streams the rest: batch_start
+#    names the resume, its events are the rows it appended;
 #  - a reader that closes the pipe after the first interval: one line on stderr, the batch
 #    goes on to exit 0 with every run and its report; --live (not a terminal) shows each
 #    interval of the statistics' rows under its header and the run's line;
+#  - a reader that reads nothing until runs.csv has every run: the batch never waits for it
+#    (its events are queued, not written in the measuring thread) and it gets every event;
 #  - --json-stream to a path that cannot be written: one line, exit 2, no folder.
 # Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
 set -u
@@ -90,14 +91,23 @@ PY
 
 # reader.py MODE OUT -- CMD...: run CMD with its standard output a pipe of one page read here
 # line by line into OUT; MODE term: SIGTERM to CMD at the second interval event of run 1;
-# close: close the pipe after the first interval event. Prints CMD's exit code.
+# close: close the pipe after the first interval event; late:DIR: read nothing until DIR's
+# runs.csv has 3 rows (60 s at most). Prints CMD's exit code.
 cat >"$TMP/reader.py" <<'PY'
-import fcntl, json, os, signal, subprocess, sys
+import fcntl, json, os, signal, subprocess, sys, time
 mode, out, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
 r, w = os.pipe()
-fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: nbrun is at most a page ahead of this reader
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: a page; the stream of a batch is many
 p = subprocess.Popen(cmd, stdout=w, stderr=open(out + ".err", "w"))
 os.close(w)
+if mode.startswith("late:"):
+    runs = mode[5:] + "/runs.csv"
+    for _ in range(600):
+        if os.path.exists(runs) and len(open(runs).readlines()) > 3:
+            break
+        time.sleep(0.1)
+    else:
+        print("runs.csv never had 3 rows", file=sys.stderr)
 seen = 0
 with open(out, "w") as f, os.fdopen(r) as src:
     for line in src:
@@ -153,9 +163,11 @@ that "resume streams the rows it appended, batch_start naming the resume" "$TMP/
 # --- a reader that goes away: the batch goes on; --live lines ------------------------------
 rc=$(python3 "$TMP/reader.py" close "$TMP/close.ndjson" -- "$NBRUN" "$TMP/reps.yaml" --peer "$A" \
 	--out "$TMP/close" --live --json-stream - 2>"$TMP/reader.err")
-[ "$rc" = 0 ] && [ "$(grep -c ',run,,ok,' "$TMP/close/runs.csv")" -ge 3 ] && [ -s "$TMP/close/report.md" ]
+[ "$rc" = 0 ] && [ "$(grep -c ',run,,ok,' "$TMP/close/runs.csv")" -ge 3 ] &&
+	[ -s "$TMP/close/report.md" ]
 that "the reader closed the pipe: exit $rc, every run and the report kept" "$TMP/close.ndjson.err"
-[ "$(grep -c '^nbrun: cannot write --json-stream -: Broken pipe: the stream stops here' "$TMP/close.ndjson.err")" = 1 ]
+stopped='^nbrun: cannot write --json-stream -: Broken pipe: the stream stops here'
+[ "$(grep -c "$stopped" "$TMP/close.ndjson.err")" = 1 ]
 that "one line says the stream stopped" "$TMP/close.ndjson.err"
 sums=$(grep -c ',sum,forward,.*,all$' "$TMP/close/intervals.csv")
 lines=$(grep -Ec '^ +[0-9.]+-[0-9.]+ s  ' "$TMP/close.ndjson.err")
@@ -163,8 +175,17 @@ heads=$(grep -Ec '^ +Interval  Transfer +Bitrate +Retr$' "$TMP/close.ndjson.err"
 runs=$(grep -c ',run,,' "$TMP/close/runs.csv")
 [ "$lines" -eq "$((sums + runs))" ] && [ "$heads" -eq "$runs" ] &&
 	grep -Eq '^ +0\.00-0\.50 s  .* ok$' "$TMP/close.ndjson.err"
-that "--live: a header per run (its columns), a line per interval and the run's ($lines lines, $sums intervals)" \
+that "--live: a header per run (its columns), a line per interval, the run's ($lines lines)" \
 	"$TMP/close.ndjson.err"
+
+# --- a reader that reads nothing until the batch measured everything --------------------
+rc=$(python3 "$TMP/reader.py" "late:$TMP/late" "$TMP/late.ndjson" -- "$NBRUN" "$TMP/reps.yaml" \
+	--peer "$A" --out "$TMP/late" -q --json-stream - 2>"$TMP/reader.err")
+[ "$rc" = 0 ] && ! grep -q "never" "$TMP/reader.err"
+that "the batch measured every run while its reader read nothing (exit $rc; failed before: it waited)" \
+	"$TMP/reader.err"
+python3 "$TMP/same.py" "$TMP/late.ndjson" "$TMP/late" >"$TMP/late.out" 2>&1
+that "the late reader still gets every event, in order" "$TMP/late.out"
 
 # --- a stream that cannot be written --------------------------------------------------------
 "$NBRUN" "$TMP/reps.yaml" --peer "$A" --out "$TMP/never" --json-stream "$TMP/no/such.ndjson" \
