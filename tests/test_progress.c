@@ -1,9 +1,12 @@
 /* Progress lines on a log (plain mode): the counts they print stay true when repetitions: auto
- * runs more than the plan announced. */
+ * runs more than the plan announced; the live view's interval lines. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h"
+#include "live.h"
 #include "progress.h"
 
 static char buf[4096];
@@ -98,4 +101,48 @@ Test(progress, an_interrupted_run_is_not_counted_measured)
 	fclose(f);
 	cr_assert_not_null(strstr(buf, "b/search rep 1: search interrupted"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "1 of 2 runs measured, 1 interrupted in "), "%s", buf);
+}
+
+/* The live view (--live): its columns are what the engine is (its traits) and what its report
+ * filled in the run's first row, its values those of the row, in the formatter's units. */
+static struct nb_interval row_of(uint32_t run_id, double t0, double t1)
+{
+	struct nb_interval r = { .run_id = run_id, .case_id = "c", .rep = 1, .stream = -1,
+				 .t_start = t0, .t_end = t1 };
+	for (size_t i = 0; i < NB_COL_COUNT; i++)
+		r.m.v[i] = NAN;
+	return r;
+}
+
+Test(progress, live_lines_take_their_columns_from_the_engine_and_its_row)
+{
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	cr_assert_not_null(f);
+	struct nb_live *l = nb_live_begin(NULL, f);
+	struct nb_interval tcp = row_of(1, 0, 0.25);
+	tcp.m.v[NB_COL_RX_BYTES] = 1e6;
+	tcp.m.v[NB_COL_RX_BPS] = 32e6;
+	tcp.m.v[NB_COL_RETRANS] = 3;
+	nb_live_interval(l, nb_engine_find("stream"), &tcp);
+	struct nb_interval rr = row_of(2, 0, 0.25);
+	rr.m.v[NB_COL_TRANS_PER_S] = 15000;
+	rr.m.v[NB_COL_LAT_P50_US] = 17.3;
+	rr.m.v[NB_COL_LAT_P99_US] = 127;
+	nb_live_interval(l, nb_engine_find("rr"), &rr);
+	struct nb_run run = { .run_id = 2, .case_id = "c", .rep = 1, .status = "failed",
+			      .error = "peer lost", .m = rr.m };
+	run.m.v[NB_COL_DURATION_S] = 1;
+	nb_live_run(l, nb_engine_find("rr"), &run);
+	nb_live_end(l);
+	fclose(f);
+	const char *want =
+		"c rep 1 (run 1)\n"
+		"         Interval  Transfer        Bitrate         Retr\n"
+		"      0.00-0.25 s  1.00 MB         32.0 Mbit/s     3\n"
+		"c rep 1 (run 2)\n"
+		"         Interval  Trans/s         p50             p99\n"
+		"      0.00-0.25 s  15000 trans/s   17.3 µs         127 µs\n"
+		"  - - - - - - - - - - - - - - - - - - - - - - - - -\n"
+		"      0.00-1.00 s  15000 trans/s   17.3 µs         127 µs        failed: peer lost\n";
+	cr_assert_str_eq(buf, want);
 }

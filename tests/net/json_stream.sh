@@ -14,7 +14,8 @@
 #    interval of the statistics' rows under its header and the run's line;
 #  - a reader that reads nothing until runs.csv has every run: the batch never waits for it
 #    (its events are queued, not written in the measuring thread) and it gets every event;
-#  - --json-stream to a path that cannot be written: one line, exit 2, no folder.
+#  - --json-stream to a path that cannot be written: one line, exit 2, no folder; a peer that
+#    cannot be reached: exit 3, and the stream's only event is the error naming it.
 # Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
 set -u
 NBRUN=$(realpath "${NBRUN:-build/nbrun}")
@@ -195,6 +196,15 @@ rc=$?
 	grep -qx "nbrun: cannot write --json-stream $TMP/no/such.ndjson: No such file or directory" \
 		"$TMP/never.err"
 that "an unwritable --json-stream: one line, exit 2 (got $rc), no folder" "$TMP/never.err"
+
+# --- a batch that never starts: its error is the stream's one event --------------------------
+"$NBRUN" "$TMP/reps.yaml" --peer 127.0.0.1:1 --out "$TMP/unreach" -q \
+	--json-stream "$TMP/unreach.ndjson" 2>"$TMP/unreach.err"
+rc=$?
+[ "$rc" -eq 3 ] && [ "$(wc -l <"$TMP/unreach.ndjson")" -eq 1 ] &&
+	grep -q '^{"schema":1,"event":"error","message":"[^"]*127.0.0.1:1' "$TMP/unreach.ndjson"
+that "an unreachable peer: exit 3 (got $rc), one error event naming it, no batch_start" \
+	"$TMP/unreach.ndjson"
 
 echo "1..$N"
 exit $FAILED
