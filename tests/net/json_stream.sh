@@ -11,7 +11,8 @@
 #    names the resume, its events are the rows it appended;
 #  - a reader that closes the pipe after the first interval: one line on stderr, the batch
 #    goes on to exit 0 with every run and its report; --live (not a terminal) shows each
-#    interval of the statistics' rows under its header and the run's line;
+#    interval of the statistics' rows under its header and the run's line; so does -v on a
+#    terminal (script(1));
 #  - a reader that reads nothing until runs.csv has every run: the batch never waits for it
 #    (its events are queued, not written in the measuring thread) and it gets every event;
 #  - --json-stream to a path that cannot be written: one line, exit 2, no folder; a peer that
@@ -187,6 +188,18 @@ that "the batch measured every run while its reader read nothing (exit $rc; fail
 	"$TMP/reader.err"
 python3 "$TMP/same.py" "$TMP/late.ndjson" "$TMP/late" >"$TMP/late.out" 2>&1
 that "the late reader still gets every event, in order" "$TMP/late.out"
+
+# --- -v on a terminal is --live -------------------------------------------------------------
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$NBRUN' '$TMP/reps.yaml' --peer '$A' --out '$TMP/tty' -v --set repetitions=1" \
+		"$TMP/tty.log" >/dev/null 2>&1
+	tr '\r' '\n' <"$TMP/tty.log" | tr -d '\033' | sed 's/^\[K//' |
+		grep -Ec '^ +0\.(00-0\.12|12-0\.25|25-0\.38|38-0\.50) s  ' >"$TMP/tty.n"
+	check "-v on a terminal: a line per interval, as --live (got $(cat "$TMP/tty.n"))" \
+		"$TMP/tty.log" test "$(cat "$TMP/tty.n")" -ge 4
+else
+	skip "-v on a terminal: a line per interval" "no script(1)"
+fi
 
 # --- a stream that cannot be written --------------------------------------------------------
 "$NBRUN" "$TMP/reps.yaml" --peer "$A" --out "$TMP/never" --json-stream "$TMP/no/such.ndjson" \
