@@ -15,6 +15,7 @@
 #    terminal (script(1));
 #  - a reader that reads nothing until runs.csv has every run: the batch never waits for it
 #    (its events are queued, not written in the measuring thread) and it gets every event;
+#  - the agent killed at the first interval: exit 3, an error event naming the peer, batch_end;
 #  - --json-stream to a path that cannot be written: one line, exit 2, no folder; a peer that
 #    cannot be reached: exit 3, and the stream's only event is the error naming it.
 # Speaks TAP. Environment: NBRUN = path of the nbrun binary (meson sets it).
@@ -93,7 +94,8 @@ PY
 
 # reader.py MODE OUT -- CMD...: run CMD with its standard output a pipe of one page read here
 # line by line into OUT; MODE term: SIGTERM to CMD at the second interval event of run 1;
-# close: close the pipe after the first interval event; late:DIR: read nothing until DIR's
+# close: close the pipe after the first interval event; kill:PID: SIGKILL to PID (an agent)
+# at the first interval event; late:DIR: read nothing until DIR's
 # runs.csv has 3 rows (60 s at most). Prints CMD's exit code.
 cat >"$TMP/reader.py" <<'PY'
 import fcntl, json, os, signal, subprocess, sys, time
@@ -119,6 +121,8 @@ with open(out, "w") as f, os.fdopen(r) as src:
         seen += 1
         if mode == "close":
             break
+        if mode.startswith("kill:") and seen == 1:
+            os.kill(int(mode[5:]), signal.SIGKILL)
         if mode == "term" and seen == 2:
             p.send_signal(signal.SIGTERM)
 print(p.wait())
@@ -209,6 +213,16 @@ rc=$?
 	grep -qx "nbrun: cannot write --json-stream $TMP/no/such.ndjson: No such file or directory" \
 		"$TMP/never.err"
 that "an unwritable --json-stream: one line, exit 2 (got $rc), no folder" "$TMP/never.err"
+
+# --- the agent dies mid-run: the error, then batch_end -------------------------------------
+rc=$(python3 "$TMP/reader.py" "kill:$B_PID" "$TMP/lost.ndjson" -- "$NBRUN" "$TMP/reps.yaml" \
+	--peer "$B" --out "$TMP/lost" -q --json-stream - 2>"$TMP/reader.err")
+wait "$B_PID" 2>/dev/null; B_PID=
+[ "$rc" = 3 ] && tail -n 2 "$TMP/lost.ndjson" | head -n 1 |
+	grep -q '^{"schema":1,"event":"error","message":"peer 127.0.0.3:[0-9]* ' &&
+	tail -n 1 "$TMP/lost.ndjson" | grep -q '"event":"batch_end","exit":3,'
+that "the agent killed mid-run: exit $rc, an error event naming the peer, then batch_end 3" \
+	"$TMP/lost.ndjson"
 
 # --- a batch that never starts: its error is the stream's one event --------------------------
 "$NBRUN" "$TMP/reps.yaml" --peer 127.0.0.1:1 --out "$TMP/unreach" -q \
