@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cols.h"
 #include "json_value.h"
@@ -55,7 +56,9 @@ static void stop(struct nb_json_stream *s, const struct nb_error *why)
 {
 	if (atomic_exchange(&s->stopped, true))
 		return;
-	fprintf(stderr, "nbrun: %s: the stream stops here, the batch goes on\n", why->msg);
+	/* on a terminal, over the progress line (redrawn at its next tick) */
+	fprintf(stderr, "%snbrun: %s: the stream stops here, the batch goes on\n",
+		isatty(STDERR_FILENO) ? "\r\033[K" : "", why->msg);
 }
 
 static bool live(const struct nb_json_stream *s)
