@@ -36,6 +36,34 @@ static void title(const struct nb_compare *c, FILE *f)
 			nb_cmp_exit_meaning(rc));
 }
 
+/* The answer first: each case's verdict with its change and CI, in the units of its metric. */
+static void verdicts(const struct nb_compare *c, FILE *f)
+{
+	if (c->nrows == 0)
+		return;
+	fprintf(f, "## Verdicts\n\n");
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct nb_cmp_row *row = &c->rows[i];
+			const struct nb_cmp_cell *cell = &row->cells[s - 1];
+			if (!cell->present || !*row->metric)
+				continue;
+			char v[96], ch[128], b[96], n[96];
+			nb_cmp_fmt_verdict(c, s, row, cell, v, sizeof(v));
+			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
+			nb_cmp_fmt_sample(row, &row->base, nb_cmp_cell_shows(cell), b, sizeof(b));
+			nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
+			fprintf(f, "- ");
+			nb_md_code(f, row->case_id);
+			if (c->nsides > 2) {
+				fprintf(f, " in ");
+				nb_md_text(f, c->sides[s].name);
+			}
+			fprintf(f, " %s: **%s** %s · %s → %s\n", row->metric, v, ch, b, n);
+		}
+	fprintf(f, "\n");
+}
+
 static void problems(const struct nb_compare *c, FILE *f)
 {
 	if (c->nproblems == 0)
@@ -430,13 +458,14 @@ static void differences(const struct nb_compare *c, FILE *f)
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png)
 {
 	title(c, f);
-	problems(c, f);
+	verdicts(c, f);
 	conditions(c, f);
+	problems(c, f);
 	summary(c, f);
-	method(c, f);
 	folders(c, f);
 	regressions(c, f);
 	table(c, f, "## Results", false);
+	method(c, f);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
 			   "to %s (1.00 = no change) with its 95 %% CI, in its verdict's colour; the band is "
