@@ -36,7 +36,7 @@ check "nothing to fetch: no src=, <link>, <img>, url(http" "$D/report.html" \
 { cat "$D/report.html"; cat <<'EOF'
 <script>document.body.dataset.sizes=[].map.call(document.querySelectorAll('figure.chart svg'),
 function(s){var r=s.getBoundingClientRect();
-return Math.round(r.width)+'x'+Math.round(r.height)+'/'+s.querySelectorAll('g>title').length}).join(' ');</script>
+return Math.round(r.width)+'x'+Math.round(r.height)+'/'+s.querySelectorAll('g:not([id])>title').length}).join(' ');</script>
 EOF
 } >"$TMP/probe.html"
 cp -r "$D/charts" "$TMP/"
@@ -51,6 +51,10 @@ sizes=$(sed -n 's/.*data-sizes="\([^"]*\)".*/\1/p' "$TMP/dom.html")
 echo "$sizes" | tr ' ' '\n' >"$TMP/sizes"
 check "every chart's SVG is laid out at a non-zero size ($sizes)" "$TMP/sizes" \
 	sh -c "[ \$(grep -c '^[1-9][0-9]*x[1-9][0-9]*/' '$TMP/sizes') -eq $svgs ]"
+check "every chart has points whose value shows on hover (a <title> of their own)" "$TMP/sizes" \
+	sh -c "[ \$(grep -c '/[1-9][0-9]*\$' '$TMP/sizes') -eq $svgs ]"
+check "a hover text is the point's value" "$TMP/dom.html" \
+	grep -q '<title>tcp/s1440/p1/forward, repetition 1: 9.00 Gbit/s</title>' "$TMP/dom.html"
 browse --screenshot="$TMP/phone.png" "file://$D/report.html" >/dev/null
 check "a screenshot at a phone's width" "$TMP/console.log" test -s "$TMP/phone.png"
 [ -n "${NBT_KEEP_SHOT:-}" ] && cp "$TMP/phone.png" "$NBT_KEEP_SHOT"
