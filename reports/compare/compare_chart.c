@@ -78,7 +78,7 @@ static size_t colour_index(const struct nb_cmp_cell *cell)
 	return NVERDICT_COLOURS - 1;
 }
 
-static unsigned verdict_colour(const struct nb_cmp_cell *cell)
+unsigned nb_cmp_chart_rgb(const struct nb_cmp_cell *cell)
 {
 	return verdict_colours[colour_index(cell)].rgb;
 }
@@ -109,7 +109,7 @@ static void dat_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_
 	dat_num(f, hi);
 	fprintf(f, " %.6g \"", ly);
 	nb_chart_gp_str(f, text);
-	fprintf(f, "\" %u", verdict_colour(cell));
+	fprintf(f, "\" %u", nb_cmp_chart_rgb(cell));
 }
 
 static const char *arrow(int col)

@@ -455,6 +455,27 @@ static void differences(const struct nb_compare *c, FILE *f)
 	}
 }
 
+/* Neutral mode: each metric's chart of the folders side by side, beside compare.png. */
+static void values_charts(const struct nb_compare *c, FILE *f, const char *chart_png)
+{
+	const char *slash = chart_png ? strrchr(chart_png, '/') : NULL;
+	if (!c->neutral || !slash)
+		return;
+	for (size_t i = 0; i < c->nrows; i++) {
+		size_t k = 0;
+		while (k < i && strcmp(c->rows[k].metric, c->rows[i].metric) != 0)
+			k++;
+		if (k < i || !*c->rows[i].metric)
+			continue;
+		fprintf(f, "![%s of each folder](%.*s/values-%s.png)\n\n", c->rows[i].metric,
+			(int)(slash - chart_png), chart_png, c->rows[i].metric);
+	}
+	fprintf(f, "Each case's %s in real units: a bar per folder at its mean with the 95 %% CI of "
+		   "that mean, ", c->nsides > 2 ? "values" : "two values");
+	nb_md_text(f, c->sides[0].name);
+	fputs("'s in grey, the other's in the colour of its verdict against it.\n\n", f);
+}
+
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png)
 {
 	title(c, f);
@@ -472,6 +493,7 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 			   "the ±%.4g %% threshold, and each case's label says which direction is "
 			   "better.\n\n",
 			chart_png, c->sides[0].name, c->threshold * 100.0);
+	values_charts(c, f, chart_png);
 	unmatched(c, f);
 	differences(c, f);
 	return !ferror(f);
