@@ -148,6 +148,23 @@ static const char *common_metric(const struct nb_compare *c)
 	return c->nrows ? c->rows[0].metric : NULL;
 }
 
+/* Each folder's host pair and day, and the version: "A: vm1 → 10.0.0.2, 2024-06-01 · ...". */
+void nb_cmp_chart_context(FILE *gp, const struct nb_compare *c)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct nb_results *r = &c->sides[s].res;
+		const char *h = nb_facts_value(&r->local, "host", "hostname");
+		char line[256];
+		snprintf(line, sizeof(line), "%s%s: %s → %s, %.10s", s ? " · " : "", c->sides[s].name,
+			 h ? h : "local", r->meta.peer ? r->meta.peer : "embedded agent",
+			 r->meta.started ? r->meta.started : "date unknown");
+		nb_chart_gp_str(gp, line);
+	}
+	const char *v = c->sides[0].res.meta.version;
+	fputs(" · nbrun ", gp);
+	nb_chart_gp_str(gp, v ? v : "(version unknown)");
+}
+
 static void gp_terminal(const struct nb_compare *c, FILE *f)
 {
 	int w = (int)(c->nrows * (c->nsides + 1) * 34 + 300);
@@ -171,7 +188,9 @@ static void gp_terminal(const struct nb_compare *c, FILE *f)
 	nb_chart_gp_str(f, m ? m : "Headline metric of each case");
 	fprintf(f, ": ratio to ");
 	nb_chart_gp_str(f, c->sides[0].name);
-	fprintf(f, " (1.00 = no change), 95 %% CI\" font \",16\"\n");
+	fprintf(f, " (1.00 = no change), 95 %% CI\\n");
+	nb_cmp_chart_context(f, c);
+	fprintf(f, "\" font \",15\"\n");
 }
 
 static void gp_preamble(const struct nb_compare *c, FILE *f)

@@ -67,23 +67,6 @@ static bool of_metric(const struct nb_cmp_row *row, const char *metric)
 	return strcmp(row->metric, metric) == 0;
 }
 
-/* Each folder's host pair and day, and the version: "A: vm1 → 10.0.0.2, 2024-06-01 · ...". */
-static void context(FILE *gp, const struct nb_compare *c)
-{
-	for (size_t s = 0; s < c->nsides; s++) {
-		const struct nb_results *r = &c->sides[s].res;
-		const char *h = nb_facts_value(&r->local, "host", "hostname");
-		char line[256];
-		snprintf(line, sizeof(line), "%s%s: %s → %s, %.10s", s ? " · " : "", c->sides[s].name,
-			 h ? h : "local", r->meta.peer ? r->meta.peer : "embedded agent",
-			 r->meta.started ? r->meta.started : "date unknown");
-		nb_chart_gp_str(gp, line);
-	}
-	const char *v = c->sides[0].res.meta.version;
-	fputs(" · nbrun ", gp);
-	nb_chart_gp_str(gp, v ? v : "(version unknown)");
-}
-
 static void gp_head(FILE *gp, const struct nb_compare *c, const char *metric, size_t n,
 		    struct nb_scale sc, int col)
 {
@@ -100,7 +83,7 @@ static void gp_head(FILE *gp, const struct nb_compare *c, const char *metric, si
 		nb_chart_gp_str(gp, c->sides[s].name);
 	}
 	fputs(", mean and 95 % CI\\n", gp);
-	context(gp, c);
+	nb_cmp_chart_context(gp, c);
 	fprintf(gp, "\" font \",15\"\nset ylabel \"%s (%s)\"\nset yrange [0:*]\n"
 		    "set xrange [-0.6:%zu.6]\nset border 3 lw 1.2 lc rgb \"#404040\"\n"
 		    "set tics nomirror out scale 0.6\nset xtics rotate by 20 right font \",10\"\n"
