@@ -60,13 +60,13 @@ static struct yrange y_range(const struct nb_compare *c)
 static const struct {
 	enum nb_cmp_verdict v;
 	unsigned rgb;
-	const char *name;
+	const char *name, *neutral; /* neutral mode has no baseline to regress from */
 } verdict_colours[] = {
-	{ NB_CMP_REGRESSION, 0xc62828, "regression" },
-	{ NB_CMP_IMPROVEMENT, 0x2e7d32, "improvement" },
-	{ NB_CMP_UNCHANGED, 0x546e7a, "unchanged" },
-	{ NB_CMP_CHANGED, 0x6a1b9a, "changed" },
-	{ NB_CMP_INCONCLUSIVE, 0x9e9e9e, "inconclusive, no data" },
+	{ NB_CMP_REGRESSION, 0xc62828, "regression", "worse beyond the threshold" },
+	{ NB_CMP_IMPROVEMENT, 0x2e7d32, "improvement", "better beyond the threshold" },
+	{ NB_CMP_UNCHANGED, 0x546e7a, "unchanged", "the same within the threshold" },
+	{ NB_CMP_CHANGED, 0x6a1b9a, "changed", "different beyond the threshold" },
+	{ NB_CMP_INCONCLUSIVE, 0x9e9e9e, "inconclusive, no data", "inconclusive, no data" },
 };
 #define NVERDICT_COLOURS (sizeof(verdict_colours) / sizeof(verdict_colours[0]))
 
@@ -227,7 +227,8 @@ static void gp_key(const struct nb_compare *c, FILE *f)
 	for (size_t k = 0; k < NVERDICT_COLOURS; k++)
 		if (used[k])
 			fprintf(f, ", \\\n     NaN with boxes fs solid 0.85 lc rgb \"#%06x\" title \"%s\"",
-				verdict_colours[k].rgb, verdict_colours[k].name);
+				verdict_colours[k].rgb,
+				c->neutral ? verdict_colours[k].neutral : verdict_colours[k].name);
 	for (size_t s = 1; c->nsides > 2 && s < c->nsides; s++) {
 		char fill[32];
 		fill_style(fill, sizeof(fill), s, c->nsides - 1);

@@ -34,6 +34,9 @@ check "bars in their colours, CIs, hover points, the key in neutral words" "$G" 
 	grep -q 'using (\$0+0.2000):7:(stringcolumn(11)) with labels hypertext point' '$G' &&
 	grep -q 'title \"worse than A beyond the threshold (±5 %)\"' '$G' &&
 	grep -q 'set title \"Throughput (received): A vs B, mean and 95 % CI.nA: client-a → 10.0.0.2, 2024-06-01 · B: ' '$G'"
+check "the ratio chart's key says it in neutral words too" "$TMP/ab-charts/compare.gp" sh -c "
+	grep -q 'title \"worse beyond the threshold\"' '$TMP/ab-charts/compare.gp' &&
+	! grep -q 'title \"regression\"' '$TMP/ab-charts/compare.gp'"
 if [ -s "$TMP/ab-charts/values-rx_bps.png" ]; then
 	check "the Markdown embeds it" "$TMP/ab.md" \
 		grep -qF '![rx_bps of each folder](ab-charts/values-rx_bps.png)' "$TMP/ab.md"
