@@ -22,7 +22,9 @@ static void teardown(void)
 }
 
 static const char *const expected[] = {
-	"tcp-throughput-vs-size", "tcp-throughput-vs-streams", "tcp-rr-latency", "udp-latency-latency",
+	"tcp-throughput-vs-size", "tcp-throughput-vs-streams", "tcp-throughput-repetitions",
+	"tcp-rr-repetitions", "udp-latency-repetitions", "tcp-rr-latency", "tcp-rr-latency-cdf",
+	"udp-latency-latency", "udp-latency-latency-cdf",
 	"sweep-udp-loss-udp-s1400", "ts-tcp-throughput-tcp-s1440-p1-forward",
 	"ts-tcp-throughput-tcp-s64K-p1-forward", "ts-tcp-throughput-tcp-s1440-p4-forward",
 	"ts-tcp-rr-tcp-r32x128-f1", "ts-udp-latency-udp-s14-r10000",
@@ -66,11 +68,12 @@ Test(chart, size_chart_has_one_series_per_stream_count, .init = setup, .fini = t
 	char *dat = nbt_slurp(path, NULL);
 	/* 1 stream: 1440 B 9.3 +- 0.3 and 64 KiB 18.4 +- 0.2 Gbit/s; 4 streams: 1440 B only; each
 	 * with the 95 % CI of its mean, mean +- t(0.975, 2) * sd / sqrt(3), in slots 0 and 1 */
-	cr_assert(strstr(dat, "# series: tcp, 1 stream, forward\n# x_index x mean ci95_lo ci95_hi\n"
-			      "0 1440 9.3 8.55475869 10.0452413\n1 65536 18.4 17.9031725 18.8968275\n"),
-		  "%s", dat);
-	cr_assert(strstr(dat, "# series: tcp, 4 streams, forward\n# x_index x mean ci95_lo ci95_hi\n"
-			      "0 1440 24 23.7515862 24.2484138\n"), "%s", dat);
+	cr_assert(strstr(dat, "# series: tcp, 1 stream, forward\n# x_index x mean ci95_lo ci95_hi hover\n"
+			      "0 1440 9.3 8.55475869 10.0452413 \"tcp, 1 stream, forward, 1440: 9.30 "
+			      "Gbit/s (95 % CI 8.55 – 10.05)\"\n1 65536 18.4 17.9031725 18.8968275 \"tcp, 1 "
+			      "stream, forward, 64K: 18.4 Gbit/s (95 % CI 17.9 – 18.9)\"\n"), "%s", dat);
+	cr_assert(strstr(dat, "# series: tcp, 4 streams, forward\n# x_index x mean ci95_lo ci95_hi hover\n"
+			      "0 1440 24 23.7515862 24.2484138 \""), "%s", dat);
 	free(dat);
 }
 
@@ -152,7 +155,9 @@ Test(chart, every_chart_says_what_it_shows, .init = setup, .fini = teardown)
 	cr_assert(strstr(rr, "title \"tcp, request 32 B, response 128 B\""), "the sizes it sent: %s", rr);
 	cr_assert_null(strstr(rr, "0 B"), "never a size of 0 B: %s", rr);
 	cr_assert(strstr(rr, "set xlabel \"Parallel flows\""), "%s", rr);
-	cr_assert(strstr(rr, "set title \"tcp-rr: Transactions per second vs the number of parallel flows\""));
+	cr_assert(strstr(rr, "set title \"tcp-rr: Transactions per second vs the number of parallel "
+			     "flows\\nclient-vm → 10.0.0.2 · 2024-05-01 · nbrun 0.1.0\""),
+		  "the test, the host pair, the day and the version: %s", rr);
 	cr_assert(strstr(rr, "with boxes"), "two x values: grouped bars, no line between them: %s", rr);
 	cr_assert_null(strstr(rr, "yerrorlines"), "%s", rr);
 	cr_assert(strstr(rr, "title \"error bars: 95 % CI of the mean over the repetitions\""), "%s", rr);
@@ -213,4 +218,34 @@ Test(chart, latency_curve_stops_where_its_samples_stop, .init = setup, .fini = t
 			xmax = x;
 	free(dat);
 	cr_assert_float_eq(xmax, 3000, 1e-6);
+}
+
+/* The box plot of a test: each counted repetition a point with its value to show on hover, and
+ * each case's box from its quartiles (3 runs of 9.0, 9.3, 9.6 Gbit/s: 9.15, 9.3, 9.45). */
+Test(chart, the_repetitions_chart_has_a_point_per_run_and_a_box_per_case, .init = setup,
+     .fini = teardown)
+{
+	setenv("NBRUN_GNUPLOT", "none", 1);
+	struct nb_report_info info;
+	struct nb_error err = { "" };
+	cr_assert(nb_report_build(dir, &info, &err), "%s", err.msg);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/charts/tcp-throughput-repetitions.dat", dir);
+	char *dat = nbt_slurp(path, NULL);
+	cr_assert_not_null(dat);
+	cr_assert(strstr(dat, "# series: tcp-throughput/tcp/s1440/p1/forward\n# x value hover\n"
+			      "0 9 \"tcp/s1440/p1/forward, repetition 1: 9.00 Gbit/s\"\n0 9.3 "), "%s", dat);
+	cr_assert(strstr(dat, "# x whisker_lo q1 median q3 whisker_hi\n0 9 9.15 9.3 9.45 9.6\n"), "%s",
+		  dat);
+	free(dat);
+	char *gp = gp_of("tcp-throughput-repetitions");
+	cr_assert(strstr(gp, "with candlesticks whiskerbars"), "%s", gp);
+	cr_assert(strstr(gp, "using 1:2:(stringcolumn(3)) with labels hypertext point"), "%s", gp);
+	free(gp);
+	snprintf(path, sizeof(path), "%s/charts/udp-latency-latency-cdf.dat", dir);
+	dat = nbt_slurp(path, NULL);
+	cr_assert_not_null(dat);
+	cr_assert(strstr(dat, "\n99 60.16 \"udp/s14/r10000: p99 60.2 µs (of 3000 samples)\"\n"),
+		  "the CDF marks p99 with its value: %s", dat);
+	free(dat);
 }

@@ -344,6 +344,11 @@ Test(compare, environment_differences_are_reported_at_the_top)
 	const char *warn = strstr(r.out, "results were taken under different conditions");
 	const char *table = strstr(r.out, "## Results");
 	cr_assert(warn && table && warn < table, "%s", r.out);
+	/* the answer first: each case's verdict with its CI, then what differs */
+	const char *verdicts = strstr(r.out, "## Verdicts\n\n- `tcp-stream/tcp/s128K/p1/forward` "
+				      "rx_bps: **unchanged** 0.0 % (95 % CI -0.6 to +0.5 %) · 9.410 ± "
+				      "0.037 Gbit/s → 9.406 ± 0.037 Gbit/s\n");
+	cr_assert(verdicts && verdicts < warn, "%s", r.out);
 	cr_assert(strstr(r.out, "peer iface.mtu: 9001 → 1500"));
 	cr_assert(strstr(r.out, "peer tcp.congestion_control: cubic → bbr"));
 	cr_assert(strstr(r.out, "peer cpu.governor: unknown (not exposed: no cpufreq in this VM) → powersave"));

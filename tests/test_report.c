@@ -329,7 +329,9 @@ Test(report, an_engine_this_build_does_not_know_is_reported_as_written, .init = 
 	char *md = report_md(&info);
 	cr_assert_eq(info.cases, 6);
 	cr_assert(strstr(md, "Engine `quic`"));
-	cr_assert(strstr(md, "| Direction |"), "plan.csv's direction is shown, not ruled out");
+	cr_assert(strstr(md, "headline `rx_bps` · protocol tcp · direction forward"),
+		  "plan.csv's direction is shown (on the test's line: the same for all its cases), not "
+		  "ruled out");
 	cr_assert(strstr(md, "9.30 ± 0.30 (3.2 %)"), "the headline still comes from runs.csv");
 	cr_assert(strstr(md, "**300 Mbit/s**"), "a sweep of an unknown engine reads bit rates");
 	free(md);
@@ -380,7 +382,9 @@ Test(report, the_two_p50s_say_which_they_are, .init = setup, .fini = teardown)
 	struct nb_report_info info;
 	char *md = report_md(&info);
 	cr_assert(strstr(md, "| Mean of the runs' p50 ± stddev (CV), µs | Min – max | 95 % CI | n |"));
-	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | udp | 14 B | 1 | 10000 msg/s | spin | 52.0 ± 2.0 "));
+	cr_assert(strstr(md, "headline `lat_p50_us` · protocol udp · size 14 B · streams / flows 1 · "
+			     "rate per flow 10000 msg/s · wait spin."), "what its one case ran with");
+	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | 52.0 ± 2.0 "));
 	cr_assert(strstr(md, "| Case | Samples | Min | p50 of all samples | p90 |"));
 	cr_assert(strstr(md, "| `udp-latency/udp/s14/r10000` | 3000 | 49.7 | 49.9 |"), "%s", md);
 	cr_assert(strstr(md, "| Mean ± stddev (CV), Gbit/s |"), "a rate's headline is a mean only");
@@ -525,15 +529,18 @@ static const char *at(const char *md, const char *what)
 	return p;
 }
 
-/* Results first: the verdict, then the tables; the differences between the ends in view, the
- * full environment folded. */
-Test(report, the_report_leads_with_the_verdict_then_the_results, .init = setup, .fini = teardown)
+/* The answer first: the key numbers, the verdict, the conditions every case shares, then the
+ * tables; the differences between the ends in view, the full environment folded. */
+Test(report, the_report_leads_with_the_key_numbers_then_the_verdict_and_conditions,
+     .init = setup, .fini = teardown)
 {
 	struct nb_report_info info;
 	char *md = report_md(&info);
+	cr_expect_eq(at(md, "\n## "), at(md, "\n## Key numbers"), "the first section is the answer");
 	const char *verdict = at(md, "**Verdict:** 6 of 6 cases measured in 22 runs (1 failed).");
-	cr_expect_lt(verdict, at(md, "\n## "), "no section before the verdict");
-	cr_expect_eq(at(md, "\n## "), at(md, "\n## Results"), "the first section is the results");
+	cr_expect_lt(at(md, "## Key numbers"), verdict);
+	cr_expect_lt(verdict, at(md, "## Conditions"));
+	cr_expect_lt(at(md, "## Conditions"), at(md, "## Results"));
 	cr_expect_lt(at(md, "## Results"), at(md, "## Warnings"));
 	cr_expect_lt(at(md, "## Warnings"), at(md, "## Environment"));
 	const char *diff = at(md, "| iface | mtu | 9001 | 1500 |");

@@ -133,3 +133,24 @@ Test(report_inert, compare_renders_the_same_text_inert)
 	free(err);
 	nbt_rmtree(base);
 }
+
+/* report.html is made from report.md: the same text stays text there, as HTML escapes. */
+Test(report_inert, report_html_renders_the_same_text_as_text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	char *html = nbt_slurp(path, NULL);
+	cr_assert_not_null(html, "no report.html");
+	cr_expect_null(strstr(html, "<img"), "raw HTML in report.html");
+	cr_expect_null(strstr(html, "href=\"javascript"), "a javascript: link in report.html");
+	cr_expect_null(strstr(html, RLO), "a right-to-left override in report.html");
+	cr_assert(strstr(html, "<td data-label=\"Local (client)\">client-vm</td><td data-label=\"Peer "
+			       "(agent)\">&lt;img src=x onerror=alert(1)&gt;</td>"), "the hostname");
+	cr_assert(strstr(html, "[link](javascript:alert(1))"), "the link as text");
+	cr_assert(strstr(html, "**bold** and `code`"), "emphasis and code as text");
+	cr_assert(strstr(html, "agent said &lt;img src=x onerror=alert(1)&gt; [link](javascript:"
+			       "alert(1)) **bold** lanigiro"), "the agent's error");
+	cr_assert(strstr(html, "<td data-label=\"Fact\">tcp_rmem</td>"), "an underscore in a word");
+	cr_assert(strstr(html, "<section id=\"key-numbers\">\n<h2>Key numbers</h2>"));
+	free(html);
+}

@@ -512,6 +512,12 @@ static bool check_unstable(const struct nb_pitfall_case *c, double threshold, st
 	if (c->n < 2 || !isfinite(c->cv) || c->cv <= threshold)
 		return true;
 	unsigned need = nb_pitfalls_reps_for_ci(c->cv, 0.02);
+	if (need > NB_PITFALLS_REPS_REASONABLE) /* advice nobody takes is no advice */
+		return add(out, "unstable", c->case_id,
+			   "unstable result: CV %.1f %% over %u repetitions (threshold %.1f %%); a ±2 %% "
+			   "CI would take more than %u repetitions: the variance is the finding, see this "
+			   "case's repetitions and per-interval charts and find its source",
+			   100.0 * c->cv, c->n, 100.0 * threshold, NB_PITFALLS_REPS_REASONABLE);
 	return add(out, "unstable", c->case_id,
 		   "unstable result: CV %.1f %% over %u repetitions (threshold %.1f %%); about %u "
 		   "repetitions bring the 95 %% CI under ±2 %%, or find the source of the variance",

@@ -66,6 +66,9 @@ struct nb_pitfalls {
 
 /* CV across repetitions above which a case is flagged unstable, unless told otherwise. */
 #define NB_PITFALLS_CV_DEFAULT 0.05
+/* The most repetitions the unstable warning advises (netperf's -i stops at 30); past it the
+ * spread itself is what the case found. */
+#define NB_PITFALLS_REPS_REASONABLE 30u
 
 /** The findings of one pitfall code, as the report and stderr show them: one line with the
  *  first finding's text and every case the code affects. */

@@ -60,13 +60,13 @@ static struct yrange y_range(const struct nb_compare *c)
 static const struct {
 	enum nb_cmp_verdict v;
 	unsigned rgb;
-	const char *name;
+	const char *name, *neutral; /* neutral mode has no baseline to regress from */
 } verdict_colours[] = {
-	{ NB_CMP_REGRESSION, 0xc62828, "regression" },
-	{ NB_CMP_IMPROVEMENT, 0x2e7d32, "improvement" },
-	{ NB_CMP_UNCHANGED, 0x546e7a, "unchanged" },
-	{ NB_CMP_CHANGED, 0x6a1b9a, "changed" },
-	{ NB_CMP_INCONCLUSIVE, 0x9e9e9e, "inconclusive, no data" },
+	{ NB_CMP_REGRESSION, 0xc62828, "regression", "worse beyond the threshold" },
+	{ NB_CMP_IMPROVEMENT, 0x2e7d32, "improvement", "better beyond the threshold" },
+	{ NB_CMP_UNCHANGED, 0x546e7a, "unchanged", "the same within the threshold" },
+	{ NB_CMP_CHANGED, 0x6a1b9a, "changed", "different beyond the threshold" },
+	{ NB_CMP_INCONCLUSIVE, 0x9e9e9e, "inconclusive, no data", "inconclusive, no data" },
 };
 #define NVERDICT_COLOURS (sizeof(verdict_colours) / sizeof(verdict_colours[0]))
 
@@ -78,7 +78,7 @@ static size_t colour_index(const struct nb_cmp_cell *cell)
 	return NVERDICT_COLOURS - 1;
 }
 
-static unsigned verdict_colour(const struct nb_cmp_cell *cell)
+unsigned nb_cmp_chart_rgb(const struct nb_cmp_cell *cell)
 {
 	return verdict_colours[colour_index(cell)].rgb;
 }
@@ -109,7 +109,7 @@ static void dat_cell(FILE *f, const struct nb_cmp_row *row, const struct nb_cmp_
 	dat_num(f, hi);
 	fprintf(f, " %.6g \"", ly);
 	nb_chart_gp_str(f, text);
-	fprintf(f, "\" %u", verdict_colour(cell));
+	fprintf(f, "\" %u", nb_cmp_chart_rgb(cell));
 }
 
 static const char *arrow(int col)
@@ -148,6 +148,23 @@ static const char *common_metric(const struct nb_compare *c)
 	return c->nrows ? c->rows[0].metric : NULL;
 }
 
+/* Each folder's host pair and day, and the version: "A: vm1 → 10.0.0.2, 2024-06-01 · ...". */
+void nb_cmp_chart_context(FILE *gp, const struct nb_compare *c)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct nb_results *r = &c->sides[s].res;
+		const char *h = nb_facts_value(&r->local, "host", "hostname");
+		char line[256];
+		snprintf(line, sizeof(line), "%s%s: %s → %s, %.10s", s ? " · " : "", c->sides[s].name,
+			 h ? h : "local", r->meta.peer ? r->meta.peer : "embedded agent",
+			 r->meta.started ? r->meta.started : "date unknown");
+		nb_chart_gp_str(gp, line);
+	}
+	const char *v = c->sides[0].res.meta.version;
+	fputs(" · nbrun ", gp);
+	nb_chart_gp_str(gp, v ? v : "(version unknown)");
+}
+
 static void gp_terminal(const struct nb_compare *c, FILE *f)
 {
 	int w = (int)(c->nrows * (c->nsides + 1) * 34 + 300);
@@ -171,7 +188,9 @@ static void gp_terminal(const struct nb_compare *c, FILE *f)
 	nb_chart_gp_str(f, m ? m : "Headline metric of each case");
 	fprintf(f, ": ratio to ");
 	nb_chart_gp_str(f, c->sides[0].name);
-	fprintf(f, " (1.00 = no change), 95 %% CI\" font \",16\"\n");
+	fprintf(f, " (1.00 = no change), 95 %% CI\\n");
+	nb_cmp_chart_context(f, c);
+	fprintf(f, "\" font \",15\"\n");
 }
 
 static void gp_preamble(const struct nb_compare *c, FILE *f)
@@ -208,7 +227,8 @@ static void gp_key(const struct nb_compare *c, FILE *f)
 	for (size_t k = 0; k < NVERDICT_COLOURS; k++)
 		if (used[k])
 			fprintf(f, ", \\\n     NaN with boxes fs solid 0.85 lc rgb \"#%06x\" title \"%s\"",
-				verdict_colours[k].rgb, verdict_colours[k].name);
+				verdict_colours[k].rgb,
+				c->neutral ? verdict_colours[k].neutral : verdict_colours[k].name);
 	for (size_t s = 1; c->nsides > 2 && s < c->nsides; s++) {
 		char fill[32];
 		fill_style(fill, sizeof(fill), s, c->nsides - 1);

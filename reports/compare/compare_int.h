@@ -21,6 +21,17 @@ size_t nb_cmp_case_rows(const struct nb_compare *c);
 /** The one named --metric column, or NULL (headlines, or several metrics). */
 const char *nb_cmp_single_metric(const struct nb_compare *c);
 
+/* ---- charts (compare_chart.c, compare_chart_ab.c) ---- */
+
+/** A chart title's second line, escaped for a gnuplot string: each folder's host pair and day
+ *  ("A: vm1 → 10.0.0.2, 2024-06-01 · B: ...") and the nbrun version. */
+void nb_cmp_chart_context(FILE *gp, const struct nb_compare *c);
+/** The colour of a cell's verdict in the charts (0xRRGGBB). */
+unsigned nb_cmp_chart_rgb(const struct nb_cmp_cell *cell);
+/** Neutral mode: per metric, values-METRIC.{dat,gp} in dir (and .png, .svg with gnuplot): each
+ *  folder's mean and 95 % CI per case in real units, coloured by verdict. */
+bool nb_compare_chart_values(const struct nb_compare *c, const char *dir, struct nb_error *err);
+
 /* ---- wording (compare_text.c), shared by every writer ---- */
 
 /** What a base or new cell shows: the statistic its verdict was computed on (flags). */

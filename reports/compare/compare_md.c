@@ -36,6 +36,34 @@ static void title(const struct nb_compare *c, FILE *f)
 			nb_cmp_exit_meaning(rc));
 }
 
+/* The answer first: each case's verdict with its change and CI, in the units of its metric. */
+static void verdicts(const struct nb_compare *c, FILE *f)
+{
+	if (c->nrows == 0)
+		return;
+	fprintf(f, "## Verdicts\n\n");
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct nb_cmp_row *row = &c->rows[i];
+			const struct nb_cmp_cell *cell = &row->cells[s - 1];
+			if (!cell->present || !*row->metric)
+				continue;
+			char v[96], ch[128], b[96], n[96];
+			nb_cmp_fmt_verdict(c, s, row, cell, v, sizeof(v));
+			nb_cmp_fmt_change_ci(row, cell, ch, sizeof(ch));
+			nb_cmp_fmt_sample(row, &row->base, nb_cmp_cell_shows(cell), b, sizeof(b));
+			nb_cmp_fmt_sample(row, &cell->s, nb_cmp_cell_shows(cell), n, sizeof(n));
+			fprintf(f, "- ");
+			nb_md_code(f, row->case_id);
+			if (c->nsides > 2) {
+				fprintf(f, " in ");
+				nb_md_text(f, c->sides[s].name);
+			}
+			fprintf(f, " %s: **%s** %s · %s → %s\n", row->metric, v, ch, b, n);
+		}
+	fprintf(f, "\n");
+}
+
 static void problems(const struct nb_compare *c, FILE *f)
 {
 	if (c->nproblems == 0)
@@ -427,22 +455,45 @@ static void differences(const struct nb_compare *c, FILE *f)
 	}
 }
 
+/* Neutral mode: each metric's chart of the folders side by side, beside compare.png. */
+static void values_charts(const struct nb_compare *c, FILE *f, const char *chart_png)
+{
+	const char *slash = chart_png ? strrchr(chart_png, '/') : NULL;
+	if (!c->neutral || !slash)
+		return;
+	for (size_t i = 0; i < c->nrows; i++) {
+		size_t k = 0;
+		while (k < i && strcmp(c->rows[k].metric, c->rows[i].metric) != 0)
+			k++;
+		if (k < i || !*c->rows[i].metric)
+			continue;
+		fprintf(f, "![%s of each folder](%.*s/values-%s.png)\n\n", c->rows[i].metric,
+			(int)(slash - chart_png), chart_png, c->rows[i].metric);
+	}
+	fprintf(f, "Each case's %s in real units: a bar per folder at its mean with the 95 %% CI of "
+		   "that mean, ", c->nsides > 2 ? "values" : "two values");
+	nb_md_text(f, c->sides[0].name);
+	fputs("'s in grey, the other's in the colour of its verdict against it.\n\n", f);
+}
+
 bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_png)
 {
 	title(c, f);
-	problems(c, f);
+	verdicts(c, f);
 	conditions(c, f);
+	problems(c, f);
 	summary(c, f);
-	method(c, f);
 	folders(c, f);
 	regressions(c, f);
 	table(c, f, "## Results", false);
+	method(c, f);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "
 			   "to %s (1.00 = no change) with its 95 %% CI, in its verdict's colour; the band is "
 			   "the ±%.4g %% threshold, and each case's label says which direction is "
 			   "better.\n\n",
 			chart_png, c->sides[0].name, c->threshold * 100.0);
+	values_charts(c, f, chart_png);
 	unmatched(c, f);
 	differences(c, f);
 	return !ferror(f);

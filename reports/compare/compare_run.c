@@ -11,6 +11,9 @@ static void chart(const struct nb_compare *c, const char *dir, bool *rendered, F
 	struct nb_error err = { "" };
 	if (!nb_compare_chart(c, dir, rendered, &err) || *err.msg)
 		fprintf(diag, "nbrun: compare: chart: %s\n", err.msg);
+	err.msg[0] = '\0';
+	if (c->neutral && (!nb_compare_chart_values(c, dir, &err) || *err.msg)) /* A, B side by side */
+		fprintf(diag, "nbrun: compare: chart: %s\n", err.msg);
 }
 
 static bool write_format(const struct nb_compare *c, const char *format, FILE *f,

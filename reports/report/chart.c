@@ -18,7 +18,7 @@ int nb_chart_gp_style(size_t i)
 	return (int)(i % NPALETTE) + 1;
 }
 
-static void preamble(FILE *gp, const struct nb_chart *ch)
+static void preamble(FILE *gp, const struct nb_chart *ch, const char *context)
 {
 	fprintf(gp, "# nbrun chart: run `gnuplot %s.gp` in this folder to draw %s.png and %s.svg.\n"
 		    "reset\nset encoding utf8\n"
@@ -32,7 +32,11 @@ static void preamble(FILE *gp, const struct nb_chart *ch)
 		ch->name, ch->name, ch->name, ch->name);
 	fprintf(gp, "set title \"");
 	nb_chart_gp_str(gp, ch->title);
-	fprintf(gp, "\" font \",18\" offset 0,-0.3\n"
+	if (*context) { /* test, host pair, date and version: a chart seen alone says where it is from */
+		fputs("\\n", gp);
+		nb_chart_gp_str(gp, context);
+	}
+	fprintf(gp, "\" font \",17\" offset 0,-0.3\n"
 		    "set border 3 lw 1.2 lc rgb \"#404040\"\n"
 		    "set tics nomirror out scale 0.6 textcolor rgb \"#303030\"\n"
 		    "set grid xtics ytics lt 1 lw 1 lc rgb \"#e6e6e6\"\n"
@@ -105,7 +109,7 @@ struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_ch
 		return NULL;
 	}
 	fprintf(*dat, "# nbrun chart data: %s\n", title);
-	preamble(*gp, ch);
+	preamble(*gp, ch, c->context);
 	c->n++;
 	return ch;
 }
@@ -120,6 +124,29 @@ bool nb_chart_end(struct nb_charts *c, struct nb_error *err)
 		return false;
 	}
 	return nb_afile_commit(&c->open->gp, err);
+}
+
+void nb_chart_gp_hover(FILE *gp, const char *name, size_t index, const char *xy, int textcol,
+		       int lt)
+{
+	fprintf(gp, "\"%s.dat\" index %zu using %s:(stringcolumn(%d)) with labels hypertext point "
+		    "lt %d pt 7 ps 0.9 notitle", name, index, xy, textcol, lt);
+}
+
+void nb_chart_dat_label(FILE *dat, const char *s)
+{
+	fputc('"', dat);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\n' || *s == '\\' ? '\'' : *s, dat);
+	fputc('"', dat);
+}
+
+const char *nb_chart_short_label(const struct nb_plan_case *p)
+{
+	size_t n = strlen(p->test);
+	if (n && strncmp(p->case_id, p->test, n) == 0 && p->case_id[n] == '/' && p->case_id[n + 1])
+		return p->case_id + n + 1;
+	return p->case_id;
 }
 
 bool nb_chart_first_of_test(const struct nb_summary *s, size_t i)

@@ -25,6 +25,8 @@ enum nb_chart_kind {
 	NB_CHART_SWEEP,       /* received rate and loss vs offered rate of a sweep */
 	NB_CHART_TIMESERIES,  /* headline per interval of each repetition of one case */
 	NB_CHART_PATHS,       /* each path's headline per interval of a multi-path case, stacked */
+	NB_CHART_BOX,         /* each case's headline over its repetitions, one box per case */
+	NB_CHART_LATENCY_DIST,/* latency CDF: share of round trips at or below each latency */
 };
 
 /** One chart: files charts/NAME.{dat,gp,png,svg}. */
@@ -43,6 +45,7 @@ struct nb_charts {
 	size_t rendered;
 	bool gnuplot;          /* gnuplot was found on PATH */
 	char problem[256];     /* the first rendering failure, or "" */
+	char context[256];     /* every title's second line: host pair, date, nbrun version */
 	struct nb_chart_files *open; /* the .dat and .gp being written (chart.c) */
 };
 

@@ -10,6 +10,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* "vm → 10.0.0.2 · 2024-05-01 · nbrun 0.1.0": the hosts, the day and the version every title
+ * names, so that a chart copied into a slide still says what it measured. */
+static void context(const struct nb_results *res, char *out, size_t len)
+{
+	const struct nb_meta *m = &res->meta;
+	const char *local = nb_facts_value(&res->local, "host", "hostname");
+	char peer[96];
+	if (res->hosts.n > 1)
+		snprintf(peer, sizeof(peer), "%zu agent hosts", res->hosts.n);
+	else
+		snprintf(peer, sizeof(peer), "%s", m->peer ? m->peer : "embedded agent");
+	snprintf(out, len, "%s → %s · %.10s · nbrun %s", local ? local : "local", peer,
+		 m->started ? m->started : "date unknown", m->version ? m->version : "(version unknown)");
+}
+
 bool nb_charts_write(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		     struct nb_charts *out, struct nb_error *err)
 {
@@ -18,7 +33,9 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 	snprintf(path, sizeof(path), "%s/" NB_CHART_DIR, dir);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
 		return nb_error_errno(err, errno, "cannot create %s", path);
-	return nb_charts_xy(dir, res, s, out, err) && nb_charts_latency(dir, res, s, out, err) &&
+	context(res, out->context, sizeof(out->context));
+	return nb_charts_xy(dir, res, s, out, err) && nb_charts_box(dir, res, s, out, err) &&
+	       nb_charts_latency(dir, res, s, out, err) &&
 	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err) &&
 	       nb_charts_paths(dir, res, s, out, err);
 }

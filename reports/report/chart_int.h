@@ -19,6 +19,16 @@ struct nb_chart *nb_chart_begin(struct nb_charts *c, const char *dir, enum nb_ch
 bool nb_chart_end(struct nb_charts *c, struct nb_error *err);
 /** The i-th series style number (1-based, cycling through the palette). */
 int nb_chart_gp_style(size_t i);
+/** A plot element (no separator) that puts a hover point at each row of index `index` of
+ *  NAME.dat: x and y from `xy` ("1:2", "($1+0.2):3"), its text from column textcol (a quoted
+ *  string, nb_chart_dat_label). An SVG shows the text on hover (report.html makes it the
+ *  point's <title>); a PNG draws the point only. */
+void nb_chart_gp_hover(FILE *gp, const char *name, size_t index, const char *xy, int textcol,
+		       int lt);
+/** A .dat column of text: s in double quotes (any " or line break in it made harmless). */
+void nb_chart_dat_label(FILE *dat, const char *s);
+/** The case id without its test's prefix ("tcp/s128K/p1/forward"): the title names the test. */
+const char *nb_chart_short_label(const struct nb_plan_case *p);
 /** True when case i is the first of its test in s (each test once, in plan order). */
 bool nb_chart_first_of_test(const struct nb_summary *s, size_t i);
 
@@ -34,6 +44,9 @@ bool nb_charts_sweep(const char *dir, const struct nb_results *res, const struct
 /** The headline per interval of each repetition, per case (chart_timeseries.c). */
 bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 			  struct nb_charts *c, struct nb_error *err);
+/** Each case's headline over its repetitions, a box per case, per test (chart_box.c). */
+bool nb_charts_box(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		   struct nb_charts *c, struct nb_error *err);
 /** Each path's headline per interval, stacked, per multi-path case (chart_paths.c). */
 bool nb_charts_paths(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		     struct nb_charts *c, struct nb_error *err);

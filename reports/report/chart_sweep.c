@@ -68,13 +68,21 @@ static size_t trial_block(FILE *dat, const struct trial *t, size_t n, enum trial
 {
 	static const char *const names[TRIAL_NKINDS] = { "valid", "invalid (short)", "invalid (stalled)" };
 	size_t k = 0;
-	fprintf(dat, "%s# %s trials: offered received loss_pct\n", kind ? "\n\n" : "", names[kind]);
+	fprintf(dat, "%s# %s trials: offered received loss_pct hover\n", kind ? "\n\n" : "",
+		names[kind]);
 	for (size_t i = 0; i < n; i++)
-		if (t[i].kind == kind && ++k)
-			fprintf(dat, "%.9g %.9g %.9g\n", t[i].offered / sc.div, t[i].received / sc.div,
+		if (t[i].kind == kind && ++k) {
+			char hover[160];
+			snprintf(hover, sizeof(hover), "%s trial: offered %.4g %s, received %.4g %s, "
+				 "loss %.3g %%", names[kind], t[i].offered / sc.div, sc.unit,
+				 t[i].received / sc.div, sc.unit, t[i].loss);
+			fprintf(dat, "%.9g %.9g %.9g ", t[i].offered / sc.div, t[i].received / sc.div,
 				t[i].loss);
+			nb_chart_dat_label(dat, hover);
+			fputc('\n', dat);
+		}
 	if (k == 0) /* keeps every index present and valid for gnuplot */
-		fprintf(dat, "NaN NaN NaN\n");
+		fprintf(dat, "NaN NaN NaN \"\"\n");
 	return k;
 }
 
@@ -113,6 +121,11 @@ static void sweep_plot(FILE *gp, const char *name, const size_t count[TRIAL_NKIN
 			fprintf(gp, "%s\"%s.dat\" index %d using 1:2 with points lt 1 pt %d ps 1.6 "
 				    "title \"%s\"", sep, name, k, k == TRIAL_SHORT ? 6 : 4, kind_title[k]);
 			sep = ", \\\n     ";
+		}
+	for (int k = TRIAL_VALID; k < TRIAL_NKINDS; k++)
+		if (count[k]) {
+			fputs(sep, gp);
+			nb_chart_gp_hover(gp, name, (size_t)k, "1:2", 4, 1);
 		}
 	fprintf(gp, "\n");
 }

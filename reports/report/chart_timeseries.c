@@ -35,11 +35,17 @@ static size_t ts_blocks(FILE *dat, const struct nb_results *res, size_t ci, int 
 		const struct nb_run *r = &res->runs[i];
 		if (r->case_idx != ci || !nb_run_counts(r) || r->iv_n == 0)
 			continue;
-		fprintf(dat, "%s# series: run %u rep %u\n# t_mid_s value\n", k++ ? "\n\n" : "",
+		fprintf(dat, "%s# series: run %u rep %u\n# t_mid_s value hover\n", k++ ? "\n\n" : "",
 			(unsigned)r->run_id, (unsigned)r->rep);
 		for (size_t j = 0; j < r->iv_n; j++) {
 			const struct nb_interval *iv = res->iv_sorted[r->iv_first + j];
-			fprintf(dat, "%.9g %.9g\n", (iv->t_start + iv->t_end) / 2.0, iv->m.v[col] / sc.div);
+			char v[48], hover[160];
+			nb_fmt_value(iv->m.v[col], nb_cols[col].unit, v, sizeof(v));
+			snprintf(hover, sizeof(hover), "repetition %u, %.3g–%.3g s: %s", (unsigned)r->rep,
+				 iv->t_start, iv->t_end, v);
+			fprintf(dat, "%.9g %.9g ", (iv->t_start + iv->t_end) / 2.0, iv->m.v[col] / sc.div);
+			nb_chart_dat_label(dat, hover);
+			fputc('\n', dat);
 		}
 	}
 	return k;
@@ -96,9 +102,12 @@ static bool ts_chart(const char *dir, const struct nb_results *res, const struct
 	size_t k = ts_blocks(dat, res, ci, c->metric_col, sc);
 	ts_axes(gp, c, lo, hi, span, cd, sc);
 	fprintf(gp, "plot ");
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		fprintf(gp, "\"%s.dat\" index %zu using 1:2 with linespoints lt %d pt 7 ps 0.7 "
 			    "title \"repetition %zu\", \\\n     ", ch->name, i, nb_chart_gp_style(i), i + 1);
+		nb_chart_gp_hover(gp, ch->name, i, "1:2", 3, nb_chart_gp_style(i));
+		fputs(", \\\n     ", gp);
+	}
 	fprintf(gp, "%.9g with lines lt 8 lw 1.6 dt 2 title \"mean of repetitions\"\n",
 		c->value.mean / sc.div);
 	return nb_chart_end(charts, err);

@@ -200,13 +200,17 @@ static void plot_clause(FILE *gp, const char *name, size_t k, size_t nl, bool ba
 			sep, name, k, dx, w * 0.9, nb_chart_gp_style(k));
 		nb_chart_gp_str(gp, lab);
 		fprintf(gp, "\", \\\n     \"%s.dat\" index %zu using ($1%+.4f):3:4:5 with yerrorbars "
-			    "lc rgb \"#202020\" pt 7 ps 0.6 notitle", name, k, dx);
+			    "lc rgb \"#202020\" pt 7 ps 0.6 notitle, \\\n     ", name, k, dx);
+		char xy[32];
+		snprintf(xy, sizeof(xy), "($1%+.4f):3", dx);
+		nb_chart_gp_hover(gp, name, k, xy, 6, nb_chart_gp_style(k));
 		return;
 	}
 	fprintf(gp, "%s\"%s.dat\" index %zu using 2:3:4:5 with yerrorlines lt %d title \"", sep, name,
 		k, nb_chart_gp_style(k));
 	nb_chart_gp_str(gp, lab);
-	fprintf(gp, "\"");
+	fprintf(gp, "\", \\\n     ");
+	nb_chart_gp_hover(gp, name, k, "2:3", 6, nb_chart_gp_style(k));
 }
 
 /* Writes one data block per distinct label and the matching plot clause; the key's last entry
@@ -233,11 +237,19 @@ static void xy_series(FILE *dat, FILE *gp, const char *name, const struct nb_sum
 	}
 	for (size_t k = 0; k < nl; k++) {
 		size_t np = series_points(s, ax, idx, n, first[k], labels[k], sc, pts);
-		fprintf(dat, "%s# series: %s\n# x_index x mean ci95_lo ci95_hi\n", k ? "\n\n" : "",
+		fprintf(dat, "%s# series: %s\n# x_index x mean ci95_lo ci95_hi hover\n", k ? "\n\n" : "",
 			labels[k]);
-		for (size_t j = 0; j < np; j++)
-			fprintf(dat, "%zu %.17g %.9g %.9g %.9g\n", x_index(xs, nx, pts[j].x), pts[j].x,
+		for (size_t j = 0; j < np; j++) {
+			char t[32], hover[320];
+			tic_label(pts[j].x, ax->bytes, t, sizeof(t));
+			int d = nb_fmt_decimals(pts[j].y, NAN);
+			snprintf(hover, sizeof(hover), "%s, %s: %.*f %s (95 %% CI %.*f – %.*f)", labels[k],
+				 t, d, pts[j].y, sc.unit, d, pts[j].lo, d, pts[j].hi);
+			fprintf(dat, "%zu %.17g %.9g %.9g %.9g ", x_index(xs, nx, pts[j].x), pts[j].x,
 				pts[j].y, pts[j].lo, pts[j].hi);
+			nb_chart_dat_label(dat, hover);
+			fputc('\n', dat);
+		}
 		plot_clause(gp, name, k, nl, bars, labels[k]);
 	}
 	/* (a function cannot be drawn with error bars: an empty row of the data stands in) */

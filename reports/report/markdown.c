@@ -376,16 +376,20 @@ static void method_row(FILE *f, const struct nb_plan_case *p)
 
 static void method(FILE *f, const struct nb_results *res, const struct nb_summary *s)
 {
-	fprintf(f, "## Method\n\n| Test | Engine | Duration | Warm-up | Omitted | Interval | Repetitions |\n"
-		   "|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < s->n; i++) {
+	fprintf(f, "## Method\n\n");
+	if (nb_md_timing_common(s))
+		fputs("- **Timing and repetitions:** the same for every case, as Conditions says.\n", f);
+	else
+		fputs("| Test | Engine | Duration | Warm-up | Omitted | Interval | Repetitions |\n"
+		      "|---|---|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < s->n && !nb_md_timing_common(s); i++) {
 		bool first = true;
 		for (size_t k = 0; k < i && first; k++)
 			first = strcmp(s->c[k].pc->test, s->c[i].pc->test) != 0;
 		if (first)
 			method_row(f, s->c[i].pc);
 	}
-	fputs("\n- **Run order:** ", f);
+	fputs(nb_md_timing_common(s) ? "- **Run order:** " : "\n- **Run order:** ", f);
 	nb_md_text(f, res->meta.order ? res->meta.order : "unknown");
 	fputs(".\n", f);
 	fprintf(f, "- **Statistics:** each result is the mean of independent repetitions (a repetition "
@@ -419,7 +423,9 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 		return false;
 	FILE *f = a.f;
 	title(f, res);
+	nb_md_key_numbers(f, res, s);
 	verdict(f, res, s, pf);
+	nb_md_conditions(f, res, s);
 	nb_md_results(f, res, s);
 	nb_path_stats_md(f, res, s);
 	warnings(f, pf);

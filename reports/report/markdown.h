@@ -37,6 +37,16 @@ void nb_md_extra_head(FILE *f, size_t k, const char *unit);
 /** Cell of extra column k for case c (means over its counted runs; "forward / reverse" for a
  *  bidir case); sc scales the headline's units. */
 void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct nb_scale sc);
+/** The opening section (markdown_key.c): each case's headline with its 95 % CI, a latency
+ *  case's p50, p99 and p99.9 together. */
+void nb_md_key_numbers(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+/** What every case shares, said once: timing, engine, parameters, the ends' main facts. */
+void nb_md_conditions(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+/** Whether every case has the same timing and repetitions (the Method table is then left out). */
+bool nb_md_timing_common(const struct nb_summary *s);
+/** " · protocol tcp · direction forward": the case parameters every case has alike (the results
+ *  tables leave their columns out). */
+void nb_md_common_params(FILE *f, const struct nb_summary *s);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */

@@ -93,10 +93,60 @@ static bool first_of_group(const struct nb_summary *s, size_t i)
 	return s->c[i].n_trials == 0;
 }
 
+/* Column k's cell of case i, in buf (empty when the case has none). */
+static void pcol_text(const struct nb_summary *s, size_t i, size_t k, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	FILE *m = pcols[k].has(s->c[i].pc) ? fmemopen(buf, len, "w") : NULL;
+	if (m) {
+		pcols[k].cell(m, s->c[i].pc);
+		fclose(m);
+	}
+}
+
+static bool same_group(const struct nb_case_stats *a, const struct nb_case_stats *b);
+
+/* Column k reads the same in every case of the report (g < 0) or of group g: said once, in
+ * Conditions or on the test's line, instead of in every row. */
+static bool pcol_common(const struct nb_summary *s, long g, size_t k)
+{
+	char first[128], cur[128];
+	size_t i0 = g < 0 ? 0 : (size_t)g;
+	pcol_text(s, i0, k, first, sizeof(first));
+	for (size_t i = i0 + 1; i < s->n && first[0]; i++) {
+		if (g >= 0 && !same_group(&s->c[g], &s->c[i]))
+			continue;
+		pcol_text(s, i, k, cur, sizeof(cur));
+		if (strcmp(first, cur) != 0)
+			return false;
+	}
+	return s->n > 0 && first[0];
+}
+
+/* " · protocol tcp · direction forward": the columns common to the report (g < 0) or to group g
+ * and not to the whole report. */
+static void common_params(FILE *f, const struct nb_summary *s, long g)
+{
+	char buf[128];
+	for (size_t k = 0; k < NPCOLS; k++)
+		if (pcol_common(s, g, k) && (g < 0 || !pcol_common(s, -1, k))) {
+			pcol_text(s, g < 0 ? 0 : (size_t)g, k, buf, sizeof(buf));
+			fprintf(f, " · %c%s ", pcols[k].head[0] + ('a' - 'A'), pcols[k].head + 1);
+			fputs(buf, f); /* written by the cell, already escaped */
+		}
+}
+
+void nb_md_common_params(FILE *f, const struct nb_summary *s)
+{
+	common_params(f, s, -1);
+}
+
 static void group_columns(const struct nb_summary *s, size_t g, bool show[NPCOLS])
 {
 	for (size_t k = 0; k < NPCOLS; k++) {
 		show[k] = false;
+		if (pcol_common(s, (long)g, k))
+			continue;
 		for (size_t i = g; i < s->n && !show[k]; i++)
 			show[k] = same_group(&s->c[g], &s->c[i]) && pcols[k].has(s->c[i].pc);
 	}
@@ -217,6 +267,26 @@ static void clipped_note(FILE *f, const struct nb_summary *s, size_t g)
 		}
 }
 
+/* What "per client core" means, with the group's first case as the example. */
+static void per_core_note(FILE *f, const struct nb_summary *s, size_t g, struct nb_scale sc)
+{
+	fputs("\nPer client core, per agent core: the headline divided by the cores that end's engine "
+	      "threads kept busy (their CPU time per second of the run), what one fully busy core "
+	      "would carry at that pace", f);
+	const struct nb_case_stats *c = &s->c[g];
+	double used = c->metric_mean[NB_COL_CPU_LOCAL_PCT] / 100.0;
+	double per = c->metric_mean[NB_COL_LOCAL_PER_CPU_S] / sc.div;
+	if (c->value.n && isfinite(used) && isfinite(per) && used > 0) {
+		fprintf(f, ": %.*f %s at %.*f %s per client core means the client's threads used %.2f "
+			   "of a core", nb_fmt_decimals(c->value.mean / sc.div, NAN),
+			c->value.mean / sc.div, sc.unit, nb_fmt_decimals(per, NAN), per, sc.unit, used);
+		fputs(" (", f);
+		nb_md_code(f, c->pc->case_id);
+		fputs(")", f);
+	}
+	fputs(".\n", f);
+}
+
 static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 {
 	bool show[NPCOLS], extra[NB_MD_NEXTRA];
@@ -248,6 +318,8 @@ static void group_table(FILE *f, const struct nb_summary *s, size_t g)
 		fputs("\nThe columns after n are means over the repetitions; a bidir case gives "
 		      "forward / reverse (client → agent / agent → client), each direction judged on "
 		      "its own (see the warnings).\n", f);
+	if (extra[7] || extra[8])
+		per_core_note(f, s, g, sc);
 	clipped_note(f, s, g);
 	fputs("\n", f);
 }
@@ -400,6 +472,10 @@ void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summar
 	fprintf(f, "## Results\n\n");
 	if (s->n == 0)
 		fprintf(f, "No case has results yet.\n\n");
+	else
+		fputs("In each table: the mean over the counted repetitions ± their standard deviation "
+		      "(CV = stddev / mean), the lowest and the highest repetition, the 95 % confidence "
+		      "interval of the mean, and n, the repetitions counted.\n\n", f);
 	for (size_t g = 0; g < s->n; g++) {
 		if (!first_of_group(s, g))
 			continue;
@@ -410,6 +486,7 @@ void nb_md_results(FILE *f, const struct nb_results *res, const struct nb_summar
 		nb_md_code(f, c->pc->engine);
 		fputs(", headline ", f);
 		nb_md_code(f, c->metric);
+		common_params(f, s, (long)g);
 		fputs(".\n\n", f);
 		group_table(f, s, g);
 		group_notes(f, res, s, g);

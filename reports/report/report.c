@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "html.h"
 #include "json.h"
 #include "markdown.h"
 #include "path_stats.h"
@@ -73,6 +74,11 @@ static bool write_all(const char *dir, const struct nb_results *res, const struc
 	nb_charts_render(dir, ch);
 	snprintf(path, sizeof(path), "%s/" NB_MARKDOWN_FILE, dir);
 	if (!nb_markdown_write(path, res, s, pf, ch, err))
+		return false;
+	char html[4096];
+	size_t drawn;
+	snprintf(html, sizeof(html), "%s/" NB_HTML_FILE, dir);
+	if (!nb_html_write(dir, path, html, &drawn, err))
 		return false;
 	snprintf(path, sizeof(path), "%s/" NB_JSON_FILE, dir);
 	return nb_json_write(path, res, s, pf, err);

@@ -13,6 +13,7 @@
 #include "config_copy.h"
 #include "env_json.h"
 #include "hist_csv.h"
+#include "html.h"
 #include "intervals_csv.h"
 #include "json.h"
 #include "markdown.h"
@@ -27,7 +28,7 @@
 static const char *const results_files[] = {
 	NB_CONFIG_COPY_FILE, NB_PLAN_CSV_FILE, NB_ENV_JSON_FILE, NB_META_JSON_FILE,
 	NB_RUNS_CSV_FILE, NB_RUNS_JSONL_FILE, NB_INTERVALS_CSV_FILE, NB_SWEEPS_JSON_FILE, NB_SUMMARY_CSV_FILE,
-	NB_MARKDOWN_FILE, NB_JSON_FILE,
+	NB_MARKDOWN_FILE, NB_JSON_FILE, NB_HTML_FILE,
 };
 #define NFILES (sizeof(results_files) / sizeof(results_files[0]))
 

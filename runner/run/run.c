@@ -254,8 +254,8 @@ static void tell(const struct nb_batch *b, enum nb_run_exit rc, struct nb_error 
 		nb_error_set(err, "%zu run%s kept in %s (nbrun resume %s runs the rest)", b->runs_done,
 			     plural, b->dir, b->dir);
 	} else if (b->o->verbosity >= 0) {
-		fprintf(stderr, "nbrun: results in %s (report.md, summary.csv, runs.csv, intervals.csv)\n",
-			b->dir);
+		fprintf(stderr, "nbrun: results in %s (report.md, report.html, summary.csv, runs.csv, "
+			"intervals.csv)\n", b->dir);
 	}
 }
 

@@ -195,7 +195,7 @@ said "--set with an unknown key: exit 2, names it" 2 \
 cp -r "$SRC/tests/fixtures/results-basic" "$TMP/res"
 nb report "$TMP/res"
 [ "$RC" -eq 0 ] && [ ! -s "$TMP/out" ] && [ -s "$TMP/res/report.md" ] && [ "$(tail -n 1 "$TMP/err")" = \
-	"report: 6 cases, 22 runs (1 failed), 0 incomplete rows skipped, 10 charts (0 rendered)" ]
+	"report: 6 cases, 22 runs (1 failed), 0 incomplete rows skipped, 15 charts (0 rendered)" ]
 verdict "report DIR: exit 0, report.md rebuilt, one summary line last"
 mkdir "$TMP/empty"
 nb report "$TMP/empty"
