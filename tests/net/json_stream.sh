@@ -88,7 +88,8 @@ for kind, name in (("interval", "intervals.csv"), ("run", "runs.csv")):
         for k, v in r.items():
             assert text(e[k]) == v, f"{kind} {i} {k}: {e[k]!r} != {v!r}"
     print(kind, len(evs))
-print("case_start", sum(e["event"] == "case_start" for e in events))
+# a repetition that stalled runs again under the same case and rep: one case_start each time
+print("case_start", len({(e["case_id"], e["rep"]) for e in events if e["event"] == "case_start"}))
 print("exit", events[-1]["exit"], "resumed", events[0]["resumed_utc"] is not None)
 PY
 
