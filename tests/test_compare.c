@@ -1,6 +1,7 @@
 /* nbrun compare end to end: verdicts, exit codes and reports on the fixture results folders
  * of tests/fixtures/compare (made by make.py there). The statistics on their own are in
- * test_compare_stats.c. */
+ * test_compare_stats.c, the gate on its inputs (missing, failed, differing cases, names, bad
+ * input) in test_compare_inputs.c. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -13,100 +14,14 @@
 #include "env_json.h"
 #include "fixture_util.h"
 
-#define P1 "tcp-stream/tcp/s128K/p1/forward"
-#define P4 "tcp-stream/tcp/s128K/p4/forward"
-#define UDP "udp-stream/udp/s1400/p1/forward"
-#define RR "tcp-rr/tcp/r1/1/p1"
-#define LAT "latency/udp/r64/64"
+#include "nbt_compare.h"
 
-struct outcome {
-	int rc;
-	char *out, *err;
-	size_t olen, elen;
-};
-
-static void fixture(const char *name, char *buf, size_t len)
-{
-	char rel[256];
-	snprintf(rel, sizeof(rel), "compare/%s", name);
-	nbt_fixture_path(rel, buf, len);
-}
-
-/* Run `nbrun compare` on fixture folders (a name may carry "/runs.csv" and so on); o carries
- * the options, its paths are filled here. */
-static void run_opts(const char *const *names, size_t n, struct nb_compare_opts *o,
-		     struct outcome *r)
-{
-	static char paths[8][512];
-	const char *argv[8];
-	for (size_t i = 0; i < n; i++) {
-		fixture(names[i], paths[i], sizeof(paths[i]));
-		argv[i] = paths[i];
-	}
-	o->paths = argv;
-	o->npaths = n;
-	if (o->threshold == 0.0)
-		o->threshold = 0.05;
-	FILE *out = open_memstream(&r->out, &r->olen), *err = open_memstream(&r->err, &r->elen);
-	cr_assert(out && err);
-	r->rc = nb_compare_run(o, out, err);
-	fclose(out);
-	fclose(err);
-}
-
-static void compare_opts(const char *const *names, size_t n, const char *format, const char *metric,
-			 const char *outfile, struct outcome *r)
-{
-	struct nb_compare_opts o = { .metrics = &metric, .nmetrics = metric != NULL, .format = format,
-				     .out = outfile };
-	run_opts(names, n, &o, r);
-}
-
-static void compare2(const char *base, const char *nw, struct outcome *r)
-{
-	const char *names[] = { base, nw };
-	compare_opts(names, 2, "md", NULL, NULL, r);
-}
-
-static void outcome_free(struct outcome *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-/* The comparison itself, for value checks. */
-static void build(const char *base, const char *nw, const char *metric, struct nb_compare *c)
-{
-	char a[512], b[512];
-	fixture(base, a, sizeof(a));
-	fixture(nw, b, sizeof(b));
-	const char *paths[] = { a, b };
-	struct nb_compare_opts o = { .paths = paths, .npaths = 2, .threshold = 0.05,
-				     .metrics = &metric, .nmetrics = metric != NULL };
-	struct nb_error err = { "" };
-	cr_assert(nb_compare_build(c, &o, &err), "build: %s", err.msg);
-}
-
-static const struct nb_cmp_row *row_of(const struct nb_compare *c, const char *case_id)
-{
-	for (size_t i = 0; i < c->nrows; i++)
-		if (strcmp(c->rows[i].case_id, case_id) == 0)
-			return &c->rows[i];
-	cr_assert_fail("no row for %s", case_id);
-	return NULL;
-}
-
-static void setup(void)
-{
-	setenv("NBRUN_GNUPLOT", "none", 1);
-}
-
-TestSuite(compare, .init = setup);
+TestSuite(compare, .init = nbt_cmp_setup);
 
 Test(compare, identical_folders_exit_0_unchanged_where_the_noise_allows)
 {
 	struct outcome r;
-	compare2("base", "same", &r);
+	nbt_compare2("base", "same", &r);
 	cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
 	cr_assert(strstr(r.out, "# nbrun compare\n\n0 regressions, 0 improvements, 4 unchanged, "
 			 "1 inconclusive\n\n**Gate: pass** (exit 0: pass).\n"), "%s", r.out);
@@ -118,14 +33,14 @@ Test(compare, identical_folders_exit_0_unchanged_where_the_noise_allows)
 	cr_assert(strstr(r.err, "inconclusive: " P4 " (same): rx_bps 0.0 %"), "%s", r.err);
 	cr_assert(strstr(r.out, "5 comparisons were judged, each at 95 %"), "multiple comparisons");
 	cr_assert_null(strstr(r.out, "different conditions"));
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, identical_means_give_zero_change_and_t_zero)
 {
 	struct nb_compare c;
-	build("base", "same", NULL, &c);
-	const struct nb_cmp_row *row = row_of(&c, P1);
+	nbt_cmp_build("base", "same", NULL, &c);
+	const struct nb_cmp_row *row = nbt_cmp_row(&c, P1);
 	cr_assert_eq(row->base.st.n, 5, "the failed run must not count");
 	cr_assert_eq(row->base.failed, 1);
 	cr_assert_eq(row->cells[0].test, NB_CMP_TEST_WELCH);
@@ -140,16 +55,16 @@ Test(compare, identical_means_give_zero_change_and_t_zero)
 Test(compare, a_file_inside_the_folder_names_the_folder)
 {
 	struct outcome r;
-	compare2("base/runs.csv", "same/plan.csv", &r);
+	nbt_compare2("base/runs.csv", "same/plan.csv", &r);
 	cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
 	cr_assert(strstr(r.out, "4 unchanged"));
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, throughput_drop_of_20_percent_is_a_regression_with_its_ci)
 {
 	struct outcome r;
-	compare2("base", "drop", &r);
+	nbt_compare2("base", "drop", &r);
 	cr_assert_eq(r.rc, 1, "stderr: %s", r.err);
 	cr_assert(strstr(r.err, "regression: " P1 " (drop): rx_bps -20.0 % (95 % CI -20.5 to -19.5 %)"),
 		  "%s", r.err);
@@ -158,11 +73,11 @@ Test(compare, throughput_drop_of_20_percent_is_a_regression_with_its_ci)
 	cr_assert(strstr(r.out, "**Gate: fail** (exit 1: a regression beyond the threshold)"));
 	cr_assert(strstr(r.out, "## Regressions"));
 	cr_assert(strstr(r.out, "**regression** (whole 95 % CI beyond -5 %)"), "%s", r.out);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 
 	struct nb_compare c;
-	build("base", "drop", NULL, &c);
-	const struct nb_cmp_cell *cell = &row_of(&c, P1)->cells[0];
+	nbt_cmp_build("base", "drop", NULL, &c);
+	const struct nb_cmp_cell *cell = &nbt_cmp_row(&c, P1)->cells[0];
 	cr_assert_eq(cell->verdict, NB_CMP_REGRESSION);
 	cr_assert_float_eq(cell->change, -0.20, 1e-9);
 	cr_assert(cell->ch_hi < -0.05 && cell->ch_lo < cell->change && cell->ch_hi > cell->change);
@@ -172,14 +87,14 @@ Test(compare, throughput_drop_of_20_percent_is_a_regression_with_its_ci)
 Test(compare, three_percent_inside_the_noise_is_inconclusive_and_tight_three_unchanged)
 {
 	struct nb_compare c;
-	build("base", "noise", NULL, &c);
-	const struct nb_cmp_cell *p4 = &row_of(&c, P4)->cells[0];
+	nbt_cmp_build("base", "noise", NULL, &c);
+	const struct nb_cmp_cell *p4 = &nbt_cmp_row(&c, P4)->cells[0];
 	cr_assert_float_eq(p4->change, -0.03, 1e-9);
 	cr_assert_eq(p4->test, NB_CMP_TEST_WELCH);
 	cr_assert_eq(p4->verdict, NB_CMP_INCONCLUSIVE);
 	cr_assert(p4->detectable > 0.10, "5 %% CV, 5 runs: %g", p4->detectable);
 	/* the same 3 % with a tight stddev: real, and the whole CI inside the 5 % threshold */
-	const struct nb_cmp_cell *p1 = &row_of(&c, P1)->cells[0];
+	const struct nb_cmp_cell *p1 = &nbt_cmp_row(&c, P1)->cells[0];
 	cr_assert(p1->welch.significant);
 	cr_assert_eq(p1->verdict, NB_CMP_UNCHANGED);
 	cr_assert(p1->ch_lo > -0.05 && p1->ch_hi < 0.0);
@@ -189,8 +104,8 @@ Test(compare, three_percent_inside_the_noise_is_inconclusive_and_tight_three_unc
 Test(compare, latency_and_rr_are_decided_by_the_rank_test)
 {
 	struct nb_compare c;
-	build("base", "mixed", NULL, &c);
-	const struct nb_cmp_row *lat = row_of(&c, LAT), *rr = row_of(&c, RR), *p1 = row_of(&c, P1);
+	nbt_cmp_build("base", "mixed", NULL, &c);
+	const struct nb_cmp_row *lat = nbt_cmp_row(&c, LAT), *rr = nbt_cmp_row(&c, RR), *p1 = nbt_cmp_row(&c, P1);
 	cr_assert_str_eq(lat->metric, "lat_p50_us");
 	cr_assert(lat->rank && rr->rank && !p1->rank);
 	cr_assert_eq(lat->cells[0].test, NB_CMP_TEST_RANK);
@@ -204,289 +119,46 @@ Test(compare, latency_and_rr_are_decided_by_the_rank_test)
 	nb_compare_free(&c);
 
 	struct outcome r;
-	compare2("base", "mixed", &r);
+	nbt_compare2("base", "mixed", &r);
 	cr_assert_eq(r.rc, 1);
 	cr_assert(strstr(r.out, "\n1 regression, 1 improvement, 2 unchanged, 1 inconclusive\n"), "%s",
 		  r.out);
 	cr_assert(strstr(r.out, "| mann-whitney U=25.0, p=0.00794 (exact) | **regression**"), "%s", r.out);
 	cr_assert(strstr(r.err, LAT), "%s", r.err);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, run_warnings_are_carried_onto_their_rows)
 {
 	struct outcome r;
-	compare2("base", "mixed", &r);
+	nbt_compare2("base", "mixed", &r);
 	/* the rr runs of "mixed" carry a flag; p1 (one stream at half the p4 rate) a pitfall */
 	cr_assert(strstr(r.out, " | 5/5 | ⚠ mixed: littles-law |\n"), "%s", r.out);
 	cr_assert(strstr(r.out, " | 5/5 | ⚠ base: single-stream; ⚠ mixed: single-stream |\n"), "%s",
 		  r.out);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 	const char *names[] = { "base", "mixed" };
-	compare_opts(names, 2, "csv", NULL, NULL, &r);
+	nbt_cmp_opts(names, 2, "csv", NULL, NULL, &r);
 	cr_assert(strstr(r.out, ",single-stream,single-stream,\n"), "%s", r.out);
 	cr_assert(strstr(r.out, ",,littles-law,\n"), "%s", r.out);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, throughput_up_is_an_improvement_and_exit_0)
 {
 	struct nb_compare c;
-	build("base", "vendor-b", NULL, &c);
-	const struct nb_cmp_cell *p1 = &row_of(&c, P1)->cells[0];
+	nbt_cmp_build("base", "vendor-b", NULL, &c);
+	const struct nb_cmp_cell *p1 = &nbt_cmp_row(&c, P1)->cells[0];
 	cr_assert_eq(p1->verdict, NB_CMP_IMPROVEMENT);
 	cr_assert_float_eq(p1->change, 0.12, 1e-9);
 	nb_compare_free(&c);
-}
-
-Test(compare, a_case_missing_from_new_fails_the_gate_with_exit_5)
-{
-	struct outcome r;
-	compare2("base", "mismatch", &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_MISSING, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "nbrun: compare: missing: " UDP " (mismatch): in base, not in this "
-			 "folder\n"), "%s", r.err);
-	cr_assert(strstr(r.out, "- **missing**: `" UDP "` in `mismatch`"), "%s", r.out);
-	cr_assert(strstr(r.out, "## Unmatched cases"), "%s", r.out);
-	cr_assert(strstr(r.out, "1 case only in base, missing from `mismatch`: `" UDP "`"), "%s", r.out);
-	cr_assert(strstr(r.out, "1 case only in `mismatch`: `tcp-stream/tcp/s128K/p8/forward`"));
-	outcome_free(&r);
-
-	const char *names[] = { "base", "mismatch" };
-	compare_opts(names, 2, "csv", NULL, NULL, &r);
-	cr_assert(strstr(r.out, "\n" UDP ",udp-stream,rx_bps,bit/s,higher,base,mismatch,5,"), "%s", r.out);
-	cr_assert(strstr(r.out, ",only in base,not in this folder,,,\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "\ntcp-stream/tcp/s128K/p8/forward,,,,,base,mismatch,0,"));
-	cr_assert(strstr(r.out, ",only in new,not in base,,,\n"));
-	outcome_free(&r);
-}
-
-Test(compare, an_interrupted_new_fails_the_gate_with_exit_3)
-{
-	struct outcome r;
-	compare2("base", "interrupt", &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_INTERRUPTED, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "nbrun: compare: interrupted: interrupt: the batch did not finish "
-			 "(meta.json: complete false): 5 of 25 planned runs ok\n"), "%s", r.err);
-	cr_assert(strstr(r.out, "**Gate: fail** (exit 3: a results folder is from an interrupted "
-			 "batch)"), "%s", r.out);
-	cr_assert(strstr(r.out, "- **interrupted**: `interrupt`: the batch did not finish"), "%s", r.out);
-	cr_assert(strstr(r.out, "| new | `"), "%s", r.out);
-	cr_assert(strstr(r.out, "| **no** | 5 | 5 |"), "%s", r.out);
-	outcome_free(&r);
-}
-
-Test(compare, a_failed_case_in_new_fails_the_gate_with_exit_4_naming_it)
-{
-	struct outcome r;
-	compare2("base", "failed", &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_FAILED, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "nbrun: compare: failed: " UDP " (failed): 5 of 5 runs failed: peer "
-			 "closed the data connection\n"), "%s", r.err);
-	cr_assert(strstr(r.err, "nbrun: compare: failed: " P4 " (failed): 1 of 5 runs failed"), "%s",
-		  r.err);
-	cr_assert(strstr(r.out, "- **failed**: `" UDP "` in `failed`: 5 of 5 runs failed"), "%s", r.out);
-	cr_assert(strstr(r.out, "no data (all 5 runs failed in new: peer closed the data connection)"),
-		  "%s", r.out);
-	outcome_free(&r);
-}
-
-Test(compare, allow_missing_lists_the_problems_but_passes)
-{
-	static const char *const pairs[][2] = { { "base", "failed" }, { "base", "interrupt" },
-						{ "base", "mismatch" } };
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		struct nb_compare_opts o = { .allow_missing = true };
-		struct outcome r;
-		run_opts(pairs[i], 2, &o, &r);
-		cr_assert_eq(r.rc, 0, "%s: %s", pairs[i][1], r.err);
-		cr_assert(strstr(r.out, "## Problems"), "%s", r.out);
-		cr_assert(strstr(r.out, "allowed by `--allow-missing`"), "%s", r.out);
-		outcome_free(&r);
-	}
-}
-
-Test(compare, different_parameters_are_not_compared_and_exit_6)
-{
-	struct outcome r;
-	compare2("base", "params", &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_PARAMS, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "nbrun: compare: parameters differ: " P1 " (params): duration_s 10 → 1, "
-			 "mss 0 → 536\n"), "%s", r.err);
-	cr_assert(strstr(r.err, "parameters differ: " P4 " (params): window 0 → 262144\n"), "%s", r.err);
-	cr_assert(strstr(r.out, "not compared (parameters differ: duration_s 10 → 1, mss 0 → 536)"),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "- case `" P1 "`: duration_s 10 → 1, mss 0 → 536 — **not compared**"),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "2 not compared (parameters differ)"), "%s", r.out);
-	outcome_free(&r);
-}
-
-Test(compare, expected_parameter_differences_are_judged_as_context)
-{
-	const char *names[] = { "base", "params" };
-	const char *const expect[] = { "mss", "duration_s", "window" };
-	struct nb_compare_opts o = { .expect = expect, .nexpect = 3 };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
-	cr_assert(strstr(r.out, "- case `" P1 "`: duration_s 10 → 1, mss 0 → 536 (expected)"), "%s",
-		  r.out);
-	cr_assert_null(strstr(r.out, "not compared"), "%s", r.out);
-	outcome_free(&r);
-}
-
-Test(compare, environment_differences_are_reported_at_the_top)
-{
-	struct outcome r;
-	compare2("base", "envdiff", &r);
-	cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
-	const char *warn = strstr(r.out, "results were taken under different conditions");
-	const char *table = strstr(r.out, "## Results");
-	cr_assert(warn && table && warn < table, "%s", r.out);
-	/* the answer first: each case's verdict with its CI, then what differs */
-	const char *verdicts = strstr(r.out, "## Verdicts\n\n- `tcp-stream/tcp/s128K/p1/forward` "
-				      "rx_bps: **unchanged** 0.0 % (95 % CI -0.6 to +0.5 %) · 9.410 ± "
-				      "0.037 Gbit/s → 9.406 ± 0.037 Gbit/s\n");
-	cr_assert(verdicts && verdicts < warn, "%s", r.out);
-	cr_assert(strstr(r.out, "peer iface.mtu: 9001 → 1500"));
-	cr_assert(strstr(r.out, "peer tcp.congestion_control: cubic → bbr"));
-	cr_assert(strstr(r.out, "peer cpu.governor: unknown (not exposed: no cpufreq in this VM) → powersave"));
-	cr_assert(strstr(r.out, "peer iface.offload.gro: on → off"));
-	cr_assert(strstr(r.out, "## Differences"));
-	cr_assert_null(strstr(r.out, "hostname"), "host names are not conditions");
-	cr_assert(strstr(r.err, "warning: results were taken under different conditions (4 differences"),
-		  "%s", r.err);
-	outcome_free(&r);
-}
-
-Test(compare, expect_diff_makes_an_environment_difference_context)
-{
-	const char *names[] = { "base", "envdiff" };
-	const char *const expect[] = { "iface.mtu", "peer.tcp.congestion_control", "nosuch.key" };
-	struct nb_compare_opts o = { .expect = expect, .nexpect = 3 };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
-	cr_assert(strstr(r.out, "Expected differences (declared with `--expect-diff`, context rather "
-			 "than a warning): peer iface.mtu: 9001 → 1500; peer tcp.congestion_control: "
-			 "cubic → bbr.\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "- peer iface.mtu: 9001 → 1500 (expected)\n"), "%s", r.out);
-	cr_assert(strstr(r.err, "(2 differences, e.g. peer cpu.governor"), "%s", r.err);
-	cr_assert(strstr(r.err, "note: --expect-diff nosuch.key: no such difference"), "%s", r.err);
-	outcome_free(&r);
-}
-
-Test(compare, fail_on_inconclusive_exits_7)
-{
-	const char *names[] = { "base", "same" };
-	struct nb_compare_opts o = { .fail_on_inconclusive = true };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_INCONCLUSIVE, "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "exit 7 (an inconclusive verdict (--fail-on-inconclusive))"), "%s", r.err);
-	outcome_free(&r);
-}
-
-Test(compare, neutral_names_give_one_sentence_per_side_and_metric)
-{
-	const char *names[] = { "base", "vendor-b" };
-	struct nb_compare_opts o = { .names = "A,B" };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, 0, "no gate between vendors: %s", r.err);
-	cr_assert(strstr(r.out, "# nbrun compare: A vs B\n\n2 different beyond ±5 %, 3 the same within "
-			 "±5 %\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "- **rx_bps**: over 3 cases, B is slower than A in 1 (by 25.0 %), "
-			 "faster in 1 (by 12.0 %), the same within ±5 % in 1 and not distinguishable "
-			 "in 0.\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "  - `" P1 "`: B is 12.0 % faster than A (95 % CI 11.4–12.6 %).\n"),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "- **lat_p50_us**: B is 0.2 % faster than A in the median (95 % CI "),
-		  "%s", r.out);
-	cr_assert(strstr(r.out, "**B slower** (whole 95 % CI beyond -5 %)"), "%s", r.out);
-	cr_assert_null(strstr(r.out, "regression"), "%s", r.out);
-	outcome_free(&r);
-}
-
-Test(compare, neutral_without_names_uses_the_folder_labels)
-{
-	const char *names[] = { "base", "vendor-b" };
-	struct nb_compare_opts o = { .neutral = true };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "# nbrun compare: base vs vendor-b\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "vendor-b is 12.0 % faster than base (95 % CI 11.4–12.6 %)"), "%s",
-		  r.out);
-	outcome_free(&r);
-	/* a failed case still fails a vendor comparison: it would not be a fair one */
-	const char *failed[] = { "base", "failed" };
-	o = (struct nb_compare_opts){ .names = "A,B" };
-	run_opts(failed, 2, &o, &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_FAILED, "%s", r.err);
-	cr_assert(strstr(r.out, "B and A cannot be compared on rx_bps: all 5 runs failed in new"), "%s",
-		  r.out);
-	outcome_free(&r);
-}
-
-Test(compare, names_must_match_the_folders)
-{
-	const char *names[] = { "base", "vendor-b" };
-	struct nb_compare_opts o = { .names = "A,B,C" };
-	struct outcome r;
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_INPUT);
-	cr_assert(strstr(r.err, "--names 'A,B,C': 3 names for 2 folders"), "%s", r.err);
-	outcome_free(&r);
-	o = (struct nb_compare_opts){ .names = "A," };
-	run_opts(names, 2, &o, &r);
-	cr_assert_eq(r.rc, NB_CMP_EXIT_INPUT);
-	cr_assert(strstr(r.err, "each name 1 to 63 characters"), "%s", r.err);
-	outcome_free(&r);
-}
-
-struct bad_input {
-	const char *folder;
-	const char *message;
-};
-
-Test(compare, bad_input_exits_2_naming_the_file_and_line)
-{
-	static const struct bad_input cases[] = {
-		{ "corrupt", "compare/corrupt/runs.csv:5: wrong field count (20 of 97 fields)" },
-		{ "badvalue", "compare/badvalue/runs.csv:4: value '4.98e8x' is not a number" },
-		{ "notresult", "compare/notresult: not an nbrun results folder (no readable runs.csv)" },
-		{ "absent", "compare/absent: No such file or directory" },
-		{ "base/env.txt", "env.txt: No such file or directory" },
-		{ "base/meta.json/x", "meta.json/x: Not a directory" },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct outcome r;
-		compare2("base", cases[i].folder, &r);
-		cr_assert_eq(r.rc, 2, "%s: rc %d", cases[i].folder, r.rc);
-		cr_assert(strstr(r.err, cases[i].message), "%s: got %s", cases[i].folder, r.err);
-		cr_assert_eq(strchr(r.err, '\n'), r.err + r.elen - 1, "one line: %s", r.err);
-		cr_assert_eq(r.olen, 0, "nothing written on error");
-		outcome_free(&r);
-	}
-}
-
-Test(compare, unknown_metric_is_a_usage_error)
-{
-	const char *names[] = { "base", "same" };
-	struct outcome r;
-	compare_opts(names, 2, "md", "rx_bpz", NULL, &r);
-	cr_assert_eq(r.rc, 2);
-	cr_assert(strstr(r.err, "--metric 'rx_bpz': not a metric column"), "%s", r.err);
-	outcome_free(&r);
 }
 
 Test(compare, several_new_folders_get_one_column_group_each)
 {
 	const char *names[] = { "base", "drop", "vendor-b" };
 	struct outcome r;
-	compare_opts(names, 3, "md", NULL, NULL, &r);
+	nbt_cmp_opts(names, 3, "md", NULL, NULL, &r);
 	cr_assert_eq(r.rc, 1);
 	cr_assert(strstr(r.out, "| case | metric | base | drop | change (95 % CI) | verdict | vendor-b | "
 			 "change (95 % CI) | verdict | n | warnings |\n"
@@ -497,14 +169,14 @@ Test(compare, several_new_folders_get_one_column_group_each)
 	cr_assert(strstr(r.out, " | 5/5/5 | "), "n printed once per row: %s", r.out);
 	cr_assert(strstr(r.err, P1 " (drop)"));
 	cr_assert(strstr(r.err, P4 " (vendor-b): rx_bps -25.0 %"), "%s", r.err);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, json_output_carries_the_ci_and_the_gate)
 {
 	const char *names[] = { "base", "drop" };
 	struct outcome r;
-	compare_opts(names, 2, "json", NULL, NULL, &r);
+	nbt_cmp_opts(names, 2, "json", NULL, NULL, &r);
 	cr_assert_eq(r.rc, 1);
 	json_error_t je;
 	json_t *doc = json_loads(r.out, 0, &je);
@@ -526,14 +198,14 @@ Test(compare, json_output_carries_the_ci_and_the_gate)
 	json_t *welch = json_object_get(json_object_get(cell, "tests"), "welch");
 	cr_assert(json_number_value(json_object_get(welch, "t")) < -10.0);
 	json_decref(doc);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 }
 
 Test(compare, metric_option_compares_any_column)
 {
 	struct nb_compare c;
-	build("base", "mixed", "lat_p99_us", &c);
-	const struct nb_cmp_row *lat = row_of(&c, LAT), *rr = row_of(&c, RR), *p1 = row_of(&c, P1);
+	nbt_cmp_build("base", "mixed", "lat_p99_us", &c);
+	const struct nb_cmp_row *lat = nbt_cmp_row(&c, LAT), *rr = nbt_cmp_row(&c, RR), *p1 = nbt_cmp_row(&c, P1);
 	cr_assert_eq(lat->cells[0].verdict, NB_CMP_REGRESSION);
 	cr_assert_float_eq(lat->cells[0].change, 0.30, 1e-6);
 	/* rr latency is 1/rate: +15 % rate is -13 % p99 */
@@ -554,7 +226,7 @@ Test(compare, out_file_gets_markdown_and_its_own_chart_folder)
 	snprintf(gp, sizeof(gp), "%s/vendor-charts/compare.gp", dir);
 	const char *names[] = { "base", "drop", "vendor-b" };
 	struct outcome r;
-	compare_opts(names, 3, "md", NULL, out, &r);
+	nbt_cmp_opts(names, 3, "md", NULL, out, &r);
 	cr_assert_eq(r.rc, 1, "%s", r.err);
 	cr_assert_eq(r.olen, 0, "nothing on stdout with --out");
 	char *md = nbt_slurp(out, NULL), *d = nbt_slurp(dat, NULL), *g = nbt_slurp(gp, NULL);
@@ -574,7 +246,7 @@ Test(compare, out_file_gets_markdown_and_its_own_chart_folder)
 	free(md);
 	free(d);
 	free(g);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 	nbt_rmtree(dir);
 }
 
@@ -609,7 +281,7 @@ Test(compare, with_several_hosts_each_hosts_environment_is_compared_by_name)
 	cr_expect_null(strstr(r.out, "peer iface.mtu"), "no host is \"the peer\" here: %s", r.out);
 	cr_expect_null(strstr(r.out, "vm2 iface"), "vm2 is the same: %s", r.out);
 	cr_expect_not_null(strstr(r.err, "different conditions (2 differences"), "%s", r.err);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 	const char *const expect[] = { "vm3.iface.mtu" }; /* one host's difference, declared */
 	o.expect = expect;
 	o.nexpect = 1;
@@ -620,7 +292,7 @@ Test(compare, with_several_hosts_each_hosts_environment_is_compared_by_name)
 	fclose(err);
 	cr_expect_not_null(strstr(r.out, "- vm3 iface.mtu: 1500 → 9000 (expected)\n"), "%s", r.out);
 	cr_expect_not_null(strstr(r.err, "different conditions (1 difference"), "%s", r.err);
-	outcome_free(&r);
+	nbt_outcome_free(&r);
 	for (int s = 0; s < 2; s++) {
 		nbt_rmtree(dir[s]);
 		nb_facts_free(&vm3[s]);
