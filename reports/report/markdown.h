@@ -37,6 +37,9 @@ void nb_md_extra_head(FILE *f, size_t k, const char *unit);
 /** Cell of extra column k for case c (means over its counted runs; "forward / reverse" for a
  *  bidir case); sc scales the headline's units. */
 void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct nb_scale sc);
+/** "Where the packets were lost" (markdown_loss.c): each UDP case's loss budget over its runs
+ *  and its bottleneck sentence; nothing when no case has a budget. */
+void nb_md_loss_budget(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */

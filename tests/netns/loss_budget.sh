@@ -9,7 +9,9 @@
 #             socket as ENOBUFS, so lost = 0 and lb_tx_qdisc_drops = snd_errs, but for the edges
 #   mtu       R's link toward A at MTU 1280 and R's ICMP "fragmentation needed" dropped (an MTU
 #             black hole): 1400-byte datagrams all lost, lb_path = lost = tx_packets, and the
-#             report names the path and the MTU
+#             report names the path and the MTU (its verdict, and the nothing-received warning)
+# Each case's report.md has it in "Where the packets were lost" and names that place as the
+# bottleneck.
 # The control connection (port 7575) passes the shapers in a class of its own, and A advertises
 # an MSS below 1280 so it passes the black hole too. Speaks TAP. Needs root, ip, tc, nft, python3.
 # Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
@@ -77,10 +79,17 @@ for r in [run] + rows:
         assert eval(e.replace("run:", ""), {}, v), e
 PY
 }
+# verdict NAME TEXT: report.md's table has the case, and its bottleneck sentence begins with TEXT
+verdict() {
+	grep -q "^| \`$1/" "$TMP/$1/report.md" &&
+	grep -q "^- \`$1/[^\`]*\`: $2" "$TMP/$1/report.md" ||
+	{ echo "report.md does not say: $2"; sed -n '/^## Where the packets/,/^## W/p' "$TMP/$1/report.md"; false; } >>"$TMP/$1.check"
+}
 
 shape_past_control "$NSR" "$RA" 20mbit 16kb 64kb
 run path '{name: path, engine: stream, protocol: udp, size: 1000, rate: 40M}'
-budget path 'run: lost > 0' 'lb_excess == 0' 'lb_path == lost' 'rcvbuf_drops == 0' 'lb_tx_qdisc_drops == 0'
+budget path 'run: lost > 0' 'lb_excess == 0' 'lb_path == lost' 'rcvbuf_drops == 0' 'lb_tx_qdisc_drops == 0' &&
+	verdict path "the path: "
 that "a tbf on the router: the path holds every lost datagram" "$TMP/path.check"
 
 run socket '{name: socket, engine: stream, protocol: udp, size: 1400, rate: 400M, direction: reverse, window: 4k}'
@@ -89,12 +98,14 @@ run socket '{name: socket, engine: stream, protocol: udp, size: 1400, rate: 400M
 # counters are read a few hundred µs after the flows') fall in the next interval, or outside the
 # window. So the place holds the run's loss but for its edges (within 5 %), and a row whose parts
 # overshoot says by how much (lb_excess) instead of giving a path figure.
-budget socket 'run: lost > 0' 'run: abs(rcvbuf_drops - lost) <= 0.05 * lost'
+budget socket 'run: lost > 0' 'run: abs(rcvbuf_drops - lost) <= 0.05 * lost' &&
+	verdict socket "the receiver's socket buffer: "
 that "a 4k receive buffer: the receiver's socket holds the loss (all but the window's edge)" "$TMP/socket.check"
 
 shape_past_control "$NSB" "$VB" 10mbit 16kb 3000
 run qdisc '{name: qdisc, engine: stream, protocol: udp, size: 1000, rate: 40M}'
-budget qdisc 'run: snd_errs > 0' 'lost == 0' 'run: abs(lb_tx_qdisc_drops - snd_errs) <= 0.05 * snd_errs'
+budget qdisc 'run: snd_errs > 0' 'lost == 0' 'run: abs(lb_tx_qdisc_drops - snd_errs) <= 0.05 * snd_errs' &&
+	verdict qdisc "the sender's qdisc: "
 that "a tbf on the sender's veth: its qdisc's drops are the socket's ENOBUFS, none lost" "$TMP/qdisc.check"
 tc -n "$NSB" qdisc del dev "$VB" root
 
@@ -105,6 +116,8 @@ table ip nblb {
 }
 NFT
 run mtu '{name: mtu, engine: stream, protocol: udp, size: 1400, rate: 5M}'
-budget mtu 'run: lost > 0' 'lost == tx_packets' 'lb_excess == 0' 'lb_path == lost'
+budget mtu 'run: lost > 0' 'lost == tx_packets' 'lb_excess == 0' 'lb_path == lost' &&
+	verdict mtu "the path: .*every datagram was lost: .*an MTU black hole" &&
+	grep -q "nothing-received.*smaller MTU inside the path" "$TMP/mtu/report.md"
 that "an MTU black hole: every datagram lost, all of it on the path" "$TMP/mtu.check"
 exit $FAILED
