@@ -31,6 +31,8 @@ static void add_run(const struct nb_metrics *m, struct nb_loss_budget *b)
 	b->sock += or0(v[NB_COL_RCVBUF_DROPS]);
 	b->path += or0(v[NB_COL_LB_PATH]);
 	b->excess += or0(v[NB_COL_LB_EXCESS]);
+	b->target += or0(v[NB_COL_TARGET_RATE]);
+	b->achieved += or0(v[NB_COL_ACHIEVED_RATE]);
 	if (v[NB_COL_LB_EXCESS] > 0)
 		b->noisy_runs++;
 	const enum nb_col tx[2] = { NB_COL_CPU_LOCAL_TX_THREAD_PCT, NB_COL_CPU_PEER_TX_THREAD_PCT };
@@ -89,6 +91,9 @@ static void nothing_lost(const struct nb_loss_budget *b, char *buf, size_t n)
 		snprintf(buf, n, "the CPU: the busiest %s thread used %.0f %% of a core, nothing lost",
 			 or0(b->tx_thread) >= or0(b->rx_thread) ? "sender" : "receiver",
 			 fmax(or0(b->tx_thread), or0(b->rx_thread)));
+	else if (b->target > 0 && b->achieved >= 0.99 * b->target)
+		snprintf(buf, n, "none: the offered rate was sent and carried without a loss or a "
+			 "refused send");
 	else
 		snprintf(buf, n, "unknown: nothing was lost or refused and no thread was at a core");
 }
@@ -140,4 +145,40 @@ void nb_loss_budget_verdict(const struct nb_loss_budget *b, char *buf, size_t n)
 	if (b->noisy_runs && k > 0 && (size_t)k < n)
 		snprintf(buf + k, n - (size_t)k, "; the budget is noisy in %zu of %zu runs (the host's "
 			 "counters saw %.0f drops more than were lost)", b->noisy_runs, b->runs, b->excess);
+}
+
+/* The largest of two columns' highest values over the counted runs, and which one it was. */
+static double top2(const struct nb_case_stats *c, enum nb_col a, enum nb_col b, bool *second)
+{
+	double x = c->metric_max[a], y = c->metric_max[b];
+	*second = isfinite(y) && (!isfinite(x) || y > x);
+	return *second ? y : x;
+}
+
+bool nb_case_bottleneck(const struct nb_case_stats *c, char *buf, size_t n)
+{
+	if (c->value.n == 0)
+		return false;
+	bool peer;
+	double tx = top2(c, NB_COL_CPU_LOCAL_TX_THREAD_PCT, NB_COL_CPU_PEER_TX_THREAD_PCT, &peer);
+	bool tx_peer = peer;
+	double rx = top2(c, NB_COL_CPU_LOCAL_RX_THREAD_PCT, NB_COL_CPU_PEER_RX_THREAD_PCT, &peer);
+	bool rx_peer = peer;
+	double host = top2(c, NB_COL_HOST_CPU_LOCAL_PCT, NB_COL_HOST_CPU_PEER_PCT, &peer);
+	double retrans = c->metric_mean[NB_COL_RETRANS];
+	if (or0(tx) >= 90 || or0(rx) >= 90) {
+		bool is_tx = or0(tx) >= or0(rx);
+		snprintf(buf, n, "the CPU: the %s's busiest %s thread used %.0f %% of a core",
+			 (is_tx ? tx_peer : rx_peer) ? "agent" : "client", is_tx ? "sending" : "receiving",
+			 is_tx ? tx : rx);
+	} else if (host >= 90)
+		snprintf(buf, n, "the %s host's CPU: %.0f %% busy while no flow thread was at a core "
+			 "(softirq, interrupts or other processes)", peer ? "agent" : "client", host);
+	else if (retrans > 0)
+		snprintf(buf, n, "the path or a queue between the ends: TCP retransmitted %.0f segments "
+			 "a run (losses it repaired; TCP has no per-place budget)", retrans);
+	else
+		snprintf(buf, n, "unknown: no thread at a core, no busy host%s",
+			 isfinite(retrans) ? ", no retransmission" : "");
+	return true;
 }

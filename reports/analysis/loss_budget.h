@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "results.h"
+#include "summary.h"
 
 /** A case's budget over its runs (kind run, path all, a budget in the row: any status, so a run
  *  that received nothing shows where it all went). Counts are sums over those runs. */
@@ -19,6 +20,7 @@ struct nb_loss_budget {
 	double path, excess;            /* lb_path over the runs that add up; lb_excess over all */
 	double tx_thread, rx_thread;    /* the busiest sender / receiver thread, % of a core (max) */
 	double size;                    /* datagram payload, bytes (NAN unknown) */
+	double target, achieved;        /* paced: target_rate and achieved_rate summed (0 unpaced) */
 };
 
 /** Case ci's budget; false when none of its runs has one (not a UDP stream or pps case). */
@@ -26,5 +28,11 @@ bool nb_loss_budget_of_case(const struct nb_results *res, size_t ci, struct nb_l
 /** The bottleneck in one sentence (no trailing period), "unknown: ..." when the evidence does not
  *  decide. */
 void nb_loss_budget_verdict(const struct nb_loss_budget *b, char *buf, size_t n);
+
+/** The bottleneck of a case without a budget (TCP, rr, latency ...), from its counted runs'
+ *  statistics: a flow thread at a core (the CPU), a host busy with no thread at a core (softirq
+ *  or other work), TCP's retransmissions (loss somewhere on the path or in a queue, repaired),
+ *  else "unknown: ..."; false when the case has no counted run. */
+bool nb_case_bottleneck(const struct nb_case_stats *c, char *buf, size_t n);
 
 #endif

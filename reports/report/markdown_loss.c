@@ -1,5 +1,6 @@
 /* report.md's "Where the packets were lost": per UDP case its loss budget over the runs
- * (reports/analysis/loss_budget.h), then its bottleneck sentence. */
+ * (reports/analysis/loss_budget.h), then every case's bottleneck sentence: the budget's for a
+ * UDP case, the threads', host's and retransmissions' for the others. */
 #include "markdown.h"
 
 #include <math.h>
@@ -54,20 +55,24 @@ void nb_md_loss_budget(FILE *f, const struct nb_results *res, const struct nb_su
 		any = true;
 		budget_row(f, &s->c[i], &b);
 	}
-	if (!any)
-		return;
-	fprintf(f, "\nBottleneck, per case:\n\n");
+	fprintf(f, any ? "\nBottleneck, per case:\n\n" : "## Bottleneck\n\nPer case, from what its "
+		   "rows record (docs/reports.md):\n\n");
+	size_t lines = 0;
 	for (size_t i = 0; i < s->n && i < res->ncases; i++) {
 		struct nb_loss_budget b;
 		char v[768];
-		if (!nb_loss_budget_of_case(res, i, &b))
+		if (nb_loss_budget_of_case(res, i, &b))
+			nb_loss_budget_verdict(&b, v, sizeof(v));
+		else if (!nb_case_bottleneck(&s->c[i], v, sizeof(v)))
 			continue;
-		nb_loss_budget_verdict(&b, v, sizeof(v));
 		fprintf(f, "- ");
 		nb_md_code(f, s->c[i].pc->case_id);
 		fprintf(f, ": ");
 		nb_md_text(f, v);
 		fprintf(f, ".\n");
+		lines++;
 	}
+	if (!lines && !any)
+		fprintf(f, "- no case has a counted run.\n");
 	fprintf(f, "\n");
 }
