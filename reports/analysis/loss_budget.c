@@ -182,3 +182,21 @@ bool nb_case_bottleneck(const struct nb_case_stats *c, char *buf, size_t n)
 			 isfinite(retrans) ? ", no retransmission" : "");
 	return true;
 }
+
+void nb_loss_budget_json(const struct nb_results *res, const struct nb_case_stats *c, json_t *o)
+{
+	size_t ci = nb_results_case(res, c->pc->case_id);
+	struct nb_loss_budget b;
+	char v[768];
+	bool have = ci != (size_t)-1 && nb_loss_budget_of_case(res, ci, &b);
+	json_t *j = !have ? json_null()
+			  : json_pack("{s:I s:I s:f s:f s:f s:f s:f s:f s:f s:f s:f s:f}", "runs",
+				      (json_int_t)b.runs, "noisy_runs", (json_int_t)b.noisy_runs,
+				      "sent", b.sent, "lost", b.lost, "refused", b.refused, "tx_qdisc",
+				      b.tx_qdisc, "tx_if", b.tx_if, "rx_if", b.rx_if, "rx_ip_udp",
+				      b.rx_ip_udp, "rx_socket", b.sock, "path", b.path, "excess", b.excess);
+	json_object_set_new(o, "loss_budget", j ? j : json_null());
+	bool said = have ? (nb_loss_budget_verdict(&b, v, sizeof(v)), true)
+			 : nb_case_bottleneck(c, v, sizeof(v));
+	json_object_set_new(o, "bottleneck", said ? json_string(v) : json_null());
+}

@@ -4,6 +4,7 @@
 #ifndef NB_LOSS_BUDGET_H
 #define NB_LOSS_BUDGET_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -34,5 +35,10 @@ void nb_loss_budget_verdict(const struct nb_loss_budget *b, char *buf, size_t n)
  *  or other work), TCP's retransmissions (loss somewhere on the path or in a queue, repaired),
  *  else "unknown: ..."; false when the case has no counted run. */
 bool nb_case_bottleneck(const struct nb_case_stats *c, char *buf, size_t n);
+
+/** results.json's "loss_budget" of case c ({runs, noisy_runs, sent, lost, refused, tx_qdisc,
+ *  tx_if, rx_if, rx_ip_udp, rx_socket, path, excess}; null without a budget) and its
+ *  "bottleneck" sentence (null without one), set on the case's object o. */
+void nb_loss_budget_json(const struct nb_results *res, const struct nb_case_stats *c, json_t *o);
 
 #endif

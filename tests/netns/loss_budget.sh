@@ -77,6 +77,13 @@ for r in [run] + rows:
         if e.startswith("run:") and r is not run:
             continue
         assert eval(e.replace("run:", ""), {}, v), e
+import json
+c = json.load(open(d + "/results.json"))["summary"][0]
+lb = c["loss_budget"]
+print("results.json:", lb, c["bottleneck"])
+assert lb["runs"] == 1 and lb["lost"] == float(run["lost"]) and lb["sent"] == float(run["tx_packets"])
+assert lb["rx_socket"] == float(run["rcvbuf_drops"]) and lb["refused"] == float(run["snd_errs"])
+assert lb["path"] == float(run["lb_path"] or 0) and c["bottleneck"]
 PY
 }
 # verdict NAME TEXT: report.md's table has the case, and its bottleneck sentence begins with TEXT
