@@ -95,6 +95,13 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_##D##_ACHIEVED_RATE, pre "achieved_rate", "", "Achieved send rate (engine unit)" sfx, NO)
 	DIRCOLS(FWD, "fwd_", FWD_SFX),
 	DIRCOLS(REV, "rev_", REV_SFX),
+	COL(NB_COL_LB_TX_QDISC, "lb_tx_qdisc_drops", "", "Sender's root qdisc drops", LO),
+	COL(NB_COL_LB_TX_IF, "lb_tx_if_drops", "", "Sender's interface tx drops and errors", LO),
+	COL(NB_COL_LB_RX_IF, "lb_rx_if_drops", "", "Receiver's interface rx drops, missed and errors", LO),
+	COL(NB_COL_LB_RX_IP, "lb_rx_ip_drops", "", "Receiver's IP input drops", LO),
+	COL(NB_COL_LB_RX_UDP, "lb_rx_udp_errs", "", "Receiver's UDP input errors (not buffer)", LO),
+	COL(NB_COL_LB_PATH, "lb_path", "", "Lost on the path (unaccounted at both ends)", LO),
+	COL(NB_COL_LB_EXCESS, "lb_excess", "", "Drops counted beyond the loss (noisy budget)", NO),
 };
 
 const enum nb_col nb_dir_base[NB_DIR_NCOLS] = {

@@ -49,6 +49,11 @@ enum nb_col {
 	NB_COL_REV_TX_PACKETS, NB_COL_REV_RX_PACKETS, NB_COL_REV_LOST, NB_COL_REV_LOSS_PCT,
 	NB_COL_REV_JITTER_US, NB_COL_REV_SND_ERRS, NB_COL_REV_RCVBUF_DROPS, NB_COL_REV_RETRANS,
 	NB_COL_REV_TARGET_RATE, NB_COL_REV_ACHIEVED_RATE,
+	/* the loss budget of a UDP case (runner/control/metrics_loss.c): the host counters' drops
+	 * in the span at the sending end(s) and the receiving end(s), what is left of `lost` for
+	 * the path, and by how much the parts exceed the loss (> 0: noisy, no path figure) */
+	NB_COL_LB_TX_QDISC, NB_COL_LB_TX_IF, NB_COL_LB_RX_IF, NB_COL_LB_RX_IP, NB_COL_LB_RX_UDP,
+	NB_COL_LB_PATH, NB_COL_LB_EXCESS,
 	NB_COL_COUNT
 };
 

@@ -12,55 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ifcounter.h"
+#include "lossstats.h"
 #include "session.h"
-
-static bool ifname_ok(const char *ifname)
-{
-	size_t n = strlen(ifname);
-	if (n == 0 || n >= IFNAMSIZ || strchr(ifname, '/'))
-		return false;
-	return strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;
-}
-
-/* One sysfs counter: decimal digits and a trailing newline, nothing else. */
-static bool read_counter(const char *root, const char *ifname, const char *name, uint64_t *v,
-			 struct nb_error *err)
-{
-	char path[512], buf[32];
-	snprintf(path, sizeof(path), "%s/%s/statistics/%s", root, ifname, name);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return nb_error_errno(err, errno, "%s", path);
-	size_t len = fread(buf, 1, sizeof(buf) - 1, fp);
-	bool rd_err = ferror(fp);
-	fclose(fp);
-	buf[len] = '\0';
-	if (rd_err)
-		return nb_error_set(err, "%s: read error", path);
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	char *end = NULL;
-	errno = 0;
-	unsigned long long x = strtoull(buf, &end, 10);
-	if (len == 0 || buf[0] < '0' || buf[0] > '9' || *end != '\0' || errno == ERANGE)
-		return nb_error_set(err, "%s: expected a decimal counter, got \"%.32s\"", path, buf);
-	*v = x;
-	return true;
-}
 
 bool nb_ifstats_read(const char *root, const char *ifname, struct nb_ifstats *out,
 		     struct nb_error *err)
 {
-	if (!root)
-		root = NB_IFSTATS_ROOT;
-	if (!ifname || !ifname_ok(ifname))
-		return nb_error_set(err, "bad interface name \"%s\"", ifname ? ifname : "(null)");
 	struct nb_ifstats s;
-	if (!read_counter(root, ifname, "rx_packets", &s.rx_packets, err) ||
-	    !read_counter(root, ifname, "tx_packets", &s.tx_packets, err) ||
-	    !read_counter(root, ifname, "rx_bytes", &s.rx_bytes, err) ||
-	    !read_counter(root, ifname, "tx_bytes", &s.tx_bytes, err) ||
-	    !read_counter(root, ifname, "rx_dropped", &s.rx_dropped, err))
+	if (!nb_ifstats_counter(root, ifname, "rx_packets", &s.rx_packets, err) ||
+	    !nb_ifstats_counter(root, ifname, "tx_packets", &s.tx_packets, err) ||
+	    !nb_ifstats_counter(root, ifname, "rx_bytes", &s.rx_bytes, err) ||
+	    !nb_ifstats_counter(root, ifname, "tx_bytes", &s.tx_bytes, err) ||
+	    !nb_ifstats_counter(root, ifname, "rx_dropped", &s.rx_dropped, err))
 		return false;
 	*out = s;
 	return true;
@@ -221,6 +185,7 @@ void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname)
 {
 	struct nb_ifstats st;
 	s->has_if = false;
+	s->has_loss = false;
 	if (!ifname || !ifname[0] || !nb_ifstats_read(NULL, ifname, &st, NULL))
 		return;
 	s->if_stats[0] = st.rx_packets;
@@ -229,4 +194,11 @@ void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname)
 	s->if_stats[3] = st.tx_bytes;
 	s->if_stats[4] = st.rx_dropped;
 	s->has_if = true;
+	/* the budget's counters of the same interface and host (lossstats.h) */
+	struct nb_lossstats l;
+	if (nb_lossstats_read(ifname, &l)) {
+		s->has_loss = true;
+		s->loss_ok = l.ok;
+		memcpy(s->loss, l.v, sizeof(s->loss));
+	}
 }

@@ -16,10 +16,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "ifcounter.h"
 #include "nb_error.h"
-
-/** The default root of the per-interface folders. */
-#define NB_IFSTATS_ROOT "/sys/class/net"
 
 /** Cumulative counters of one interface (as read from ROOT/IF/statistics/). */
 struct nb_ifstats {
@@ -53,7 +51,8 @@ bool nb_ifstats_route_ifname(const struct sockaddr *peer, socklen_t len, char *i
 			     struct nb_error *err);
 
 struct nb_snapshot;
-/** Attach the counters of ifname to a snapshot (has_if stays false when unreadable or no name). */
+/** Attach the counters of ifname to a snapshot (has_if stays false when unreadable or no name),
+ *  and the loss budget's counters of that interface and host (has_loss, lossstats.h). */
 void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname);
 
 #endif

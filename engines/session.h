@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "engine.h"
+#include "lossstats.h"
 
 struct nb_session;
 
@@ -42,6 +43,9 @@ struct nb_snapshot {
 	struct nb_hist *hist;                 /* merged RTT histogram of all flows, or NULL */
 	struct nb_hist *lag;                  /* with hist: the flows' schedule lag (send time - due
 						 time, schedule.h) merged; never on the wire */
+	bool has_loss;                        /* the loss budget's counters below were read */
+	uint32_t loss_ok;                     /* bit i: loss[i] could be read (lossstats.h) */
+	uint64_t loss[NB_L_COUNT];            /* the host's drop counters, enum nb_loss_counter */
 };
 
 /** Allocate a snapshot (with the RTT and lag histograms when with_hist); NULL on out of memory. */

@@ -300,3 +300,60 @@ Test(metrics, the_schedule_lag_columns_come_from_the_lag_histograms)
 	nb_snapshot_destroy(a);
 	nb_snapshot_destroy(b);
 }
+
+/* The loss budget (issue 36): a forward UDP case that lost 100 datagrams; the client (sender)
+ * saw 30 qdisc drops of which 20 came back as ENOBUFS, 5 tx drops; the agent (receiver) 7
+ * interface drops, 3 IP discards, 12 UDP errors of which 10 were its buffer's, which the socket
+ * counted itself (rcvbuf_drops 10). */
+static void loss(struct nb_snapshot *s, int i, uint64_t v)
+{
+	s->has_loss = true;
+	s->loss_ok = (1u << NB_L_COUNT) - 1;
+	s->loss[i] = v;
+}
+
+Test(metrics, the_loss_budget_leaves_to_the_path_what_no_end_counted)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	struct nb_span s = span(&p);
+	snaps[1]->flow[0].c[NB_C_TX_SETTLED] = 1000;
+	snaps[3]->flow[0].c[NB_C_RX_SETTLED] = 900;
+	snaps[1]->flow[0].c[NB_C_SND_ERRS] = 20;
+	snaps[3]->flow[0].c[NB_C_RCVBUF_DROPS] = 10;
+	for (int i = 0; i < 4; i++)
+		loss(snaps[i], NB_L_QDISC_DROPS, 0);
+	loss(snaps[1], NB_L_QDISC_DROPS, 30);
+	loss(snaps[1], NB_L_IF_TX_DROPPED, 5);
+	loss(snaps[1], NB_L_IF_RX_DROPPED, 1000); /* the sender's rx side: not its part */
+	loss(snaps[3], NB_L_IF_RX_DROPPED, 4);
+	loss(snaps[3], NB_L_IF_RX_MISSED, 3);
+	loss(snaps[3], NB_L_IP_IN_DROPS, 3);
+	loss(snaps[3], NB_L_UDP_IN_ERRORS, 12);
+	loss(snaps[3], NB_L_UDP_RCVBUF, 10);
+	struct nb_metrics m;
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_assert_float_eq(m.v[NB_COL_LOST], 100, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_TX_QDISC], 30, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_TX_IF], 5, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_RX_IF], 7, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_RX_IP], 3, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_RX_UDP], 2, 1e-9, "InErrors less the buffer's");
+	/* 100 - (30 - 20 silent at the qdisc) - 5 - 7 - 3 - 2 - 10 (the socket) */
+	cr_expect_float_eq(m.v[NB_COL_LB_PATH], 63, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_EXCESS], 0, 1e-9);
+
+	loss(snaps[3], NB_L_IP_IN_DROPS, 500); /* someone else's traffic moved the host counter */
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_LB_PATH]), "a noisy budget has no path figure");
+	cr_expect_float_eq(m.v[NB_COL_LB_EXCESS], 434, 1e-9, "by how much the parts exceed the loss");
+
+	snaps[2]->loss_ok &= ~(1u << NB_L_IP_IN_DROPS); /* an end that could not read one */
+	nb_metrics_span(&nb_engine_stream, &p, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_LB_RX_IP]) && isnan(m.v[NB_COL_LB_PATH]) &&
+		  isnan(m.v[NB_COL_LB_EXCESS]), "an unknown part: no path, not noisy either");
+
+	struct nb_params tcp = p;
+	tcp.proto = NB_PROTO_TCP;
+	nb_metrics_span(&nb_engine_stream, &tcp, &s, -1, NULL, &m);
+	cr_expect(isnan(m.v[NB_COL_LB_TX_QDISC]), "no budget where nothing counts loss");
+}

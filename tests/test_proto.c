@@ -182,6 +182,39 @@ Test(proto, interval_snapshot_round_trips_counters_of_every_flow)
 	nb_buf_free(&b);
 }
 
+/* The loss budget's counters travel at the end of a snapshot, and only when read: a snapshot
+ * without them keeps the bytes of protocol 6's. */
+Test(proto, a_snapshot_carries_the_loss_counters_only_when_it_has_them)
+{
+	struct nb_snapshot *s = nb_snapshot_create(false);
+	struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
+	m.u.interval = (struct nb_msg_snap){ .index = 1, .snap = s };
+	struct nb_buf without = encode(&m);
+	cr_assert(decode(&without, &out, NULL));
+	cr_assert_not(out.u.interval.snap->has_loss);
+	nb_msg_free(&out);
+	s->has_loss = true;
+	s->loss_ok = 1u << NB_L_QDISC_DROPS | 1u << NB_L_UDP_RCVBUF;
+	s->loss[NB_L_QDISC_DROPS] = 1234567890123ull;
+	s->loss[NB_L_UDP_RCVBUF] = 42;
+	struct nb_buf with = encode(&m);
+	cr_assert_eq(with.len, without.len + 1 + 4 + 8 * NB_L_COUNT);
+	cr_assert(decode(&with, &out, NULL));
+	const struct nb_snapshot *d = out.u.interval.snap;
+	cr_assert(d->has_loss);
+	cr_assert_eq(d->loss_ok, s->loss_ok);
+	cr_assert_eq(d->loss[NB_L_QDISC_DROPS], 1234567890123ull);
+	cr_assert_eq(d->loss[NB_L_UDP_RCVBUF], 42);
+	nb_msg_free(&out);
+	with.p[4 + without.len - 4] = NB_L_COUNT + 1; /* a count of another version */
+	struct nb_error err = { { 0 } };
+	cr_assert_not(decode(&with, &out, &err));
+	cr_assert(strstr(err.msg, "loss counter count"), "%s", err.msg);
+	nb_snapshot_destroy(s);
+	nb_buf_free(&without);
+	nb_buf_free(&with);
+}
+
 Test(proto, error_and_ready_round_trip)
 {
 	struct nb_msg m = { .type = NB_MSG_ERROR }, out;

@@ -8,6 +8,7 @@
 
 #include "afile.h"
 #include "fmt.h"
+#include "loss_budget.h"
 #include "path_stats.h"
 
 static json_t *plan_json(const struct nb_results *res)
@@ -95,7 +96,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 	for (size_t k = 0; k < NB_COL_COUNT; k++)
 		if (isfinite(c->metric_mean[k]))
 			json_object_set_new(mm, nb_cols[k].name, json_real(c->metric_mean[k]));
-	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
+	json_t *o = json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
 		"case_id", nb_json_string(c->pc->case_id), "metric", nb_json_string(c->metric),
 		"unit", nb_json_string(c->metric_col >= 0 ? nb_cols[c->metric_col].unit : ""),
 		"n", (json_int_t)v->n, "n_failed", (json_int_t)c->n_failed,
@@ -111,6 +112,9 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
 		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
 		"paths", nb_path_stats_json(res, c));
+	if (o)
+		nb_loss_budget_json(res, c, o); /* where the lost packets went, and the bottleneck */
+	return o;
 }
 
 static json_t *facts_json(const struct nb_facts *f)

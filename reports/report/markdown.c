@@ -427,6 +427,7 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	verdict(f, res, s, pf);
 	nb_md_conditions(f, res, s);
 	nb_md_results(f, res, s);
+	nb_md_loss_budget(f, res, s);
 	nb_path_stats_md(f, res, s);
 	warnings(f, pf);
 	nb_md_charts(f, charts);

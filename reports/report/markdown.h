@@ -47,6 +47,9 @@ bool nb_md_timing_common(const struct nb_summary *s);
 /** " · protocol tcp · direction forward": the case parameters every case has alike (the results
  *  tables leave their columns out). */
 void nb_md_common_params(FILE *f, const struct nb_summary *s);
+/** "Where the packets were lost" (markdown_loss.c): each UDP case's loss budget over its runs
+ *  and its bottleneck sentence; nothing when no case has a budget. */
+void nb_md_loss_budget(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */

@@ -132,6 +132,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 		cost_per_cpu(e, out);
 		nb_metrics_cpu_threads(s, out);
 		bidir_split(e, p, s, out);
+		nb_metrics_loss_budget(e, p, s, out);
 	}
 }
 

@@ -45,6 +45,11 @@ void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfin
  *  request was scheduled. */
 void nb_metrics_sched_lag(const struct nb_snapshot *a, const struct nb_snapshot *b,
 			  struct nb_metrics *m);
+/** The loss budget columns (lb_*) of a UDP case of e over the span, from both ends' host drop
+ *  counters and the row's lost, snd_errs and rcvbuf_drops (metrics_loss.c); nothing for other
+ *  cases. */
+void nb_metrics_loss_budget(const struct nb_engine *e, const struct nb_params *p,
+			    const struct nb_span *s, struct nb_metrics *m);
 /** The latency columns (mean, stddev, min, percentiles, max) of histogram h into m; nothing
  *  when h holds no sample. */
 void nb_metrics_latency(const struct nb_hist *h, struct nb_metrics *m);

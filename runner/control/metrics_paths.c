@@ -11,7 +11,7 @@
 
 #include <math.h>
 
-enum how { SUM, MAX, MEAN, RATIO, LATENCY };
+enum how { SUM, MAX, MEAN, RATIO, LATENCY, NONE };
 
 static enum how how_of(int c)
 {
@@ -43,6 +43,10 @@ static enum how how_of(int c)
 		return MAX;
 	if (c >= NB_COL_LAT_MEAN_US && c <= NB_COL_LAT_MAX_US)
 		return LATENCY;
+	/* every path reads the local host's drop counters: a sum would count them once per path,
+	 * a largest would hide a peer's; each path's own row has its budget */
+	if (c >= NB_COL_LB_TX_QDISC && c <= NB_COL_LB_EXCESS)
+		return NONE;
 	return SUM;
 }
 
@@ -91,7 +95,7 @@ void nb_metrics_sum_paths(const struct nb_engine *e, const struct nb_metrics *pa
 	nb_metrics_clear(out);
 	for (int c = 0; c < NB_COL_COUNT; c++) {
 		enum how how = how_of(c);
-		if (how != RATIO && how != LATENCY)
+		if (how != RATIO && how != LATENCY && how != NONE)
 			out->v[c] = combine(how, parts, n, c);
 	}
 	ratios(e, parts, n, out);

@@ -357,6 +357,14 @@ static void enc_snap(struct nb_buf *b, const struct nb_msg_snap *m)
 			put_u64(b, s->flow[f].g[g]);
 		put_u64(b, s->flow[f].cpu_ns);
 	}
+	/* the loss budget's counters (protocol 7): only when read, at the end, so a snapshot
+	 * without them keeps its bytes */
+	if (s->has_loss) {
+		put_u8(b, NB_L_COUNT);
+		put_u32(b, s->loss_ok);
+		for (int i = 0; i < NB_L_COUNT; i++)
+			put_u64(b, s->loss[i]);
+	}
 }
 
 static void dec_snap(struct rd *r, struct nb_msg_snap *m)
@@ -387,6 +395,13 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 			s->flow[f].g[g] = get_uint(r, 8);
 		s->flow[f].cpu_ns = get_uint(r, 8);
 	}
+	if (r->bad || r->off == r->len)
+		return;
+	get_range(r, 1, NB_L_COUNT, NB_L_COUNT, "loss counter count differs from this version");
+	s->loss_ok = (uint32_t)get_range(r, 4, 0, (1u << NB_L_COUNT) - 1, "loss counter mask");
+	for (int i = 0; i < NB_L_COUNT; i++)
+		s->loss[i] = get_uint(r, 8);
+	s->has_loss = !r->bad;
 }
 
 /* ---- check ---- */

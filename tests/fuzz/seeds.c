@@ -136,6 +136,13 @@ static void proto_seeds(void)
 	struct nb_snapshot *snap = nb_snapshot_create(false);
 	m = snap_msg(NB_MSG_INTERVAL, snap);
 	proto_seed("interval", &m);
+	snap->has_loss = true; /* protocol 7: the loss budget's counters at the end */
+	snap->loss_ok = (1u << NB_L_COUNT) - 1;
+	for (int i = 0; i < NB_L_COUNT; i++)
+		snap->loss[i] = 10u * (unsigned)i;
+	m = snap_msg(NB_MSG_INTERVAL, snap);
+	proto_seed("interval_loss", &m);
+	snap->has_loss = false;
 	m = snap_msg(NB_MSG_RESULT, snap);
 	proto_seed("result_ok", &m);
 	m.u.result.ok = 0;

@@ -103,6 +103,37 @@ make_secret() {
 	head -c 32 /dev/urandom | base64 >"$1" && chmod 600 "$1"
 }
 
+# routed_netns NETA NETB: namespaces NSA and NSB routed through NSR (a veth each: VA-RA on
+# NETA.0/24, VB-RB on NETB.0/24, R at .254 of each, A at ADDR_A, B at ADDR_B), forwarding on.
+# A's default route is added with ROUTE_A_OPTS appended (e.g. "advmss 1200").
+routed_netns() {
+	ip netns add "$NSA" && ip netns add "$NSB" && ip netns add "$NSR" &&
+	ip link add "$VA" type veth peer name "$RA" && ip link add "$VB" type veth peer name "$RB" &&
+	ip link set "$VA" netns "$NSA" && ip link set "$RA" netns "$NSR" &&
+	ip link set "$VB" netns "$NSB" && ip link set "$RB" netns "$NSR" &&
+	ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSR" addr add "$1.254/24" dev "$RA" &&
+	ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" && ip -n "$NSR" addr add "$2.254/24" dev "$RB" &&
+	for _l in "$NSA $VA" "$NSB $VB" "$NSR $RA" "$NSR $RB" "$NSA lo" "$NSB lo" "$NSR lo"; do
+		ip -n "${_l% *}" link set "${_l#* }" up || return 1
+	done &&
+	ip -n "$NSA" route add default via "$1.254" ${ROUTE_A_OPTS:-} &&
+	ip -n "$NSB" route add default via "$2.254" &&
+	ip netns exec "$NSR" sysctl -qw net.ipv4.ip_forward=1
+}
+
+# shape_past_control NS DEV RATE BURST LIMIT: a tbf at RATE (BURST, LIMIT bytes) as DEV's egress,
+# the control connection (port 7575) past it in an htb class of its own (htb only sorts: both
+# classes may take 1 Gbit/s), so that a test about the data is not one about a control path
+# that loses a share of its segments.
+shape_past_control() {
+	tc -n "$1" qdisc add dev "$2" root handle 1: htb default 20 &&
+	tc -n "$1" class add dev "$2" parent 1: classid 1:10 htb rate 1gbit quantum 60000 prio 0 &&
+	tc -n "$1" class add dev "$2" parent 1: classid 1:20 htb rate 1gbit quantum 60000 prio 1 &&
+	tc -n "$1" qdisc add dev "$2" parent 1:20 handle 20: tbf rate "$3" burst "$4" limit "$5" &&
+	tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 match ip sport 7575 0xffff flowid 1:10 &&
+	tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 match ip dport 7575 0xffff flowid 1:10
+}
+
 # veth_test_init PREFIX NET: the names, addresses and scratch folder of a two-namespace test
 # (NSA/NSB, VA/VB, ADDR_A=NET.1, ADDR_B=NET.2, TMP), and an EXIT trap that kills SERVE_PID and
 # removes exactly those namespaces, that link and that folder.

@@ -26,18 +26,7 @@ need_root_netns tc python3
 echo "1..4"
 NSR=nbwc-$$-r RA=nbwc-${$}ra RB=nbwc-${$}rb ADDR_B=10.231.93.2
 router() {
-	ip netns add "$NSA" && ip netns add "$NSB" && ip netns add "$NSR" &&
-	ip link add "$VA" type veth peer name "$RA" && ip link add "$VB" type veth peer name "$RB" &&
-	ip link set "$VA" netns "$NSA" && ip link set "$RA" netns "$NSR" &&
-	ip link set "$VB" netns "$NSB" && ip link set "$RB" netns "$NSR" &&
-	ip -n "$NSA" addr add "$ADDR_A/24" dev "$VA" && ip -n "$NSR" addr add 10.231.92.254/24 dev "$RA" &&
-	ip -n "$NSB" addr add "$ADDR_B/24" dev "$VB" && ip -n "$NSR" addr add 10.231.93.254/24 dev "$RB" &&
-	for l in "$NSA $VA" "$NSB $VB" "$NSR $RA" "$NSR $RB" "$NSA lo" "$NSB lo" "$NSR lo"; do
-		ip -n "${l% *}" link set "${l#* }" up || return 1
-	done &&
-	ip -n "$NSA" route add default via 10.231.92.254 &&
-	ip -n "$NSB" route add default via 10.231.93.254 &&
-	ip netns exec "$NSR" sysctl -qw net.ipv4.ip_forward=1 &&
+	routed_netns 10.231.92 10.231.93 &&
 	shape "$RA" && shape "$RB"
 }
 # shape DEV: the data through a tbf at RATE; the control connection (port 7575) past it in a
@@ -46,12 +35,7 @@ router() {
 # back-off can outlast the runner's patience: this test is about the rows, not about a control
 # path that loses a third of its packets.
 shape() {
-	tc -n "$NSR" qdisc add dev "$1" root handle 1: htb default 20 &&
-	tc -n "$NSR" class add dev "$1" parent 1: classid 1:10 htb rate 1gbit quantum 60000 prio 0 &&
-	tc -n "$NSR" class add dev "$1" parent 1: classid 1:20 htb rate 1gbit quantum 60000 prio 1 &&
-	tc -n "$NSR" qdisc add dev "$1" parent 1:20 handle 20: tbf rate "$RATE" burst 32kb limit 1mb &&
-	tc -n "$NSR" filter add dev "$1" parent 1: protocol ip prio 1 u32 match ip sport 7575 0xffff flowid 1:10 &&
-	tc -n "$NSR" filter add dev "$1" parent 1: protocol ip prio 1 u32 match ip dport 7575 0xffff flowid 1:10
+	shape_past_control "$NSR" "$1" "$RATE" 32kb 1mb
 }
 trap 'veth_test_cleanup; ip netns del "$NSR" 2>/dev/null; ip link del "$VB" 2>/dev/null' EXIT
 router && ok "A and B routed through R, each way shaped to $RATE bit/s" || { nok "namespace setup"; exit 1; }
