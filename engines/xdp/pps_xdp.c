@@ -27,8 +27,11 @@ struct ppsx_end {
 	/* receiving */
 	uint32_t rx_owner;              /* the flow whose thread reads every queue; nflows: none */
 	uint16_t port_lo;
-	uint32_t nports;
-	struct nb_xdp_rxflow *rxflows;  /* by destination port - port_lo, shared by the queues */
+	uint16_t *ports;                /* the receiving flows' ports (nrx) */
+	uint32_t nrx;
+	uint16_t *slot;                 /* port - port_lo -> rxflows index + 1 (nslots) */
+	uint32_t nslots;
+	struct nb_xdp_rxflow *rxflows;  /* the receiving flows, shared by the queues */
 	struct nb_xdp_rx *rx;           /* one per queue */
 };
 
@@ -80,6 +83,8 @@ static void end_close(struct ppsx_end *e)
 		return;
 	nb_xdp_path_close(e->path); /* the program leaves the interface here */
 	free(e->rxflows);
+	free(e->ports);
+	free(e->slot);
 	free(e->rx);
 	free(e);
 }
@@ -116,37 +121,41 @@ static bool flow_addrs(const struct nb_flow *f, struct sockaddr_storage *local,
 	return true;
 }
 
-/* The receiving flows' local ports, as the program's range and the demultiplexer's table. */
+/* The receiving flows' local ports: the program takes exactly those (a client's ephemeral ports
+ * may lie far apart, and the ports between them are anyone's), the demultiplexer finds each
+ * flow by its port's slot. */
 static bool rx_ports(struct ppsx_end *e, struct nb_error *err)
 {
-	uint32_t lo = 65536, hi = 0;
-	for (uint32_t i = 0; i < e->nflows; i++) {
-		struct sockaddr_storage l, p;
-		socklen_t pl;
-		if (e->flows[i].sends)
-			continue;
-		if (!flow_addrs(&e->flows[i], &l, &p, &pl, err))
-			return false;
-		uint16_t port = port_of(&l);
-		lo = port < lo ? port : lo;
-		hi = port > hi ? port : hi;
-	}
-	e->port_lo = (uint16_t)lo;
-	e->nports = hi - lo + 1;
-	e->rxflows = calloc(e->nports, sizeof(*e->rxflows));
-	if (!e->rxflows)
+	uint32_t lo = 65536, hi = 0, k = 0;
+	e->ports = calloc(e->nflows, sizeof(*e->ports));
+	e->rxflows = calloc(e->nflows, sizeof(*e->rxflows));
+	if (!e->ports || !e->rxflows)
 		return nb_error_set(err, "out of memory");
 	for (uint32_t i = 0; i < e->nflows; i++) {
 		struct nb_flow *f = &e->flows[i];
 		struct sockaddr_storage l, p;
 		socklen_t pl;
-		if (f->sends || !flow_addrs(f, &l, &p, &pl, err))
+		if (f->sends)
 			continue;
-		struct nb_xdp_rxflow *r = &e->rxflows[port_of(&l) - e->port_lo];
-		r->f = f;
-		nb_seqrx_init(&r->seq, f);
-		nb_seqrx_set_rate(&r->seq, (double)f->p->rate);
+		if (!flow_addrs(f, &l, &p, &pl, err))
+			return false;
+		uint16_t port = port_of(&l);
+		lo = port < lo ? port : lo;
+		hi = port > hi ? port : hi;
+		e->ports[k] = port;
+		e->rxflows[k].f = f;
+		nb_seqrx_init(&e->rxflows[k].seq, f);
+		nb_seqrx_set_rate(&e->rxflows[k].seq, (double)f->p->rate);
+		k++;
 	}
+	e->nrx = k;
+	e->port_lo = (uint16_t)lo;
+	e->nslots = hi - lo + 1;
+	e->slot = calloc(e->nslots, sizeof(*e->slot));
+	if (!e->slot)
+		return nb_error_set(err, "out of memory");
+	for (uint32_t i = 0; i < k; i++)
+		e->slot[e->ports[i] - lo] = (uint16_t)(i + 1);
 	return true;
 }
 
@@ -158,7 +167,8 @@ static bool open_rx(struct ppsx_end *e, struct nb_error *err)
 		return nb_error_set(err, "out of memory");
 	for (uint32_t q = 0; q < nq; q++)
 		e->rx[q] = (struct nb_xdp_rx){ .x = nb_xdp_path_sock(e->path, q), .port_lo = e->port_lo,
-					       .nflows = e->nports, .flows = e->rxflows,
+					       .nflows = e->nrx, .flows = e->rxflows,
+					       .slot = e->slot, .nslots = e->nslots,
 					       .check_udp = true };
 	return true;
 }
@@ -232,7 +242,8 @@ bool nb_pps_xdp_prepare(struct nb_flow *flows, uint32_t n, struct nb_error *err)
 		nsend += flows[i].sends;
 	struct nb_xdp_path_config cfg = {
 		.peer = (struct sockaddr *)&peer, .peer_len = pl, .rx = rx, .tx = tx,
-		.port_lo = e->port_lo, .port_hi = (uint16_t)(e->port_lo + e->nports - 1),
+		.port_lo = e->port_lo, .port_hi = (uint16_t)(e->port_lo + e->nslots - 1),
+		.ports = e->ports, .nports = e->nrx,
 		.queues = rx ? 0 : nsend, /* a receiver reads every queue: RSS picks where frames land */
 	};
 	if (!nb_xdp_path_open(&cfg, &e->path, err))
@@ -305,11 +316,9 @@ static uint64_t used_queues(const struct ppsx_end *e)
 static void drain_kernel_sockets(struct ppsx_end *e)
 {
 	unsigned char buf[NB_XSK_FRAME_SIZE];
-	for (uint32_t i = 0; i < e->nports; i++) {
+	for (uint32_t i = 0; i < e->nrx; i++) {
 		struct nb_xdp_rxflow *r = &e->rxflows[i];
 		ssize_t len;
-		if (!r->f)
-			continue;
 		r->seq.cur = nb_flow_enter(r->f);
 		while ((len = recv(r->f->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0)
 			nb_seqrx_account(&r->seq, r->f, buf, (size_t)len, 0);
@@ -335,9 +344,8 @@ static int recv_loop(struct nb_flow *f, struct ppsx_end *e)
 			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 		uint64_t used = used_queues(e);
 		if (used != mark) { /* which queues carried the test, on every receiving flow */
-			for (uint32_t i = 0; i < e->nports; i++)
-				if (e->rxflows[i].f)
-					nb_gauge_set(e->rxflows[i].f, NB_G_XDP, e->gauge | used);
+			for (uint32_t i = 0; i < e->nrx; i++)
+				nb_gauge_set(e->rxflows[i].f, NB_G_XDP, e->gauge | used);
 			mark = used;
 		}
 	}

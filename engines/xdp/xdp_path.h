@@ -49,6 +49,8 @@ struct nb_xdp_path_config {
 	socklen_t peer_len;
 	bool rx, tx;                    /* this end receives (program, fill ring) / sends (MAC) */
 	uint16_t port_lo, port_hi;      /* rx: the UDP destination ports of the test's flows */
+	const uint16_t *ports;          /* rx, optional: exactly these ports of the range */
+	uint32_t nports;
 	enum nb_xdp_mode mode;
 	enum nb_xdp_attach attach;
 	enum nb_xsk_copy copy;
@@ -118,6 +120,9 @@ struct nb_xdp_rx {
 	uint16_t port_lo;
 	uint32_t nflows;
 	struct nb_xdp_rxflow *flows;
+	const uint16_t *slot;           /* optional: port - port_lo -> flows[] index + 1 (0: none),
+					   for flows on ports far apart; NULL: flows[port - port_lo] */
+	uint32_t nslots;                /* slot's entries */
 	bool check_udp;                 /* verify every UDP checksum (a bad one is not counted) */
 	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test

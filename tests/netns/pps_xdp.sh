@@ -8,7 +8,8 @@
 #   - a paced rate honoured by count: tx <= rate x duration + two bursts, and tx plus the send
 #     times the pacer forgave reaches rate x duration less two bursts and its 10 ms of debt
 #   - during a run the control connection (the run ends with its rows), an unrelated UDP port
-#     and a TCP port of the receiving end answer
+#     between the receiving flows' two ports (the program takes exactly the flows' ports, not
+#     their range) and a TCP port of the receiving end answer
 #   - the XDP program is gone after a normal exit, and after SIGTERM and SIGKILL of either end
 #   - refusals before any folder exists (exit 5), naming what is missing: an end without
 #     CAP_NET_ADMIN/CAP_BPF, and a path over loopback (not Ethernet)
@@ -61,7 +62,7 @@ start_agent
 # An unrelated UDP echo and a TCP listener on each end, asked during the run.
 cat >"$TMP/echo.py" <<'PY'
 import socket, sys, threading
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((sys.argv[1], 9999))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((sys.argv[1], 7602))
 t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 t.bind((sys.argv[1], 9998)); t.listen(8)
 def tcp():
@@ -73,11 +74,9 @@ while True:
 PY
 cat >"$TMP/ask.py" <<'PY'
 import socket, sys
-# An unpaced run fills the veth's queue: a datagram may be dropped there like any other, so
-# reachable means an answer to one of a few.
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(0.5)
-for _ in range(10):
-    u.sendto(b"x", (sys.argv[1], 9999))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(0.3)
+for _ in range(5):
+    u.sendto(b"x", (sys.argv[1], 7602))
     try:
         print(u.recvfrom(100)[0].decode()); break
     except socket.timeout:
@@ -89,11 +88,12 @@ cat >"$TMP/x.yaml" <<'YAML'
 name: xdp
 defaults: {duration: 1s, warmup: 300ms, interval: 500ms, repetitions: 1}
 tests:
+  - {name: paced, engine: pps, datapath: xdp, streams: 2, rate: 10kpps, duration: 3s}
   - {name: x, engine: pps, datapath: xdp, streams: 2, direction: [forward, reverse]}
-  - {name: paced, engine: pps, datapath: xdp, rate: 20kpps}
 YAML
 ip netns exec "$NSA" python3 "$TMP/echo.py" "$ADDR_A" &
 ECHO_PID=$!
+wait_listen "$NSA" 9998 # its UDP port is bound before its TCP one
 rxa0=$(rxpk "$NSA" "$VA") pa0=$(passed "$NSA") rxb0=$(rxpk "$NSB" "$VB") pb0=$(passed "$NSB")
 ip netns exec "$NSB" "$NBRUN" "$TMP/x.yaml" --peer "$ADDR_A" --out "$TMP/out" -q 2>"$TMP/run.err" &
 CLI_PID=$!
@@ -102,8 +102,11 @@ while [ $i -lt 100 ] && ! attached "$NSA" "$VA"; do sleep 0.05; i=$((i + 1)); do
 attached "$NSA" "$VA"
 that "while the agent receives, the XDP program is on its interface"
 ip netns exec "$NSB" python3 "$TMP/ask.py" "$ADDR_A" >"$TMP/ask.out" 2>&1
-check "an unrelated UDP port and a TCP port of the receiving end answer during the run" \
-	"$TMP/ask.out" sh -c "grep -qx 'udp-ok:x' '$TMP/ask.out' && grep -qx 'tcp-ok' '$TMP/ask.out'"
+ip netns exec "$NSA" ss -Huan >>"$TMP/ask.out"
+# the agent's flows took 7601 and 7603 (the hello socket 7600, the echo 7602: sequential ports)
+check "UDP port 7602 between the flows' ports 7601 and 7603, and a TCP port, answer during the run" \
+	"$TMP/ask.out" sh -c "grep -qx 'udp-ok:x' '$TMP/ask.out' && grep -qx 'tcp-ok' '$TMP/ask.out' &&
+		grep -q '$ADDR_A:7601 ' '$TMP/ask.out' && grep -q '$ADDR_A:7603 ' '$TMP/ask.out'"
 wait $CLI_PID
 rc=$?
 CLI_PID=
@@ -117,7 +120,7 @@ that "after the runs no XDP program is left on either interface"
 python3 - "$TMP/out/runs.csv" >"$TMP/rows.check" 2>&1 <<'PY'
 import csv, sys
 rows = {r["case_id"]: r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "run"}
-for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p1/forward/r20kpps"):
+for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/forward/r10kpps"):
     r = rows[cid]
     tx, rx, lost = (int(float(r[k])) for k in ("tx_packets", "rx_packets", "lost"))
     assert r["status"] == "ok", (cid, r["status"], r["error"])
@@ -125,7 +128,7 @@ for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p1/fo
     assert r["jitter_us"] == "", (cid, "no receive time of its own: no jitter", r["jitter_us"])
     flags = r["flags"].split(";")
     assert "xdp=copy" in flags and "xdp_attach=driver" in flags and "xdp_queues=2" in flags, (cid, flags)
-for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse"):
+for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/forward/r10kpps"):
     assert "xdp_used=0,1" in rows[cid]["flags"].split(";"), (cid, rows[cid]["flags"])
 print("ok")
 PY
@@ -151,7 +154,7 @@ import csv, sys
 rows = {r["case_id"]: r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "run"}
 ifa, pa, ifb, pb = (int(v) for v in sys.argv[2:])
 fwd = sum(int(float(rows[c]["rx_packets"])) + int(float(rows[c]["rcvbuf_drops"]))
-          for c in ("x/udp/s64/p2/forward", "paced/udp/s64/p1/forward/r20kpps"))
+          for c in ("x/udp/s64/p2/forward", "paced/udp/s64/p2/forward/r10kpps"))
 rev = int(float(rows["x/udp/s64/p2/reverse"]["rx_packets"])) + int(float(rows["x/udp/s64/p2/reverse"]["rcvbuf_drops"]))
 # the stack's: control, ARP, the echo's, and what came before a program was attached
 assert pa < 0.05 * ifa and pb < 0.05 * ifb, ("the program passes little", pa, ifa, pb, ifb)
@@ -164,12 +167,14 @@ check "each receiving interface's frames are the stack's (nftables) plus the run
 
 python3 - "$TMP/out/runs.csv" >"$TMP/pace.check" 2>&1 <<'PY'
 import csv, sys
-r = [r for r in csv.DictReader(open(sys.argv[1])) if r["case_id"] == "paced/udp/s64/p1/forward/r20kpps" and r["kind"] == "run"][0]
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["case_id"] == "paced/udp/s64/p2/forward/r10kpps" and r["kind"] == "run"][0]
 tx, forgiven, burst = int(float(r["tx_packets"])), int(float(r["pace_forgiven"])), int(float(r["max_burst"]))
-due = 20000 * float(r["duration_s"])
+rate = 2 * 10000  # two flows
+due = rate * float(r["duration_s"])
 assert "pacing=user" in r["flags"].split(";"), r["flags"]
-assert tx <= due + 2 * burst, ("never ahead of the schedule", tx, due, burst)
-assert tx + forgiven >= due - 2 * burst - 20000 * 0.010, ("the schedule kept, or forgiven", tx, forgiven, due)
+# each flow's window starts and ends at a tick: at most a burst of each on either side
+assert tx <= due + 2 * 2 * burst, ("never ahead of the schedule", tx, due, burst)
+assert tx + forgiven >= due - 2 * 2 * burst - rate * 0.010, ("the schedule kept, or forgiven", tx, forgiven, due)
 print("ok")
 PY
 check "the paced run sent rate x duration by the pacer's rule" "$TMP/pace.check" grep -qx ok "$TMP/pace.check"
