@@ -100,10 +100,14 @@ veth_section() {
 	fi
 	veth_up || { echo "veth section: could not set up the namespaces" >&2; return 1; }
 	MAC_B=$(ip netns exec "$NSB" cat "/sys/class/net/$VB/address")
-	ip netns exec "$NSB" "$NBRUN" serve --bind 10.243.34.2 -q 2>/dev/null &
+	# an agent on a namespace address needs a secret: both ends read it from the environment
+	head -c 32 /dev/urandom | base64 >"$TMP/secret" && chmod 600 "$TMP/secret"
+	export NBRUN_SECRET_FILE="$TMP/secret"
+	ip netns exec "$NSB" "$NBRUN" serve --bind 10.243.34.2 -q 2>"$TMP/agent.err" &
 	AGENT_PID=$!
 	PIDS+=("$AGENT_PID")
 	sleep 0.5
+	kill -0 "$AGENT_PID" 2>/dev/null || { echo "veth section: the agent did not start: $(cat "$TMP/agent.err")" >&2; return 1; }
 	local tools=(socket) have_xdp=1
 	[[ -x "$BUILD/tests/nb_xdp_min" && -x "$BUILD/tests/nb_xdp_tool" ]] || have_xdp=0
 	((have_xdp)) && tools+=(xdp min modules)
