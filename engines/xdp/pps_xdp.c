@@ -173,6 +173,15 @@ static bool open_rx(struct ppsx_end *e, struct nb_error *err)
 	return true;
 }
 
+/* The refusal of a sending end with more flows than queues (open_tx says the same). */
+static bool too_many_senders(uint32_t senders, const char *ifname, uint32_t nq,
+			     struct nb_error *err)
+{
+	return nb_error_set(err, "xdp: %u sending flows, but %s has %u queue%s: one AF_XDP socket "
+			    "per queue sends one flow (fewer streams, or more queues: ethtool -L on "
+			    "a NIC)", senders, ifname, nq, nq == 1 ? "" : "s");
+}
+
 static int xsk_send(struct nb_udptx *t, uint32_t n);
 
 /* A sending flow: its frames' template from its socket's 5-tuple, on queue f->index. */
@@ -183,10 +192,7 @@ static bool open_tx(struct ppsx_end *e, struct nb_flow *f, struct nb_error *err)
 	socklen_t pl;
 	uint32_t nq = nb_xdp_path_queues(e->path);
 	if (f->index >= nq)
-		return nb_error_set(err, "xdp: %u sending flows, but %s has %u queue%s: one AF_XDP "
-				    "socket per queue sends one flow (fewer streams, or more queues: "
-				    "ethtool -L on a NIC)", e->nflows, nb_xdp_path_hop(e->path)->ifname,
-				    nq, nq == 1 ? "" : "s");
+		return too_many_senders(e->nflows, nb_xdp_path_hop(e->path)->ifname, nq, err);
 	struct nb_xdp_tx t;
 	if (!flow_addrs(f, &l, &p, &pl, err) ||
 	    !nb_xdp_tx_init(&t, e->path, f->index, f, port_of(&l), port_of(&p), f->p->size, err))
@@ -383,10 +389,16 @@ void nb_pps_xdp_kernel_counters(struct nb_flow *f)
 }
 
 bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, bool tx,
-		      char *what, size_t n, struct nb_error *err)
+		      uint32_t senders, char *what, size_t n, struct nb_error *err)
 {
 	struct nb_xdp_path_config cfg = { .peer = peer, .peer_len = peer_len, .rx = rx, .tx = tx };
-	return nb_xdp_path_check(&cfg, what, n, err);
+	struct nb_xdp_hop h;
+	if (!nb_xdp_path_check(&cfg, what, n, err))
+		return false;
+	if (tx && nb_xdp_hop_find(peer, peer_len, &h, err) &&
+	    senders > nb_xdp_queue_count(h.ifname))
+		return too_many_senders(senders, h.ifname, nb_xdp_queue_count(h.ifname), err);
+	return true;
 }
 
 void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n)

@@ -69,10 +69,11 @@ bool nb_pps_xdp_prepare(struct nb_flow *flows, uint32_t n, struct nb_error *err)
 int nb_pps_xdp_flow(struct nb_flow *f);
 /** kernel_counters: the receiving end's sockets' drops, on its first receiving flow. */
 void nb_pps_xdp_kernel_counters(struct nb_flow *f);
-/** Whether this host could run the xdp datapath toward peer (receiving and/or sending): what
- *  is missing into err, else what it found ("veth0 queues=1") into what. Changes nothing. */
+/** Whether this host could run the xdp datapath toward peer (receiving and/or sending, at most
+ *  senders flows at once: one per queue): what is missing into err, else what it found
+ *  ("veth0 queues=1") into what. Changes nothing. */
 bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, bool tx,
-		      char *what, size_t n, struct nb_error *err);
+		      uint32_t senders, char *what, size_t n, struct nb_error *err);
 /** The row's facts of a NB_G_XDP value (the flows' and ends' OR, the queue count their
  *  largest), appended as words to buf; nothing when it is 0. */
 void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n);

@@ -51,9 +51,9 @@ void nb_pps_xdp_kernel_counters(struct nb_flow *f)
 }
 
 bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, bool tx,
-		      char *what, size_t n, struct nb_error *err)
+		      uint32_t senders, char *what, size_t n, struct nb_error *err)
 {
-	(void)peer, (void)peer_len, (void)rx, (void)tx, (void)what, (void)n;
+	(void)peer, (void)peer_len, (void)rx, (void)tx, (void)senders, (void)what, (void)n;
 	return nb_error_set(err, "%s", nb_pps_xdp_missing());
 }
 

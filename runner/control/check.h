@@ -26,10 +26,11 @@ struct nb_check_limits {
  *  checks only what the client end needs (congestion control, CPUs). Returns the count. */
 size_t nb_check_host(const struct nb_msg_check *need, const struct nb_check_limits *lim,
 		     char *text, size_t len);
-/** The xdp datapath's line for an end with roles (NB_CHECK_XDP_*) toward peer: what is missing
- *  ("datapath xdp: ..."), appended to text; returns 1 for a problem, 0 when it can run. */
-size_t nb_check_xdp(uint8_t roles, const struct sockaddr_storage *peer, socklen_t peer_len,
-		    char *text, size_t len);
+/** The xdp datapath's line for an end with roles (NB_CHECK_XDP_*) toward peer, sending at most
+ *  senders flows at once: what is missing ("datapath xdp: ..."), appended to text; returns 1
+ *  for a problem, 0 when it can run. */
+size_t nb_check_xdp(uint8_t roles, uint32_t senders, const struct sockaddr_storage *peer,
+		    socklen_t peer_len, char *text, size_t len);
 /** Add a congestion control name to need (once; false when it is full). */
 bool nb_check_add_cc(struct nb_msg_check *need, const char *name);
 /** Add a CPU to need (once; false when it is full). */

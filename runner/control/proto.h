@@ -145,6 +145,7 @@ struct nb_msg_check {
 	uint8_t protocols;                 /* bit 1 << enum nb_proto: a data port of that kind */
 	uint32_t max_flows;                /* the most flows of one run */
 	uint8_t xdp;                       /* pps on the xdp datapath: NB_CHECK_XDP_* of the asked end */
+	uint16_t xdp_senders;              /* the most flows one such case sends from the asked end */
 };
 #define NB_CHECK_XDP_RX 1u /* the asked end receives on AF_XDP: the program, toward the asker */
 #define NB_CHECK_XDP_TX 2u /* it sends: the next hop's MAC toward the asker */

@@ -12,7 +12,8 @@
 #     their range) and a TCP port of the receiving end answer
 #   - the XDP program is gone after a normal exit, and after SIGTERM and SIGKILL of either end
 #   - refusals before any folder exists (exit 5), naming what is missing: an end without
-#     CAP_NET_ADMIN/CAP_BPF, and a path over loopback (not Ethernet)
+#     CAP_NET_ADMIN/CAP_BPF, more sending flows than queues at either end, and a path over
+#     loopback (not Ethernet)
 # Speaks TAP. Needs root, ip(8), nft(8), python3 and setpriv. Environment: NBRUN.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
@@ -31,7 +32,7 @@ if ! "$NBRUN" --version 2>&1 | grep -qv 'without xdp'; then
 	echo "1..0 # SKIP this nbrun has no AF_XDP data path"
 	exit 0
 fi
-echo "1..15"
+echo "1..17"
 
 ip netns add "$NSA" && ip netns add "$NSB" && ip -n "$NSA" link set lo up &&
 	ip -n "$NSB" link set lo up &&
@@ -223,6 +224,16 @@ ip netns exec "$NSB" setpriv --bounding-set=-net_admin,-bpf,-sys_admin --inh-cap
 rc=$?
 check "without CAP_NET_ADMIN/CAP_BPF this host refuses (exit 5), naming it, no folder" "$TMP/nocap.err" \
 	sh -c "[ $rc -eq 5 ] && [ ! -e '$TMP/nocap' ] && grep -q 'this host: datapath xdp: .*CAP_' '$TMP/nocap.err'"
+sed 's/streams: 2,/streams: 3,/' "$TMP/x.yaml" >"$TMP/three.yaml"
+ip netns exec "$NSB" "$NBRUN" "$TMP/three.yaml" --peer "$ADDR_A" --check >"$TMP/three.err" 2>&1
+rc=$?
+check "3 flows on 2 queues: --check names both ends (exit 5)" "$TMP/three.err" \
+	sh -c "[ $rc -eq 5 ] && grep -q 'this host: datapath xdp: 3 sending flows, but $VB has 2 queues' '$TMP/three.err' &&
+		grep -q 'peer $ADDR_A: datapath xdp: 3 sending flows, but $VA has 2 queues' '$TMP/three.err'"
+ip netns exec "$NSB" "$NBRUN" "$TMP/three.yaml" --peer "$ADDR_A" --out "$TMP/three" >"$TMP/three-run.err" 2>&1
+rc=$?
+check "and a batch of it stops there, making no folder" "$TMP/three-run.err" \
+	sh -c "[ $rc -eq 5 ] && [ ! -e '$TMP/three' ]"
 sed 's/streams: 2, //' "$TMP/x.yaml" >"$TMP/lo.yaml"
 ip netns exec "$NSB" "$NBRUN" "$TMP/lo.yaml" --out "$TMP/lo" >"$TMP/lo.err" 2>&1
 rc=$?
