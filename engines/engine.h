@@ -75,6 +75,7 @@ struct nb_params {
 	 * end derives it from the control session's handshake; it never crosses the wire. */
 	unsigned char key[NB_KEY_LEN];
 	uint16_t port;          /* agentless engines (connect): the target's port; not sent to agents */
+	uint32_t datapath;      /* pps: enum nb_pkt_datapath, the sockets or AF_XDP (engines/xdp/) */
 	/* The engine's own parameters: its own struct, which its table's params rows describe
 	 * (param_defs.h NB_PARAM_OWN); opaque to everyone else. */
 	_Alignas(8) unsigned char own[NB_PARAMS_OWN_MAX];
@@ -124,8 +125,13 @@ enum nb_gauge {
 	NB_G_PACING,            /* sender: how its rate is kept (enum nb_pacing, kpace.h) */
 	NB_G_GSO,               /* UDP sender: UDP_SEGMENT used or not (enum nb_gso, udpgso.h) */
 	NB_G_GRO,               /* UDP receiver: UDP_GRO asked for or not (enum nb_gro, udpgso.h) */
+	NB_G_XDP,               /* pps on the xdp datapath: its socket's mode and queues (pps_xdp.h) */
 	NB_G_COUNT
 };
+
+/** Which packet path a pps flow uses (params.datapath): the kernel's UDP sockets, or AF_XDP
+ *  sockets on the interface toward the peer (pps_xdp.h). */
+enum nb_pkt_datapath { NB_PKT_SOCKET, NB_PKT_XDP, NB_PKT_DATAPATH_N };
 
 /** How an engine's flows reach their other end: the one thing about a data path the harness
  *  (session*.c) branches on, and the only place that does. */
@@ -359,6 +365,12 @@ struct nb_engine {
 	/** Optional (NULL = none): the run's own result where it differs from its span's, from
 	 *  the client's reading after the drain (latency: the window by due time). */
 	void (*report_run)(const struct nb_snapshot *lfinal, struct nb_metrics *out);
+	/** Optional (NULL = none): once every flow of this end has its data socket (and
+	 *  prepare_socket ran), before any flow thread starts: set up what the flows share (pps on
+	 *  the xdp datapath: the interface, the XDP program, the AF_XDP sockets, behind each flow's
+	 *  priv). False with err: the session fails before any data. What it set up is freed by
+	 *  flow_fini. */
+	bool (*prepare_flows)(struct nb_flow *flows, uint32_t n, struct nb_error *err);
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name

@@ -14,6 +14,9 @@
 /* gso: `auto` says true, `off` false, as a boolean does. */
 static const char *const gso_words[] = { "off", "auto" };
 
+/* datapath: the kernel's sockets, or AF_XDP (enum nb_pkt_datapath). */
+static const char *const datapath_words[NB_PKT_DATAPATH_N] = { "socket", "xdp" };
+
 /* UDP_SEGMENT by default where the engine's traits say so (stream), else only when asked. */
 static int64_t gso_default(const struct nb_engine *e)
 {
@@ -78,6 +81,11 @@ const struct nb_param_def nb_param_defs[] = {
 	  .expect = "0 to 10ms such as 500us", .doc_value = "duration 0..10ms",
 	  .doc = "paced UDP (`pacing=user`): the datagrams due within this time leave back to back, "
 		 "one at least; a wake-up sends what the timer's lateness leaves of it (docs/engines.md)" },
+	{ .key = "datapath", .kind = NB_PK_ENUM, .flags = NB_PF_LISTED, FIELD(datapath),
+	  .def = NB_PKT_SOCKET, .names = datapath_words, .nnames = NB_PKT_DATAPATH_N, .wire = 1,
+	  .column = "datapath", .what = "datapath", .expect = "socket or xdp",
+	  .doc = "the packet path: the kernel's UDP sockets, or AF_XDP sockets with an XDP program "
+		 "on the interface toward the peer at both ends (docs/engines.md, pps)" },
 	{ .key = NULL },
 };
 

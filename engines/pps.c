@@ -24,9 +24,15 @@
  * segmented at all, so the packet rate is an artefact (tens of Mpps): such rows
  * are not representative, and the runner flags them "gro-local" (see
  * docs/engines.md, section pps).
+ *
+ * `datapath: xdp` (pps_xdp.h): the same flows, counted the same way, with their frames on AF_XDP
+ * sockets of the interface toward the peer instead of the kernel's UDP sockets; the harness
+ * still makes and proves each flow's UDP socket, which gives the flow its 5-tuple.
  */
+#include <math.h>
 #include <sys/socket.h>
 
+#include "cols.h"
 #include "engine.h"
 #include "engines.h"
 #include "kpace.h"
@@ -35,6 +41,7 @@
 #include "udpflow.h"
 #include "udpgso.h"
 #include "report_shapes.h"
+#include "pps_xdp.h"
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
 #define PPS_BATCH_MAX 1024u     /* UIO_MAXIOV: the kernel's limit for one sendmmsg */
@@ -67,7 +74,7 @@ static bool pps_validate(const struct nb_params *p, struct nb_error *err)
 	if (p->gso && (uint64_t)p->size * pps_per_call(p) > NB_UDP_MAX_PAYLOAD)
 		return nb_error_set(err, "gso: size x segments = %u x %u exceeds %u bytes", p->size,
 				    pps_per_call(p), NB_UDP_MAX_PAYLOAD);
-	return true;
+	return p->datapath != NB_PKT_XDP || nb_pps_xdp_validate(p, err);
 }
 
 /* ---- sender ---- */
@@ -110,7 +117,34 @@ static int pps_recv(struct nb_flow *f)
 
 static int pps_flow(struct nb_flow *f)
 {
+	if (f->p->datapath == NB_PKT_XDP)
+		return nb_pps_xdp_flow(f);
 	return f->sends ? pps_send(f) : pps_recv(f);
+}
+
+/* The xdp datapath's state of a flow (pps_xdp.h); nothing on the socket path. */
+static bool pps_flow_init(struct nb_flow *f, struct nb_error *err)
+{
+	return f->p->datapath != NB_PKT_XDP || nb_pps_xdp_flow_init(f, err);
+}
+
+static void pps_flow_fini(struct nb_flow *f)
+{
+	if (f->p->datapath == NB_PKT_XDP)
+		nb_pps_xdp_flow_fini(f);
+}
+
+static bool pps_prepare_flows(struct nb_flow *flows, uint32_t n, struct nb_error *err)
+{
+	return n == 0 || flows[0].p->datapath != NB_PKT_XDP || nb_pps_xdp_prepare(flows, n, err);
+}
+
+static void pps_kernel_counters(struct nb_flow *f)
+{
+	if (f->p->datapath == NB_PKT_XDP)
+		nb_pps_xdp_kernel_counters(f);
+	else
+		nb_udpflow_kernel_counters(f);
 }
 
 /* Receivers: the 4 MiB buffer, and with GSO, GRO before the first datagram arrives. */
@@ -128,9 +162,19 @@ static uint64_t pps_drain_ns(const struct nb_params *p)
 	return NB_UDP_DRAIN_NS;
 }
 
+/* The socket path's columns; on the xdp datapath no frame has a receive time of its own
+ * (xdp_path.h), so there is no jitter to report: empty, never 0. */
+static void pps_report(const struct nb_engine *e, const struct nb_params *p,
+		       const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_directional(e, p, s, lo, hi, m);
+	if (p->datapath == NB_PKT_XDP)
+		m->v[NB_COL_JITTER_US] = NAN;
+}
+
 /* The config keys that mean something to pps beyond the common ones. */
 static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "burst",
-					"sweep", NULL };
+					"sweep", "datapath", NULL };
 
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */
@@ -157,7 +201,10 @@ const struct nb_engine nb_engine_pps = {
 	.client_flow = pps_flow,        /* sends or receives as f->sends says */
 	.server_flow = pps_flow,        /* the same: direction decides, not the side */
 	.prepare_socket = pps_prepare_socket, /* receivers: 4 MiB buffer and GRO, early */
-	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
+	.kernel_counters = pps_kernel_counters, /* receivers: the socket's (or AF_XDP rings') drops */
 	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
-	.report = nb_report_directional,
+	.report = pps_report,           /* the directional shape; no jitter on the xdp datapath */
+	.flow_init = pps_flow_init,     /* datapath xdp: each flow's AF_XDP state behind f->priv */
+	.flow_fini = pps_flow_fini,
+	.prepare_flows = pps_prepare_flows, /* datapath xdp: the end's interface, program, sockets */
 };

@@ -148,7 +148,7 @@ static bool prepare_flows(struct nb_session *s, const int *fds, struct nb_error 
 		    (s->e->prepare_socket && !s->e->prepare_socket(fd, &s->p, s->flows[i].sends, err)))
 			return false;
 	}
-	return true;
+	return !s->e->prepare_flows || s->e->prepare_flows(s->flows, s->nflows, err);
 }
 
 bool nb_session_accept(struct nb_session *s, int timeout_ms, struct nb_error *err)
@@ -210,6 +210,10 @@ struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb
 			nb_session_destroy(s);
 			return NULL;
 		}
+	}
+	if (e->prepare_flows && !e->prepare_flows(s->flows, s->nflows, err)) {
+		nb_session_destroy(s);
+		return NULL;
 	}
 	return s;
 }

@@ -153,11 +153,11 @@ Test(engine_idle, its_tick_crosses_the_wire_after_the_common_parameters)
 	cr_assert_eq(b.len, s.len + 4 - 2, "4 bytes of tick; \"idle\" is 2 shorter than \"stream\"");
 	/* length, type, run id, "n", "idle", protocol, direction, size, request, response, streams,
 	 * rate, window, mss, nodelay, "" (congestion), tos, wait, gso, batch, timeout, cpu count,
-	 * burst */
+	 * burst, datapath */
 	size_t at = 4 + 2 + 4 + 3 + 6 + 1 + 1 + 4 + 4 + 4 + 4 + 8 + 4 + 4 + 1 + 2 + 4 + 1 + 1 + 4 +
-		    4 + 4 + 4;
+		    4 + 4 + 4 + 1;
 	static const uint8_t tick[4] = { 0, 0, 0, 250 };
-	cr_expect_eq(memcmp(b.p + at, tick, 4), 0, "tick right after the CPUs and the burst");
+	cr_expect_eq(memcmp(b.p + at, tick, 4), 0, "tick right after the CPUs, the burst and the datapath");
 	struct nb_error err = { { 0 } };
 	cr_assert(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "%s", err.msg);
 	cr_expect_eq(nbt_idle_tick_ms(&out.u.setup.params), 250);
@@ -191,19 +191,19 @@ Test(engine_idle, plan_csv_has_its_column_only_with_an_idle_case_and_reads_it_ba
 	char *text = plan_csv_of("tests:\n  - name: s\n    engine: stream\n", dir, sizeof(dir));
 	cr_expect_str_eq(text, "case_id,test,engine,protocol,size,request,response,streams,direction,"
 			 "rate,wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,paths\n" /* none of its own */
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n" /* none of its own */
 			 "s/tcp/s128K/p1/forward,s,stream,tcp,131072,,,1,forward,0,,10,1,0,1,1,,0,0,off,"
-			 ",,,,,,,\n");
+			 ",,,,,,,,\n");
 	nbt_rmtree(dir);
 	free(text);
 	text = plan_csv_of("tests:\n  - name: s\n    engine: stream\n"
 			   "  - name: n\n    engine: idle\n    tick: 250ms\n", dir, sizeof(dir));
 	cr_expect_str_eq(text, "case_id,test,engine,protocol,size,request,response,streams,direction,"
 			 "rate,wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,paths,tick_ms\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths,tick_ms\n"
 			 "s/tcp/s128K/p1/forward,s,stream,tcp,131072,,,1,forward,0,,10,1,0,1,1,,0,0,off,"
-			 ",,,,,,,,\n" /* the stream row leaves tick_ms empty */
-			 "n/tcp/s0/f1/pp,n,idle,tcp,0,,,1,,0,,10,1,0,1,1,,0,0,off,,,,,,,,,250\n");
+			 ",,,,,,,,,\n" /* the stream row leaves tick_ms empty */
+			 "n/tcp/s0/f1/pp,n,idle,tcp,0,,,1,,0,,10,1,0,1,1,,0,0,off,,,,,,,,,,250\n");
 	free(text);
 	struct nb_results res;
 	struct nb_error err = { { 0 } };

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "engines.h"
 #include "params.h"
+#include "pps_xdp.h"
 
 static const enum nb_proto protos[] = { NB_PROTO_TCP, NB_PROTO_UDP };
 
@@ -147,7 +148,7 @@ static const struct expect expected[] = {
 	{ &nb_engine_stream, true, NB_LOOP_OPEN, NB_RATE_KIND_BITS, 131072, 1400, 1, 28, 0, 0,
 	  "rx_bps", "size rate direction gso burst sweep" },
 	{ &nb_engine_pps, true, NB_LOOP_OPEN, NB_RATE_KIND_PACKETS, 0, 64, 0, 28, 0, 0, "rx_pps",
-	  "size rate direction gso batch burst sweep" },
+	  "size rate direction gso batch burst sweep datapath" },
 	{ &nb_engine_rr, false, NB_LOOP_CLOSED, NB_RATE_KIND_NONE, 0, 0, 0, 0, 32, 128,
 	  "trans_per_s", "request response wait timeout" },
 	{ &nb_engine_crr, false, NB_LOOP_CLOSED, NB_RATE_KIND_NONE, 0, 0, 0, 0, 32, 128,
@@ -241,4 +242,29 @@ Test(engines, no_engine_has_no_traits)
 	cr_assert_not(nb_engine_runs_over(NULL, NB_PROTO_TCP));
 	cr_assert_not(nb_engine_has_key(NULL, "size"));
 	cr_assert_not(nb_engine_request_response(NULL));
+}
+
+/* pps' xdp datapath runs one direction per end and builds every frame itself. */
+Test(engines, pps_on_the_xdp_datapath_refuses_bidir_and_gso)
+{
+	struct nb_params p = { .proto = NB_PROTO_UDP, .size = 64, .streams = 1,
+			       .datapath = NB_PKT_XDP };
+	struct nb_error err = { { 0 } };
+	if (!nb_pps_xdp_built()) { /* a build without it says so, whatever the case */
+		cr_assert_not(nb_engine_pps.validate(&p, &err));
+		cr_expect_not_null(strstr(err.msg, "built without the AF_XDP data path"), "%s", err.msg);
+		return;
+	}
+	p.direction = NB_DIR_BIDIR;
+	cr_assert_not(nb_engine_pps.validate(&p, &err));
+	cr_expect_not_null(strstr(err.msg, "bidir"), "%s", err.msg);
+	p.direction = NB_DIR_REVERSE;
+	p.gso = true;
+	cr_assert_not(nb_engine_pps.validate(&p, &err));
+	cr_expect_not_null(strstr(err.msg, "gso"), "%s", err.msg);
+	p.gso = false;
+	cr_expect(nb_engine_pps.validate(&p, &err), "%s", err.msg);
+	p.datapath = NB_PKT_SOCKET;
+	p.direction = NB_DIR_BIDIR;
+	cr_expect(nb_engine_pps.validate(&p, &err), "the socket datapath runs bidir: %s", err.msg);
 }

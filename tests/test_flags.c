@@ -6,6 +6,7 @@
 
 #include "flags.h"
 #include "kpace.h"
+#include "pps_xdp.h"
 #include "udpgso.h"
 
 /* A run whose sender (the local end's flow 0) paced as how with GSO gso, its receiver (the
@@ -61,4 +62,33 @@ Test(flags, the_facts_are_appended_to_the_notes_before_them)
 	char out[64] = "gro-local";
 	nb_flags_data_path(&res, &params, out, sizeof(out));
 	cr_expect_str_eq(out, "gro-local;pacing=user;burst=500us");
+}
+
+/* pps on the xdp datapath (pps_xdp.h): the weaker mode of both ends' flows (copy if any end
+ * copies, generic if the receiving end's program runs there), the most queues an end has, and
+ * every queue that carried frames, at either end. */
+Test(flags, an_xdp_row_says_the_weakest_mode_its_queues_and_the_queues_used)
+{
+	static struct nb_snapshot l, p;
+	l = (struct nb_snapshot){ .nflows = 2 };
+	p = (struct nb_snapshot){ .nflows = 2 };
+	uint64_t q2 = 2u << 8, q4 = 4u << 8;
+	l.flow[0].g[NB_G_XDP] = NB_XDP_G_ON | q2 | 1ull << 16;            /* zero-copy sender, queue 0 */
+	l.flow[1].g[NB_G_XDP] = NB_XDP_G_ON | q2 | 1ull << 17;            /* and queue 1 */
+	p.flow[0].g[NB_G_XDP] = NB_XDP_G_ON | NB_XDP_G_DRIVER | q4 | 1ull << 19; /* its receiver */
+	p.flow[1].g[NB_G_XDP] = NB_XDP_G_ON | NB_XDP_G_DRIVER | q4 | 1ull << 19;
+	struct nb_test_result res = { .lfinal = &l, .pfinal = &p };
+	struct nb_params params = { 0 };
+	char out[256] = "";
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "xdp=zerocopy;xdp_attach=driver;xdp_queues=4;xdp_used=0,1,3");
+	p.flow[1].g[NB_G_XDP] |= NB_XDP_G_COPY | NB_XDP_G_GENERIC;
+	out[0] = '\0';
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "xdp=copy;xdp_attach=generic;xdp_queues=4;xdp_used=0,1,3");
+	l = (struct nb_snapshot){ .nflows = 1 };
+	p = (struct nb_snapshot){ .nflows = 1 };
+	out[0] = '\0';
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "", "the socket datapath names no xdp fact");
 }

@@ -371,14 +371,14 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,paths\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
 			 "t/udp/s1400/p1/forward/r1G,t,stream,udp,1400,,,1,forward,1000000000,,5,0.5,"
-			 "0,1,1,,0,,,,,on,,,,250,\n"
+			 "0,1,1,,0,,,,,on,,,,250,,\n"
 			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto:3..30:5%,,0,0,off,"
-			 ",,,,1000,,,\n"
-			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,,\n"
+			 ",,,,1000,,,,\n"
+			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,,,\n"
 			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep,"
-			 "0,,,,,off,0,,,250,\n");
+			 "0,,,,,off,0,,,250,socket,\n");
 	free(text);
 }
 
@@ -401,17 +401,17 @@ Test(plan, plan_csv_spells_every_option_where_the_case_has_it)
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,paths\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
 			 "st/tcp/s128K/p1/forward,st,stream,tcp,131072,,,1,forward,0,,2,0,0,1,1,,"
-			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",,\n"
+			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",,,\n"
 			 "su/udp/s1400/p1/forward,su,stream,udp,1400,,,1,forward,0,,2,0,0,1,1,,0,,,,16,"
-			 "off,,,,250,\n"
+			 "off,,,,250,,\n"
 			 "pp/udp/s64/p1/forward,pp,pps,udp,64,,,1,forward,0,,2,0,0,1,1,,0,,,,,on,64,,,2000,"
-			 "\n"
-			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,,\n"
-			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,,\n"
+			 "socket,\n"
+			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,,,\n"
+			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,,,\n"
 			 "conn/tcp/port22/f1/r5pps,conn,connect,tcp,0,,,1,,5,,2,0,0,1,1,,0,0,off,,,,,"
-			 "1000,,,\n");
+			 "1000,,,,\n");
 	free(text);
 }
 

@@ -120,15 +120,15 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 	cr_expect_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,paths\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
 			 "t/udp/s1400/p1/forward/r10G,t,stream,udp,1400,,,1,forward,10000000000,,10,"
-			 "0.5,1,0.25,3,,0,,,,,,,,,,\n"
+			 "0.5,1,0.25,3,,0,,,,,,,,,,,\n"
 			 "r/tcp/q32r128/f16,r,rr,tcp,,32,128,16,,0,busy-poll,2.5,0,0,1,auto:4..12:5%,,"
-			 "262144,536,on,bbr,16,,,1000,\"0,2\",,\n"
+			 "262144,536,on,bbr,16,,,1000,\"0,2\",,,\n"
 			 "\"odd,\"\"id\"\"\nline\",\"t,2\",latency,udp,32,,,2,,0,spin,0.001,0.2,0,0.5,"
-			 "auto,search,0,,,,,,,,,,\n"
+			 "auto,search,0,,,,,,,,,,,\n"
 			 "p/udp/s64/p4/bidir/sweep,p,pps,udp,64,,,4,bidir,10000,,1,1,0,1,1,sweep,0,,,,,"
-			 "on,64,,1,500,\n");
+			 "on,64,,1,500,,\n");
 	free(text);
 	/* %g: six significant digits, as plan.csv always had */
 	struct nb_plan_case row = plan_row(0);

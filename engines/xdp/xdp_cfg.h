@@ -12,7 +12,10 @@ struct nb_xdp_cfg {
 	__u16 port_lo;
 	__u16 port_hi;
 	__u32 enabled;          /* 0: pass everything (the map is zero until the loader writes it) */
+	__u32 exact;            /* 1: only the ports of the range whose bit nb_ports sets */
 };
+
+#define NB_XDP_PORT_WORDS 2048u /* nb_ports: one bit per UDP port, 32 to a word */
 
 /** Per-CPU counters of the program (summed by the loader, nb_xdp_prog_stats). */
 enum nb_xdp_stat {

@@ -101,7 +101,7 @@ bool nb_xdp_path_open(const struct nb_xdp_path_config *cfg, struct nb_xdp_path *
 	if (ok && cfg->rx) {
 		struct nb_xdp_prog_config pc = {
 			.ifname = p->hop.ifname, .port_lo = cfg->port_lo, .port_hi = cfg->port_hi,
-			.queues = have, .mode = cfg->mode, .attach = cfg->attach,
+			.ports = cfg->ports, .nports = cfg->nports, .queues = have, .mode = cfg->mode, .attach = cfg->attach,
 		};
 		ok = nb_xdp_prog_attach(&pc, &p->prog, err);
 	}
@@ -220,6 +220,8 @@ static void account(struct nb_xdp_rx *r, const uint8_t *frame, uint32_t len)
 		return;
 	}
 	uint32_t i = (uint32_t)(v.dst_port - r->port_lo);
+	if (r->slot && v.dst_port >= r->port_lo)
+		i = i < r->nslots && r->slot[i] ? r->slot[i] - 1u : r->nflows;
 	struct nb_xdp_rxflow *fl = v.dst_port >= r->port_lo && i < r->nflows ? &r->flows[i] : NULL;
 	if (!fl || !fl->f) {
 		r->rejected[NB_FRAME_OK]++;

@@ -1,16 +1,16 @@
 /* nbrun — the AF_XDP data path of one end: the interface toward the peer, the XDP program (on
  * a receiving end), one AF_XDP socket per queue, and the flows' frames on them.
  *
- * INTEGRATION POINT (issue 33 after issue 30). This is the whole of the data path that does not
- * depend on the harness. What the pps engine's `datapath: xdp` flows will do with it:
+ * This is the whole of the data path that does not depend on the harness; pps' `datapath: xdp`
+ * (pps_xdp.h) uses it so:
  *   - each end opens one nb_xdp_path per case (before its flow threads start: prepare), with
  *     the peer's address, the case's data ports as the receive range, rx and/or tx as the
  *     direction says; nb_xdp_path_describe gives the row's `xdp=zerocopy|copy`, driver or
  *     generic, and the queue count;
- *   - a sending flow's private state is a struct nb_xdp_tx on queue (flow index % queues), and
- *     its loop calls nb_xdp_tx_step where the socket path calls nb_udptx_step (the same pacer
- *     and burst as udpflow.c decide n);
- *   - a receiving end runs one thread per queue over nb_xdp_rx_step, which demultiplexes by
+ *   - a sending flow sends on queue (flow index) with its frame template (nb_xdp_tx_init);
+ *     nb_xdp_tx_step sends for a caller without udpflow.c (nb_xdp_tool), the engine sends
+ *     through udpflow.c's sender with a send op of its own (the same pacer and burst);
+ *   - a receiving end runs nb_xdp_rx_step over every queue, which demultiplexes by
  *     destination port into each flow's counters with the socket path's own accounting
  *     (nb_seqrx_account, epochs), so loss, duplicates, reordering and late stay exact;
  *   - a receiving socket's XDP_STATISTICS drops (rx_dropped + rx_ring_full, nb_xsk_stats) are
@@ -49,6 +49,8 @@ struct nb_xdp_path_config {
 	socklen_t peer_len;
 	bool rx, tx;                    /* this end receives (program, fill ring) / sends (MAC) */
 	uint16_t port_lo, port_hi;      /* rx: the UDP destination ports of the test's flows */
+	const uint16_t *ports;          /* rx, optional: exactly these ports of the range */
+	uint32_t nports;
 	enum nb_xdp_mode mode;
 	enum nb_xdp_attach attach;
 	enum nb_xsk_copy copy;
@@ -118,6 +120,9 @@ struct nb_xdp_rx {
 	uint16_t port_lo;
 	uint32_t nflows;
 	struct nb_xdp_rxflow *flows;
+	const uint16_t *slot;           /* optional: port - port_lo -> flows[] index + 1 (0: none),
+					   for flows on ports far apart; NULL: flows[port - port_lo] */
+	uint32_t nslots;                /* slot's entries */
 	bool check_udp;                 /* verify every UDP checksum (a bad one is not counted) */
 	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test

@@ -104,6 +104,20 @@ static bool clear_stale(int ifindex, const char *ifname, struct nb_error *err)
 	return true;
 }
 
+/* The exact port set's bits (nb_ports), before the program takes any port. */
+static bool set_ports(struct nb_xdp_prog *p, const struct nb_xdp_prog_config *cfg,
+		      struct nb_error *err)
+{
+	int fd = bpf_object__find_map_fd_by_name(p->obj, "nb_ports");
+	uint32_t bits[NB_XDP_PORT_WORDS] = { 0 };
+	for (uint32_t i = 0; i < cfg->nports; i++)
+		bits[cfg->ports[i] >> 5] |= 1u << (cfg->ports[i] & 31);
+	for (uint32_t w = 0; w < NB_XDP_PORT_WORDS && cfg->nports; w++)
+		if (bits[w] && bpf_map_update_elem(fd, &w, &bits[w], 0) < 0)
+			return nb_error_errno(err, errno, "xdp: set the program's ports");
+	return true;
+}
+
 static bool load(struct nb_xdp_prog *p, const struct nb_xdp_prog_config *cfg, struct nb_error *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, o, .object_name = "nb_xdp");
@@ -125,7 +139,10 @@ static bool load(struct nb_xdp_prog *p, const struct nb_xdp_prog_config *cfg, st
 				    last_warning[0] ? ": " : "", last_warning);
 	p->xsks_fd = bpf_map__fd(xsks);
 	p->stats_fd = bpf_object__find_map_fd_by_name(p->obj, "nb_stats");
-	struct nb_xdp_cfg c = { .port_lo = cfg->port_lo, .port_hi = cfg->port_hi, .enabled = 1 };
+	struct nb_xdp_cfg c = { .port_lo = cfg->port_lo, .port_hi = cfg->port_hi, .enabled = 1,
+				.exact = cfg->nports > 0 };
+	if (!set_ports(p, cfg, err))
+		return false;
 	uint32_t zero = 0;
 	rc = bpf_map_update_elem(bpf_object__find_map_fd_by_name(p->obj, "nb_cfg"), &zero, &c, 0);
 	if (rc < 0)

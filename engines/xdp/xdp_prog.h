@@ -41,6 +41,8 @@ enum nb_xdp_attach {
 struct nb_xdp_prog_config {
 	const char *ifname;
 	uint16_t port_lo, port_hi;      /* the test's UDP destination ports (host order) */
+	const uint16_t *ports;          /* optional: exactly these ports of the range (nports) */
+	uint32_t nports;
 	uint32_t queues;                /* the XSKMAP's size: the interface's queue count */
 	enum nb_xdp_mode mode;
 	enum nb_xdp_attach attach;

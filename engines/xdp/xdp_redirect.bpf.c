@@ -3,7 +3,8 @@
  *
  * A frame is a test frame when it is Ethernet (one 802.1Q/802.1ad tag allowed), IPv4 without
  * options-parsing surprises (any IHL >= 5) and not a fragment, or IPv6 whose next header is
- * UDP itself, and its UDP destination port is inside nb_cfg's range. Everything else — ARP,
+ * UDP itself, and its UDP destination port is inside nb_cfg's range (and, with cfg.exact, one
+ * of the ports nb_ports names). Everything else — ARP,
  * neighbour discovery, SSH, the control connection, other UDP ports, fragments, IPv6 with
  * extension headers — goes to the kernel's stack untouched (XDP_PASS). A test frame on a queue
  * with no socket in nb_xsks is passed as well (bpf_redirect_map's default action), so the
@@ -36,6 +37,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct nb_xdp_cfg);
 } nb_cfg SEC(".maps");
+
+/* With cfg.exact, the test's ports as bits (port >> 5, bit port & 31): flows whose ports are
+ * not adjacent (a client's ephemeral ports) leave the ports between them to the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NB_XDP_PORT_WORDS);
+	__type(key, __u32);
+	__type(value, __u32);
+} nb_ports SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -104,6 +114,12 @@ int nb_xdp_redirect(struct xdp_md *ctx)
 	__u16 port = bpf_ntohs(udp->dest);
 	if (port < cfg->port_lo || port > cfg->port_hi)
 		return count(NB_XDP_STAT_PASSED, XDP_PASS);
+	if (cfg->exact) {
+		__u32 word = port >> 5;
+		__u32 *bits = bpf_map_lookup_elem(&nb_ports, &word);
+		if (!bits || !((*bits >> (port & 31)) & 1))
+			return count(NB_XDP_STAT_PASSED, XDP_PASS);
+	}
 	int action = bpf_redirect_map(&nb_xsks, ctx->rx_queue_index, XDP_PASS);
 	return count(action == XDP_REDIRECT ? NB_XDP_STAT_REDIRECTED : NB_XDP_STAT_NO_SOCKET, action);
 }

@@ -324,7 +324,8 @@ static void answer_check(struct session_ctx *c, const struct nb_msg_check *need)
 {
 	struct nb_agent *a = c->a;
 	struct nb_check_limits lim = { .bind = &a->addr, .bind_len = a->addr_len,
-				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi };
+				       .data_lo = a->o.data_lo, .data_hi = a->o.data_hi,
+				       .peer = &c->conn->peer, .peer_len = c->conn->peer_len };
 	struct nb_msg m = { .type = NB_MSG_CHECK_RESULT };
 	size_t n = nb_check_host(need, &lim, m.u.check_result.text, sizeof(m.u.check_result.text));
 	m.u.check_result.limits = a->o.limits;

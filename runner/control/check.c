@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "pps_xdp.h"
 #include "sock.h"
 
 #define AVAILABLE_CC "/proc/sys/net/ipv4/tcp_available_congestion_control"
@@ -125,10 +126,25 @@ static size_t check_limits(const struct nb_msg_check *need, const struct nb_chec
 	return n;
 }
 
+size_t nb_check_xdp(uint8_t roles, uint32_t senders, const struct sockaddr_storage *peer,
+		    socklen_t peer_len, char *text, size_t len)
+{
+	char what[128];
+	struct nb_error why = { { 0 } };
+	if (!roles || nb_pps_xdp_check((const struct sockaddr *)peer, peer_len,
+				       roles & NB_CHECK_XDP_RX, roles & NB_CHECK_XDP_TX, senders,
+				       what, sizeof(what), &why))
+		return 0;
+	const char *m = strncmp(why.msg, "xdp: ", 5) == 0 ? why.msg + 5 : why.msg;
+	return line(text, len, "datapath xdp: %s", m);
+}
+
 size_t nb_check_host(const struct nb_msg_check *need, const struct nb_check_limits *lim,
 		     char *text, size_t len)
 {
 	size_t n = check_cc(need, text, len) + check_cpus(need, text, len);
+	if (lim && lim->peer)
+		n += nb_check_xdp(need->xdp, need->xdp_senders, lim->peer, lim->peer_len, text, len);
 	return lim ? n + check_limits(need, lim, text, len) : n;
 }
 

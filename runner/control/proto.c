@@ -416,6 +416,8 @@ static void enc_check(struct nb_buf *b, const struct nb_msg_check *c)
 		put_u16(b, c->cpus[i]);
 	put_u8(b, c->protocols);
 	put_u32(b, c->max_flows);
+	put_u8(b, c->xdp);
+	put_u16(b, c->xdp_senders);
 }
 
 static void enc_check_result(struct nb_buf *b, const char *text, const struct nb_limits *l)
@@ -463,6 +465,8 @@ static void dec_check(struct rd *r, struct nb_msg_check *c)
 		c->cpus[i] = (uint16_t)get_range(r, 2, 0, 4095, "cpu number");
 	c->protocols = (uint8_t)get_range(r, 1, 0, 3, "protocol mask");
 	c->max_flows = (uint32_t)get_uint(r, 4);
+	c->xdp = (uint8_t)get_range(r, 1, 0, NB_CHECK_XDP_RX | NB_CHECK_XDP_TX, "xdp roles");
+	c->xdp_senders = (uint16_t)get_range(r, 2, 0, NB_MAX_FLOWS, "xdp senders");
 }
 
 /* ---- frames ---- */

@@ -57,7 +57,8 @@
  * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
  * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
  * client waits in line for the session) */
-/* 7: a snapshot may end with the loss budget's counters (lossstats.h) */
+/* 7: SETUP's datapath (pps on AF_XDP) and the NB_G_XDP gauge of every snapshot; a snapshot may
+ * end with the loss budget's counters (lossstats.h) */
 #define NB_PROTO_VERSION 7
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
@@ -144,7 +145,11 @@ struct nb_msg_check {
 	uint16_t cpus[NB_CHECK_MAX_CPUS];  /* CPUs the flows are pinned to */
 	uint8_t protocols;                 /* bit 1 << enum nb_proto: a data port of that kind */
 	uint32_t max_flows;                /* the most flows of one run */
+	uint8_t xdp;                       /* pps on the xdp datapath: NB_CHECK_XDP_* of the asked end */
+	uint16_t xdp_senders;              /* the most flows one such case sends from the asked end */
 };
+#define NB_CHECK_XDP_RX 1u /* the asked end receives on AF_XDP: the program, toward the asker */
+#define NB_CHECK_XDP_TX 2u /* it sends: the next hop's MAC toward the asker */
 
 /** An agent's limits on one test (`nbrun serve --max-*`, agent_limits.h); a zero field is no limit
  *  (the embedded agent sets none). CHECK_RESULT carries them. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kpace.h"
+#include "pps_xdp.h"
 #include "udpgso.h"
 
 void nb_flags_add(char *out, size_t n, const char *flag)
@@ -44,6 +45,25 @@ static void burst_name(uint32_t us, char *buf, size_t len)
 		snprintf(buf, len, "%uus", us);
 }
 
+/* pps on the xdp datapath: the weakest mode of both ends' sockets and programs, the most queues
+ * an end has, and every queue that carried its frames (pps_xdp.h). */
+static void xdp_facts(const struct nb_test_result *res, char *out, size_t n)
+{
+	uint64_t g = 0, queues = 0;
+	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
+	for (int e = 0; e < 2; e++)
+		for (uint32_t f = 0; ends[e] && f < ends[e]->nflows; f++) {
+			uint64_t v = ends[e]->flow[f].g[NB_G_XDP];
+			g |= v & ~(uint64_t)0xff00u;
+			queues = NB_XDP_G_QUEUES(v) > queues ? NB_XDP_G_QUEUES(v) : queues;
+		}
+	char words[160];
+	nb_pps_xdp_facts(g | queues << 8, words, sizeof(words));
+	char *save = NULL;
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		nb_flags_add(out, n, w);
+}
+
 void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params *p, char *out,
 			size_t n)
 {
@@ -56,6 +76,7 @@ void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params
 	}
 	add_fact(out, n, "gso", nb_gso_name((enum nb_gso)nb_flags_gauge_max(res, NB_G_GSO)));
 	add_fact(out, n, "gro", nb_gro_name((enum nb_gro)nb_flags_gauge_max(res, NB_G_GRO)));
+	xdp_facts(res, out, n);
 }
 
 /* "key=650ms": a duration of us microseconds, 3 digits, no space (a flag is one word). */

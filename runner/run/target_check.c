@@ -6,6 +6,7 @@
 
 #include "agent_limits.h"
 #include "check.h"
+#include "params.h"
 #include "probe.h"
 #include "run_int.h"
 #include "target.h"
@@ -97,15 +98,52 @@ static size_t check_path(const struct nb_target_check *chk, struct nb_client *c,
 	return n;
 }
 
+/* The roles of both ends on the xdp datapath (NB_CHECK_XDP_*) in the cases this host runs
+ * with the agent, and the most flows one case sends from each: the agent's into its CHECK,
+ * this host's into *here and *here_senders. */
+static void xdp_roles(const struct nb_target_check *chk, struct nb_msg_check *agent,
+		      uint8_t *here, uint32_t *here_senders)
+{
+	agent->xdp = *here = 0;
+	agent->xdp_senders = 0;
+	*here_senders = 0;
+	for (size_t i = 0; i < chk->plan->ncases; i++) {
+		const struct nb_case *c = &chk->plan->cases[i];
+		const struct nb_params *p = &c->params;
+		bool from_here;
+		if (p->datapath != NB_PKT_XDP || !on_agent(c, chk->host, &from_here) || !from_here)
+			continue;
+		uint32_t mine = 0, theirs = 0;
+		for (uint32_t f = 0; f < nb_params_nflows(p); f++) {
+			bool sends = nb_params_client_sends(p, f);
+			*here |= sends ? NB_CHECK_XDP_TX : NB_CHECK_XDP_RX;
+			agent->xdp |= sends ? NB_CHECK_XDP_RX : NB_CHECK_XDP_TX;
+			mine += sends;
+			theirs += !sends;
+		}
+		*here_senders = mine > *here_senders ? mine : *here_senders;
+		agent->xdp_senders = theirs > agent->xdp_senders ? (uint16_t)theirs : agent->xdp_senders;
+	}
+}
+
 size_t nb_agent_target_check(struct nb_run_target *t, const struct nb_target_check *chk,
 			     struct nb_error *err)
 {
 	struct nb_client *c = &((struct nb_agent_target *)t)->client;
 	char text[NB_CHECK_TEXT_MAX + 1];
 	struct nb_limits lim;
-	if (!nb_client_check(c, chk->need, text, sizeof(text), &lim, err))
+	struct nb_msg_check need = *chk->need;
+	uint8_t here;
+	uint32_t here_senders;
+	xdp_roles(chk, &need, &here, &here_senders);
+	if (!nb_client_check(c, &need, text, sizeof(text), &lim, err))
 		return 0;
 	size_t n = nb_check_print(chk->who, text) + check_limits(chk, &lim);
+	char mine[NB_CHECK_TEXT_MAX + 1] = "";
+	/* the embedded agent is this host: the same line once */
+	if (nb_check_xdp(here, here_senders, &c->addr, c->addr_len, mine, sizeof(mine)) &&
+	    !strstr(text, mine))
+		n += nb_check_print("this host", mine);
 	return n + check_path(chk, c, err);
 }
 
