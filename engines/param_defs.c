@@ -78,6 +78,12 @@ const struct nb_param_def nb_param_defs[] = {
 	  .expect = "0 to 10ms such as 500us", .doc_value = "duration 0..10ms",
 	  .doc = "paced UDP (`pacing=user`): the datagrams due within this time leave back to back, "
 		 "one at least; a wake-up sends what the timer's lateness leaves of it (docs/engines.md)" },
+	{ .key = "threads", .kind = NB_PK_UINT, .flags = NB_PF_LISTED, FIELD(threads),
+	  .max = NB_MAX_FLOWS, .wire = 4, .expect = "0 to 256 threads such as 2",
+	  .doc_value = "0..256, 0 = default",
+	  .doc_default = "the flows, at most the CPUs the engine may use (`cpus`, else the process's affinity), at each end",
+	  .doc = "flow threads per end: each drives its share of the flows with epoll; as many as "
+		 "the flows = one thread per flow (docs/engines.md)" },
 	{ .key = NULL },
 };
 

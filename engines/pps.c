@@ -34,6 +34,7 @@
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "udpstep.h"
 #include "report_shapes.h"
 
 #define PPS_BATCH_DEFAULT 64u   /* datagrams per sendmmsg/recvmmsg: measured, see docs/engines.md */
@@ -108,6 +109,24 @@ static int pps_recv(struct nb_flow *f)
 	return rc;
 }
 
+/* Flows over threads (flowloop.h): the blocking bodies' choices, as steps. */
+static bool pps_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	const struct nb_params *p = f->p;
+	if (!f->sends)
+		nb_sock_udp_rcvbuf(f->fd, p);
+	struct nb_udpstep_setup u = { .per_call = pps_per_call(p), .gso = p->gso,
+		.pacing = p->rate ? NB_PACING_USER : NB_PACING_NONE, .num = p->rate, .den = 1,
+		.burst_ns = p->burst_us * 1000ull, .gro = p->gso,
+		.nmsg = p->batch ? p->batch : PPS_BATCH_DEFAULT, .buflen = p->size,
+		.rate = (double)p->rate };
+	return nb_udpstep_open(f, &u, w);
+}
+
+static const struct nb_flow_steps pps_steps = {
+	.open = pps_open, .step = nb_udpstep_step, .close = nb_udpstep_close,
+};
+
 static int pps_flow(struct nb_flow *f)
 {
 	return f->sends ? pps_send(f) : pps_recv(f);
@@ -130,7 +149,7 @@ static uint64_t pps_drain_ns(const struct nb_params *p)
 
 /* The config keys that mean something to pps beyond the common ones. */
 static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "burst",
-					"sweep", NULL };
+					"sweep", "threads", NULL };
 
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */
@@ -160,4 +179,5 @@ const struct nb_engine nb_engine_pps = {
 	.kernel_counters = nb_udpflow_kernel_counters, /* receivers: the socket's drop counter */
 	.drain_ns = pps_drain_ns,       /* 500 ms for datagrams in flight */
 	.report = nb_report_directional,
+	.steps = &pps_steps,            /* flows over threads (threads:): the socket path */
 };

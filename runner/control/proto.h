@@ -57,7 +57,8 @@
  * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
  * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
  * client waits in line for the session) */
-#define NB_PROTO_VERSION 6
+/* 7: SETUP's threads (flows over threads, after burst) */
+#define NB_PROTO_VERSION 7
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32
