@@ -175,7 +175,8 @@ struct nb_flow {
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
 					   (schedule.h); client flows of engines that record latency */
-	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
+	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness (a thread
+					   driving several flows: its first flow's, flowloop.h) */
 	struct nb_error err;            /* why the flow failed */
 	void *run;                      /* the engine's running state of a flow driven as steps
 					   (its steps' open, flowloop.h), or NULL */

@@ -27,7 +27,8 @@ struct nb_flow_snap {
 	uint64_t own[NB_OWN_COUNTERS_MAX];    /* the engine's own counters; the client's only: the
 						 wire does not carry them (engine.h counters) */
 	bool sends;
-	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system) */
+	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system);
+						 a thread of several flows: its first flow's */
 };
 
 struct nb_snapshot {
