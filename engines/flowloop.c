@@ -27,7 +27,7 @@ uint32_t nb_flow_cpus(const struct nb_params *p)
 
 uint32_t nb_flow_threads(const struct nb_engine *e, const struct nb_params *p, uint32_t nflows)
 {
-	if (!e->steps || nflows == 0)
+	if (!e->steps || nflows == 0 || (e->steps->covers && !e->steps->covers(p)))
 		return nflows;
 	uint32_t t = p->threads ? p->threads : nb_flow_cpus(p);
 	return t == 0 ? 1 : t < nflows ? t : nflows;

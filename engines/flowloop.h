@@ -38,6 +38,10 @@ struct nb_flow_wants {
 
 /** A flow as non-blocking steps (an engine's table: steps). Its running state is f->run. */
 struct nb_flow_steps {
+	/** Optional (NULL = every case): whether a case with p runs as steps; false: a thread per
+	 *  flow runs its blocking body (a data path the steps do not cover, such as another
+	 *  datapath of the same engine). */
+	bool (*covers)(const struct nb_params *p);
 	/** Set up the flow's running state (on the thread that drives it) and say what it waits
 	 *  for; false with f->err set (nothing to close). */
 	bool (*open)(struct nb_flow *f, struct nb_flow_wants *w);
@@ -51,8 +55,8 @@ struct nb_flow_steps {
 
 /** The CPUs the engine may use: the `cpus` list's length, else the process's affinity (≥ 1). */
 uint32_t nb_flow_cpus(const struct nb_params *p);
-/** Threads one end runs for nflows flows of e: nflows without steps; else `threads` (0: the
- *  CPUs, nb_flow_cpus), at most nflows, at least 1. */
+/** Threads one end runs for nflows flows of e: nflows without steps (or steps that do not
+ *  cover p); else `threads` (0: the CPUs, nb_flow_cpus), at most nflows, at least 1. */
 uint32_t nb_flow_threads(const struct nb_engine *e, const struct nb_params *p, uint32_t nflows);
 /** Flows [*lo, *hi) of thread t of nthreads over nflows: contiguous blocks, sizes differing by
  *  one at most. */

@@ -123,8 +123,9 @@ static bool pps_open(struct nb_flow *f, struct nb_flow_wants *w)
 	return nb_udpstep_open(f, &u, w);
 }
 
+/* The socket path only: a datapath of its own keeps a thread per flow. */
 static const struct nb_flow_steps pps_steps = {
-	.open = pps_open, .step = nb_udpstep_step, .close = nb_udpstep_close,
+	.covers = NULL, .open = pps_open, .step = nb_udpstep_step, .close = nb_udpstep_close,
 };
 
 static int pps_flow(struct nb_flow *f)

@@ -100,3 +100,24 @@ Test(flowloop, paced_flows_sharing_a_thread_each_keep_their_own_schedule)
 		cr_assert_eq(p[i].forgiven, 0, "flow %d: never late enough to forgive", i);
 	}
 }
+
+static bool covers_tcp_only(const struct nb_params *p)
+{
+	return p->proto == NB_PROTO_TCP;
+}
+
+static bool no_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	(void)f, (void)w;
+	return false;
+}
+
+Test(flowloop, steps_that_do_not_cover_a_case_leave_it_a_thread_per_flow)
+{
+	static const struct nb_flow_steps steps = { .covers = covers_tcp_only, .open = no_open };
+	struct nb_engine e = { .name = "t", .steps = &steps };
+	struct nb_params p = { .proto = NB_PROTO_TCP, .threads = 2 };
+	cr_assert_eq(nb_flow_threads(&e, &p, 8), 2);
+	p.proto = NB_PROTO_UDP;
+	cr_assert_eq(nb_flow_threads(&e, &p, 8), 8, "not covered: a thread per flow");
+}
