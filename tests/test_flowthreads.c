@@ -112,3 +112,42 @@ Test(flowthreads, three_pps_flows_over_one_thread_count_every_datagram)
 {
 	udp_over("pps", NB_DIR_FORWARD, 3, 1, 3000);
 }
+
+/* rr (wait: block): every flow has its own transactions, the server's count within one of the
+ * client's (one in flight per flow), UDP's unanswered ones counted as timeouts. */
+static void rr_over(enum nb_proto proto, uint32_t flows, uint32_t threads)
+{
+	struct nb_msg_setup su = nbt_stream_setup(proto, NB_DIR_FORWARD, flows, 0, 0);
+	snprintf(su.params.engine, sizeof(su.params.engine), "rr");
+	su.params.request = 32;
+	su.params.response = 128;
+	su.params.timeout_ms = 1000;
+	su.params.threads = threads;
+	struct nbt_capture cap;
+	struct nb_test_result res;
+	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap.l.nflows, flows);
+	for (uint32_t f = 0; f < flows; f++) {
+		uint64_t cli = cap.l.flow[f].c[NB_C_TRANSACTIONS], srv = cap.p.flow[f].c[NB_C_TRANSACTIONS];
+		uint64_t lost = cap.l.flow[f].c[NB_C_TIMEOUTS];
+		cr_assert_gt(cli, 0, "flow %u: transactions", f);
+		cr_assert(srv >= cli && srv <= cli + lost + 1, "flow %u: client %llu (timeouts %llu), "
+			  "server %llu", f, (unsigned long long)cli, (unsigned long long)lost,
+			  (unsigned long long)srv);
+		uint64_t sent = cap.l.flow[f].c[NB_C_TX_PACKETS];
+		cr_assert(sent >= cli + lost && sent <= cli + lost + 1,
+			  "flow %u: %llu requests: one per transaction or timeout, one in flight", f,
+			  (unsigned long long)sent);
+	}
+	assert_threads(&cap, threads);
+}
+
+Test(flowthreads, four_tcp_rr_flows_over_two_threads_keep_their_own_transactions)
+{
+	rr_over(NB_PROTO_TCP, 4, 2);
+}
+
+Test(flowthreads, four_udp_rr_flows_over_two_threads_keep_their_own_transactions)
+{
+	rr_over(NB_PROTO_UDP, 4, 2);
+}
