@@ -4,7 +4,8 @@
  * sockets, threads, pacing and counters; it knows nothing of YAML, CSV or the
  * control protocol. The harness in session.c sets up the data connections
  * (one connected socket per flow, each proving the run's key), runs one thread per
- * flow calling the engine's client_flow or server_flow, and lets the runner
+ * flow calling the engine's client_flow or server_flow (or, for an engine with steps, fewer
+ * threads each driving several flows: flowloop.h), and lets the runner
  * read every flow's cumulative counters at any time (single-writer atomics).
  */
 #ifndef NB_ENGINE_H
@@ -69,6 +70,7 @@ struct nb_params {
 	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
 	uint32_t burst_us;      /* stream, pps: paced UDP: most of the schedule sent back to back (pace.h) */
+	uint32_t threads;       /* stream, pps: flow threads per end; 0 = min(flows, CPUs) (flowloop.h) */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
 	int16_t cpus[NB_MAX_CPUS];
 	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each
@@ -179,8 +181,11 @@ struct nb_flow {
 	struct nb_hist *hist;           /* round-trip times, when the engine records them */
 	struct nb_hist *lag_hist;       /* scheduled senders: send time - due time of each request
 					   (schedule.h); client flows of engines that record latency */
-	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness */
+	_Atomic uint64_t cpu_ns;        /* this thread's CPU time, updated by the harness (a thread
+					   driving several flows: its first flow's, flowloop.h) */
 	struct nb_error err;            /* why the flow failed */
+	void *run;                      /* the engine's running state of a flow driven as steps
+					   (its steps' open, flowloop.h), or NULL */
 };
 
 /** Add to a counter (single writer: a relaxed load and store, no locked instruction). */
@@ -301,6 +306,7 @@ struct nb_span;      /* span.h */
 struct nb_snapshot;  /* session.h */
 struct nb_metrics;   /* cols.h */
 struct nb_col_def;   /* cols.h */
+struct nb_flow_steps; /* flowloop.h */
 
 /** The ops table of one engine. */
 struct nb_engine {
@@ -371,6 +377,10 @@ struct nb_engine {
 	 *  priv). False with err: the session fails before any data. What it set up is freed by
 	 *  flow_fini. */
 	bool (*prepare_flows)(struct nb_flow *flows, uint32_t n, struct nb_error *err);
+	/** Optional (NULL = one thread per flow): the flow as non-blocking steps, so that one
+	 *  thread drives several flows over epoll (`threads`, flowloop.h). Where threads = flows
+	 *  the harness still runs client_flow / server_flow, one thread each. */
+	const struct nb_flow_steps *steps;
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name

@@ -86,6 +86,12 @@ const struct nb_param_def nb_param_defs[] = {
 	  .column = "datapath", .what = "datapath", .expect = "socket or xdp",
 	  .doc = "the packet path: the kernel's UDP sockets, or AF_XDP sockets with an XDP program "
 		 "on the interface toward the peer at both ends (docs/engines.md, pps)" },
+	{ .key = "threads", .kind = NB_PK_UINT, .flags = NB_PF_LISTED, FIELD(threads),
+	  .max = NB_MAX_FLOWS, .wire = 4, .expect = "0 to 256 threads such as 2",
+	  .doc_value = "0..256, 0 = default",
+	  .doc_default = "the flows, at most the CPUs the engine may use (`cpus`, else the process's affinity), at each end",
+	  .doc = "flow threads per end: each drives its share of the flows with epoll; as many as "
+		 "the flows = one thread per flow (docs/engines.md)" },
 	{ .key = NULL },
 };
 

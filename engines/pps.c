@@ -40,6 +40,7 @@
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "udpstep.h"
 #include "report_shapes.h"
 #include "pps_xdp.h"
 
@@ -115,6 +116,31 @@ static int pps_recv(struct nb_flow *f)
 	return rc;
 }
 
+/* Flows over threads (flowloop.h): the blocking bodies' choices, as steps. */
+static bool pps_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	const struct nb_params *p = f->p;
+	if (!f->sends)
+		nb_sock_udp_rcvbuf(f->fd, p);
+	struct nb_udpstep_setup u = { .per_call = pps_per_call(p), .gso = p->gso,
+		.pacing = p->rate ? NB_PACING_USER : NB_PACING_NONE, .num = p->rate, .den = 1,
+		.burst_ns = p->burst_us * 1000ull, .gro = p->gso,
+		.nmsg = p->batch ? p->batch : PPS_BATCH_DEFAULT, .buflen = p->size,
+		.rate = (double)p->rate };
+	return nb_udpstep_open(f, &u, w);
+}
+
+/* The socket path only: the xdp datapath keeps a thread per flow (its receiver reads every
+ * queue in one thread of its own). */
+static bool pps_covers(const struct nb_params *p)
+{
+	return p->datapath != NB_PKT_XDP;
+}
+
+static const struct nb_flow_steps pps_steps = {
+	.covers = pps_covers, .open = pps_open, .step = nb_udpstep_step, .close = nb_udpstep_close,
+};
+
 static int pps_flow(struct nb_flow *f)
 {
 	if (f->p->datapath == NB_PKT_XDP)
@@ -174,7 +200,7 @@ static void pps_report(const struct nb_engine *e, const struct nb_params *p,
 
 /* The config keys that mean something to pps beyond the common ones. */
 static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "burst",
-					"sweep", "datapath", NULL };
+					"sweep", "datapath", "threads", NULL };
 
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */
@@ -207,4 +233,5 @@ const struct nb_engine nb_engine_pps = {
 	.flow_init = pps_flow_init,     /* datapath xdp: each flow's AF_XDP state behind f->priv */
 	.flow_fini = pps_flow_fini,
 	.prepare_flows = pps_prepare_flows, /* datapath xdp: the end's interface, program, sockets */
+	.steps = &pps_steps,            /* flows over threads (threads:): the socket path */
 };

@@ -43,16 +43,15 @@
 #include "io.h"
 #include "sock.h"
 #include "report_shapes.h"
+#include "rr_int.h"
 
-#define SEQ_BYTES 4u                 /* UDP_RR: the sequence number at the start of a datagram */
-#define DEFAULT_TIMEOUT_MS 1000u     /* UDP_RR: when the case gives no timeout */
 #define MAX_MSG (16u * 1024 * 1024)  /* TCP request/response size limit */
 
 /* ---- shared ---- */
 
 static bool sizes_valid(const struct nb_params *p, struct nb_error *err)
 {
-	uint32_t lo = p->proto == NB_PROTO_UDP ? SEQ_BYTES : 1;
+	uint32_t lo = p->proto == NB_PROTO_UDP ? NB_RR_SEQ_BYTES : 1;
 	uint32_t hi = p->proto == NB_PROTO_UDP ? NB_UDP_MAX_PAYLOAD : MAX_MSG;
 	if (p->request < lo || p->request > hi || p->response < lo || p->response > hi)
 		return nb_error_set(err, "request and response must be %u..%u bytes%s", lo, hi,
@@ -73,24 +72,6 @@ static bool crr_validate(const struct nb_params *p, struct nb_error *err)
 	if (p->proto != NB_PROTO_TCP)
 		return nb_error_set(err, "crr runs over TCP only (connect per transaction)");
 	return sizes_valid(p, err);
-}
-
-static uint32_t timeout_ms(const struct nb_params *p)
-{
-	return p->timeout_ms ? p->timeout_ms : DEFAULT_TIMEOUT_MS;
-}
-
-static void count_io(struct nb_flow *f, bool tx, size_t bytes)
-{
-	nb_count(f, tx ? NB_C_TX_BYTES : NB_C_RX_BYTES, bytes);
-	nb_count(f, tx ? NB_C_TX_PACKETS : NB_C_RX_PACKETS, 1);
-}
-
-static void transaction_done(struct nb_flow *f, uint64_t t0)
-{
-	if (f->hist)
-		nb_hist_record(f->hist, nb_now_ns() - t0);
-	nb_count(f, NB_C_TRANSACTIONS, 1);
 }
 
 /* One buffer for a request, preceded by room for a crr connection's data hello (wire: hello
@@ -127,10 +108,10 @@ static enum nb_io tcp_exchange(struct nb_flow *f, int fd, struct bufs *b, bool w
 	enum nb_io r = nb_io_send_all(f, fd, b->req - hl, hl + f->p->request);
 	if (r != NB_IO_OK)
 		return r;
-	count_io(f, true, f->p->request);
+	nb_rr_count_io(f, true, f->p->request);
 	r = nb_io_recv_all(f, fd, b->resp, f->p->response);
 	if (r == NB_IO_OK)
-		count_io(f, false, f->p->response);
+		nb_rr_count_io(f, false, f->p->response);
 	return r;
 }
 
@@ -141,7 +122,7 @@ static int tcp_rr_client(struct nb_flow *f, struct bufs *b)
 		enum nb_io r = tcp_exchange(f, f->fd, b, false);
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "TCP_RR transaction");
-		transaction_done(f, t0);
+		nb_rr_transaction_done(f, t0);
 	}
 	return 0;
 }
@@ -157,11 +138,11 @@ static enum nb_io serve_one(struct nb_flow *f, int fd, struct bufs *b, bool with
 		return r;
 	if (with_hello && !nb_dhello_get(b->wire, NB_DHELLO_LEN, NB_DH_CRR, f->p->key, &h))
 		return NB_IO_CLOSED;
-	count_io(f, false, f->p->request);
+	nb_rr_count_io(f, false, f->p->request);
 	r = nb_io_send_all(f, fd, b->resp, f->p->response);
 	if (r != NB_IO_OK)
 		return r;
-	count_io(f, true, f->p->response);
+	nb_rr_count_io(f, true, f->p->response);
 	nb_count(f, NB_C_TRANSACTIONS, 1);
 	return NB_IO_OK;
 }
@@ -179,34 +160,22 @@ static int tcp_rr_server(struct nb_flow *f, struct bufs *b)
 
 /* ---- UDP_RR ---- */
 
-static void seq_put(unsigned char *b, uint32_t seq)
-{
-	memcpy(b, &seq, SEQ_BYTES);
-}
-
-static uint32_t seq_get(const unsigned char *b)
-{
-	uint32_t seq;
-	memcpy(&seq, b, SEQ_BYTES);
-	return seq;
-}
-
 /* Send request `seq` and wait for its response; stale responses are read and dropped. */
 static enum nb_io udp_exchange(struct nb_flow *f, struct bufs *b, uint32_t seq)
 {
-	seq_put(b->req, seq);
+	nb_rr_seq_put(b->req, seq);
 	enum nb_io r = nb_io_send_all(f, f->fd, b->req, f->p->request);
 	if (r != NB_IO_OK)
 		return r;
-	count_io(f, true, f->p->request);
-	uint64_t deadline = nb_now_ns() + (uint64_t)timeout_ms(f->p) * 1000000ull;
+	nb_rr_count_io(f, true, f->p->request);
+	uint64_t deadline = nb_now_ns() + (uint64_t)nb_rr_timeout_ms(f->p) * 1000000ull;
 	for (;;) {
 		size_t got;
 		r = nb_io_recv(f, f->fd, b->resp, f->p->response, deadline, &got);
 		if (r != NB_IO_OK)
 			return r;
-		count_io(f, false, got);
-		if (got >= SEQ_BYTES && seq_get(b->resp) == seq)
+		nb_rr_count_io(f, false, got);
+		if (got >= NB_RR_SEQ_BYTES && nb_rr_seq_get(b->resp) == seq)
 			return NB_IO_OK;
 	}
 }
@@ -222,7 +191,7 @@ static int udp_rr_client(struct nb_flow *f, struct bufs *b)
 		}
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "UDP_RR transaction");
-		transaction_done(f, t0);
+		nb_rr_transaction_done(f, t0);
 	}
 	return 0;
 }
@@ -237,16 +206,16 @@ static int udp_rr_server(struct nb_flow *f, struct bufs *b)
 			return 0; /* ICMP unreachable from an earlier answer: the client is gone */
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "UDP_RR server");
-		count_io(f, false, got);
+		nb_rr_count_io(f, false, got);
 		if (got != f->p->request)
 			continue;
-		seq_put(b->resp, seq_get(b->req));
+		nb_rr_seq_put(b->resp, nb_rr_seq_get(b->req));
 		r = nb_io_send_all(f, f->fd, b->resp, f->p->response);
 		if (r == NB_IO_CLOSED)
 			return 0;
 		if (r != NB_IO_OK)
 			return nb_io_fail(f, r, "UDP_RR server");
-		count_io(f, true, f->p->response);
+		nb_rr_count_io(f, true, f->p->response);
 		nb_count(f, NB_C_TRANSACTIONS, 1);
 	}
 }
@@ -256,7 +225,7 @@ static int udp_rr_server(struct nb_flow *f, struct bufs *b)
 static int rr_flow(struct nb_flow *f, bool client)
 {
 	const struct nb_params *p = f->p;
-	uint32_t slice = p->proto == NB_PROTO_UDP ? timeout_ms(p) : 0;
+	uint32_t slice = p->proto == NB_PROTO_UDP ? nb_rr_timeout_ms(p) : 0;
 	if (!nb_io_setup(f->fd, p->wait, slice, &f->err))
 		return -1;
 	struct bufs b;
@@ -352,7 +321,7 @@ static int crr_client_flow(struct nb_flow *f)
 			rc = f->err.msg[0] ? -1 : nb_io_fail(f, r, "TCP_CRR connect/transaction");
 			break;
 		}
-		transaction_done(f, t0);
+		nb_rr_transaction_done(f, t0);
 	}
 	bufs_free(&b);
 	return rc;
@@ -425,7 +394,8 @@ static int crr_server_flow(struct nb_flow *f)
 
 /* The config keys that mean something to rr and crr beyond the common ones (no timeout for
  * crr: it runs over TCP only, where an answer is never lost). */
-static const char *const rr_keys[] = { "request", "response", "wait", "timeout", NULL };
+static const char *const rr_keys[] = { "request", "response", "wait", "timeout", "threads",
+					NULL };
 static const char *const crr_keys[] = { "request", "response", "wait", NULL };
 
 const struct nb_engine nb_engine_rr = {
@@ -452,6 +422,7 @@ const struct nb_engine nb_engine_rr = {
 	.client_flow = rr_client_flow,    /* one request in flight per flow */
 	.server_flow = rr_server_flow,    /* answers each request with `response` bytes */
 	.report = nb_report_round_trips,  /* the client's transactions, bytes, UDP timeouts */
+	.steps = &nb_rr_steps,            /* flows over threads (threads:), wait: block */
 };
 
 const struct nb_engine nb_engine_crr = {

@@ -1,5 +1,6 @@
 /* nbrun — the data-plane harness: sets up one connection per flow, runs one
- * thread per flow, and exposes cumulative counters for the runner to sample.
+ * thread per flow (or, for an engine with steps, `threads` threads each driving a block of the
+ * flows: flowloop.h), and exposes cumulative counters for the runner to sample.
  *
  * Server (agent):  nb_session_listen -> (tell the client the port) -> nb_session_accept
  *                  -> nb_session_start -> ... -> nb_session_stop -> nb_session_destroy
@@ -27,7 +28,8 @@ struct nb_flow_snap {
 	uint64_t own[NB_OWN_COUNTERS_MAX];    /* the engine's own counters; the client's only: the
 						 wire does not carry them (engine.h counters) */
 	bool sends;
-	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system) */
+	uint64_t cpu_ns;                      /* CPU time of this flow's thread (user + system);
+						 a thread of several flows: its first flow's */
 };
 
 struct nb_snapshot {
@@ -73,7 +75,7 @@ bool nb_session_data_peer(const struct nb_session *s, struct sockaddr_storage *o
 struct nb_session *nb_session_connect(const struct nb_engine *e, const struct nb_params *p,
 				      const struct sockaddr *peer, socklen_t peer_len, uint16_t port,
 				      int timeout_ms, struct nb_error *err);
-/** Start one thread per flow. */
+/** Start the flow threads: one per flow, or nb_flow_threads of them (flowloop.h). */
 bool nb_session_start(struct nb_session *s, struct nb_error *err);
 /** Before nb_session_start: receivers settle epoch e at their tick e + lag (clamped to
  *  1 .. NB_EPOCH_LAG_MAX; 1 without this call). Both ends of a run use the same lag. */

@@ -1,4 +1,5 @@
-/* nbrun — the data-plane harness, running: one thread per flow, the ticks that open epochs
+/* nbrun — the data-plane harness, running: one thread per flow or threads over blocks of the
+ * flows (flowloop.h), the ticks that open epochs
  * and read every flow's counters, the drain and the stop (see session.h, engine.h). */
 #include "session.h"
 #include "session_int.h"
@@ -10,11 +11,13 @@
 #include <string.h>
 
 #include "epoch.h"
+#include "flowloop.h"
 #include "sock.h"
 
+/* A thread's flows: [lo, hi) of the session's, thread t (one flow per thread: hi = lo + 1). */
 struct flow_start {
 	struct nb_session *s;
-	uint32_t i;
+	uint32_t t, lo, hi;
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -27,7 +30,7 @@ static uint64_t thread_cpu_ns(void)
 static void *flow_main(void *arg)
 {
 	struct nb_session *s = ((struct flow_start *)arg)->s;
-	uint32_t i = ((struct flow_start *)arg)->i;
+	uint32_t i = ((struct flow_start *)arg)->lo;
 	free(arg);
 	struct nb_flow *f = &s->flows[i];
 	if (nb_sock_pin_flow(&s->p, i, &f->err)) {
@@ -41,6 +44,20 @@ static void *flow_main(void *arg)
 	return NULL;
 }
 
+/* Several flows on one thread, as steps (flowloop.h); the thread's CPU time is its first flow's. */
+static void *group_main(void *arg)
+{
+	struct flow_start g = *(struct flow_start *)arg;
+	free(arg);
+	struct nb_session *s = g.s;
+	if (nb_sock_pin_flow(&s->p, g.t, &s->flows[g.lo].err))
+		nb_flowloop_run(s->e->steps, &s->flows[g.lo], g.hi - g.lo, &s->stop);
+	atomic_store(&s->flows[g.lo].cpu_ns, thread_cpu_ns());
+	for (uint32_t i = g.lo; i < g.hi; i++)
+		atomic_store(&s->done[i], true);
+	return NULL;
+}
+
 bool nb_session_start(struct nb_session *s, struct nb_error *err)
 {
 	/* A first reading of the kernel's counts before any data: what later readings start from
@@ -48,20 +65,24 @@ bool nb_session_start(struct nb_session *s, struct nb_error *err)
 	for (uint32_t i = 0; i < s->nflows; i++)
 		if (s->e->kernel_counters && s->flows[i].fd >= 0)
 			s->e->kernel_counters(&s->flows[i]);
-	for (uint32_t i = 0; i < s->nflows; i++) {
+	uint32_t nt = nb_flow_threads(s->e, &s->p, s->nflows);
+	for (uint32_t t = 0; t < nt; t++) {
 		struct flow_start *fs = malloc(sizeof(*fs));
 		if (!fs)
 			return nb_error_set(err, "out of memory");
-		*fs = (struct flow_start){ .s = s, .i = i };
-		int rc = pthread_create(&s->threads[i], NULL, flow_main, fs);
+		*fs = (struct flow_start){ .s = s, .t = t };
+		nb_flow_block(t, nt, s->nflows, &fs->lo, &fs->hi);
+		uint32_t lead = fs->lo;
+		int rc = pthread_create(&s->threads[t], NULL, nt == s->nflows ? flow_main : group_main,
+					fs);
 		if (rc != 0) {
 			free(fs);
 			nb_session_stop(s, NULL);
-			return nb_error_errno(err, rc, "pthread_create for flow %u", i);
+			return nb_error_errno(err, rc, "pthread_create for flow thread %u", t);
 		}
-		s->nthreads = i + 1;
-		if (pthread_getcpuclockid(s->threads[i], &s->clocks[i]) != 0)
-			s->clocks[i] = (clockid_t)-1;
+		s->nthreads = t + 1;
+		if (pthread_getcpuclockid(s->threads[t], &s->clocks[lead]) != 0)
+			s->clocks[lead] = (clockid_t)-1;
 	}
 	s->started = true;
 	return true;
@@ -149,7 +170,7 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 	if (out->lag)
 		nb_hist_init(out->lag);
 	for (uint32_t i = 0; i < s->nflows; i++) {
-		out->flow[i].cpu_ns = i < s->nthreads ? flow_cpu_ns(s, i) : 0;
+		out->flow[i].cpu_ns = flow_cpu_ns(s, i); /* a thread's first flow's: flowloop.h */
 		out->engine_cpu_ns += out->flow[i].cpu_ns;
 		if (out->hist && s->flows[i].hist)
 			nb_hist_merge(out->hist, s->flows[i].hist);
@@ -194,14 +215,15 @@ bool nb_session_stop(struct nb_session *s, struct nb_error *err)
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		int rc = pthread_join(s->threads[i], NULL);
 		if (rc != 0 && ok) {
-			nb_error_errno(err, rc, "pthread_join flow %u", i);
-			ok = false;
-		}
-		if (ok && s->flows[i].err.msg[0]) {
-			nb_error_set(err, "%s", s->flows[i].err.msg);
+			nb_error_errno(err, rc, "pthread_join flow thread %u", i);
 			ok = false;
 		}
 	}
+	for (uint32_t i = 0; ok && s->nthreads && i < s->nflows; i++)
+		if (s->flows[i].err.msg[0]) {
+			nb_error_set(err, "%s", s->flows[i].err.msg);
+			ok = false;
+		}
 	s->started = false;
 	s->nthreads = 0;
 	return ok;

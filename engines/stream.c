@@ -23,12 +23,16 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <sys/epoll.h>
+
 #include "engine.h"
+#include "flowloop.h"
 #include "kpace.h"
 #include "tcprx.h"
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
+#include "udpstep.h"
 #include "report_shapes.h"
 
 #define UDP_BATCH 16
@@ -143,6 +147,50 @@ static uint32_t udp_per_call(const struct nb_params *p)
 	return p->gso && segs >= 2 ? segs : UDP_BATCH;
 }
 
+/* A TCP send or receive step moves at most this many calls' worth, so that one busy flow does
+ * not hold its thread's other flows back. */
+#define TCP_CALLS_PER_STEP 4
+
+/* ---- flows over threads: a flow as non-blocking steps (flowloop.h) ---- */
+
+static bool tcp_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	const struct nb_params *p = f->p;
+	size_t len = f->sends ? p->size : TCP_RECV_BUF;
+	if (f->sends)
+		nb_gauge_set(f, NB_G_PACING, nb_kpace_apply(f->fd, true, p->rate));
+	if (!(f->run = calloc(1, len)))
+		return nb_error_set(&f->err, "out of memory");
+	*w = (struct nb_flow_wants){ .events = f->sends ? EPOLLOUT : EPOLLIN };
+	return true;
+}
+
+/* The bytes are the kernel's (TCP_INFO at each tick): a step only moves them. */
+static int tcp_step(struct nb_flow *f, uint32_t events)
+{
+	bool tx = f->sends;
+	if (tx ? nb_flow_quiet(f) : nb_flow_stopping(f))
+		return 0;
+	if (events == 0)
+		return 1; /* a slice: only the checks above */
+	size_t len = tx ? f->p->size : TCP_RECV_BUF;
+	for (int k = 0; k < TCP_CALLS_PER_STEP; k++) {
+		ssize_t n = tx ? send(f->fd, f->run, len, MSG_DONTWAIT | MSG_NOSIGNAL)
+			       : recv(f->fd, f->run, len, MSG_DONTWAIT);
+		if (n > 0 && (size_t)n == len)
+			continue;
+		if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)))
+			return 1; /* the socket is full (or empty): the next event */
+		if (n == 0 && !tx)
+			return 0; /* the sender closed */
+		if (tx ? nb_flow_quiet(f) : nb_flow_stopping(f))
+			return 0;
+		return nb_error_errno(&f->err, n < 0 ? errno : EPIPE, "flow %u: %s", f->index,
+				      tx ? "send" : "recv"), -1;
+	}
+	return 1;
+}
+
 static int udp_send(struct nb_flow *f)
 {
 	const struct nb_params *p = f->p;
@@ -189,6 +237,48 @@ static int udp_recv(struct nb_flow *f)
 	return rc;
 }
 
+/* The blocking bodies' choices for a UDP flow, for its steps (udpstep.h). */
+static bool udp_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	const struct nb_params *p = f->p;
+	struct nb_udpstep_setup u = { .per_call = udp_per_call(p), .gso = p->gso,
+				      .burst_ns = p->burst_us * 1000ull, .gro = udp_gro(p),
+				      .nmsg = UDP_BATCH, .buflen = p->size + 1,
+				      .rate = (double)p->rate / (8.0 * p->size) };
+	if (f->sends) {
+		u.pacing = nb_kpace_apply(f->fd, false, p->rate);
+		u.num = u.pacing == NB_PACING_USER ? p->rate : 0;
+		u.den = 8ull * p->size;
+	}
+	return nb_udpstep_open(f, &u, w);
+}
+
+static bool stream_open(struct nb_flow *f, struct nb_flow_wants *w)
+{
+	return f->p->proto == NB_PROTO_TCP ? tcp_open(f, w) : udp_open(f, w);
+}
+
+static int stream_step(struct nb_flow *f, uint32_t events, uint64_t now_ns, struct nb_flow_wants *w)
+{
+	if (f->p->proto == NB_PROTO_TCP)
+		return tcp_step(f, events);
+	return nb_udpstep_step(f, events, now_ns, w);
+}
+
+static void stream_close(struct nb_flow *f)
+{
+	if (f->p->proto == NB_PROTO_UDP) {
+		nb_udpstep_close(f);
+		return;
+	}
+	free(f->run);
+	f->run = NULL;
+}
+
+static const struct nb_flow_steps stream_steps = {
+	.open = stream_open, .step = stream_step, .close = stream_close,
+};
+
 static int stream_flow(struct nb_flow *f)
 {
 	if (f->p->proto == NB_PROTO_TCP)
@@ -209,7 +299,7 @@ static uint64_t stream_drain_ns(const struct nb_params *p)
 
 /* The config keys that mean something to stream beyond the common ones. */
 static const char *const stream_keys[] = { "size", "rate", "direction", "gso", "burst", "sweep",
-					   NULL };
+					   "threads", NULL };
 
 const struct nb_engine nb_engine_stream = {
 	.name = "stream",
@@ -240,4 +330,5 @@ const struct nb_engine nb_engine_stream = {
 	.report = nb_report_directional,
 	.flow_init = stream_flow_init,         /* TCP: the receiver's arrived-bytes state */
 	.flow_fini = stream_flow_fini,
+	.steps = &stream_steps,                /* flows over threads (threads:) */
 };

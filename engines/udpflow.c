@@ -86,18 +86,27 @@ static int send_failed(struct nb_udptx *t)
 	return nb_error_errno(&f->err, errno, "flow %u: send", f->index), -1;
 }
 
+int nb_udptx_send(struct nb_udptx *t, uint32_t n)
+{
+	struct nb_flow *f = t->f;
+	int sent = send_batch(t, n);
+	if (sent < 0)
+		return send_failed(t) == 0 ? -2 : -1;
+	nb_pacer_sent(&t->pacer, (uint32_t)sent);
+	nb_gauge_set(f, NB_G_MAX_BURST, t->pacer.max_run);
+	atomic_store_explicit(&f->c[NB_C_PACE_FORGIVEN], t->pacer.forgiven, memory_order_relaxed);
+	return sent;
+}
+
 int nb_udptx_step(struct nb_udptx *t)
 {
 	struct nb_flow *f = t->f;
 	uint32_t n = nb_pacer_wait(&t->pacer, t->per_call, f->quiesce);
 	if (n == 0)
 		return 0;
-	int sent = send_batch(t, n);
+	int sent = nb_udptx_send(t, n);
 	if (sent < 0)
-		return send_failed(t);
-	nb_pacer_sent(&t->pacer, (uint32_t)sent);
-	nb_gauge_set(f, NB_G_MAX_BURST, t->pacer.max_run);
-	atomic_store_explicit(&f->c[NB_C_PACE_FORGIVEN], t->pacer.forgiven, memory_order_relaxed);
+		return sent == -2 ? 0 : -1;
 	if (sent == 0 && nb_sock_wait(f->fd, true, f) < 0) /* refused: wait for room */
 		return send_failed(t);
 	return 1;
@@ -183,26 +192,33 @@ static void account(struct nb_udprx *r, int n)
 	nb_flow_leave(r->f);
 }
 
-int nb_udprx_run(struct nb_udprx *r)
+int nb_udprx_once(struct nb_udprx *r, int flags)
 {
 	struct nb_flow *f = r->f;
-	int rc = 0;
-	while (!nb_flow_stopping(f)) {
-		for (uint32_t i = 0; i < r->nmsg; i++)
-			r->msg[i].msg_hdr.msg_controllen = r->ctllen;
-		int n = recvmmsg(f->fd, r->msg, r->nmsg, MSG_WAITFORONE, NULL);
-		/* EAGAIN: the timeout (re-check stop); ECONNREFUSED: an ICMP from an earlier send. */
-		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED) {
-			if (!nb_flow_stopping(f)) {
-				nb_error_errno(&f->err, errno, "flow %u: recvmmsg", f->index);
-				rc = -1;
-			}
-			break;
-		}
-		if (n > 0)
-			account(r, n);
+	for (uint32_t i = 0; i < r->nmsg; i++)
+		r->msg[i].msg_hdr.msg_controllen = r->ctllen;
+	int n = recvmmsg(f->fd, r->msg, r->nmsg, flags, NULL);
+	/* EAGAIN: the timeout (re-check stop); ECONNREFUSED: an ICMP from an earlier send. */
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+	    errno != ECONNREFUSED) {
+		if (nb_flow_stopping(f))
+			return -2;
+		nb_error_errno(&f->err, errno, "flow %u: recvmmsg", f->index);
+		return -1;
 	}
-	return rc;
+	if (n > 0)
+		account(r, n);
+	return n > 0 ? n : 0;
+}
+
+int nb_udprx_run(struct nb_udprx *r)
+{
+	while (!nb_flow_stopping(r->f)) {
+		int n = nb_udprx_once(r, MSG_WAITFORONE);
+		if (n < 0)
+			return n == -2 ? 0 : -1;
+	}
+	return 0;
 }
 
 void nb_udpflow_kernel_counters(struct nb_flow *f)

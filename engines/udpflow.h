@@ -62,6 +62,10 @@ bool nb_udptx_start(struct nb_udptx *t, uint64_t num, uint64_t den, uint64_t bur
 /** One batch: wait for the pacer, stamp, send and count; after a refusal wait for room.
  *  Returns 1 to go on, 0 when the flow is done, -1 on failure (f->err set). */
 int nb_udptx_step(struct nb_udptx *t);
+/** Stamp, send and count n datagrams the pacer released, never waiting: how many the kernel
+ *  took (0: refused, wait for room), -1 on failure (f->err set), -2 when the flow is done (the
+ *  peer went away as the run winds down). */
+int nb_udptx_send(struct nb_udptx *t, uint32_t n);
 
 /** The receiving half of a UDP test flow: nmsg buffers of buflen bytes (ctllen bytes of the
  *  engine's control data each, plus room for the receive time), the sequence accounting. */
@@ -86,6 +90,9 @@ bool nb_udprx_init(struct nb_udprx *r, struct nb_flow *f, uint32_t nmsg, size_t 
 		   size_t ctllen);
 /** Receive and account until the flow stops; 0, or -1 with f->err set. */
 int nb_udprx_run(struct nb_udprx *r);
+/** One recvmmsg (flags: MSG_WAITFORONE, or MSG_DONTWAIT never to wait) and its accounting:
+ *  the datagrams taken (0: none there), -1 on failure (f->err set), -2 when stopped. */
+int nb_udprx_once(struct nb_udprx *r, int flags);
 /** Free the buffers. */
 void nb_udprx_free(struct nb_udprx *r);
 /** The kernel's receive time of a datagram (its SCM_TIMESTAMPNS, CLOCK_REALTIME, minus

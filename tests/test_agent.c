@@ -400,7 +400,7 @@ static const struct field setup_fields[] = {
 	{ "nodelay", 1, 0, NULL }, { "congestion", 0, 0, "" }, { "tos", 4, 0, NULL },
 	{ "wait", 1, 0, NULL }, { "gso", 1, 0, NULL }, { "batch", 4, 0, NULL },
 	{ "timeout", 4, 0, NULL }, { "cpu count", 4, 0, NULL }, { "burst", 4, 0, NULL },
-	{ "datapath", 1, 0, NULL },
+	{ "datapath", 1, 0, NULL }, { "threads", 4, 0, NULL },
 	{ "warm-up", 8, 0, NULL },
 	{ "omit", 8, 0, NULL }, { "duration", 8, 1000000000ull, NULL },
 	{ "interval", 8, 500000000ull, NULL }, { "drain", 8, 0, NULL },
@@ -475,7 +475,7 @@ Test(agent, a_setup_with_each_field_at_its_extremes_is_refused_cleanly, .timeout
 	/* The largest values the decoder takes are beyond the agent's limits. */
 	const struct { int field; uint64_t v; } in_range[] = {
 		{ 5, 1u << 30 }, { 6, 1u << 30 }, { 8, NB_MAX_FLOWS }, { 9, NB_RATE_MAX },
-		{ 24, 86400ull * 1000000000ull }, { 8, 0 }, { 24, 0 }, { 25, 0 }, { 5, 0 },
+		{ 25, 86400ull * 1000000000ull }, { 8, 0 }, { 25, 0 }, { 26, 0 }, { 5, 0 },
 	};
 	for (size_t i = 0; i < sizeof(in_range) / sizeof(in_range[0]); i++)
 		assert_refused(setup_frame(in_range[i].field, in_range[i].v), setup_fields[in_range[i].field].name);

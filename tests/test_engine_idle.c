@@ -144,7 +144,8 @@ static struct nb_buf encode(const struct nb_msg *m)
 	return b;
 }
 
-/* After the common rows (cpus: a count 0, then the burst) come its own: tick as four bytes. */
+/* After the common rows (cpus: a count 0, then the burst and the threads) come its own: tick as
+ * four bytes. */
 Test(engine_idle, its_tick_crosses_the_wire_after_the_common_parameters)
 {
 	struct nb_msg m = idle_setup(250), out, stream = idle_setup(250);
@@ -153,11 +154,12 @@ Test(engine_idle, its_tick_crosses_the_wire_after_the_common_parameters)
 	cr_assert_eq(b.len, s.len + 4 - 2, "4 bytes of tick; \"idle\" is 2 shorter than \"stream\"");
 	/* length, type, run id, "n", "idle", protocol, direction, size, request, response, streams,
 	 * rate, window, mss, nodelay, "" (congestion), tos, wait, gso, batch, timeout, cpu count,
-	 * burst, datapath */
+	 * burst, datapath, threads */
 	size_t at = 4 + 2 + 4 + 3 + 6 + 1 + 1 + 4 + 4 + 4 + 4 + 8 + 4 + 4 + 1 + 2 + 4 + 1 + 1 + 4 +
-		    4 + 4 + 4 + 1;
+		    4 + 4 + 4 + 1 + 4;
 	static const uint8_t tick[4] = { 0, 0, 0, 250 };
-	cr_expect_eq(memcmp(b.p + at, tick, 4), 0, "tick right after the CPUs, the burst and the datapath");
+	cr_expect_eq(memcmp(b.p + at, tick, 4), 0,
+		     "tick right after the CPUs, the burst, the datapath and the threads");
 	struct nb_error err = { { 0 } };
 	cr_assert(nb_msg_decode(b.p + 4, b.len - 4, &out, &err), "%s", err.msg);
 	cr_expect_eq(nbt_idle_tick_ms(&out.u.setup.params), 250);

@@ -91,18 +91,19 @@ Test(proto, setup_bytes_are_the_ones_nbrun_always_sent)
 		.size = 0x0a, .request = 0x0b, .response = 0x0c, .streams = 0x0d, .rate = 0x0e0f,
 		.window = 0x1011, .mss = 0x1213, .nodelay = true, .tos = 0x88, .wait = NB_WAIT_SPIN,
 		.gso = true, .batch = 0x14, .timeout_ms = 0x1516, .ncpus = 2, .cpus = { 7, 0x0102 },
-		.burst_us = 0x1718, .port = 99, .datapath = NB_PKT_XDP };
+		.burst_us = 0x1718, .datapath = NB_PKT_XDP, .threads = 0x19, .port = 99 };
 	snprintf(s->params.engine, sizeof(s->params.engine), "rr");
 	snprintf(s->params.congestion, sizeof(s->params.congestion), "bbr");
 	static const char want[] =
-		"000000c1" "0003"                               /* length, SETUP */
+		"000000c5" "0003"                               /* length, SETUP */
 		"01020304" "0005" "722f756470"                  /* run id, case id "r/udp" */
 		"0002" "7272" "01" "01"                         /* engine "rr", udp, reverse */
 		"0000000a" "0000000b" "0000000c" "0000000d"     /* size, request, response, streams */
 		"0000000000000e0f"                              /* rate */
 		"00001011" "00001213" "01" "0003" "626272"      /* window, mss, nodelay, "bbr" */
 		"00000089" "01" "01" "00000014" "00001516"      /* tos + 1, wait, gso, batch, timeout */
-		"00000002" "0007" "0102" "00001718" "01"        /* cpus, burst, datapath xdp (the port
+		"00000002" "0007" "0102" "00001718" "01"        /* cpus, burst, datapath xdp, */
+		"00000019"                                      /* threads (the port
 								   never travels) */
 		"0000000000000001" "0000000000000002" "0000000000000003" /* warm-up, omit, duration */
 		"00000000000f4240" "0000000000000005"           /* interval, drain */

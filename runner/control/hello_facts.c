@@ -29,7 +29,7 @@ void nb_hello_facts_fill(struct nb_msg_facts *f, bool collect, const struct sock
 	nb_facts_init(&facts);
 	if (collect)
 		nb_env_collect("/", (const struct sockaddr *)peer, len, &facts);
-	nb_env_add_nbrun(&facts, "one thread per flow", "not pinned");
+	nb_env_add_nbrun(&facts, "one thread per flow, or per block of flows (threads)", "not pinned");
 	f->kv = calloc(facts.n ? facts.n : 1, sizeof(*f->kv));
 	struct kv_fill x = { .f = f, .cap = f->kv ? (uint32_t)(facts.n < NB_KV_MAX ? facts.n : NB_KV_MAX) : 0 };
 	f->nkv = 0;

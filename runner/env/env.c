@@ -1,5 +1,7 @@
 /* nbrun — collecting the facts of this host, and printing them beside the peer's. */
 #include "env.h"
+
+#include "flowloop.h"
 #include "env_read.h"
 
 #include <arpa/inet.h>
@@ -49,8 +51,11 @@ bool nb_env_add_nbrun(struct nb_facts *out, const char *placement, const char *e
 		  nb_facts_set(out, "nbrun", "build", "%s", NB_STATIC_BUILD ? "static" : "dynamic");
 	ok = ok && (placement ? nb_facts_set(out, "nbrun", "placement", "%s", placement)
 			      : nb_facts_unknown(out, "nbrun", "placement", "not known before a run"));
-	return ok && (engine_cpus ? nb_facts_set(out, "nbrun", "engine_cpus", "%s", engine_cpus)
-				  : nb_facts_unknown(out, "nbrun", "engine_cpus", "not known before a run"));
+	ok = ok && (engine_cpus ? nb_facts_set(out, "nbrun", "engine_cpus", "%s", engine_cpus)
+				: nb_facts_unknown(out, "nbrun", "engine_cpus", "not known before a run"));
+	/* `threads: 0` here: min(flows, this) flow threads (flowloop.h), from this process's CPUs */
+	struct nb_params unpinned = { 0 };
+	return ok && nb_facts_set(out, "nbrun", "flow_threads", "%u", nb_flow_cpus(&unpinned));
 }
 
 /* ---- printing ------------------------------------------------------------------ */

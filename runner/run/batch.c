@@ -102,8 +102,10 @@ static bool write_env(struct nb_batch *b, struct nb_error *err)
 	char cpus[256];
 	bool pinned;
 	engine_cpus(b->plan, cpus, sizeof(cpus), &pinned);
-	nb_env_add_nbrun(&local, pinned ? "one thread per flow; flow i pinned to cpus[i % n]"
-					: "one thread per flow, not pinned (the scheduler places them)",
+	nb_env_add_nbrun(&local, pinned ? "one thread per flow, or per block of flows (threads); "
+					  "thread i pinned to cpus[i % n]"
+					: "one thread per flow, or per block of flows (threads), not pinned "
+					  "(the scheduler places them)",
 			 cpus[0] ? cpus : NULL);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" NB_ENV_JSON_FILE, b->dir);

@@ -287,6 +287,18 @@ static enum nb_run_exit finish(struct nb_batch *b, enum nb_run_exit rc, struct n
 	return rc;
 }
 
+/* What each agent said its flow threads default to (`threads: 0`, its CPUs: flowloop.h). */
+static void tell_flow_threads(const struct nb_ends *e)
+{
+	for (size_t i = 0; i < e->nends; i++) {
+		const char *n = nb_facts_value(&e->end[i].agent.client.peer_facts, "nbrun", "flow_threads");
+		if (n)
+			fprintf(stderr, "nbrun: check: %s%s: flow threads per end: min(flows, %s) "
+				"(threads: 0)\n", e->end[i].peer ? "peer " : "embedded agent",
+				e->end[i].peer ? e->end[i].peer : "", n);
+	}
+}
+
 /* The folder exists only after the check passed. */
 enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 {
@@ -298,6 +310,8 @@ enum nb_run_exit nb_run_batch(struct nb_batch *b, struct nb_error *err)
 			fprintf(stderr, "nbrun: check: both ends have what the %zu case%s%s\n",
 				b->plan->ncases, b->plan->ncases == 1 ? " needs" : "s need",
 				b->ends.need_agent ? ", and the data path to the agent works" : "");
+		if (!problems && b->o->verbosity >= 0)
+			tell_flow_threads(&b->ends);
 		return problems ? NB_EXIT_CHECK : NB_EXIT_OK;
 	}
 	if (!b->claimed && !nb_batch_claim(b, err))

@@ -16,7 +16,7 @@ FAILED=0
 veth_test_init nbchk 10.231.93
 
 need_root_netns nft
-echo "1..16"
+echo "1..17"
 
 setup() {
 	veth_pair "$NSA" "$NSB" "$VA" "$VB" "$ADDR_A" "$ADDR_B" &&
@@ -84,6 +84,8 @@ firewall none
 check_run open --check
 check "open path: --check exits 0, saying the data path works" "$TMP/open.err" \
 	sh -c "[ $RC = 0 ] && grep -qx 'nbrun: check: both ends have what the 3 cases need, and the data path to the agent works' '$TMP/open.err'"
+check "... and says the agent's flow threads default, from its CPUs" "$TMP/open.err" \
+	grep -qx "nbrun: check: peer $ADDR_A: flow threads per end: min(flows, $(nproc)) (threads: 0)" "$TMP/open.err"
 check "... the agent proved both protocols and logged it" "$TMP/serve.log" \
 	sh -c "grep -q 'check: TCP data path: ok' '$TMP/serve.log' && grep -q 'check: UDP data path: ok' '$TMP/serve.log'"
 
