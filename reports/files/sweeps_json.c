@@ -50,6 +50,14 @@ static json_t *goal_entry(const struct nb_sweep_result *e)
 	json_object_set_new(o, "target_rate", real_or_null(e->threshold));
 	json_object_set_new(o, "achieved_rate", real_or_null(e->achieved_rate));
 	json_object_set_new(o, "sentence", json_string(e->sentence));
+	json_object_set_new(o, "goal", e->goal_name ? json_string(e->goal_name) : json_null());
+	json_object_set_new(o, "exceed_ratio", real_or_null(e->exceed_ratio));
+	json_object_set_new(o, "final_trial_s", real_or_null(e->final_trial_s));
+	json_object_set_new(o, "duration_sum_s", real_or_null(e->duration_sum_s));
+	json_object_set_new(o, "initial_trial_s", real_or_null(e->initial_trial_s));
+	json_object_set_new(o, "relevant_lower_bound", real_or_null(e->lower_bound));
+	json_object_set_new(o, "relevant_upper_bound", real_or_null(e->upper_bound));
+	json_object_set_new(o, "conditional_throughput", real_or_null(e->conditional));
 	return o;
 }
 
@@ -176,7 +184,12 @@ static void read_entry(json_t *o, struct nb_sweep_result *out)
 		.status = jstr(o, "status"), .threshold = jnum(o, "threshold"),
 		.lowest_fail = jnum(o, "lowest_fail"), .bracket_lo = jnum(o, "bracket_lo"),
 		.bracket_hi = jnum(o, "bracket_hi"), .goal_trials = ju32(o, "goal_trials"),
-		.achieved_rate = jnum(o, "achieved_rate"),
+		.achieved_rate = jnum(o, "achieved_rate"), .goal_name = jstr(o, "goal"),
+		.exceed_ratio = jnum(o, "exceed_ratio"), .final_trial_s = jnum(o, "final_trial_s"),
+		.duration_sum_s = jnum(o, "duration_sum_s"), .initial_trial_s = jnum(o, "initial_trial_s"),
+		.lower_bound = jnum(o, "relevant_lower_bound"),
+		.upper_bound = jnum(o, "relevant_upper_bound"),
+		.conditional = jnum(o, "conditional_throughput"),
 	};
 }
 

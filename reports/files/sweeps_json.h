@@ -46,6 +46,15 @@ struct nb_sweep_result {
 	double bracket_lo, bracket_hi;
 	uint32_t goal_trials;    /* trials run while this goal was searched */
 	double achieved_rate;    /* mean send rate of the valid trials at the threshold */
+	/* the same goal in MLRsearch's words (RFC 9971; runner/run/sweep_mlr.h): */
+	const char *goal_name;   /* "NDR" (loss ratio 0), "PDR", "PDR 0.1%" (NULL: not said) */
+	double exceed_ratio;     /* Goal Exceed Ratio */
+	double final_trial_s;    /* Goal Final Trial Duration */
+	double duration_sum_s;   /* Goal Duration Sum */
+	double initial_trial_s;  /* Goal Initial Trial Duration */
+	double lower_bound;      /* Relevant Lower Bound (NAN: none) */
+	double upper_bound;      /* Relevant Upper Bound (NAN: none) */
+	double conditional;      /* Conditional Throughput, per flow (NAN: no lower bound) */
 	/* a plain sweep (writer only): */
 	const double *rates;     /* the offered rates in the order run */
 	size_t nrates;

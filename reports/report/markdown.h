@@ -41,5 +41,8 @@ void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct n
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */
 void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c);
+/** A searched case's goals in MLRsearch's words (markdown_mlr.c); nothing for a plain sweep. */
+void nb_md_sweep_goals(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
+		       const char *unit);
 
 #endif

@@ -25,7 +25,7 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..9"
+echo "1..13"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
@@ -42,6 +42,26 @@ grep -v '^warning' "$TMP/search.log" | grep 'highest rate\|search' | sed 's/^/# 
 check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
 check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
 	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
+
+# The same two goals in MLRsearch's words (RFC 9971): NDR (loss ratio 0) and PDR (0.1 %), each
+# with its relevant bounds and conditional throughput, read from the trials. NDR's conditional
+# throughput is its lower bound (every full-length trial there lost nothing) and lies at the
+# tbf; PDR's lies within its goal loss ratio below its own lower bound.
+G1=$(sweeps_goal_field goal 1 "$TMP/search") G2=$(sweeps_goal_field goal 2 "$TMP/search")
+NDR_LO=$(sweeps_goal_field relevant_lower_bound 1 "$TMP/search")
+NDR_HI=$(sweeps_goal_field relevant_upper_bound 1 "$TMP/search")
+NDR_CT=$(sweeps_goal_field conditional_throughput 1 "$TMP/search")
+PDR_LO=$(sweeps_goal_field relevant_lower_bound 2 "$TMP/search")
+PDR_CT=$(sweeps_goal_field conditional_throughput 2 "$TMP/search")
+echo "# $G1: lower $NDR_LO upper $NDR_HI conditional $NDR_CT; $G2: lower $PDR_LO conditional $PDR_CT"
+check "the goals are named NDR and PDR" "$TMP/search/sweeps.json" test "$G1/$G2" = NDR/PDR
+check "NDR's conditional throughput is its lower bound, below its upper bound" "$TMP/search/sweeps.json" \
+	awk -v c="$NDR_CT" -v l="$NDR_LO" -v h="$NDR_HI" 'BEGIN { exit !(c > 0 && c == l && h > l) }'
+check "NDR's conditional throughput lies within 5 % of the payload rate" "$TMP/search/sweeps.json" \
+	awk -v c="$NDR_CT" -v p="$PAYLOAD" 'BEGIN { r = c / p; exit !(r >= 0.95 && r <= 1.05) }'
+check "PDR's conditional throughput lies within 0.1 % below its lower bound, at or above NDR's" \
+	"$TMP/search/sweeps.json" awk -v c="$PDR_CT" -v l="$PDR_LO" -v n="$NDR_LO" \
+	'BEGIN { exit !(c <= l && c >= l * 0.999 && l >= n) }'
 
 # runs.csv columns by name; every trial is a row of kind trial with its offered rate.
 RUNS=$TMP/search/runs.csv
