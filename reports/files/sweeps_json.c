@@ -1,6 +1,7 @@
 /* sweeps.json (see sweeps_json.h). */
 #include "sweeps_json.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -213,4 +214,32 @@ bool nb_sweeps_json_find(const struct nb_results *res, const char *case_id,
 			 struct nb_sweep_result *out)
 {
 	return nb_sweeps_json_goal(res, case_id, 0, out);
+}
+
+size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
+			    struct nb_sweep_result *out, size_t max)
+{
+	struct nb_sweep_result e;
+	size_t n = 0;
+	uint32_t rep = 0;
+	for (size_t i = 0; n < max && nb_sweeps_json_goal(res, case_id, i, &e); i++) {
+		if (!e.search || !e.goal_name || (n && e.rep != rep))
+			continue;
+		rep = e.rep;
+		out[n++] = e;
+	}
+	return n;
+}
+
+void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len)
+{
+	size_t at = 0;
+	for (const char *p = e->goal_name ? e->goal_name : "goal"; *p && at + 4 < len; p++) {
+		if (*p == '%')
+			at += (size_t)snprintf(buf + at, len - at, "pct");
+		else
+			buf[at++] = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+	}
+	buf[at < len ? at : len - 1] = '\0';
+	snprintf(buf + strlen(buf), len - strlen(buf), "_conditional_throughput");
 }

@@ -74,4 +74,13 @@ bool nb_sweeps_json_goal(const struct nb_results *res, const char *case_id, size
 bool nb_sweeps_json_find(const struct nb_results *res, const char *case_id,
 			 struct nb_sweep_result *out);
 
+/** The goals in MLRsearch's words (goal_name set) of case_id's first recorded search
+ *  repetition, at most max of them into out; returns how many (0: no search, or a folder
+ *  from before). Their strings live as long as res. */
+size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
+			    struct nb_sweep_result *out, size_t max);
+/** A goal's headline as machines name it: "ndr_conditional_throughput",
+ *  "pdr_conditional_throughput", "pdr_0.1pct_conditional_throughput" (compare, export). */
+void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len);
+
 #endif

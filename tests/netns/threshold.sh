@@ -25,7 +25,7 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..13"
+echo "1..16"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
@@ -62,6 +62,23 @@ check "NDR's conditional throughput lies within 5 % of the payload rate" "$TMP/s
 check "PDR's conditional throughput lies within 0.1 % below its lower bound, at or above NDR's" \
 	"$TMP/search/sweeps.json" awk -v c="$PDR_CT" -v l="$PDR_LO" -v n="$NDR_LO" \
 	'BEGIN { exit !(c <= l && c >= l * 0.999 && l >= n) }'
+
+# export and compare carry the goals by name: csv's metric ndr_conditional_throughput, the
+# Prometheus series goal="NDR" in bytes/s, github-benchmark's "CASE NDR"; compare's searches.
+"$NBRUN" export "$TMP/search" --format csv >"$TMP/x.csv" 2>&1
+"$NBRUN" export "$TMP/search" --format prometheus >"$TMP/x.prom" 2>&1
+"$NBRUN" export "$TMP/search" --format github-benchmark --better bigger >"$TMP/x.gh" 2>&1
+check "export csv and prometheus carry NDR's conditional throughput" "$TMP/x.prom" awk -v c="$NDR_CT" '
+	FILENAME ~ /csv$/ && $0 ~ /,ndr_conditional_throughput,bit\/s,higher,1,/ { split($0, f, ","); if (f[9] == c) n++ }
+	FILENAME ~ /prom$/ && /^nbrun_conditional_throughput_bytes_per_second\{.*goal="NDR"/ { if ($NF * 8 == c) n++ }
+	END { exit !(n == 2) }' "$TMP/x.csv" "$TMP/x.prom"
+check "github-benchmark names the case's NDR and PDR" "$TMP/x.gh" \
+	sh -c 'grep -q "\"name\": \".* NDR\"" "$1" && grep -q "\"name\": \".* PDR\"" "$1"' sh "$TMP/x.gh"
+cp -r "$TMP/search" "$TMP/again"
+"$NBRUN" compare "$TMP/search" "$TMP/again" --format json >"$TMP/cmp.json" 2>&1
+"$NBRUN" compare "$TMP/search" "$TMP/again" >"$TMP/cmp.md" 2>&1
+check "compare carries the searches' NDR and PDR" "$TMP/cmp.md" sh -c 'grep -q "^## Searches (MLRsearch goals)" "$1" &&
+	grep -q "| NDR |" "$1" && grep -q "\"metric\": \"pdr_conditional_throughput\"" "$2"' sh "$TMP/cmp.md" "$TMP/cmp.json"
 
 # runs.csv columns by name; every trial is a row of kind trial with its offered rate.
 RUNS=$TMP/search/runs.csv
