@@ -8,6 +8,7 @@
 
 #include "afile.h"
 #include "fmt.h"
+#include "ip_capacity.h"
 #include "path_stats.h"
 
 static json_t *plan_json(const struct nb_results *res)
@@ -88,6 +89,22 @@ static json_t *sweep_json(const struct nb_results *res, const char *case_id)
 			 "complete", sw.complete_known ? json_boolean(sw.complete) : json_null());
 }
 
+/* RFC 9097's IP-layer capacity of a one-way UDP case (ip_capacity.h), or null. */
+static json_t *ip_capacity_json(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	bool assumed;
+	unsigned hdr = nb_ip_header_bytes(res->meta.peer, &assumed);
+	struct nb_ip_capacity_case k;
+	if (!nb_ip_capacity_applies(c) ||
+	    !nb_ip_capacity_of_case(res, (size_t)(c->pc - res->cases), hdr, &k))
+		return json_null();
+	return json_pack("{s:o s:o s:o s:o s:I s:I s:b}", "mean_bps", nb_json_number(k.mean_bps),
+			 "max_bps", nb_json_number(k.max_bps), "max_of_runs_bps",
+			 nb_json_number(k.max_of_runs), "dt_s", nb_json_number(k.dt_s),
+			 "runs", (json_int_t)k.runs, "header_bytes", (json_int_t)hdr,
+			 "header_assumed", assumed);
+}
+
 static json_t *case_json(const struct nb_results *res, const struct nb_case_stats *c)
 {
 	const struct nb_stats *v = &c->value;
@@ -95,7 +112,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 	for (size_t k = 0; k < NB_COL_COUNT; k++)
 		if (isfinite(c->metric_mean[k]))
 			json_object_set_new(mm, nb_cols[k].name, json_real(c->metric_mean[k]));
-	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
+	return json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o s:o}",
 		"case_id", nb_json_string(c->pc->case_id), "metric", nb_json_string(c->metric),
 		"unit", nb_json_string(c->metric_col >= 0 ? nb_cols[c->metric_col].unit : ""),
 		"n", (json_int_t)v->n, "n_failed", (json_int_t)c->n_failed,
@@ -110,7 +127,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"ci_reached", v->n >= 2 ? json_boolean(c->ci_reached) : json_null(),
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
 		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
-		"paths", nb_path_stats_json(res, c));
+		"paths", nb_path_stats_json(res, c), "ip_capacity", ip_capacity_json(res, c));
 }
 
 static json_t *facts_json(const struct nb_facts *f)

@@ -45,4 +45,8 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 void nb_md_sweep_goals(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
 		       const char *unit);
 
+/** "IP-layer capacity (RFC 9097)": each one-way UDP case's IP-layer rate over the whole run
+ *  and the maximum over its sub-intervals (markdown_capacity.c); nothing when there is none. */
+void nb_md_ip_capacity(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+
 #endif

@@ -25,7 +25,7 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..16"
+echo "1..18"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
@@ -126,6 +126,37 @@ check "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" 
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
 		NR > 1 && $o > p && $s == "ok" { n++; if ($l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
 		END { exit !(n == 3 && !bad) }' "$RUNS"
+
+# ---- RFC 9097: the IP-layer capacity through the tbf --------------------------------------------
+# A paced UDP run of 400-byte datagrams 20 % above the bottleneck: at the IP layer (payload + 8
+# UDP + 20 IPv4 bytes per datagram, no Ethernet header) the tbf passes R x (400 + 28) / (400 +
+# 42). The whole run's rate and the maximum over its 0.5 s sub-intervals (results.json
+# ip_capacity) must lie within 5 % of it (the payload alone, 6.5 % below, would not), the
+# maximum at or above the mean, with IPv4's 28 header bytes counted.
+CAPSIZE=400
+IPCAP=$((RATE / (CAPSIZE + 42) * (CAPSIZE + 28)))
+cat >"$TMP/cap.yaml" <<EOF
+name: threshold-capacity
+defaults: {warmup: 500ms, duration: 2s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: cap, engine: stream, protocol: udp, size: $CAPSIZE, rate: $((RATE / 100 * 120))}
+EOF
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/cap.yaml" --peer $SERVER --out "$TMP/cap" \
+	>"$TMP/cap.log" 2>&1
+"$NBRUN" report "$TMP/cap" >>"$TMP/cap.log" 2>&1
+check "the report has RFC 9097's IP-layer capacity" "$TMP/cap/report.md" \
+	grep -q "^## IP-layer capacity (RFC 9097)" "$TMP/cap/report.md"
+cat >"$TMP/cap.py" <<'PY'
+import json, sys
+doc, want = json.load(open(sys.argv[1])), float(sys.argv[2])
+cap = doc["summary"][0]["ip_capacity"]
+print("# ip-layer mean %.0f max %.0f want %.0f" % (cap["mean_bps"], cap["max_bps"], want))
+assert cap["header_bytes"] == 28 and not cap["header_assumed"], cap
+assert 0.95 <= cap["mean_bps"] / want <= 1.05 and 0.95 <= cap["max_bps"] / want <= 1.05, cap
+assert cap["max_bps"] >= cap["mean_bps"], cap
+PY
+check "the whole run and its largest sub-interval lie at the tbf's IP-layer rate" "$TMP/cap.log" \
+	python3 "$TMP/cap.py" "$TMP/cap/results.json" "$IPCAP"
 
 # ---- down removes exactly what up made --------------------------------------------------------
 lab_down
