@@ -422,6 +422,7 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	verdict(f, res, s, pf);
 	nb_md_results(f, res, s);
 	nb_md_ip_capacity(f, res, s);
+	nb_md_rfc6349(f, res, s);
 	nb_path_stats_md(f, res, s);
 	warnings(f, pf);
 	nb_md_charts(f, charts);

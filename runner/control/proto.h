@@ -56,8 +56,8 @@
 /* 5: SETUP's end, target and grant (paths between two agents); 6: PROBE (the data path before
  * a batch), CHECK_RESULT's limits, CHECK without longest_ns, and every frame after the
  * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
- * client waits in line for the session) */
-#define NB_PROTO_VERSION 6
+ * client waits in line for the session); 7: the snapshot's bytes_retrans and min_rtt (RFC 6349) */
+#define NB_PROTO_VERSION 7
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32

@@ -25,7 +25,7 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..18"
+echo "1..19"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
@@ -157,6 +157,36 @@ assert cap["max_bps"] >= cap["mean_bps"], cap
 PY
 check "the whole run and its largest sub-interval lie at the tbf's IP-layer rate" "$TMP/cap.log" \
 	python3 "$TMP/cap.py" "$TMP/cap/results.json" "$IPCAP"
+
+# ---- RFC 6349: a TCP transfer through the tbf -----------------------------------------------------
+# The tbf's queue (~5 ms at the rate) is one TCP fills: the mean RTT during the transfer lies
+# far above the baseline (the sender's lowest RTT, well under a millisecond between namespaces),
+# so Buffer Delay % exceeds 100; TCP Efficiency % is (bytes sent - bytes retransmitted) / bytes
+# sent of runs.csv's own columns, and bytes were retransmitted exactly when segments were.
+cat >"$TMP/tcp.yaml" <<EOF
+name: threshold-tcp
+defaults: {warmup: 500ms, duration: 2s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: tcp, engine: stream, protocol: tcp, size: 64K}
+EOF
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/tcp.yaml" --peer $SERVER --out "$TMP/tcp" \
+	>"$TMP/tcp.log" 2>&1
+"$NBRUN" report "$TMP/tcp" >>"$TMP/tcp.log" 2>&1
+cat >"$TMP/tcp.py" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+k = json.load(open(d + "/results.json"))["summary"][0]["rfc6349"]
+run = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["status"] == "ok"][0]
+tx, rb, rs = float(run["tx_bytes"]), float(run["bytes_retrans"]), float(run["retrans"])
+print("# baseline %s us, mean %s us, buffer delay %s %%, efficiency %s %%, %d bytes retransmitted"
+      % (k["baseline_rtt_us"], k["mean_rtt_us"], k["buffer_delay_pct"], k["tcp_efficiency_pct"], rb))
+assert 0 < k["baseline_rtt_us"] < k["mean_rtt_us"] and k["buffer_delay_pct"] > 100, k
+assert abs(k["tcp_efficiency_pct"] - 100 * (tx - rb) / tx) < 1e-9, (k, tx, rb)
+assert (rb > 0) == (rs > 0), (rb, rs)
+assert "## TCP in RFC 6349's terms" in open(d + "/report.md").read()
+PY
+check "a TCP transfer in RFC 6349's terms: the tbf's queue as Buffer Delay, the efficiency" \
+	"$TMP/tcp.log" python3 "$TMP/tcp.py" "$TMP/tcp"
 
 # ---- down removes exactly what up made --------------------------------------------------------
 lab_down
