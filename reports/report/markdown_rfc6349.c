@@ -3,13 +3,14 @@
  * the window it was given (reports/analysis/tcp_rfc6349.h). */
 #include "markdown.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "tcp_rfc6349.h"
 
 static void pct_cell(FILE *f, double v)
 {
-	if (v == v)
+	if (isfinite(v))
 		fprintf(f, " %.4g %% |", v);
 	else
 		fputs(" — |", f);
