@@ -5,7 +5,11 @@
 # highest UDP rate with no loss, then sweeps rates below and above it. The threshold must lie
 # within 5 % of the bottleneck's payload rate R x 1400 / (1400 + 42) (tbf counts Ethernet
 # frames: 8 UDP + 20 IPv4 + 14 Ethernet header bytes), the sweep must show ~0 % loss below it
-# and rising loss above it. Speaks TAP. Needs root, ip(8) and tc(8).
+# and rising loss above it. The search's goals in MLRsearch's words (NDR, PDR, their relevant
+# bounds and conditional throughput) are read from sweeps.json, and export and compare carry
+# them by name. Then RFC 9097 (a UDP run's IP-layer capacity at the tbf's IP-layer rate) and
+# RFC 6349 (a TCP transfer's Buffer Delay from the tbf's queue, its efficiency identity).
+# Speaks TAP. Needs root, ip(8) and tc(8).
 # Both nbrun processes run SCHED_FIFO (chrt) when they can, so a busy host's scheduler does
 # not make the sender fall short of the offered rate (such trials would be marked invalid).
 # Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
