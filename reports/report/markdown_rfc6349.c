@@ -51,8 +51,8 @@ void nb_md_rfc6349(FILE *f, const struct nb_results *res, const struct nb_summar
 		      "Delay: (mean RTT − baseline) / baseline, section 4.3 — what queues added during "
 		      "the transfer. TCP Efficiency: (bytes sent − bytes retransmitted) / bytes sent, "
 		      "section 4.2, from the sender's `tcpi_bytes_sent` and `tcpi_bytes_retrans`. BDP: "
-		      "the rate achieved × the baseline RTT, the window section 3.3.1 says a path at "
-		      "that rate needs; a `window` below it caps the rate at window / RTT. The TCP "
-		      "Transfer Time Ratio (section 4.1) needs the path's bottleneck bandwidth, which "
-		      "nbrun is not told, and is not given.\n\n", f);
+		      "the rate achieved × the baseline RTT, the bytes in flight that rate needs on an "
+		      "empty path (section 3.3.1). Whether a smaller `window` held the rate below the "
+		      "path's needs the path's bottleneck bandwidth, which nbrun is not told, as does "
+		      "the TCP Transfer Time Ratio (section 4.1): neither is given.\n\n", f);
 }
