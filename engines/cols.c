@@ -30,6 +30,8 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_RETRANS, "retrans", "", "TCP retransmits", LO),
 	COL(NB_COL_CWND, "cwnd", "seg", "TCP cwnd", NO),
 	COL(NB_COL_SRTT_US, "srtt_us", "us", "TCP smoothed RTT", LO),
+	COL(NB_COL_BYTES_RETRANS, "bytes_retrans", "B", "TCP bytes retransmitted", LO),
+	COL(NB_COL_MIN_RTT_US, "min_rtt_us", "us", "TCP lowest RTT (baseline)", LO),
 	COL(NB_COL_TRANS, "trans", "", "Transactions", NO),
 	COL(NB_COL_TRANS_PER_S, "trans_per_s", "trans/s", "Transactions per second", HI),
 	COL(NB_COL_TIMEOUTS, "timeouts", "", "Timeouts", LO),

@@ -108,6 +108,7 @@ enum nb_counter {
 	NB_C_REFUSED,           /* connect: attempts answered with a RST (port closed) */
 	NB_C_FOREIGN,           /* UDP receiver: datagrams not of this flow (no run cookie, or a
 				   sequence out of the sender's reach, udpseq.h): nothing else */
+	NB_C_BYTES_RETRANS,     /* TCP_INFO tcpi_bytes_retrans: bytes sent again (sender, harness) */
 	NB_C_COUNT
 };
 
@@ -128,6 +129,7 @@ enum nb_gauge {
 	NB_G_GSO,               /* UDP sender: UDP_SEGMENT used or not (enum nb_gso, udpgso.h) */
 	NB_G_GRO,               /* UDP receiver: UDP_GRO asked for or not (enum nb_gro, udpgso.h) */
 	NB_G_XDP,               /* pps on the xdp datapath: its socket's mode and queues (pps_xdp.h) */
+	NB_G_MIN_RTT_US,        /* TCP_INFO tcpi_min_rtt (us): the lowest RTT seen, sender */
 	NB_G_COUNT
 };
 

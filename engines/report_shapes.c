@@ -67,6 +67,12 @@ static void tcp_flow(const struct ends *e, uint32_t f, double acc[NB_COL_COUNT])
 	acc[NB_COL_RETRANS] += nb_span_diff(e->s0, e->s1, f, NB_C_RETRANS);
 	acc[NB_COL_CWND] += (double)e->s1->flow[f].g[NB_G_CWND];
 	acc[NB_COL_SRTT_US] += (double)e->s1->flow[f].g[NB_G_SRTT_US];
+	acc[NB_COL_BYTES_RETRANS] += nb_span_diff(e->s0, e->s1, f, NB_C_BYTES_RETRANS);
+	/* the lowest of the flows' lowest RTTs (the kernel's ~0U: no sample yet), 0 = none */
+	double min_rtt = (double)e->s1->flow[f].g[NB_G_MIN_RTT_US];
+	if (min_rtt > 0 && min_rtt < UINT32_MAX &&
+	    (acc[NB_COL_MIN_RTT_US] == 0 || min_rtt < acc[NB_COL_MIN_RTT_US]))
+		acc[NB_COL_MIN_RTT_US] = min_rtt;
 }
 
 /* One flow of a directional engine: tx from its sender, rx from its receiver. */
@@ -120,6 +126,8 @@ void nb_report_directional(const struct nb_engine *e, const struct nb_params *p,
 		m->v[NB_COL_RETRANS] = acc[NB_COL_RETRANS];
 		m->v[NB_COL_CWND] = acc[NB_COL_CWND];
 		m->v[NB_COL_SRTT_US] = n ? acc[NB_COL_SRTT_US] / n : NAN;
+		m->v[NB_COL_BYTES_RETRANS] = acc[NB_COL_BYTES_RETRANS];
+		m->v[NB_COL_MIN_RTT_US] = acc[NB_COL_MIN_RTT_US] > 0 ? acc[NB_COL_MIN_RTT_US] : NAN;
 		m->v[NB_COL_RCVBUF_DROPS] = NAN;
 		m->v[NB_COL_SND_ERRS] = NAN;
 	}

@@ -74,6 +74,10 @@ static void stream_kernel_counters(struct nb_flow *f)
 		nb_count_wrapped32(f, NB_C_RETRANS, ti.tcpi_total_retrans);
 		nb_gauge_set(f, NB_G_CWND, ti.tcpi_snd_cwnd);
 		nb_gauge_set(f, NB_G_SRTT_US, ti.tcpi_rtt);
+		/* RFC 6349's numbers: bytes sent again, and the lowest RTT (the baseline) */
+		atomic_store_explicit(&f->c[NB_C_BYTES_RETRANS], ti.tcpi_bytes_retrans,
+				      memory_order_relaxed);
+		nb_gauge_set(f, NB_G_MIN_RTT_US, ti.tcpi_min_rtt);
 	} else {
 		struct nb_tcprx_reading r = { ti.tcpi_bytes_received, ti.tcpi_data_segs_in,
 					      ti.tcpi_rcv_mss, ti.tcpi_rcv_ooopack,

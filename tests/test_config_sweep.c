@@ -93,6 +93,50 @@ Test(config, short_trial_is_a_search_key_and_trial_stays_every_trials_length)
 	nb_config_free(&cfg);
 }
 
+/* MLRsearch's goal attributes (RFC 9971) under their own names: final_trial is trial,
+ * initial_trial short_trial, duration_sum confirm x trial, loss_ratio loss, exceed_ratio 0. */
+Test(config, a_search_takes_mlrsearchs_names_for_todays_keys)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+			    "    sweep: {rate: {from: 10M, to: 1G, loss_ratio: [0%, 0.5%]}, final_trial: 2s, "
+			    "initial_trial: 500ms, duration_sum: 6s, exceed_ratio: 0}\n",
+			    NULL, 0, &cfg, &err), "%s", err.msg);
+	const struct nb_sweep *s = &cfg.tests[0].sweep;
+	cr_assert(s->search);
+	cr_assert_eq(s->nloss, 2);
+	cr_assert_float_eq(s->loss[1], 0.005, 1e-12);
+	cr_assert_eq(s->trial_ns, 2000000000ull);
+	cr_assert_eq(s->short_trial_ns, 500000000ull);
+	cr_assert_eq(s->confirm, 3, "6 s of 2 s trials");
+	nb_config_free(&cfg);
+}
+
+Test(config, mlrsearch_names_and_their_errors)
+{
+	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+				  "    sweep: ";
+	static const struct nbt_err_case t[] = {
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, trial: 1s, final_trial: 2s}", "5:60",
+		  "'trial' and 'final_trial' name the same thing" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%, loss_ratio: 1%}}", "5:48",
+		  "'loss' and 'loss_ratio' exclude each other" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, trial: 2s, duration_sum: 3s}", "5:74",
+		  "duration_sum 3s is not 1 to 100 full-length trials of 2s (expected e.g. 4s)" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, confirm: 2, duration_sum: 2s}", "5:61",
+		  "'confirm' and 'duration_sum' say the same thing" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, exceed_ratio: 0.5}", "5:63",
+		  "exceed_ratio 0.5: this search takes a load as a lower bound only when every "
+		  "full-length trial there passed (expected 0)" },
+		{ "{rate: {steps: [1M, 2M]}, duration_sum: 2s}", "5:38",
+		  "duration_sum applies to a loss search only" },
+		{ "{rate: {from: 1M, to: 1G, step: 1M}, initial_trial: 1s}", "5:49",
+		  "initial_trial applies to a loss search only" },
+	};
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
+}
+
 Test(config, sweep_validation_table)
 {
 	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"

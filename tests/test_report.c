@@ -636,3 +636,31 @@ Test(report, the_verdict_counts_unstable_cases_in_good_grammar, .init = setup, .
 			   "%s", at(md, "**Verdict:**"));
 	free(md);
 }
+
+/* A search's goals in MLRsearch's words: NDR and PDR, each with its attributes, relevant
+ * bounds and conditional throughput, and the definitions they follow. */
+Test(report, a_search_names_its_goals_as_mlrsearch_does, .init = setup, .fini = teardown)
+{
+	const char *sweeps =
+		"{\"sweeps\": ["
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"search\": true, \"loss\": 0,"
+		" \"threshold\": 250000000, \"status\": \"found\", \"complete\": true, \"goal\": \"NDR\","
+		" \"exceed_ratio\": 0, \"final_trial_s\": 2, \"duration_sum_s\": 4,"
+		" \"relevant_lower_bound\": 250000000, \"relevant_upper_bound\": 260000000,"
+		" \"conditional_throughput\": 250000000},"
+		"{\"case_id\": \"udp-loss/udp/s1400\", \"search\": true, \"loss\": 0.005,"
+		" \"threshold\": 300000000, \"status\": \"found\", \"complete\": true, \"goal\": \"PDR\","
+		" \"exceed_ratio\": 0, \"final_trial_s\": 2, \"duration_sum_s\": 4,"
+		" \"relevant_lower_bound\": 300000000, \"relevant_upper_bound\": null,"
+		" \"conditional_throughput\": 298800000}]}";
+	char *md = report_with_sweeps(sweeps);
+	cr_assert_not_null(strstr(md, "| Goal | Loss ratio | Exceed ratio | Final trial | Duration sum | "
+				      "Relevant lower bound | Relevant upper bound | Conditional throughput |"),
+			   "%s", md);
+	cr_assert_not_null(strstr(md, "| NDR | 0 % | 0 | 2.00 s | 4.00 s | 250 Mbit/s | 260 Mbit/s | "
+				      "250 Mbit/s |"), "%s", md);
+	cr_assert_not_null(strstr(md, "| PDR | 0.5 % | 0 | 2.00 s | 4.00 s | 300 Mbit/s | — | "
+				      "299 Mbit/s |"), "%s", md);
+	cr_assert_not_null(strstr(md, "RFC 9971 Appendix A"));
+	free(md);
+}

@@ -39,7 +39,9 @@ static const struct nb_sweep_result sweep_entries[] = {
 	  .interrupted = false, .trial_limit = true, .complete_known = true, .complete = true,
 	  .sentence = "s: highest rate with loss ≤ 0 %: 150 kpps", .loss_target = 0,
 	  .status = "host-bound", .threshold = 150000, .lowest_fail = NAN, .bracket_lo = 150000,
-	  .bracket_hi = 175000, .goal_trials = 9, .achieved_rate = 149996.405001 },
+	  .bracket_hi = 175000, .goal_trials = 9, .achieved_rate = 149996.405001,
+	  .goal_name = "NDR", .exceed_ratio = 0, .final_trial_s = 5, .duration_sum_s = 15,
+	  .initial_trial_s = 1, .lower_bound = 150000, .upper_bound = NAN, .conditional = 150000 },
 	{ .case_id = "s", .rep = 1, .search = true, .unit = "pkt/s", .flows = 4, .trials = 14,
 	  .elapsed_s = 41.25, .trial_s = 30, .host_bound_above = 175000, .max_burst = 8,
 	  .unreached = 175000, .sender_max = 151000, .calibration_rate = 151000, .retries = 4,
@@ -47,7 +49,9 @@ static const struct nb_sweep_result sweep_entries[] = {
 	  .interrupted = true, .trial_limit = true, .complete_known = true, .complete = false,
 	  .sentence = "s: search incomplete", .loss_target = 0.001, .status = "incomplete",
 	  .threshold = NAN, .lowest_fail = 190000, .bracket_lo = NAN, .bracket_hi = 190000,
-	  .goal_trials = 5, .achieved_rate = NAN },
+	  .goal_trials = 5, .achieved_rate = NAN, .goal_name = "PDR", .exceed_ratio = 0,
+	  .final_trial_s = 5, .duration_sum_s = 15, .initial_trial_s = 1, .lower_bound = NAN,
+	  .upper_bound = 190000, .conditional = NAN },
 };
 
 static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_result *w)
@@ -69,6 +73,13 @@ static void expect_sweep(const struct nb_sweep_result *r, const struct nb_sweep_
 		S(status);
 	else
 		cr_expect_null(r->status);
+	if (w->goal_name) { /* a search's goal in MLRsearch's words */
+		S(goal_name);
+		N(exceed_ratio); N(final_trial_s); N(duration_sum_s); N(initial_trial_s);
+		N(lower_bound); N(upper_bound); N(conditional);
+	} else {
+		cr_expect_null(r->goal_name);
+	}
 #undef S
 #undef N
 #undef E
@@ -129,7 +140,9 @@ Test(files, sweeps_json_entry_keys_and_rates)
 		"elapsed_s", "trial_s", "host_bound_above", "unreached", "sender_max", "calibration_rate",
 		"limit", "max_burst", "interrupted", "trial_limit", "loss", "status",
 		"complete", "threshold", "lowest_fail", "bracket_lo", "bracket_hi", "goal_trials",
-		"target_rate", "achieved_rate", "sentence", NULL };
+		"target_rate", "achieved_rate", "sentence", "goal", "exceed_ratio", "final_trial_s",
+		"duration_sum_s", "initial_trial_s", "relevant_lower_bound", "relevant_upper_bound",
+		"conditional_throughput", NULL };
 	const char *const *want[] = { plain, goal };
 	for (size_t e = 0; e < 2; e++) {
 		json_t *o = json_array_get(json_object_get(doc, "sweeps"), e);

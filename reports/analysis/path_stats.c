@@ -79,17 +79,6 @@ json_t *nb_path_stats_json(const struct nb_results *res, const struct nb_case_st
 	return a;
 }
 
-static void value_cell(FILE *f, double v, const char *unit)
-{
-	char buf[64];
-	if (!isfinite(v)) {
-		fputs(" — |", f);
-		return;
-	}
-	nb_fmt_value(v, unit, buf, sizeof(buf));
-	fprintf(f, " %s |", buf);
-}
-
 /* A loss, count, jitter or retransmit cell: "39.4 %", "1523", "0.62 µs". */
 static void extra_cell(FILE *f, enum nb_path_col k, double v)
 {
@@ -98,7 +87,7 @@ static void extra_cell(FILE *f, enum nb_path_col k, double v)
 	else if (k == NB_PATH_LOSS_PCT)
 		fprintf(f, v >= 100.0 || v == 0.0 ? " %.0f %% |" : " %.3g %% |", v);
 	else if (k == NB_PATH_JITTER_US)
-		value_cell(f, v, "us");
+		nb_md_value_cell(f, v, "us");
 	else
 		fprintf(f, " %.0f |", v);
 }
@@ -149,8 +138,8 @@ static void case_table(FILE *f, const struct nb_case_stats *c, const struct nb_p
 		fprintf(f, "| ");
 		nb_md_cell(f, ps[i].path);
 		fprintf(f, " |");
-		value_cell(f, mean, unit);
-		value_cell(f, ps[i].value.n >= 2 ? nb_stats_stddev(&ps[i].value) : NAN, unit);
+		nb_md_value_cell(f, mean, unit);
+		nb_md_value_cell(f, ps[i].value.n >= 2 ? nb_stats_stddev(&ps[i].value) : NAN, unit);
 		for (int k = 0; k < NB_PATH_NCOLS; k++)
 			if (show[k])
 				extra_cell(f, (enum nb_path_col)k, nb_stats_mean(&ps[i].col[k]));
@@ -166,8 +155,8 @@ static void case_table(FILE *f, const struct nb_case_stats *c, const struct nb_p
 		fprintf(f, " |\n");
 	}
 	fprintf(f, "| **all (the sum)** |");
-	value_cell(f, sum, unit);
-	value_cell(f, c->value.n >= 2 ? nb_stats_stddev(&c->value) : NAN, unit);
+	nb_md_value_cell(f, sum, unit);
+	nb_md_value_cell(f, c->value.n >= 2 ? nb_stats_stddev(&c->value) : NAN, unit);
 	for (int k = 0; k < NB_PATH_NCOLS; k++)
 		if (show[k])
 			extra_cell(f, (enum nb_path_col)k, c->metric_mean[path_cols[k]]);
@@ -184,8 +173,8 @@ static void clocks(FILE *f, const struct nb_meta *m)
 		fprintf(f, "| ");
 		nb_md_cell(f, m->paths[i].name ? m->paths[i].name : "?");
 		fprintf(f, " |");
-		value_cell(f, m->paths[i].clock_offset_us, "us");
-		value_cell(f, m->paths[i].control_rtt_us, "us");
+		nb_md_value_cell(f, m->paths[i].clock_offset_us, "us");
+		nb_md_value_cell(f, m->paths[i].control_rtt_us, "us");
 		fputc('\n', f);
 	}
 	fputc('\n', f);

@@ -2,8 +2,11 @@
  * quoted value of the report and of compare's Markdown goes through here. */
 #include "md_text.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "fmt.h"
 
 /* The length of the character at s (1 for a byte that is not well-formed UTF-8), and whether
  * it must not reach a reader: a C0 or C1 control, DEL, a bidi control (U+061C, U+200E/F,
@@ -99,4 +102,15 @@ void nb_md_code(FILE *f, const char *s)
 		p++;
 	}
 	fputc('`', f);
+}
+
+void nb_md_value_cell(FILE *f, double v, const char *unit)
+{
+	char buf[64];
+	if (!isfinite(v)) {
+		fputs(" — |", f);
+		return;
+	}
+	nb_fmt_value(v, unit, buf, sizeof(buf));
+	fprintf(f, " %s |", buf);
 }

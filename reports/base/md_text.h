@@ -13,5 +13,7 @@ void nb_md_cell(FILE *f, const char *s);
 /** s as inline code in a table cell (backticks and '|' made safe, control and bidi characters
  *  dropped). */
 void nb_md_code(FILE *f, const char *s);
+/** A table cell holding v in unit for people (nb_fmt_value: "2.13 Mbit/s"); NAN as "—". */
+void nb_md_value_cell(FILE *f, double v, const char *unit);
 
 #endif

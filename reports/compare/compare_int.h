@@ -2,6 +2,7 @@
 #ifndef NB_COMPARE_INT_H
 #define NB_COMPARE_INT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "compare.h"
@@ -65,5 +66,15 @@ const char *nb_cmp_row_unit(const struct nb_cmp_row *row);
 const char *nb_cmp_better_name(int col);
 /** What the exit code means, one short phrase. */
 const char *nb_cmp_exit_meaning(int rc);
+
+/* ---- searches (compare_search.c): each BASE search goal against each NEW folder's ---- */
+
+/** "## Searches (MLRsearch goals)": each goal's conditional throughput per side, and its
+ *  change; nothing when BASE has no search. */
+void nb_cmp_md_searches(const struct nb_compare *c, FILE *f);
+/** A CSV row per BASE search goal against NEW side `side` (verdict "not judged"). */
+void nb_cmp_csv_searches(const struct nb_compare *c, FILE *f, size_t side);
+/** The JSON document's "searches": [{case_id, goal, metric, unit, ..., new: [...]}]. */
+json_t *nb_cmp_json_searches(const struct nb_compare *c);
 
 #endif

@@ -82,6 +82,7 @@ bool nb_compare_write_csv(const struct nb_compare *c, FILE *f)
 			csv_row(f, c, &c->rows[i], s);
 		for (size_t k = 0; k < c->sides[s].n_only_here; k++)
 			csv_only_new(f, c, s, c->sides[s].only_here[k]);
+		nb_cmp_csv_searches(c, f, s);
 	}
 	return !ferror(f);
 }
@@ -231,7 +232,7 @@ static json_t *j_doc(const struct nb_compare *c)
 		json_array_append_new(news, j_side(&c->sides[s], true));
 	for (size_t i = 0; i < c->nrows; i++)
 		json_array_append_new(rows, j_row(c, &c->rows[i]));
-	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "summary", line, "exit", rc, "exit_meaning", nb_cmp_exit_meaning(rc),
 			 "neutral", c->neutral, "counts", j_counts(c->count),
 			 "threshold_pct", c->threshold * 100.0, "conditions_differ", c->n_env_diff > 0,
@@ -239,7 +240,7 @@ static json_t *j_doc(const struct nb_compare *c)
 			 "metric", nb_cmp_single_metric(c) ? nb_json_string(nb_cmp_single_metric(c))
 					   : json_null(), "metrics", j_metrics(c),
 			 "problems", j_problems(c), "base", j_side(&c->sides[0], false), "new", news,
-			 "cases", rows);
+			 "cases", rows, "searches", nb_cmp_json_searches(c));
 }
 
 bool nb_compare_write_json(const struct nb_compare *c, FILE *f, struct nb_error *err)

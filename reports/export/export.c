@@ -8,6 +8,7 @@
 #include "csv.h"
 #include "fmt.h"
 #include "runs_jsonl.h"
+#include "sweeps_json.h"
 
 static const char *const format_names[] = {
 	[NB_EXPORT_PROMETHEUS] = "prometheus", [NB_EXPORT_GITHUB_BENCHMARK] = "github-benchmark",
@@ -92,6 +93,28 @@ static void csv_row(FILE *out, const struct nb_results *res, const struct nb_cas
 	fputc('\n', out);
 }
 
+/* A search's goal (MLRsearch, sweeps.json): its conditional throughput, one search (n 1, no
+ * spread), better higher, after the case's own row. */
+static void csv_goal_row(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
+			 const struct nb_sweep_result *g)
+{
+	char metric[64];
+	nb_sweep_goal_metric(g, metric, sizeof(metric));
+	put_cell(out, pc->case_id, true);
+	put_cell(out, pc->test, false);
+	put_cell(out, pc->engine, false);
+	put_cell(out, pc->protocol, false);
+	put_cell(out, metric, false);
+	put_cell(out, g->unit ? g->unit : "", false);
+	put_cell(out, "higher", false);
+	fputs(isfinite(g->conditional) ? ",1" : ",0", out);
+	put_num(out, g->conditional);
+	fputs(",,,,,,,", out); /* stddev, cv, min, median, max, ci95_lo, ci95_hi: one search */
+	for (size_t l = 0; l < res->meta.nlabels; l++)
+		put_cell(out, res->meta.label_values[l], false);
+	fputc('\n', out);
+}
+
 static bool put_csv(FILE *out, const struct nb_results *res, const struct nb_summary *s)
 {
 	for (size_t i = 0; i < sizeof(csv_cols) / sizeof(csv_cols[0]); i++)
@@ -99,8 +122,13 @@ static bool put_csv(FILE *out, const struct nb_results *res, const struct nb_sum
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_cell(out, res->meta.label_keys[l], false);
 	fputc('\n', out);
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		struct nb_sweep_result g[NB_EXPORT_GOALS_MAX];
+		size_t ng = nb_sweeps_json_goals(res, s->c[i].pc->case_id, g, NB_EXPORT_GOALS_MAX);
 		csv_row(out, res, &s->c[i]);
+		for (size_t k = 0; k < ng; k++)
+			csv_goal_row(out, res, s->c[i].pc, &g[k]);
+	}
 	return true;
 }
 

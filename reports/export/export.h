@@ -6,7 +6,9 @@
  *                     headline; bigger- and smaller-is-better headlines go to separate files
  *                     (that tool takes one direction per file) (export_gh.c);
  *   jsonl             runs.jsonl's records made from runs.csv, for folders older than it;
- *   csv               one row per case: the headline's statistics and one column per label. */
+ *   csv               one row per case: the headline's statistics and one column per label.
+ * A loss-threshold search's goals (NDR, PDR: MLRsearch's conditional throughput, sweeps.json)
+ * are headlines of their own in csv, prometheus and github-benchmark. */
 #ifndef NB_EXPORT_H
 #define NB_EXPORT_H
 
@@ -17,6 +19,9 @@
 #include "nb_error.h"
 #include "results.h"
 #include "summary.h"
+
+/* A search's goals exported per case (NDR, PDR ...: sweeps.json's loss goals, at most 4). */
+#define NB_EXPORT_GOALS_MAX 8
 
 enum nb_export_format {
 	NB_EXPORT_PROMETHEUS, NB_EXPORT_GITHUB_BENCHMARK, NB_EXPORT_JSONL, NB_EXPORT_CSV,

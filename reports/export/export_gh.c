@@ -9,6 +9,7 @@
 
 #include "export.h"
 #include "fmt.h"
+#include "sweeps_json.h"
 
 static json_t *entry(const struct nb_results *res, const struct nb_case_stats *c)
 {
@@ -31,6 +32,40 @@ static json_t *entry(const struct nb_results *res, const struct nb_case_stats *c
 			 "value", mean, "range", range, "extra", extra);
 }
 
+/* A search's goal: its conditional throughput (one search, no spread), bigger is better. */
+static json_t *goal_entry(const struct nb_results *res, const struct nb_plan_case *pc,
+			  const struct nb_sweep_result *g)
+{
+	char name[600], extra[1024], lo[48];
+	nb_fmt_value(g->lower_bound, g->unit, lo, sizeof(lo));
+	snprintf(name, sizeof(name), "%s %s", pc->case_id, g->goal_name);
+	int n = snprintf(extra, sizeof(extra), "%s conditional throughput (MLRsearch, RFC 9971), "
+			 "loss ratio %g %%, relevant lower bound %s, per flow, one search", g->goal_name,
+			 g->loss_target * 100.0, lo);
+	for (size_t l = 0; l < res->meta.nlabels && n > 0 && (size_t)n < sizeof(extra); l++)
+		n += snprintf(extra + n, sizeof(extra) - (size_t)n, "%s%s=%s", l ? ", " : "\nlabels: ",
+			      res->meta.label_keys[l], res->meta.label_values[l]);
+	return json_pack("{s:s, s:s, s:f, s:s}", "name", name, "unit", g->unit, "value",
+			 g->conditional, "extra", extra);
+}
+
+/* Each goal of case c's search with a conditional throughput, into a; false on no memory. */
+static bool goal_entries(json_t *a, const struct nb_results *res, const struct nb_case_stats *c,
+			 size_t *n)
+{
+	struct nb_sweep_result g[NB_EXPORT_GOALS_MAX];
+	size_t ng = nb_sweeps_json_goals(res, c->pc->case_id, g, NB_EXPORT_GOALS_MAX);
+	for (size_t k = 0; k < ng; k++) {
+		if (!isfinite(g[k].conditional) || !g[k].unit)
+			continue;
+		json_t *e = goal_entry(res, c->pc, &g[k]);
+		if (!e || json_array_append_new(a, e) != 0)
+			return false;
+		(*n)++;
+	}
+	return true;
+}
+
 bool nb_export_gh(FILE *out, const struct nb_results *res, const struct nb_summary *s,
 		  enum nb_better better, size_t *n)
 {
@@ -38,6 +73,8 @@ bool nb_export_gh(FILE *out, const struct nb_results *res, const struct nb_summa
 	*n = 0;
 	for (size_t i = 0; a && i < s->n; i++) {
 		const struct nb_case_stats *c = &s->c[i];
+		if (better == NB_BETTER_HIGHER && !goal_entries(a, res, c, n))
+			break;
 		if (nb_export_case_better(c) != better || c->value.n == 0)
 			continue;
 		json_t *e = entry(res, c);

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "fmt.h"
 #include "path_stats.h"
+#include "sweeps_json.h"
 
 /* One quantity: a column, the gauge family it goes to, its scale to base units (Prometheus
  * wants bytes, not bits, and ratios, not percent). */
@@ -72,7 +73,7 @@ static void put_num_label(FILE *out, const char *key, double v)
 /* {case_id="...",...,[statistic="..."],[quantile="..."],[path="..."],user labels}: path only
  * for a case that ran on several paths ("all" for its sum, else the path's name). */
 static void labels_path(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
-			const char *stat, const char *quantile, const char *path)
+			const char *stat, const char *quantile, const char *path, const char *goal)
 {
 	fputs("{case_id=\"", out);
 	put_value(out, pc->case_id);
@@ -90,6 +91,8 @@ static void labels_path(FILE *out, const struct nb_results *res, const struct nb
 		put_label(out, "quantile", quantile);
 	if (path)
 		put_label(out, "path", path);
+	if (goal)
+		put_label(out, "goal", goal);
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_label(out, res->meta.label_keys[l], res->meta.label_values[l]);
 	fputc('}', out);
@@ -101,7 +104,7 @@ static void labels(FILE *out, const struct nb_results *res, const struct nb_plan
 	size_t ci = (size_t)(pc - res->cases);
 	struct nb_path_stats ps[1];
 	bool paths = nb_path_stats_of_case(res, ci, ps, 1) > 0;
-	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL);
+	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL, NULL);
 }
 
 /* " VALUE\n" after a series' labels. */
@@ -134,7 +137,7 @@ static void path_series(FILE *out, const struct family *f, const struct nb_resul
 		if (!ps[i].value.n || !isfinite(v))
 			continue;
 		fputs(f->name, out);
-		labels_path(out, res, c->pc, "mean", NULL, ps[i].path);
+		labels_path(out, res, c->pc, "mean", NULL, ps[i].path, NULL);
 		put_value_num(out, v * f->scale);
 	}
 }
@@ -190,6 +193,31 @@ static void latency_summary(FILE *out, const struct nb_results *res, const struc
 	fprintf(out, " %llu\n", (unsigned long long)c->lat.count);
 }
 
+/* A search's goals (sweeps.json): MLRsearch's conditional throughput per flow, one family per
+ * rate unit, a series per goal labelled goal="NDR", "PDR". */
+static void goal_family(FILE *out, const struct nb_results *res, const struct nb_summary *s,
+			const char *unit, const char *name, double scale)
+{
+	bool any = false;
+	for (size_t i = 0; i < s->n; i++) {
+		struct nb_sweep_result g[NB_EXPORT_GOALS_MAX];
+		size_t n = nb_sweeps_json_goals(res, s->c[i].pc->case_id, g, NB_EXPORT_GOALS_MAX);
+		for (size_t k = 0; k < n; k++) {
+			if (!g[k].unit || strcmp(g[k].unit, unit) != 0 || !isfinite(g[k].conditional))
+				continue;
+			if (!any) /* a family only where a search has a goal in this unit */
+				fprintf(out, "# HELP %s MLRsearch conditional throughput of a "
+					     "loss-threshold search's goal (RFC 9971 Appendix B; goal NDR: "
+					     "loss ratio 0, PDR: above 0), per flow (nbrun, per case).\n"
+					     "# TYPE %s gauge\n", name, name);
+			any = true;
+			fputs(name, out);
+			labels_path(out, res, s->c[i].pc, NULL, NULL, NULL, g[k].goal_name);
+			put_value_num(out, g[k].conditional * scale);
+		}
+	}
+}
+
 bool nb_export_prom(FILE *out, const struct nb_results *res, const struct nb_summary *s)
 {
 	for (size_t i = 0; i < NFAMILIES; i++) {
@@ -202,5 +230,7 @@ bool nb_export_prom(FILE *out, const struct nb_results *res, const struct nb_sum
 	      "(nbrun, per case).\n# TYPE " LAT " summary\n", out);
 	for (size_t i = 0; i < s->n; i++)
 		latency_summary(out, res, &s->c[i]);
+	goal_family(out, res, s, "bit/s", "nbrun_conditional_throughput_bytes_per_second", 1.0 / 8);
+	goal_family(out, res, s, "pkt/s", "nbrun_conditional_throughput_packets_per_second", 1);
 	return !ferror(out);
 }

@@ -1,6 +1,7 @@
 /* sweeps.json (see sweeps_json.h). */
 #include "sweeps_json.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -50,6 +51,14 @@ static json_t *goal_entry(const struct nb_sweep_result *e)
 	json_object_set_new(o, "target_rate", real_or_null(e->threshold));
 	json_object_set_new(o, "achieved_rate", real_or_null(e->achieved_rate));
 	json_object_set_new(o, "sentence", json_string(e->sentence));
+	json_object_set_new(o, "goal", e->goal_name ? json_string(e->goal_name) : json_null());
+	json_object_set_new(o, "exceed_ratio", real_or_null(e->exceed_ratio));
+	json_object_set_new(o, "final_trial_s", real_or_null(e->final_trial_s));
+	json_object_set_new(o, "duration_sum_s", real_or_null(e->duration_sum_s));
+	json_object_set_new(o, "initial_trial_s", real_or_null(e->initial_trial_s));
+	json_object_set_new(o, "relevant_lower_bound", real_or_null(e->lower_bound));
+	json_object_set_new(o, "relevant_upper_bound", real_or_null(e->upper_bound));
+	json_object_set_new(o, "conditional_throughput", real_or_null(e->conditional));
 	return o;
 }
 
@@ -176,7 +185,12 @@ static void read_entry(json_t *o, struct nb_sweep_result *out)
 		.status = jstr(o, "status"), .threshold = jnum(o, "threshold"),
 		.lowest_fail = jnum(o, "lowest_fail"), .bracket_lo = jnum(o, "bracket_lo"),
 		.bracket_hi = jnum(o, "bracket_hi"), .goal_trials = ju32(o, "goal_trials"),
-		.achieved_rate = jnum(o, "achieved_rate"),
+		.achieved_rate = jnum(o, "achieved_rate"), .goal_name = jstr(o, "goal"),
+		.exceed_ratio = jnum(o, "exceed_ratio"), .final_trial_s = jnum(o, "final_trial_s"),
+		.duration_sum_s = jnum(o, "duration_sum_s"), .initial_trial_s = jnum(o, "initial_trial_s"),
+		.lower_bound = jnum(o, "relevant_lower_bound"),
+		.upper_bound = jnum(o, "relevant_upper_bound"),
+		.conditional = jnum(o, "conditional_throughput"),
 	};
 }
 
@@ -200,4 +214,32 @@ bool nb_sweeps_json_find(const struct nb_results *res, const char *case_id,
 			 struct nb_sweep_result *out)
 {
 	return nb_sweeps_json_goal(res, case_id, 0, out);
+}
+
+size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
+			    struct nb_sweep_result *out, size_t max)
+{
+	struct nb_sweep_result e;
+	size_t n = 0;
+	uint32_t rep = 0;
+	for (size_t i = 0; n < max && nb_sweeps_json_goal(res, case_id, i, &e); i++) {
+		if (!e.search || !e.goal_name || (n && e.rep != rep))
+			continue;
+		rep = e.rep;
+		out[n++] = e;
+	}
+	return n;
+}
+
+void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len)
+{
+	size_t at = 0;
+	for (const char *p = e->goal_name ? e->goal_name : "goal"; *p && at + 4 < len; p++) {
+		if (*p == '%')
+			at += (size_t)snprintf(buf + at, len - at, "pct");
+		else
+			buf[at++] = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+	}
+	buf[at < len ? at : len - 1] = '\0';
+	snprintf(buf + strlen(buf), len - strlen(buf), "_conditional_throughput");
 }

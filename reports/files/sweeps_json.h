@@ -46,6 +46,15 @@ struct nb_sweep_result {
 	double bracket_lo, bracket_hi;
 	uint32_t goal_trials;    /* trials run while this goal was searched */
 	double achieved_rate;    /* mean send rate of the valid trials at the threshold */
+	/* the same goal in MLRsearch's words (RFC 9971; runner/run/sweep_mlr.h): */
+	const char *goal_name;   /* "NDR" (loss ratio 0), "PDR", "PDR 0.1%" (NULL: not said) */
+	double exceed_ratio;     /* Goal Exceed Ratio */
+	double final_trial_s;    /* Goal Final Trial Duration */
+	double duration_sum_s;   /* Goal Duration Sum */
+	double initial_trial_s;  /* Goal Initial Trial Duration */
+	double lower_bound;      /* Relevant Lower Bound (NAN: none) */
+	double upper_bound;      /* Relevant Upper Bound (NAN: none) */
+	double conditional;      /* Conditional Throughput, per flow (NAN: no lower bound) */
 	/* a plain sweep (writer only): */
 	const double *rates;     /* the offered rates in the order run */
 	size_t nrates;
@@ -64,5 +73,14 @@ bool nb_sweeps_json_goal(const struct nb_results *res, const char *case_id, size
 /** The first entry of case_id; false when the folder does not name it. */
 bool nb_sweeps_json_find(const struct nb_results *res, const char *case_id,
 			 struct nb_sweep_result *out);
+
+/** The goals in MLRsearch's words (goal_name set) of case_id's first recorded search
+ *  repetition, at most max of them into out; returns how many (0: no search, or a folder
+ *  from before). Their strings live as long as res. */
+size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
+			    struct nb_sweep_result *out, size_t max);
+/** A goal's headline as machines name it: "ndr_conditional_throughput",
+ *  "pdr_conditional_throughput", "pdr_0.1pct_conditional_throughput" (compare, export). */
+void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len);
 
 #endif

@@ -9,7 +9,9 @@
 #include "afile.h"
 #include "fmt.h"
 #include "loss_budget.h"
+#include "ip_capacity.h"
 #include "path_stats.h"
+#include "tcp_rfc6349.h"
 
 static json_t *plan_json(const struct nb_results *res)
 {
@@ -78,15 +80,65 @@ static json_t *latency_json(const struct nb_case_stats *c)
 	return o;
 }
 
+/* A search's goals in MLRsearch's words (sweeps.json), [] for a plain sweep or older folder. */
+static json_t *goals_json(const struct nb_results *res, const char *case_id)
+{
+	struct nb_sweep_result g[8];
+	size_t n = nb_sweeps_json_goals(res, case_id, g, 8);
+	json_t *a = json_array();
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a, json_pack("{s:s s:o s:o s:o s:o s:o s:o s:o}",
+			"goal", g[k].goal_name, "loss_ratio", nb_json_number(g[k].loss_target),
+			"exceed_ratio", nb_json_number(g[k].exceed_ratio),
+			"final_trial_s", nb_json_number(g[k].final_trial_s),
+			"duration_sum_s", nb_json_number(g[k].duration_sum_s),
+			"relevant_lower_bound", nb_json_number(g[k].lower_bound),
+			"relevant_upper_bound", nb_json_number(g[k].upper_bound),
+			"conditional_throughput", nb_json_number(g[k].conditional)));
+	return a;
+}
+
 static json_t *sweep_json(const struct nb_results *res, const char *case_id)
 {
 	struct nb_sweep_result sw;
 	if (!nb_sweeps_json_find(res, case_id, &sw))
 		return json_null();
-	return json_pack("{s:o s:o s:o s:o}", "loss_target", nb_json_number(sw.loss_target),
+	return json_pack("{s:o s:o s:o s:o s:o}", "loss_target", nb_json_number(sw.loss_target),
 			 "threshold", nb_json_number(sw.threshold), "lowest_fail",
 			 nb_json_number(sw.lowest_fail),
-			 "complete", sw.complete_known ? json_boolean(sw.complete) : json_null());
+			 "complete", sw.complete_known ? json_boolean(sw.complete) : json_null(),
+			 "goals", goals_json(res, case_id));
+}
+
+/* RFC 9097's IP-layer capacity of a one-way UDP case (ip_capacity.h), or null. */
+static json_t *ip_capacity_json(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	bool assumed;
+	unsigned hdr = nb_ip_header_bytes(res->meta.peer, &assumed);
+	struct nb_ip_capacity_case k;
+	if (!nb_ip_capacity_applies(c) ||
+	    !nb_ip_capacity_of_case(res, (size_t)(c->pc - res->cases), hdr, &k))
+		return json_null();
+	return json_pack("{s:o s:o s:o s:o s:I s:I s:b}", "mean_bps", nb_json_number(k.mean_bps),
+			 "max_bps", nb_json_number(k.max_bps), "max_of_runs_bps",
+			 nb_json_number(k.max_of_runs), "dt_s", nb_json_number(k.dt_s),
+			 "runs", (json_int_t)k.runs, "header_bytes", (json_int_t)hdr,
+			 "header_assumed", assumed);
+}
+
+/* A one-way TCP case in RFC 6349's terms (tcp_rfc6349.h), or null. */
+static json_t *rfc6349_json(const struct nb_results *res, const struct nb_case_stats *c)
+{
+	struct nb_rfc6349_case k;
+	if (!nb_rfc6349_applies(c) || !nb_rfc6349_of_case(res, (size_t)(c->pc - res->cases), &k))
+		return json_null();
+	return json_pack("{s:o s:o s:o s:o s:o s:o s:I}",
+			 "baseline_rtt_us", nb_json_number(k.baseline_rtt_us),
+			 "mean_rtt_us", nb_json_number(k.mean_rtt_us),
+			 "buffer_delay_pct", nb_json_number(k.buffer_delay_pct),
+			 "tcp_efficiency_pct", nb_json_number(k.efficiency_pct),
+			 "bytes_retrans", nb_json_number(k.retrans_bytes),
+			 "bdp_bytes", nb_json_number(k.bdp_bytes), "runs", (json_int_t)k.runs);
 }
 
 static json_t *case_json(const struct nb_results *res, const struct nb_case_stats *c)
@@ -96,7 +148,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 	for (size_t k = 0; k < NB_COL_COUNT; k++)
 		if (isfinite(c->metric_mean[k]))
 			json_object_set_new(mm, nb_cols[k].name, json_real(c->metric_mean[k]));
-	json_t *o = json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o}",
+	json_t *o = json_pack("{s:o s:o s:o s:I s:I s:I s:I s:I s:o s:o s:o s:o s:o s:o s:o s:o s:b s:o s:o s:o s:o s:o s:o s:o s:o s:o}",
 		"case_id", nb_json_string(c->pc->case_id), "metric", nb_json_string(c->metric),
 		"unit", nb_json_string(c->metric_col >= 0 ? nb_cols[c->metric_col].unit : ""),
 		"n", (json_int_t)v->n, "n_failed", (json_int_t)c->n_failed,
@@ -111,7 +163,8 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"ci_reached", v->n >= 2 ? json_boolean(c->ci_reached) : json_null(),
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
 		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
-		"paths", nb_path_stats_json(res, c));
+		"paths", nb_path_stats_json(res, c), "ip_capacity", ip_capacity_json(res, c),
+		"rfc6349", rfc6349_json(res, c));
 	if (o)
 		nb_loss_budget_json(res, c, o); /* where the lost packets went, and the bottleneck */
 	return o;

@@ -428,6 +428,8 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	nb_md_conditions(f, res, s);
 	nb_md_results(f, res, s);
 	nb_md_loss_budget(f, res, s);
+	nb_md_ip_capacity(f, res, s);
+	nb_md_rfc6349(f, res, s);
 	nb_path_stats_md(f, res, s);
 	warnings(f, pf);
 	nb_md_charts(f, charts);

@@ -54,5 +54,15 @@ void nb_md_loss_budget(FILE *f, const struct nb_results *res, const struct nb_su
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */
 void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c);
+/** A searched case's goals in MLRsearch's words (markdown_mlr.c); nothing for a plain sweep. */
+void nb_md_sweep_goals(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
+		       const char *unit);
+
+/** "IP-layer capacity (RFC 9097)": each one-way UDP case's IP-layer rate over the whole run
+ *  and the maximum over its sub-intervals (markdown_capacity.c); nothing when there is none. */
+void nb_md_ip_capacity(FILE *f, const struct nb_results *res, const struct nb_summary *s);
+/** "TCP in RFC 6349's terms": each one-way TCP stream case's baseline and mean RTT, Buffer
+ *  Delay %, TCP Efficiency % and BDP (markdown_rfc6349.c); nothing when there is none. */
+void nb_md_rfc6349(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 
 #endif

@@ -191,6 +191,7 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 	nb_md_code(f, c->pc->case_id);
 	fputs("\n\n", f);
 	sweep_sentence(f, res, c);
+	nb_md_sweep_goals(f, res, c, u);
 	fputs("| Trial | Offered | Sent | Received | Loss | Status | Notes |\n"
 	      "|--:|--:|--:|--:|--:|---|---|\n", f);
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {

@@ -150,7 +150,7 @@ static bool sweep_loss(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb
 /* Exactly one of steps, step, factor, loss; returns its key node or NULL after an error. */
 static const struct nb_ynode *sweep_mode(struct nb_cfg_ctx *c, const struct nb_ynode *rv)
 {
-	static const char *const modes[] = { "steps", "step", "factor", "loss" };
+	static const char *const modes[] = { "steps", "step", "factor", "loss", "loss_ratio" };
 	const struct nb_ynode *first = NULL;
 	for (size_t i = 0; i < N(modes); i++) {
 		const struct nb_ynode *k = nb_ymap_key(rv, modes[i]);
@@ -194,7 +194,7 @@ static bool sweep_rate(struct nb_cfg_ctx *c, const struct nb_ynode *rv, struct n
 		       struct nb_sweep *s)
 {
 	static const char *const keys[] = { "from", "to", "steps", "step", "factor", "loss",
-					    "precision" };
+					    "loss_ratio", "precision" };
 	if (rv->kind != NB_Y_MAP)
 		return nb_yerror(c->err, rv, "expected a mapping such as {from: 10M, to: 1G, loss: "
 				 "0.1%%}, got %s", nb_ynode_kind_name(rv));
@@ -218,28 +218,83 @@ static bool sweep_rate(struct nb_cfg_ctx *c, const struct nb_ynode *rv, struct n
 	return !x || nb_cfg_percent(c, x, 0.0001, 0.5, &s->precision);
 }
 
-/* short_trial: a search's coarse trials, shorter than its final ones at `trial` (MLRsearch);
- * without it every trial lasts `trial`, as the key says. */
+/* A key under today's name a or MLRsearch's b (RFC 9971's goal attributes): *out is the value
+ * given (NULL: neither), *key its key; false after an error when both are given. */
+static bool either(struct nb_cfg_ctx *c, const struct nb_ynode *v, const char *a, const char *b,
+		   const struct nb_ynode **out, const struct nb_ynode **key)
+{
+	const struct nb_ynode *ka = nb_ymap_key(v, a), *kb = nb_ymap_key(v, b);
+	if (ka && kb)
+		return nb_yerror(c->err, kb, "'%s' and '%s' name the same thing (expected one of them)",
+				 a, b);
+	*key = ka ? ka : kb;
+	*out = nb_ymap_get(v, ka ? a : b);
+	return true;
+}
+
+/* short_trial (initial_trial): a search's coarse trials, shorter than its final ones at `trial`
+ * (MLRsearch); without it every trial lasts `trial`, as the key says. */
 static bool sweep_short_trial(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_sweep *s)
 {
-	const struct nb_ynode *x = nb_ymap_get(v, "short_trial");
+	const struct nb_ynode *x, *k;
+	if (!either(c, v, "short_trial", "initial_trial", &x, &k))
+		return false;
 	if (!x)
 		return true;
 	if (!s->search)
-		return nb_yerror(c->err, nb_ymap_key(v, "short_trial"), "short_trial applies to a loss "
-				 "search only (expected rate.loss too)");
+		return nb_yerror(c->err, k, "%s applies to a loss search only (expected rate.loss too)",
+				 k->str);
 	if (!nb_cfg_duration(c, x, &s->short_trial_ns))
 		return false;
 	if (s->short_trial_ns == 0 || s->short_trial_ns >= s->trial_ns)
-		return nb_yerror(c->err, x, "short_trial %s is not below trial (%gs) (expected a shorter "
-				 "duration such as 1s, or no short_trial: every trial at trial)", x->str,
-				 (double)s->trial_ns / 1e9);
+		return nb_yerror(c->err, x, "%s %s is not below trial (%gs) (expected a shorter "
+				 "duration such as 1s, or no %s: every trial at trial)", k->str, x->str,
+				 (double)s->trial_ns / 1e9, k->str);
+	return true;
+}
+
+/* MLRsearch's goal attributes that today's keys already fix: duration_sum is confirm x trial
+ * (a whole number of full-length trials), exceed_ratio is 0 (a lower bound is a load where
+ * every full-length trial passed); both only for a search. */
+static bool sweep_goal_keys(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_sweep *s)
+{
+	const struct nb_ynode *x;
+	static const char *const search_only[] = { "duration_sum", "exceed_ratio" };
+	for (size_t i = 0; i < N(search_only); i++)
+		if (nb_ymap_get(v, search_only[i]) && !s->search)
+			return nb_yerror(c->err, nb_ymap_key(v, search_only[i]), "%s applies to a loss "
+					 "search only (expected rate.loss too)", search_only[i]);
+	if ((x = nb_ymap_get(v, "exceed_ratio"))) {
+		char *end;
+		double r = nb_cfg_scalar(c, x, "0") ? strtod(x->str, &end) : NAN;
+		if (isnan(r))
+			return false;
+		if (r != 0 || (*end && strcmp(end, "%") != 0))
+			return nb_yerror(c->err, x, "exceed_ratio %s: this search takes a load as a lower "
+					 "bound only when every full-length trial there passed (expected 0)",
+					 x->str);
+	}
+	if (!(x = nb_ymap_get(v, "duration_sum")))
+		return true;
+	if (nb_ymap_key(v, "confirm"))
+		return nb_yerror(c->err, nb_ymap_key(v, "duration_sum"), "'confirm' and 'duration_sum' "
+				 "say the same thing (duration_sum = confirm x trial; expected one of them)");
+	uint64_t ns;
+	if (!nb_cfg_duration(c, x, &ns))
+		return false;
+	if (ns == 0 || ns % s->trial_ns || ns / s->trial_ns > 100)
+		return nb_yerror(c->err, x, "duration_sum %s is not 1 to 100 full-length trials of %gs "
+				 "(expected e.g. %gs)", x->str, (double)s->trial_ns / 1e9,
+				 2 * (double)s->trial_ns / 1e9);
+	s->confirm = (uint32_t)(ns / s->trial_ns);
 	return true;
 }
 
 bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
-	static const char *const keys[] = { "rate", "trial", "short_trial", "confirm", "retries" };
+	static const char *const keys[] = { "rate", "trial", "short_trial", "confirm", "retries",
+					    "final_trial", "initial_trial", "duration_sum",
+					    "exceed_ratio" };
 	struct nb_sweep s = { .enabled = true, .precision = 0.01, .confirm = 1,
 			      .retries = NB_SWEEP_RETRIES, .trial_ns = t->timing.duration_ns };
 	const struct nb_ynode *x;
@@ -254,7 +309,10 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 				 "loss: ..} or steps)");
 	if (!sweep_rate(c, x, t, &s))
 		return false;
-	if ((x = nb_ymap_get(v, "trial")) && !nb_cfg_duration(c, x, &s.trial_ns))
+	const struct nb_ynode *k;
+	if (!either(c, v, "trial", "final_trial", &x, &k))
+		return false;
+	if (x && !nb_cfg_duration(c, x, &s.trial_ns))
 		return false;
 	if (x && s.trial_ns == 0)
 		return nb_yerror(c->err, x, "trial must be positive (expected e.g. 5s)");
@@ -269,6 +327,8 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 	if ((x = nb_ymap_get(v, "retries")) && !nb_cfg_uint(c, x, 0, MAX_RETRIES, &n))
 		return false;
 	s.retries = x ? (uint32_t)n : s.retries;
+	if (!sweep_goal_keys(c, v, &s))
+		return false;
 	t->sweep = s;
 	return true;
 }

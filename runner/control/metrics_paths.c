@@ -4,14 +4,15 @@
  * threads' CPU. What every path reads of the same host is the host's, not the path's: host CPU,
  * steal and interface rates are the largest of the paths' readings (the same host's counters,
  * read at the same ticks), as is the busiest thread. Averages stay averages: jitter, smoothed
- * RTT and connect time are the mean over the paths that have them. Ratios are recomputed from
+ * RTT and connect time are the mean over the paths that have them; the lowest RTT is the
+ * lowest of theirs. Ratios are recomputed from
  * the sums (loss %, the headline per CPU-second), and latency comes from the paths' histograms
  * merged (every request's RTT counted once), never from averaged percentiles. */
 #include "metrics.h"
 
 #include <math.h>
 
-enum how { SUM, MAX, MEAN, RATIO, LATENCY, NONE };
+enum how { SUM, MAX, MIN, MEAN, RATIO, LATENCY, NONE };
 
 static enum how how_of(int c)
 {
@@ -33,6 +34,8 @@ static enum how how_of(int c)
 	for (size_t i = 0; i < sizeof(max) / sizeof(max[0]); i++)
 		if (c == (int)max[i])
 			return MAX;
+	if (c == NB_COL_MIN_RTT_US)
+		return MIN;
 	for (size_t i = 0; i < sizeof(mean) / sizeof(mean[0]); i++)
 		if (c == (int)mean[i])
 			return MEAN;
@@ -59,7 +62,7 @@ static double combine(enum how how, const struct nb_metrics *parts, size_t n, in
 		double v = parts[i].v[c];
 		if (!isfinite(v))
 			continue;
-		acc = have++ == 0 ? v : how == MAX ? fmax(acc, v) : acc + v;
+		acc = have++ == 0 ? v : how == MAX ? fmax(acc, v) : how == MIN ? fmin(acc, v) : acc + v;
 	}
 	return how == MEAN && have ? acc / (double)have : acc;
 }

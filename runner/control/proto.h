@@ -58,7 +58,8 @@
  * handshake sealed, an agent with a secret silent about its version before the proof, QUEUE (a
  * client waits in line for the session) */
 /* 7: SETUP's datapath (pps on AF_XDP) and threads (flows over threads, after burst), the NB_G_XDP
- * gauge of every snapshot; a snapshot may end with the loss budget's counters (lossstats.h) */
+ * gauge of every snapshot; a snapshot may end with the loss budget's counters (lossstats.h); the snapshot's
+ * bytes_retrans and min_rtt (RFC 6349) */
 #define NB_PROTO_VERSION 7
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32

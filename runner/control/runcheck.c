@@ -19,6 +19,7 @@ static const char *const counter_name[NB_C_COUNT] = {
 	[NB_C_TX_SETTLED] = "settled tx_packets", [NB_C_RX_SETTLED] = "settled rx_packets",
 	[NB_C_LATE] = "late", [NB_C_WIN_SENT] = "window's sent", [NB_C_WIN_ANSWERED] = "window's answered",
 	[NB_C_PACE_FORGIVEN] = "pace_forgiven", [NB_C_REFUSED] = "refused",
+	[NB_C_BYTES_RETRANS] = "bytes_retrans",
 };
 
 static const char *name_of(int c)

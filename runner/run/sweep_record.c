@@ -8,6 +8,7 @@
 
 #include "fmt.h"
 #include "params.h"
+#include "sweep_mlr.h"
 #include "sweep_run.h"
 #include "sweeps_json.h"
 
@@ -262,6 +263,27 @@ static struct nb_sweep_result common(const struct nb_case *c, uint32_t rep,
 	};
 }
 
+/* The goal in MLRsearch's words: its attributes, bounds and conditional throughput, read from
+ * the trials as RFC 9971 defines them. False only when out of memory. */
+static bool mlr_entry(const struct nb_case *c, const struct nb_sweep_outcome *o, uint32_t g,
+		      char *name, size_t len, struct nb_sweep_result *e)
+{
+	struct nb_mlr_goal goal = nb_mlr_goal_of(&c->sweep, o->goal[g].loss);
+	struct nb_mlr_result r;
+	if (!nb_mlr_result(&goal, o->trials, o->ntrials, &r))
+		return false;
+	nb_mlr_goal_name(&c->sweep, g, name, len);
+	e->goal_name = name;
+	e->exceed_ratio = goal.exceed_ratio;
+	e->final_trial_s = goal.final_trial_s;
+	e->duration_sum_s = goal.duration_sum_s;
+	e->initial_trial_s = goal.initial_trial_s;
+	e->lower_bound = rate_or_nan(r.lower);
+	e->upper_bound = rate_or_nan(r.upper);
+	e->conditional = r.conditional;
+	return true;
+}
+
 static void goal_entry(const struct nb_sweep_outcome *o, uint32_t g, struct nb_sweep_result *e)
 {
 	const struct nb_sweep_goal *goal = &o->goal[g];
@@ -282,7 +304,7 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 {
 	uint32_t n = o->search ? o->ngoals : 1;
 	struct nb_sweep_result e[NB_LOSS_MAX];
-	char sentence[NB_LOSS_MAX][NB_SWEEP_SENTENCE_MAX], limit[512];
+	char sentence[NB_LOSS_MAX][NB_SWEEP_SENTENCE_MAX], limit[512], name[NB_LOSS_MAX][24];
 	limit_text(o, limit, sizeof(limit));
 	double *rates = calloc(o->ntrials + 1, sizeof(*rates));
 	if (!rates)
@@ -296,6 +318,10 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 		e[g].limit = o->unreached ? limit : NULL;
 		if (o->search)
 			goal_entry(o, g, &e[g]);
+		if (o->search && !mlr_entry(c, o, g, name[g], sizeof(name[g]), &e[g])) {
+			free(rates);
+			return nb_error_set(err, "%s: out of memory", NB_SWEEPS_JSON_FILE);
+		}
 		e[g].rates = rates;
 		e[g].nrates = o->ntrials;
 	}

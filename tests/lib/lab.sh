@@ -75,6 +75,12 @@ sweeps_field() {
 		"$2/sweeps.json"
 }
 
+# sweeps_goal_field KEY N DIR: the value of KEY in the Nth entry (1-based) of DIR/sweeps.json.
+sweeps_goal_field() {
+	awk -v k="\"$1\":" -v n="$2" '$1 == k && ++i == n { v = $2; sub(/,$/, "", v); gsub(/"/, "", v)
+		print v; exit }' "$3/sweeps.json"
+}
+
 # csv_col NAME FILE: the column number of NAME in the header of FILE.
 csv_col() {
 	awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i; exit }' "$2"

@@ -5,7 +5,11 @@
 # highest UDP rate with no loss, then sweeps rates below and above it. The threshold must lie
 # within 5 % of the bottleneck's payload rate R x 1400 / (1400 + 42) (tbf counts Ethernet
 # frames: 8 UDP + 20 IPv4 + 14 Ethernet header bytes), the sweep must show ~0 % loss below it
-# and rising loss above it. Speaks TAP. Needs root, ip(8) and tc(8).
+# and rising loss above it. The search's goals in MLRsearch's words (NDR, PDR, their relevant
+# bounds and conditional throughput) are read from sweeps.json, and export and compare carry
+# them by name. Then RFC 9097 (a UDP run's IP-layer capacity at the tbf's IP-layer rate) and
+# RFC 6349 (a TCP transfer's Buffer Delay from the tbf's queue, its efficiency identity).
+# Speaks TAP. Needs root, ip(8) and tc(8).
 # Both nbrun processes run SCHED_FIFO (chrt) when they can, so a busy host's scheduler does
 # not make the sender fall short of the offered rate (such trials would be marked invalid).
 # Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
@@ -25,7 +29,7 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..9"
+echo "1..19"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
@@ -42,6 +46,43 @@ grep -v '^warning' "$TMP/search.log" | grep 'highest rate\|search' | sed 's/^/# 
 check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
 check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
 	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
+
+# The same two goals in MLRsearch's words (RFC 9971): NDR (loss ratio 0) and PDR (0.1 %), each
+# with its relevant bounds and conditional throughput, read from the trials. NDR's conditional
+# throughput is its lower bound (every full-length trial there lost nothing) and lies at the
+# tbf; PDR's lies within its goal loss ratio below its own lower bound.
+G1=$(sweeps_goal_field goal 1 "$TMP/search") G2=$(sweeps_goal_field goal 2 "$TMP/search")
+NDR_LO=$(sweeps_goal_field relevant_lower_bound 1 "$TMP/search")
+NDR_HI=$(sweeps_goal_field relevant_upper_bound 1 "$TMP/search")
+NDR_CT=$(sweeps_goal_field conditional_throughput 1 "$TMP/search")
+PDR_LO=$(sweeps_goal_field relevant_lower_bound 2 "$TMP/search")
+PDR_CT=$(sweeps_goal_field conditional_throughput 2 "$TMP/search")
+echo "# $G1: lower $NDR_LO upper $NDR_HI conditional $NDR_CT; $G2: lower $PDR_LO conditional $PDR_CT"
+check "the goals are named NDR and PDR" "$TMP/search/sweeps.json" test "$G1/$G2" = NDR/PDR
+check "NDR's conditional throughput is its lower bound, below its upper bound" "$TMP/search/sweeps.json" \
+	awk -v c="$NDR_CT" -v l="$NDR_LO" -v h="$NDR_HI" 'BEGIN { exit !(c > 0 && c == l && h > l) }'
+check "NDR's conditional throughput lies within 5 % of the payload rate" "$TMP/search/sweeps.json" \
+	awk -v c="$NDR_CT" -v p="$PAYLOAD" 'BEGIN { r = c / p; exit !(r >= 0.95 && r <= 1.05) }'
+check "PDR's conditional throughput lies within 0.1 % below its lower bound, at or above NDR's" \
+	"$TMP/search/sweeps.json" awk -v c="$PDR_CT" -v l="$PDR_LO" -v n="$NDR_LO" \
+	'BEGIN { exit !(c <= l && c >= l * 0.999 && l >= n) }'
+
+# export and compare carry the goals by name: csv's metric ndr_conditional_throughput, the
+# Prometheus series goal="NDR" in bytes/s, github-benchmark's "CASE NDR"; compare's searches.
+"$NBRUN" export "$TMP/search" --format csv >"$TMP/x.csv" 2>&1
+"$NBRUN" export "$TMP/search" --format prometheus >"$TMP/x.prom" 2>&1
+"$NBRUN" export "$TMP/search" --format github-benchmark --better bigger >"$TMP/x.gh" 2>&1
+check "export csv and prometheus carry NDR's conditional throughput" "$TMP/x.prom" awk -v c="$NDR_CT" '
+	FILENAME ~ /csv$/ && $0 ~ /,ndr_conditional_throughput,bit\/s,higher,1,/ { split($0, f, ","); if (f[9] == c) n++ }
+	FILENAME ~ /prom$/ && /^nbrun_conditional_throughput_bytes_per_second\{.*goal="NDR"/ { if ($NF * 8 == c) n++ }
+	END { exit !(n == 2) }' "$TMP/x.csv" "$TMP/x.prom"
+check "github-benchmark names the case's NDR and PDR" "$TMP/x.gh" \
+	sh -c 'grep -q "\"name\": \".* NDR\"" "$1" && grep -q "\"name\": \".* PDR\"" "$1"' sh "$TMP/x.gh"
+cp -r "$TMP/search" "$TMP/again"
+"$NBRUN" compare "$TMP/search" "$TMP/again" --format json >"$TMP/cmp.json" 2>&1
+"$NBRUN" compare "$TMP/search" "$TMP/again" >"$TMP/cmp.md" 2>&1
+check "compare carries the searches' NDR and PDR" "$TMP/cmp.md" sh -c 'grep -q "^## Searches (MLRsearch goals)" "$1" &&
+	grep -q "| NDR |" "$1" && grep -q "\"metric\": \"pdr_conditional_throughput\"" "$2"' sh "$TMP/cmp.md" "$TMP/cmp.json"
 
 # runs.csv columns by name; every trial is a row of kind trial with its offered rate.
 RUNS=$TMP/search/runs.csv
@@ -89,6 +130,67 @@ check "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" 
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
 		NR > 1 && $o > p && $s == "ok" { n++; if ($l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
 		END { exit !(n == 3 && !bad) }' "$RUNS"
+
+# ---- RFC 9097: the IP-layer capacity through the tbf --------------------------------------------
+# A paced UDP run of 400-byte datagrams 20 % above the bottleneck: at the IP layer (payload + 8
+# UDP + 20 IPv4 bytes per datagram, no Ethernet header) the tbf passes R x (400 + 28) / (400 +
+# 42). The whole run's rate and the maximum over its 0.5 s sub-intervals (results.json
+# ip_capacity) must lie within 5 % of it (the payload alone, 6.5 % below, would not), the
+# maximum at or above the mean, with IPv4's 28 header bytes counted.
+CAPSIZE=400
+IPCAP=$((RATE / (CAPSIZE + 42) * (CAPSIZE + 28)))
+cat >"$TMP/cap.yaml" <<EOF
+name: threshold-capacity
+defaults: {warmup: 500ms, duration: 2s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: cap, engine: stream, protocol: udp, size: $CAPSIZE, rate: $((RATE / 100 * 120))}
+EOF
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/cap.yaml" --peer $SERVER --out "$TMP/cap" \
+	>"$TMP/cap.log" 2>&1
+"$NBRUN" report "$TMP/cap" >>"$TMP/cap.log" 2>&1
+check "the report has RFC 9097's IP-layer capacity" "$TMP/cap/report.md" \
+	grep -q "^## IP-layer capacity (RFC 9097)" "$TMP/cap/report.md"
+cat >"$TMP/cap.py" <<'PY'
+import json, sys
+doc, want = json.load(open(sys.argv[1])), float(sys.argv[2])
+cap = doc["summary"][0]["ip_capacity"]
+print("# ip-layer mean %.0f max %.0f want %.0f" % (cap["mean_bps"], cap["max_bps"], want))
+assert cap["header_bytes"] == 28 and not cap["header_assumed"], cap
+assert 0.95 <= cap["mean_bps"] / want <= 1.05 and 0.95 <= cap["max_bps"] / want <= 1.05, cap
+assert cap["max_bps"] >= cap["mean_bps"], cap
+PY
+check "the whole run and its largest sub-interval lie at the tbf's IP-layer rate" "$TMP/cap.log" \
+	python3 "$TMP/cap.py" "$TMP/cap/results.json" "$IPCAP"
+
+# ---- RFC 6349: a TCP transfer through the tbf -----------------------------------------------------
+# The tbf's queue (~5 ms at the rate) is one TCP fills: the mean RTT during the transfer lies
+# far above the baseline (the sender's lowest RTT, well under a millisecond between namespaces),
+# so Buffer Delay % exceeds 100; TCP Efficiency % is (bytes sent - bytes retransmitted) / bytes
+# sent of runs.csv's own columns, and bytes were retransmitted exactly when segments were.
+cat >"$TMP/tcp.yaml" <<EOF
+name: threshold-tcp
+defaults: {warmup: 500ms, duration: 2s, interval: 500ms, repetitions: 1}
+tests:
+  - {name: tcp, engine: stream, protocol: tcp, size: 64K}
+EOF
+ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/tcp.yaml" --peer $SERVER --out "$TMP/tcp" \
+	>"$TMP/tcp.log" 2>&1
+"$NBRUN" report "$TMP/tcp" >>"$TMP/tcp.log" 2>&1
+cat >"$TMP/tcp.py" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+k = json.load(open(d + "/results.json"))["summary"][0]["rfc6349"]
+run = [r for r in csv.DictReader(open(d + "/runs.csv")) if r["status"] == "ok"][0]
+tx, rb, rs = float(run["tx_bytes"]), float(run["bytes_retrans"]), float(run["retrans"])
+print("# baseline %s us, mean %s us, buffer delay %s %%, efficiency %s %%, %d bytes retransmitted"
+      % (k["baseline_rtt_us"], k["mean_rtt_us"], k["buffer_delay_pct"], k["tcp_efficiency_pct"], rb))
+assert 0 < k["baseline_rtt_us"] < k["mean_rtt_us"] and k["buffer_delay_pct"] > 100, k
+assert abs(k["tcp_efficiency_pct"] - 100 * (tx - rb) / tx) < 1e-9, (k, tx, rb)
+assert (rb > 0) == (rs > 0), (rb, rs)
+assert "## TCP in RFC 6349's terms" in open(d + "/report.md").read()
+PY
+check "a TCP transfer in RFC 6349's terms: the tbf's queue as Buffer Delay, the efficiency" \
+	"$TMP/tcp.log" python3 "$TMP/tcp.py" "$TMP/tcp"
 
 # ---- down removes exactly what up made --------------------------------------------------------
 lab_down
