@@ -1,5 +1,6 @@
 /* CSV writing: quoting per RFC 4180, empty cells for NAN, a header only once; a created file
- * appears whole or not at all, and a failed write names the file. */
+ * appears whole or not at all, and a failed write names the file. CSV reading: quotes, CRLF,
+ * broken rows named by file and line, and the round trip of hostile text. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "csv_read.h"
 #include "fixture_util.h"
 #include "afile.h"
 #include "runs_csv.h"
@@ -194,3 +196,75 @@ Test(csv, json_lines_are_the_same_cells_as_objects)
 			      "\"v\":16.64,\"big\":22477948213.4568,\"none\":null}\nafter\n");
 	free(buf);
 }
+
+Test(csv_read, quoted_fields_crlf_and_embedded_newlines)
+{
+	const char text[] = "a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\r\n2,\"two\nlines\",\r\n";
+	struct nb_csv_table t;
+	struct nb_error err = { "" };
+	cr_assert(nb_csv_parse(text, sizeof(text) - 1, "t.csv", &t, &err), "%s", err.msg);
+	cr_assert_eq(t.ncols, 3);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(nb_csv_cell(&t, 0, 1), "x,y");
+	cr_assert_str_eq(nb_csv_cell(&t, 0, 2), "say \"hi\"");
+	cr_assert_str_eq(nb_csv_cell(&t, 1, 1), "two\nlines");
+	cr_assert_str_eq(nb_csv_cell(&t, 1, 2), "");
+	cr_assert_eq(t.incomplete, 0);
+	nb_csv_table_free(&t);
+}
+
+Test(csv_read, broken_rows_are_counted_with_file_and_line)
+{
+	const struct { const char *text, *problem; size_t rows; } cases[] = {
+		{ "a,b\n1,2\n3,4", "t.csv:3: truncated row", 1 },          /* no final newline */
+		{ "a,b\n1,2\n3,\"unterminated\n", "t.csv:3: truncated row", 1 },
+		{ "a,b\n1,2,3\n4,5\n", "t.csv:2: wrong field count", 1 },
+		{ "a,b\n1\n\n4,5\n", "t.csv:2: wrong field count", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nb_csv_table t;
+		cr_assert(nb_csv_parse(cases[i].text, strlen(cases[i].text), "t.csv", &t, NULL));
+		cr_assert_eq(t.nrows, cases[i].rows, "case %zu", i);
+		cr_assert_eq(t.incomplete, 1, "case %zu", i);
+		cr_assert(strncmp(t.problem, cases[i].problem, strlen(cases[i].problem)) == 0,
+			  "case %zu: %s", i, t.problem);
+		nb_csv_table_free(&t);
+	}
+}
+
+Test(csv_read, empty_file_has_no_header)
+{
+	struct nb_csv_table t;
+	struct nb_error err = { "" };
+	cr_assert_not(nb_csv_parse("", 0, "e.csv", &t, &err));
+	cr_assert_str_eq(err.msg, "e.csv:1: no header row");
+}
+
+Test(csv_read, writer_and_reader_round_trip_hostile_text)
+{
+	char path[64];
+	cr_assert(nbt_tmpdir("csv_rt", path, sizeof(path)));
+	const char *hostile[] = { "plain", "com,ma", "quo\"te", "new\nline", "cr\r\nlf", "", " lead", "ü|€" };
+	const size_t n = sizeof(hostile) / sizeof(hostile[0]);
+	char file[128];
+	snprintf(file, sizeof(file), "%s/rt.csv", path);
+	const char *hdr[] = { "i", "text" };
+	struct nb_csv *c = nb_csv_open(file, hdr, 2, NULL);
+	for (size_t i = 0; i < n; i++) {
+		nb_csv_u64(c, i);
+		nb_csv_str(c, hostile[i]);
+		nb_csv_end(c);
+	}
+	cr_assert(nb_csv_close(c));
+	struct nb_csv_table t;
+	cr_assert(nb_csv_read(file, &t, NULL));
+	cr_assert_eq(t.nrows, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(nb_csv_cell(&t, i, 1), hostile[i], "row %zu", i);
+	nb_csv_table_free(&t);
+	nbt_rmtree(path);
+}
+
+/* The run loop writes searches to sweeps.json (one entry per loss goal); the report reads it
+ * when meta.json has none, and says each goal's threshold and what its status means. */
+/* The fixture's report when sweeps.json says sweeps (and meta.json says none); caller frees. */
