@@ -71,7 +71,14 @@ struct nb_client_wait {
 	/** Each QUEUE: c's place in line (1: next) and the agent's estimate (NB_QUEUE_UNKNOWN). */
 	void (*told)(void *ctx, const struct nb_client *c, uint32_t position, uint64_t wait_ms);
 	void *ctx;
+	const uint8_t *companion;       /* a ticket of a session holding the agent: be its companion
+					   (proto.h COMPANION) instead of waiting in line; NULL: none */
 };
+
+/** A ticket for a companion of holder's session (proto.h COMPANION): one use, while holder
+ *  holds the agent; err says why not (an agent before v7 has none). */
+bool nb_client_companion_ticket(struct nb_client *holder, uint8_t ticket[NB_COMPANION_TICKET_LEN],
+				struct nb_error *err);
 
 /** Connect and shake hands (proving secret when it is set, auth.h), then take the agent's
  *  session, waiting in line as w says (NULL: plan unknown, no wait); busy, version and
