@@ -224,6 +224,7 @@ const struct nb_engine nb_engine_connect = {
 		.keys = connect_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median handshake time */
 		.records_latency = true,                 /* client: handshake time of each connected attempt */
+		.rpm = NB_RPM_HANDSHAKE,
 	},
 	.datapath = NB_DATAPATH_OWN, /* client flows connect to reach->peer per attempt */
 	.validate = connect_validate,         /* TCP, a port, rate, flows */

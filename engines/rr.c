@@ -446,6 +446,7 @@ const struct nb_engine nb_engine_rr = {
 		.keys = rr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
 		.records_latency = true,                 /* client: each transaction's RTT */
+		.rpm = NB_RPM_RR,
 	},
 	.datapath = NB_DATAPATH_CONNECTED, /* one long-lived connection per flow */
 	.validate = rr_validate,          /* request/response sizes, flows */
@@ -472,6 +473,7 @@ const struct nb_engine nb_engine_crr = {
 		.keys = crr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
 		.records_latency = true,                 /* client: each transaction's RTT, connect included */
+		.rpm = NB_RPM_NEW_RR,
 	},
 	.datapath = NB_DATAPATH_PER_CONNECTION, /* client flows connect to reach->peer per transaction */
 	.validate = crr_validate,         /* TCP only; request/response sizes, flows */

@@ -80,6 +80,17 @@ static void fill_case(const struct nb_test *t, const uint32_t *idx, struct nb_ca
 		p->rate = c->sweep.from;
 }
 
+bool nb_plan_probe_case(const struct nb_case *c, uint32_t i, struct nb_case *out)
+{
+	const struct nb_working *w = c->test->working;
+	if (!w || i >= w->nprobes)
+		return false;
+	static const uint32_t first[NAXES] = { 0 };
+	fill_case(&w->probes[i], first, out); /* a probe has one value per axis */
+	out->index = c->index;
+	return true;
+}
+
 /* Odometer over the axes, the last varying fastest. */
 static void expand_test(const struct nb_test *t, struct nb_case *out, size_t *n)
 {
