@@ -57,7 +57,8 @@ void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t
 		.inflation_p99_us = NAN, .inflation_ratio = NAN, .up_bps = NAN, .down_bps = NAN,
 		.jain = NAN, .rpm_tcp = NAN, .idle_rpm_tcp = NAN,
 	};
-	static const enum nb_phase phases[] = { NB_PHASE_IDLE, NB_PHASE_LOADED, NB_PHASE_AFTER };
+	static const enum nb_phase phases[] = { NB_PHASE_IDLE, NB_PHASE_RAMP, NB_PHASE_LOADED,
+						NB_PHASE_AFTER };
 	for (uint32_t i = 0; i < w->nprobes; i++)
 		for (size_t p = 0; p < sizeof(phases) / sizeof(phases[0]); p++)
 			probe_row(csv, none, w, i, phases[p]);
