@@ -420,6 +420,7 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	FILE *f = a.f;
 	title(f, res);
 	verdict(f, res, s, pf);
+	nb_md_working(f, res);
 	nb_md_results(f, res, s);
 	nb_path_stats_md(f, res, s);
 	warnings(f, pf);

@@ -39,6 +39,9 @@ void nb_md_extra_head(FILE *f, size_t k, const char *unit);
 void nb_md_extra_cell(FILE *f, size_t k, const struct nb_case_stats *c, struct nb_scale sc);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
+/** The working cases' section (markdown_working.c): inflation and RPM first; nothing without
+ *  working.csv. */
+void nb_md_working(FILE *f, const struct nb_results *res);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */
 void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c);
 

@@ -33,7 +33,7 @@ RATE=20000000
 LIMIT=125000
 SERVER=10.232.2.2
 
-echo "1..6"
+echo "1..7"
 for ns in "$NSC" "$NSR" "$NSS"; do ip netns add "$ns" && ip -n "$ns" link set lo up; done
 veth_link "$NSC" "$NSR" "${P}c" "${P}rc" 10.232.1.2 10.232.1.1 &&
 	veth_link "$NSR" "$NSS" "${P}rs" "${P}s" 10.232.2.1 "$SERVER" &&
@@ -130,4 +130,9 @@ grep -q "^1,.*,probe1,.*,loaded," "$TMP/lossy/working.csv" && ok "working.csv ha
 	nok "working.csv" "$TMP/lossy/working.csv"
 grep -q "lossy.p1/udp" "$TMP/lossy/runs.csv" && ok "runs.csv has the probe's own row" ||
 	nok "runs.csv probe row" "$TMP/lossy/runs.csv"
+# the report answers first with the inflation (the worst probe's, from working.csv)
+grep -q "^\*\*Under working conditions\*\* \`lossy/tcp/.*\`: latency +[0-9.]* ms at p50" "$TMP/lossy/report.md" &&
+	grep -q "congestion control \`$LOSSY\`" "$TMP/lossy/report.md" &&
+	ok "report.md opens its working section with the inflation and names the congestion control" ||
+	nok "report.md working section" "$TMP/lossy/report.md"
 exit $FAILED
