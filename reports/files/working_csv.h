@@ -36,15 +36,4 @@ struct nb_csv *nb_working_csv_open(const char *dir, struct nb_error *err);
 /** Append one row. */
 void nb_working_csv_write(struct nb_csv *c, const struct nb_working_row *r);
 
-struct nb_results;
-/** The mean of column col over the rows of case_id, part and phase ("" for the load's and the
- *  case's rows) whose run counts (runs.csv: kind run, status ok); NaN when none (*n: how many
- *  rows, may be NULL). */
-double nb_working_csv_mean(const struct nb_results *res, const char *case_id, const char *part,
-			   const char *phase, const char *col, size_t *n);
-/** Column col of the first row of case_id and part ("" when none): its part_case_id, engine,
- *  protocol, congestion. */
-const char *nb_working_csv_cell(const struct nb_results *res, const char *case_id,
-				const char *part, const char *col);
-
 #endif

@@ -9,7 +9,7 @@
 #include "fmt.h"
 #include "markdown.h"
 #include "md_text.h"
-#include "working_csv.h"
+#include "working_lookup.h"
 
 #define PROBES_MAX 8
 
