@@ -55,4 +55,8 @@ const char *nb_cmp_better_name(int col);
 /** What the exit code means, one short phrase. */
 const char *nb_cmp_exit_meaning(int rc);
 
+/** The working cases' section of compare.md (compare_working.c): inflation and RPM (TCP), shown
+ *  beside each other, not judged. */
+void nb_cmp_working_md(const struct nb_compare *c, FILE *f);
+
 #endif

@@ -436,6 +436,7 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	method(c, f);
 	folders(c, f);
 	regressions(c, f);
+	nb_cmp_working_md(c, f);
 	table(c, f, "## Results", false);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "

@@ -33,7 +33,7 @@ RATE=20000000
 LIMIT=125000
 SERVER=10.232.2.2
 
-echo "1..7"
+echo "1..8"
 for ns in "$NSC" "$NSR" "$NSS"; do ip netns add "$ns" && ip -n "$ns" link set lo up; done
 veth_link "$NSC" "$NSR" "${P}c" "${P}rc" 10.232.1.2 10.232.1.1 &&
 	veth_link "$NSR" "$NSS" "${P}rs" "${P}s" 10.232.2.1 "$SERVER" &&
@@ -55,18 +55,11 @@ cat >"$TMP/w.yaml" <<YAML
 name: working
 defaults: {warmup: 500ms, interval: 500ms, repetitions: 1}
 tests:
-  - name: lossy
+  - name: w
     idle: 2s
     duration: 5s
     omit: 1500ms
     load: {direction: up, streams: 2, congestion: $LOSSY}
-    probes:
-      - {engine: latency, protocol: udp, rate: 50pps}
-  - name: bbr
-    idle: 2s
-    duration: 5s
-    omit: 1500ms
-    load: {direction: up, streams: 2, congestion: bbr}
     probes:
       - {engine: latency, protocol: udp, rate: 50pps}
 YAML
@@ -75,12 +68,12 @@ YAML
 ( while :; do tc -n "$NSR" -s qdisc show dev "${P}rs"; sleep 0.1; done ) >"$TMP/qdisc.log" 2>&1 &
 POLL_PID=$!
 NBRUN_GNUPLOT=none ip netns exec "$NSC" "$NBRUN" "$TMP/w.yaml" --peer "$SERVER" \
-	--filter 'lossy/*' --out "$TMP/lossy" -q 2>"$TMP/lossy.err"
+	--out "$TMP/lossy" -q 2>"$TMP/lossy.err"
 rc=$?
 kill "$POLL_PID" 2>/dev/null; wait "$POLL_PID" 2>/dev/null; POLL_PID=
 [ $rc -eq 0 ] && ok "the $LOSSY working case through the tbf exits 0" || nok "run (rc $rc)" "$TMP/lossy.err"
 NBRUN_GNUPLOT=none ip netns exec "$NSC" "$NBRUN" "$TMP/w.yaml" --peer "$SERVER" \
-	--filter 'bbr/*' --out "$TMP/bbr" -q 2>"$TMP/bbr.err"
+	--set congestion=bbr --out "$TMP/bbr" -q 2>"$TMP/bbr.err"
 rc=$?
 [ $rc -eq 0 ] && ok "the bbr working case exits 0" || nok "run (rc $rc)" "$TMP/bbr.err"
 ip netns exec "$NSC" ping -q -c 20 -i 0.05 "$SERVER" >"$TMP/ping.log" 2>&1
@@ -128,11 +121,17 @@ sed -n 1,5p "$TMP/check.log" | sed 's/^/# /'
 	nok "the queue's ground truth" "$TMP/check.log"
 grep -q "^1,.*,probe1,.*,loaded," "$TMP/lossy/working.csv" && ok "working.csv has the probe's loaded row" ||
 	nok "working.csv" "$TMP/lossy/working.csv"
-grep -q "lossy.p1/udp" "$TMP/lossy/runs.csv" && ok "runs.csv has the probe's own row" ||
+grep -q "w.p1/udp" "$TMP/lossy/runs.csv" && ok "runs.csv has the probe's own row" ||
 	nok "runs.csv probe row" "$TMP/lossy/runs.csv"
 # the report answers first with the inflation (the worst probe's, from working.csv)
-grep -q "^\*\*Under working conditions\*\* \`lossy/tcp/.*\`: latency +[0-9.]* ms at p50" "$TMP/lossy/report.md" &&
+grep -q "^\*\*Under working conditions\*\* \`w/tcp/.*\`: latency +[0-9.]* ms at p50" "$TMP/lossy/report.md" &&
 	grep -q "congestion control \`$LOSSY\`" "$TMP/lossy/report.md" &&
 	ok "report.md opens its working section with the inflation and names the congestion control" ||
 	nok "report.md working section" "$TMP/lossy/report.md"
+# compare shows each probe's inflation and the RPM (TCP) of both folders side by side
+NBRUN_GNUPLOT=none "$NBRUN" compare "$TMP/lossy" "$TMP/bbr" --out "$TMP/compare.md" >"$TMP/cmp.log" 2>&1
+grep -q "^## Latency under working conditions" "$TMP/compare.md" &&
+	grep -q "^| \`w/tcp/.*\` | bbr | \`w.p1/udp/s32/f1/r50pps\`: inflation p50, lower is better | [0-9.]* ms (n 1) | [0-9.]* ms (n 1) | ×0\." "$TMP/compare.md" &&
+	ok "compare.md: the probe's inflation in both folders, bbr's below" ||
+	nok "compare working section" "$TMP/compare.md"
 exit $FAILED
