@@ -43,6 +43,7 @@
 #include "io.h"
 #include "sock.h"
 #include "report_shapes.h"
+#include "schedule.h"
 
 #define SEQ_BYTES 4u                 /* UDP_RR: the sequence number at the start of a datagram */
 #define DEFAULT_TIMEOUT_MS 1000u     /* UDP_RR: when the case gives no timeout */
@@ -85,6 +86,9 @@ static void count_io(struct nb_flow *f, bool tx, size_t bytes)
 	nb_count(f, tx ? NB_C_TX_BYTES : NB_C_RX_BYTES, bytes);
 	nb_count(f, tx ? NB_C_TX_PACKETS : NB_C_RX_PACKETS, 1);
 }
+
+#define CRR_MIN_EARLY_NS 60000ull  /* a paced transaction's sleep ends at least this early */
+#define CRR_MAX_LATE_NS 200000ull  /* a timed sleep later than this was preempted */
 
 static void transaction_done(struct nb_flow *f, uint64_t t0)
 {
@@ -340,8 +344,19 @@ static int crr_client_flow(struct nb_flow *f)
 		return -1;
 	nb_dhello_put(b.wire, &(struct nb_dhello){ .kind = NB_DH_CRR, .flow = f->index }, f->p->key);
 	int rc = 0;
-	while (!nb_flow_quiet(f)) {
-		uint64_t t0 = nb_now_ns();
+	/* at a rate (a working case's probe): transaction k due at start + k / rate, timed from its
+	 * due time and its lateness recorded, as connect's attempts (schedule.h) */
+	struct nb_sched_timer tm = { .late_ns = CRR_MAX_LATE_NS / 2, .min_early_ns = CRR_MIN_EARLY_NS,
+				     .max_late_ns = CRR_MAX_LATE_NS };
+	uint64_t start = nb_now_ns(), rate = f->p->rate;
+	for (uint64_t k = 0; !nb_flow_quiet(f); k++) {
+		uint64_t t0 = rate ? nb_sched_due(start, k, rate) : nb_now_ns();
+		if (rate) {
+			nb_sched_wait(f, &tm, t0);
+			if (nb_flow_quiet(f))
+				break;
+			nb_flow_lag(f, t0, nb_now_ns());
+		}
 		enum nb_io r;
 		int fd = crr_connect(f, &r);
 		if (fd >= 0) {
@@ -426,7 +441,7 @@ static int crr_server_flow(struct nb_flow *f)
 /* The config keys that mean something to rr and crr beyond the common ones (no timeout for
  * crr: it runs over TCP only, where an answer is never lost). */
 static const char *const rr_keys[] = { "request", "response", "wait", "timeout", NULL };
-static const char *const crr_keys[] = { "request", "response", "wait", NULL };
+static const char *const crr_keys[] = { "request", "response", "wait", "rate", NULL };
 
 const struct nb_engine nb_engine_rr = {
 	.name = "rr",                     /* TCP_RR / UDP_RR by params.proto */
@@ -460,9 +475,10 @@ const struct nb_engine nb_engine_crr = {
 	.summary = "connect/request/response/close transactions per second (TCP_CRR)",
 	.traits = {
 		.directional = false,                   /* the client requests, the agent answers */
-		.loop = NB_LOOP_CLOSED,                 /* one connection and request in flight per flow */
-		.rate = NB_RATE_KIND_NONE,              /* no `rate`: as fast as answers come */
-		.rate_unit = NULL,
+		.loop = NB_LOOP_CLOSED_UNPACED,         /* rate 0: one transaction in flight per flow, as
+							   fast as answers come; rate > 0: a schedule */
+		.rate = NB_RATE_KIND_PACKETS,           /* transactions/s per flow */
+		.rate_unit = "trans/s",
 		.protocols = 1u << NB_PROTO_TCP,
 		.default_proto = NB_PROTO_TCP,
 		.default_size = { 0, 0 },               /* no `size`: request and response instead */

@@ -20,7 +20,8 @@ static const char rrul[] =
 	"    load: {streams: 4, congestion: bbr}\n"
 	"    probes:\n"
 	"      - {engine: latency, protocol: udp, rate: 10pps}\n"
-	"      - {engine: icmp, rate: 5pps}\n";
+	"      - {engine: icmp, rate: 5pps}\n"
+	"      - {engine: crr, rate: 10pps}\n";
 
 Test(config_working, the_load_is_a_stream_test_and_each_probe_spans_every_phase)
 {
@@ -35,10 +36,10 @@ Test(config_working, the_load_is_a_stream_test_and_each_probe_spans_every_phase)
 	cr_expect_str_eq(t->base.congestion, "bbr");
 	cr_expect_eq(t->timing.duration_ns, 4 * S);
 	const struct nb_working *w = t->working;
-	cr_assert_eq(w->nprobes, 2);
+	cr_assert_eq(w->nprobes, 3);
 	cr_expect_eq(w->idle_ns, 2 * S);
 	cr_expect_eq(w->after_ns, 1 * S);
-	for (uint32_t i = 0; i < 2; i++) {
+	for (uint32_t i = 0; i < 3; i++) {
 		cr_expect_eq(w->probes[i].timing.duration_ns, 7 * S, "idle + duration + after");
 		cr_expect_eq(w->probes[i].timing.omit_ns, 0, "the ramp is the load's");
 		cr_expect_eq(w->probes[i].timing.interval_ns, t->timing.interval_ns);
@@ -51,7 +52,9 @@ Test(config_working, the_load_is_a_stream_test_and_each_probe_spans_every_phase)
 	cr_expect_str_eq(pc.id, "rrul.p1/udp/s32/f1/r10pps");
 	cr_assert(nb_plan_probe_case(&plan.cases[0], 1, &pc));
 	cr_expect_str_eq(pc.id, "rrul.p2/icmp/s56/f1/r5pps");
-	cr_expect_not(nb_plan_probe_case(&plan.cases[0], 2, &pc));
+	cr_assert(nb_plan_probe_case(&plan.cases[0], 2, &pc));
+	cr_expect_str_eq(pc.id, "rrul.p3/tcp/q32r128/f1/r10pps", "crr at a rate says so in its id");
+	cr_expect_not(nb_plan_probe_case(&plan.cases[0], 3, &pc));
 	/* warm-up 1 s + idle 2 + duration 4 + after 1, and the 1 s overhead */
 	cr_expect_float_eq(nb_plan_estimate_s(&plan), 9.0, 1e-9);
 	nb_plan_free(&plan);
@@ -77,6 +80,8 @@ Test(config_working, every_mistake_is_one_located_line)
 		  "4:23", "engine stream measures no round trips" },
 		{ "tests:\n  - name: a\n    load: {}\n    probes: [{engine: latency}]\n",
 		  "4:14", "a probe of engine latency needs a rate > 0" },
+		{ "tests:\n  - name: a\n    load: {}\n    probes: [{engine: rr}]\n",
+		  "4:14", "a probe of engine rr needs a rate > 0" },
 		{ "tests:\n  - name: a\n    load: {}\n    probes: [{rate: 1pps}]\n",
 		  "4:14", "a probe without an engine" },
 		{ "tests:\n  - name: a\n    engine: stream\n    load: {}\n"

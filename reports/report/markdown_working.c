@@ -49,7 +49,7 @@ static void rpm_sentence(FILE *f, const struct nb_results *res, const char *id)
 		fprintf(f, "; RPM (TCP, not HTTP RPM) %.0f, idle %.0f", rpm, idle);
 		return;
 	}
-	fputs("; no RPM (TCP): it needs a connect probe and a crr probe beside a TCP latency probe", f);
+	fputs("; no RPM (TCP): it needs connect and crr probes beside a TCP latency probe", f);
 }
 
 static void answer(FILE *f, const struct nb_results *res, const char *id)

@@ -130,7 +130,7 @@ static bool probe_map(struct nb_cfg_ctx *c, const char *name, const struct nb_yn
 		return nb_yerror(c->err, p, "expected a probe (a mapping with engine and rate), got %s",
 				 nb_ynode_kind_name(p));
 	if (!nb_ymap_get(p, "engine"))
-		return nb_yerror(c->err, p, "a probe without an engine (expected engine: latency, "
+		return nb_yerror(c->err, p, "a probe without an engine (expected engine: latency, crr, "
 				 "icmp or connect)");
 	made_add(m, made_key(m, p, "name"), made_scalar(m, p, name));
 	for (size_t k = 0; k < p->nkids; k += 2) {
@@ -151,7 +151,7 @@ static bool probe_fits(struct nb_cfg_ctx *c, const struct nb_ynode *p, const str
 	const struct nb_engine *e = t->engine;
 	if (!nb_engine_records_latency(e))
 		return nb_yerror(c->err, nb_ymap_get(p, "engine"), "engine %s measures no round trips "
-				 "(expected a probe engine: latency, icmp or connect)", e->name);
+				 "(expected a probe engine: latency, crr, icmp or connect)", e->name);
 	if (t->npaths)
 		return nb_yerror(c->err, p, "a probe runs on its test's path (expected no paths: in a "
 				 "probe)");

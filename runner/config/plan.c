@@ -43,8 +43,8 @@ static void case_id(struct nb_case *c, bool rate_pps)
 	if (nb_engine_request_response(c->engine)) {
 		nb_units_fmt_size(p->request, q, sizeof(q));
 		nb_units_fmt_size(p->response, r, sizeof(r));
-		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u", c->test->name, proto, q, r,
-			 p->streams);
+		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u%s", c->test->name, proto, q, r,
+			 p->streams, nb_engine_closed_loop(c->engine, p->rate) ? "" : tail);
 	} else if (!c->engine->traits.directional) {
 		snprintf(c->id, sizeof(c->id), "%s/%s/%s/f%u%s", c->test->name, proto, s, p->streams,
 			 nb_engine_closed_loop(c->engine, p->rate) ? "/pp" : tail);

@@ -33,7 +33,7 @@ RATE=20000000
 LIMIT=125000
 SERVER=10.232.2.2
 
-echo "1..8"
+echo "1..9"
 for ns in "$NSC" "$NSR" "$NSS"; do ip netns add "$ns" && ip -n "$ns" link set lo up; done
 veth_link "$NSC" "$NSR" "${P}c" "${P}rc" 10.232.1.2 10.232.1.1 &&
 	veth_link "$NSR" "$NSS" "${P}rs" "${P}s" 10.232.2.1 "$SERVER" &&
@@ -62,6 +62,9 @@ tests:
     load: {direction: up, streams: 2, congestion: $LOSSY}
     probes:
       - {engine: latency, protocol: udp, rate: 50pps}
+      - {engine: latency, protocol: tcp, rate: 20pps}
+      - {engine: connect, rate: 10pps, port: 7575}
+      - {engine: crr, rate: 10pps}
 YAML
 
 # the router's queue, every 100 ms while the batch runs (bounded by the batch's end)
@@ -95,6 +98,7 @@ print(f"backlog samples {len(full)} of {len(backlog)}, median {q:.0f} B = {q*8/r
 print(f"idle p50 {float(idle['p50_us']):.0f} us, loaded p50 {got:.0f} us, expected {want:.0f} us "
       f"({got / want - 1:+.1%})")
 assert len(full) >= 10, "the queue was seen holding packets"
+open(f"{tmp}/q_ms", "w").write(f"{q * 8 / rate * 1e3}\n")
 ok = [abs(got / want - 1) <= 0.20]
 rtt = re.search(r"= [\d.]+/([\d.]+)/", open(f"{tmp}/ping.log").read())
 ping_us = float(rtt.group(1)) * 1e3 if rtt else float("nan")
@@ -134,4 +138,22 @@ grep -q "^## Latency under working conditions" "$TMP/compare.md" &&
 	grep -q "^| \`w/tcp/.*\` | bbr | \`w.p1/udp/s32/f1/r50pps\`: inflation p50, lower is better | [0-9.]* ms (n 1) | [0-9.]* ms (n 1) | ×0\." "$TMP/compare.md" &&
 	ok "compare.md: the probe's inflation in both folders, bbr's below" ||
 	nok "compare working section" "$TMP/compare.md"
+# RPM (TCP) from the connect, crr and TCP latency probes: under the load each of its round
+# trips waits once in the full queue, so it is 60000 / (backlog/R in ms) within 25 %
+python3 - "$TMP/lossy/working.csv" "$TMP/q_ms" >"$TMP/rpm.log" 2>&1 <<'PY'
+import csv, sys
+r = next(r for r in csv.DictReader(open(sys.argv[1])) if r["part"] == "case")
+rpm, idle, q_ms = float(r["rpm_tcp"]), float(r["idle_rpm_tcp"]), float(open(sys.argv[2]).read())
+want = 60000 / q_ms
+print(f"RPM (TCP) loaded {rpm:.0f} (the queue alone: {want:.0f}, {rpm / want - 1:+.1%}), idle {idle:.0f}")
+# crr at 10 transactions/s: 10 x (idle 2 s + duration 5 s) of them, the last maybe in flight
+crr = sum(int(x["samples"]) for x in csv.DictReader(open(sys.argv[1]))
+          if x["part"] == "probe4" and x["run_id"] == r["run_id"])
+print(f"crr transactions {crr} (schedule: 70)")
+sys.exit(0 if abs(rpm / want - 1) <= 0.25 and idle > rpm and 68 <= crr <= 70 else 1)
+PY
+st=$?
+sed 's/^/# /' "$TMP/rpm.log"
+[ $st -eq 0 ] && ok "RPM (TCP) under the load is 60000 / the queue's delay within 25 %, below the idle RPM; crr kept its rate" ||
+	nok "RPM (TCP)" "$TMP/rpm.log"
 exit $FAILED
