@@ -11,7 +11,7 @@ static const char *const cols[] = {
 	"run_id", "case_id", "rep", "part", "part_case_id", "engine", "protocol", "phase",
 	"samples", "p50_us", "p90_us", "p99_us", "p999_us", "tm95_us", "inflation_p50_us",
 	"inflation_p99_us", "inflation_ratio", "up_bps", "down_bps", "jain", "rpm_tcp",
-	"idle_rpm_tcp", "congestion",
+	"idle_rpm_tcp", "congestion", "idle_s",
 };
 
 struct nb_csv *nb_working_csv_open(const char *dir, struct nb_error *err)
@@ -38,6 +38,7 @@ void nb_working_csv_write(struct nb_csv *c, const struct nb_working_row *r)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		nb_csv_num(c, v[i]);
 	nb_csv_str(c, r->congestion ? r->congestion : "");
+	nb_csv_num(c, r->idle_s);
 	nb_csv_end(c);
 }
 

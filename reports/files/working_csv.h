@@ -29,6 +29,8 @@ struct nb_working_row {
 	double up_bps, down_bps, jain;                              /* load row */
 	double rpm_tcp, idle_rpm_tcp;                               /* case row */
 	const char *congestion;       /* load row: what its sockets ran */
+	double idle_s;                /* every row: the case's idle phase, s (the load starts then
+					 on the probes' time axis) */
 };
 
 /** Open DIR/working.csv for appending (its header when new). */

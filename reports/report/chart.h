@@ -25,6 +25,7 @@ enum nb_chart_kind {
 	NB_CHART_SWEEP,       /* received rate and loss vs offered rate of a sweep */
 	NB_CHART_TIMESERIES,  /* headline per interval of each repetition of one case */
 	NB_CHART_PATHS,       /* each path's headline per interval of a multi-path case, stacked */
+	NB_CHART_WORKING,     /* a working case: the load's throughput and the probes' p50 over time */
 };
 
 /** One chart: files charts/NAME.{dat,gp,png,svg}. */

@@ -56,6 +56,7 @@ void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t
 		.p99_us = NAN, .p999_us = NAN, .tm95_us = NAN, .inflation_p50_us = NAN,
 		.inflation_p99_us = NAN, .inflation_ratio = NAN, .up_bps = NAN, .down_bps = NAN,
 		.jain = NAN, .rpm_tcp = NAN, .idle_rpm_tcp = NAN,
+		.idle_s = (double)c->test->working->idle_ns / 1e9,
 	};
 	static const enum nb_phase phases[] = { NB_PHASE_IDLE, NB_PHASE_RAMP, NB_PHASE_LOADED,
 						NB_PHASE_AFTER };
