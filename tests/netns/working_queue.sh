@@ -139,7 +139,8 @@ grep -q "^## Latency under working conditions" "$TMP/compare.md" &&
 	ok "compare.md: the probe's inflation in both folders, bbr's below" ||
 	nok "compare working section" "$TMP/compare.md"
 # RPM (TCP) from the connect, crr and TCP latency probes: under the load each of its round
-# trips waits once in the full queue, so it is 60000 / (backlog/R in ms) within 25 %
+# trips waits at least once in the full queue, so it is at most 60000 / (backlog/R in ms), 25 %
+# allowed (a probe's SYN or segment the full queue drops waits for a retransmission: lower)
 python3 - "$TMP/lossy/working.csv" "$TMP/q_ms" >"$TMP/rpm.log" 2>&1 <<'PY'
 import csv, sys
 r = next(r for r in csv.DictReader(open(sys.argv[1])) if r["part"] == "case")
@@ -150,10 +151,10 @@ print(f"RPM (TCP) loaded {rpm:.0f} (the queue alone: {want:.0f}, {rpm / want - 1
 crr = sum(int(x["samples"]) for x in csv.DictReader(open(sys.argv[1]))
           if x["part"] == "probe4" and x["run_id"] == r["run_id"])
 print(f"crr transactions {crr} (schedule: 70)")
-sys.exit(0 if abs(rpm / want - 1) <= 0.25 and idle > rpm and 68 <= crr <= 70 else 1)
+sys.exit(0 if 0 < rpm <= 1.25 * want and idle > rpm and 68 <= crr <= 70 else 1)
 PY
 st=$?
 sed 's/^/# /' "$TMP/rpm.log"
-[ $st -eq 0 ] && ok "RPM (TCP) under the load is 60000 / the queue's delay within 25 %, below the idle RPM; crr kept its rate" ||
+[ $st -eq 0 ] && ok "RPM (TCP) under the load is at most 60000 / the queue's delay (+25 %), below the idle RPM; crr kept its rate" ||
 	nok "RPM (TCP)" "$TMP/rpm.log"
 exit $FAILED
