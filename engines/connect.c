@@ -57,24 +57,6 @@ static uint64_t timeout_ns(const struct nb_params *p)
 	return (uint64_t)(p->timeout_ms ? p->timeout_ms : DEFAULT_TIMEOUT_MS) * 1000000ull;
 }
 
-/* Wait for the due time: sleep (a slice at a time, to see a stop) until the timer's early
- * stretch before it, learning how late each timed sleep ended, then poll the clock. */
-static void wait_due(const struct nb_flow *f, struct nb_sched_timer *tm, uint64_t due)
-{
-	uint64_t now;
-	while (!nb_flow_quiet(f) && (now = nb_now_ns()) < due) {
-		uint64_t wake = nb_sched_wake_at(tm, now, due), slice = NB_IO_SLICE_MS * 1000000ull;
-		if (wake <= now) {
-			nb_io_spin_pause();
-			continue;
-		}
-		uint64_t ns = wake - now < slice ? wake - now : slice;
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
-		if (nanosleep(&ts, NULL) == 0)
-			nb_sched_learn(tm, ns, nb_now_ns() - now);
-	}
-}
-
 /* A fresh non-blocking socket that closes with a RST. */
 static int attempt_socket(struct nb_flow *f)
 {
@@ -164,7 +146,7 @@ static int connect_client_flow(struct nb_flow *f)
 		uint64_t due = nb_now_ns();
 		if (p->rate) {
 			due = nb_sched_due(t0, k, p->rate);
-			wait_due(f, &tm, due);
+			nb_sched_wait(f, &tm, due);
 			if (nb_flow_quiet(f))
 				break;
 		}
@@ -224,6 +206,7 @@ const struct nb_engine nb_engine_connect = {
 		.keys = connect_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median handshake time */
 		.records_latency = true,                 /* client: handshake time of each connected attempt */
+		.rpm = NB_RPM_HANDSHAKE,
 	},
 	.datapath = NB_DATAPATH_OWN, /* client flows connect to reach->peer per attempt */
 	.validate = connect_validate,         /* TCP, a port, rate, flows */

@@ -271,6 +271,14 @@ struct nb_engine_note {
 	const char *text; /* one sentence, no case id */
 };
 
+/** A probe's term in RPM's TCP variant (draft-ietf-ippm-responsiveness, TCP-only). */
+enum nb_rpm_role {
+	NB_RPM_NONE = 0,
+	NB_RPM_HANDSHAKE,       /* a TCP handshake on a new connection (tcp_f): connect */
+	NB_RPM_NEW_RR,          /* handshake + request/response on a new connection: crr */
+	NB_RPM_RR,              /* a request/response on an open connection (rr_l): latency, rr */
+};
+
 struct nb_engine_traits {
 	bool directional;             /* one sender per flow: forward / reverse / bidir apply */
 	enum nb_loop loop;
@@ -301,6 +309,9 @@ struct nb_engine_traits {
 	/** Why this engine's requests may go unanswered other than the network dropping them,
 	 *  stated when a case lost any; {NULL, NULL} = loss means the network. */
 	struct nb_engine_note loss_cause;
+	/** What its round trips are in RPM's TCP variant (issue 32; reports/analysis/working.h),
+	 *  over TCP only; NB_RPM_NONE: none of its terms. */
+	enum nb_rpm_role rpm;
 };
 
 struct nb_param_def; /* param_defs.h */

@@ -545,6 +545,7 @@ const struct nb_engine nb_engine_latency = {
 		.keys = latency_keys,
 		.headline = { "lat_p50_us", "us", false }, /* median round trip */
 		.records_latency = true,                 /* client: full RTT from the scheduled send time */
+		.rpm = NB_RPM_RR,
 	},
 	.datapath = NB_DATAPATH_CONNECTED, /* one connection (or connected UDP socket) per flow */
 	.validate = latency_validate,         /* size >= 24 (header), rate, flows */

@@ -44,6 +44,7 @@
 #include "sock.h"
 #include "report_shapes.h"
 #include "rr_int.h"
+#include "schedule.h"
 
 #define MAX_MSG (16u * 1024 * 1024)  /* TCP request/response size limit */
 
@@ -73,6 +74,9 @@ static bool crr_validate(const struct nb_params *p, struct nb_error *err)
 		return nb_error_set(err, "crr runs over TCP only (connect per transaction)");
 	return sizes_valid(p, err);
 }
+
+#define CRR_MIN_EARLY_NS 60000ull  /* a paced transaction's sleep ends at least this early */
+#define CRR_MAX_LATE_NS 200000ull  /* a timed sleep later than this was preempted */
 
 /* One buffer for a request, preceded by room for a crr connection's data hello (wire: hello
  * and request, what a crr connection sends first), and one for a response; zero-filled. */
@@ -309,8 +313,19 @@ static int crr_client_flow(struct nb_flow *f)
 		return -1;
 	nb_dhello_put(b.wire, &(struct nb_dhello){ .kind = NB_DH_CRR, .flow = f->index }, f->p->key);
 	int rc = 0;
-	while (!nb_flow_quiet(f)) {
-		uint64_t t0 = nb_now_ns();
+	/* at a rate (a working case's probe): transaction k due at start + k / rate, timed from its
+	 * due time and its lateness recorded, as connect's attempts (schedule.h) */
+	struct nb_sched_timer tm = { .late_ns = CRR_MAX_LATE_NS / 2, .min_early_ns = CRR_MIN_EARLY_NS,
+				     .max_late_ns = CRR_MAX_LATE_NS };
+	uint64_t start = nb_now_ns(), rate = f->p->rate;
+	for (uint64_t k = 0; !nb_flow_quiet(f); k++) {
+		uint64_t t0 = rate ? nb_sched_due(start, k, rate) : nb_now_ns();
+		if (rate) {
+			nb_sched_wait(f, &tm, t0);
+			if (nb_flow_quiet(f))
+				break;
+			nb_flow_lag(f, t0, nb_now_ns());
+		}
 		enum nb_io r;
 		int fd = crr_connect(f, &r);
 		if (fd >= 0) {
@@ -396,7 +411,7 @@ static int crr_server_flow(struct nb_flow *f)
  * crr: it runs over TCP only, where an answer is never lost). */
 static const char *const rr_keys[] = { "request", "response", "wait", "timeout", "threads",
 					NULL };
-static const char *const crr_keys[] = { "request", "response", "wait", NULL };
+static const char *const crr_keys[] = { "request", "response", "wait", "rate", NULL };
 
 const struct nb_engine nb_engine_rr = {
 	.name = "rr",                     /* TCP_RR / UDP_RR by params.proto */
@@ -416,6 +431,7 @@ const struct nb_engine nb_engine_rr = {
 		.keys = rr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
 		.records_latency = true,                 /* client: each transaction's RTT */
+		.rpm = NB_RPM_RR,
 	},
 	.datapath = NB_DATAPATH_CONNECTED, /* one long-lived connection per flow */
 	.validate = rr_validate,          /* request/response sizes, flows */
@@ -430,9 +446,10 @@ const struct nb_engine nb_engine_crr = {
 	.summary = "connect/request/response/close transactions per second (TCP_CRR)",
 	.traits = {
 		.directional = false,                   /* the client requests, the agent answers */
-		.loop = NB_LOOP_CLOSED,                 /* one connection and request in flight per flow */
-		.rate = NB_RATE_KIND_NONE,              /* no `rate`: as fast as answers come */
-		.rate_unit = NULL,
+		.loop = NB_LOOP_CLOSED_UNPACED,         /* rate 0: one transaction in flight per flow, as
+							   fast as answers come; rate > 0: a schedule */
+		.rate = NB_RATE_KIND_PACKETS,           /* transactions/s per flow */
+		.rate_unit = "trans/s",
 		.protocols = 1u << NB_PROTO_TCP,
 		.default_proto = NB_PROTO_TCP,
 		.default_size = { 0, 0 },               /* no `size`: request and response instead */
@@ -443,6 +460,7 @@ const struct nb_engine nb_engine_crr = {
 		.keys = crr_keys,
 		.headline = { "trans_per_s", "trans/s", true }, /* transactions per second */
 		.records_latency = true,                 /* client: each transaction's RTT, connect included */
+		.rpm = NB_RPM_NEW_RR,
 	},
 	.datapath = NB_DATAPATH_PER_CONNECTION, /* client flows connect to reach->peer per transaction */
 	.validate = crr_validate,         /* TCP only; request/response sizes, flows */

@@ -38,6 +38,11 @@ uint64_t nb_sched_wake_at(const struct nb_sched_timer *t, uint64_t now, uint64_t
  *  reply or a signal, says nothing of the timer: do not call this for it). */
 void nb_sched_learn(struct nb_sched_timer *t, uint64_t asked_ns, uint64_t slept_ns);
 
+/** Wait for due: sleep (a slice at a time, to see the flow's stop) until the timer's early
+ *  stretch before it, learning how late each timed sleep ended, then poll the clock (connect
+ *  and crr at a rate). */
+void nb_sched_wait(const struct nb_flow *f, struct nb_sched_timer *tm, uint64_t due);
+
 /** Record that a request due at due_ns left at sent_ns (single writer: the flow's thread). */
 static inline void nb_flow_lag(struct nb_flow *f, uint64_t due_ns, uint64_t sent_ns)
 {

@@ -1,7 +1,8 @@
 /* net suite: clients waiting in line for the agent's one session (queue.h, agent_queue.c) on
  * loopback — the second is told its place and gets the session once the first is done; one
  * that goes away frees its place at once; a connection that has not proved the secret holds
- * none; a full line, a client that would not wait and one whose wait is over are told busy. */
+ * none; a full line, a client that would not wait and one whose wait is over are told busy;
+ * a companion (a ticket of the holder's) runs beside its holder, and the line waits for both. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include "auth.h"
 #include "client.h"
 #include "ctl.h"
+#include "pathsync.h"
 #include "proto.h"
 
 #define TOLD_MAX 64
@@ -27,15 +29,22 @@ static struct sockaddr_storage addr;
 static socklen_t addr_len;
 static struct nb_secret secret = { .set = true };
 
-static void start(uint32_t max_queue, bool with_secret)
+static void start_limited(uint32_t max_queue, bool with_secret, uint32_t max_flows)
 {
 	struct nb_error err = { { 0 } };
 	memset(secret.key, 0x5a, sizeof(secret.key));
 	secret.set = with_secret;
 	agent = nbt_agent_session(&(struct nb_agent_opts){ .verbosity = -1, .max_queue = max_queue,
-							   .secret = &secret }, NULL, NULL);
+							   .secret = &secret,
+							   .limits = { .max_flows = max_flows } },
+				  NULL, NULL);
 	snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(agent));
 	cr_assert(nb_ctl_resolve(name, 0, &addr, &addr_len, &err));
+}
+
+static void start(uint32_t max_queue, bool with_secret)
+{
+	start_limited(max_queue, with_secret, 0);
 }
 
 static void stop(void)
@@ -281,4 +290,148 @@ Test(agent_queue, without_a_secret_one_host_holds_a_bounded_share_of_the_line)
 	for (uint32_t i = 0; i < NB_AGENT_QUEUE_PER_HOST; i++)
 		close(fds[i]);
 	nb_client_close(&first);
+}
+
+/* ---- companions (proto.h COMPANION): a working case's parts, at once, on one agent ---- */
+
+static bool open_companion(struct nb_client *c, const uint8_t *ticket, struct nb_error *err)
+{
+	struct nb_client_wait cw = { .plan_ms = 60000, .timeout_ms = 0, .companion = ticket };
+	return nb_client_open(c, name, &addr, addr_len, &secret, &cw, err);
+}
+
+struct side_run {
+	struct nb_client *c;
+	uint32_t run_id;
+	enum nb_outcome o;
+	struct nb_test_result res;
+};
+
+static void *side_main(void *arg)
+{
+	struct side_run *s = arg;
+	struct nb_msg_setup su = nbt_small_test(s->run_id);
+	s->o = nbt_run_test(s->c, &su, &s->res);
+	return NULL;
+}
+
+Test(agent_queue, a_companion_runs_beside_its_holder_and_the_next_in_line_waits_for_both)
+{
+	start(4, true);
+	struct nb_client holder, mate;
+	struct nb_error err = { { 0 } };
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+	open_now(&holder);
+	cr_assert(nb_client_companion_ticket(&holder, ticket, &err), "%s", err.msg);
+	/* timeout 0: a client that had to wait in line would be told busy at once */
+	cr_assert(open_companion(&mate, ticket, &err), "the companion is let in at once: %s", err.msg);
+	struct waiter w;
+	waiter_start(&w, 60000);
+	cr_assert(waiter_at(&w, 1), "a third client waits, 1st in line");
+	/* both sessions run a test at the same time */
+	struct side_run a = { .c = &holder, .run_id = 1 }, b = { .c = &mate, .run_id = 2 };
+	pthread_t ta, tb;
+	cr_assert_eq(pthread_create(&ta, NULL, side_main, &a), 0);
+	cr_assert_eq(pthread_create(&tb, NULL, side_main, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	cr_expect_eq(a.o, NB_OUT_OK, "the holder's test: %s", a.res.error);
+	cr_expect_eq(b.o, NB_OUT_OK, "the companion's test: %s", b.res.error);
+	nb_client_close(&holder);
+	struct timespec pause = { 0, 300 * 1000000 };
+	nanosleep(&pause, NULL); /* room for a wrong admission to happen */
+	cr_assert_not(w.done, "the holder is gone, its companion still holds the agent");
+	nb_client_close(&mate);
+	cr_assert(waiter_at(&w, 0));
+	cr_assert(w.ok, "after both, the next in line has the session: %s", w.err.msg);
+	waiter_join(&w);
+}
+
+Test(agent_queue, a_companion_ticket_opens_once_only_while_its_holder_holds_the_agent)
+{
+	start(4, true);
+	struct nb_client holder, mate, other;
+	struct nb_error err = { { 0 } };
+	uint8_t ticket[NB_COMPANION_TICKET_LEN], made_up[NB_COMPANION_TICKET_LEN], late[NB_COMPANION_TICKET_LEN];
+	memset(made_up, 0x77, sizeof(made_up));
+	open_now(&holder);
+	cr_assert(nb_client_companion_ticket(&holder, ticket, &err), "%s", err.msg);
+	cr_assert(nb_client_companion_ticket(&holder, late, &err), "%s", err.msg);
+	cr_assert_not(open_companion(&other, made_up, &err), "a ticket made up opens nothing");
+	cr_expect(strstr(err.msg, "companion ticket opens no session"), "%s", err.msg);
+	cr_assert(open_companion(&mate, ticket, &err), "%s", err.msg);
+	cr_assert_not(open_companion(&other, ticket, &err), "a ticket used once opens nothing");
+	cr_expect(strstr(err.msg, "companion ticket opens no session"), "%s", err.msg);
+	cr_assert_not(nb_client_companion_ticket(&mate, made_up, &err), "a companion has none");
+	cr_expect(strstr(err.msg, "only the session that holds the agent"), "%s", err.msg);
+	for (int i = 2; i < NB_COMPANIONS_MAX; i++)
+		cr_assert(nb_client_companion_ticket(&holder, made_up, &err), "%d: %s", i, err.msg);
+	cr_assert_not(nb_client_companion_ticket(&holder, made_up, &err), "at most 8");
+	cr_expect(strstr(err.msg, "at most 8 companions"), "%s", err.msg);
+	struct waiter w;
+	waiter_start(&w, 60000);
+	cr_assert(waiter_at(&w, 1));
+	nb_client_close(&mate);
+	nb_client_close(&holder);
+	cr_assert(waiter_at(&w, 0) && w.ok, "the holder and its companion are over: %s", w.err.msg);
+	cr_assert_not(open_companion(&other, late, &err), "its holder is over: its tickets are too");
+	cr_expect(strstr(err.msg, "companion ticket opens no session"), "%s", err.msg);
+	waiter_join(&w);
+}
+
+struct held_run {
+	struct nb_client *c;
+	struct nb_pathsync *group;
+	enum nb_outcome o;
+};
+
+static void no_interval(void *ctx, uint32_t k, const struct nb_span *s, const struct nb_hist *h)
+{
+	(void)ctx, (void)k, (void)s, (void)h;
+}
+
+static void *held_main(void *arg)
+{
+	struct held_run *h = arg;
+	struct nb_msg_setup su = nbt_small_test(1);
+	su.duration_ns = 1000000000ull; /* outlasts the companion's SETUP by far */
+	struct nb_test_sink sink = { .interval = no_interval };
+	struct nb_test_result res;
+	struct nb_error err = { { 0 } };
+	h->o = nb_client_test_path(h->c, &su, h->group, &sink, &res, &err);
+	nb_test_result_free(&res);
+	return NULL;
+}
+
+Test(agent_queue, the_limits_hold_the_sum_of_a_holder_and_its_companions)
+{
+	struct nb_error err = { { 0 } };
+	start_limited(4, true, 1);
+	struct nb_client holder, mate;
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+	open_now(&holder);
+	cr_assert(nb_client_companion_ticket(&holder, ticket, &err), "%s", err.msg);
+	cr_assert(open_companion(&mate, ticket, &err), "%s", err.msg);
+	struct nb_pathsync group;
+	cr_assert(nb_pathsync_init(&group, 2));
+	struct held_run h = { .c = &holder, .group = &group };
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, held_main, &h), 0);
+	cr_assert(nb_pathsync_wait(&group, NB_SYNC_START, NULL, NULL, NULL));
+	nb_pathsync_leave(&group); /* the holder's one flow runs now */
+	struct nb_msg_setup su = nbt_small_test(2);
+	struct nb_test_result res;
+	struct nb_msg m;
+	cr_assert(nb_ctl_send(&mate.ctl, &(struct nb_msg){ .type = NB_MSG_SETUP, .u.setup = su },
+			      5000, &err), "%s", err.msg);
+	cr_assert_eq(nb_ctl_recv(&mate.ctl, &m, 5000, &err), 1, "%s", err.msg);
+	cr_assert_eq(m.type, NB_MSG_ERROR, "a second flow at once is above --max-streams 1");
+	cr_expect_eq(m.u.error.code, NB_ERR_LIMIT);
+	cr_expect(strstr(m.u.error.text, "beside the 1 flows"), "%s", m.u.error.text);
+	pthread_join(t, NULL);
+	cr_expect_eq(h.o, NB_OUT_OK, "the holder's own test ran");
+	cr_expect_eq(nbt_run_test(&mate, &su, &res), NB_OUT_OK, "alone again, the companion's runs");
+	nb_pathsync_destroy(&group);
+	nb_client_close(&mate);
+	nb_client_close(&holder);
 }

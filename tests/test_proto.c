@@ -311,6 +311,26 @@ Test(proto, a_probe_names_tcp_or_udp_and_nothing_else)
 	}
 }
 
+/* COMPANION (v7): a ticket of exactly its length both ways; short or long does not decode. */
+Test(proto, a_companion_carries_its_ticket_byte_for_byte)
+{
+	struct nb_msg m = { .type = NB_MSG_COMPANION }, out;
+	for (size_t i = 0; i < NB_COMPANION_TICKET_LEN; i++)
+		m.u.companion.ticket[i] = (uint8_t)(i * 7 + 1);
+	struct nb_buf b = encode(&m);
+	cr_assert_eq(b.len, 4 + 2 + NB_COMPANION_TICKET_LEN);
+	cr_assert(decode(&b, &out, NULL));
+	cr_expect_eq(memcmp(out.u.companion.ticket, m.u.companion.ticket, NB_COMPANION_TICKET_LEN), 0);
+	cr_expect_str_eq(nb_msg_name(NB_MSG_COMPANION), "COMPANION");
+	struct nb_error err = { { 0 } };
+	cr_expect_not(nb_msg_decode(b.p + 4, b.len - 4 - 1, &out, &err), "truncated");
+	uint8_t longer[64] = { 0 };
+	memcpy(longer, b.p + 4, b.len - 4);
+	cr_expect_not(nb_msg_decode(longer, b.len - 4 + 1, &out, &err), "trailing bytes");
+	cr_expect_not_null(strstr(err.msg, "trailing"), "%s", err.msg);
+	nb_buf_free(&b);
+}
+
 Test(proto, a_check_asking_about_too_many_cpus_is_rejected)
 {
 	struct nb_msg m = { .type = NB_MSG_CHECK }, out;
@@ -543,7 +563,7 @@ Test(proto, the_fuzz_seeds_of_each_message_decode_in_this_protocol)
 				"result_ok", "setup_pps_udp_bidir", "setup_rr_cpus_cc", "setup_stream_tcp",
 				"setup_listen_any_source", "setup_connect_grant_v4",
 				"setup_connect_grant_v6", "start", "stop", "time", "probe_udp",
-				"queue_client", "queue_agent" };
+				"queue_client", "queue_agent", "companion" };
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/proto/%s", src, seeds[i]);

@@ -77,4 +77,8 @@ void nb_cmp_csv_searches(const struct nb_compare *c, FILE *f, size_t side);
 /** The JSON document's "searches": [{case_id, goal, metric, unit, ..., new: [...]}]. */
 json_t *nb_cmp_json_searches(const struct nb_compare *c);
 
+/** The working cases' section of compare.md (compare_working.c): inflation and RPM (TCP), shown
+ *  beside each other, not judged. */
+void nb_cmp_working_md(const struct nb_compare *c, FILE *f);
+
 #endif

@@ -485,6 +485,7 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	summary(c, f);
 	folders(c, f);
 	regressions(c, f);
+	nb_cmp_working_md(c, f);
 	table(c, f, "## Results", false);
 	nb_cmp_md_searches(c, f);
 	method(c, f);

@@ -83,6 +83,7 @@ static bool load_others(struct nb_results *res)
 {
 	nb_meta_json_load(res);
 	nb_sweeps_json_load(res);
+	nb_working_csv_load(res);
 	nb_env_json_load(res);
 	return nb_hist_csv_load(res);
 }
@@ -119,6 +120,7 @@ void nb_results_free(struct nb_results *res)
 	free(res->iv_sorted);
 	nb_csv_table_free(&res->plan_t);
 	nb_csv_table_free(&res->runs_t);
+	nb_csv_table_free(&res->working_t);
 	nb_csv_table_free(&res->iv_t);
 	nb_facts_free(&res->local);
 	nb_facts_free(&res->peer);

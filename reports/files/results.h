@@ -44,6 +44,7 @@ struct nb_results {
 	size_t incomplete;       /* rows skipped in plan.csv, runs.csv and intervals.csv */
 	char problems[4][256];   /* first incomplete row of each file, env/meta read errors */
 	size_t nproblems;
+	struct nb_csv_table working_t; /* working.csv (working_csv.h), nrows 0 when none */
 };
 
 /** Load dir; false only when neither plan.csv nor runs.csv can be read. */

@@ -29,6 +29,8 @@ bool nb_intervals_csv_load(struct nb_results *res);
 void nb_meta_json_load(struct nb_results *res);
 /** sweeps.json's list into res->meta.root "sweeps", unless meta.json carries one. */
 void nb_sweeps_json_load(struct nb_results *res);
+/** working.csv's rows into res->working_t (working_csv.c): none when the file is not there. */
+void nb_working_csv_load(struct nb_results *res);
 /** env.json into res->local, res->peer and res->hosts, when present. */
 void nb_env_json_load(struct nb_results *res);
 /** Each run's latency/run-<id>.csv, when present; false on out of memory. */

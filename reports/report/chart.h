@@ -27,6 +27,7 @@ enum nb_chart_kind {
 	NB_CHART_PATHS,       /* each path's headline per interval of a multi-path case, stacked */
 	NB_CHART_BOX,         /* each case's headline over its repetitions, one box per case */
 	NB_CHART_LATENCY_DIST,/* latency CDF: share of round trips at or below each latency */
+	NB_CHART_WORKING,     /* a working case: the load's throughput and the probes' p50 over time */
 };
 
 /** One chart: files charts/NAME.{dat,gp,png,svg}. */

@@ -51,4 +51,8 @@ bool nb_charts_box(const char *dir, const struct nb_results *res, const struct n
 bool nb_charts_paths(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		     struct nb_charts *c, struct nb_error *err);
 
+/** A working case's load and probes on one time axis, its phases shaded (chart_working.c). */
+bool nb_charts_working(const char *dir, const struct nb_results *res, const struct nb_summary *s,
+		       struct nb_charts *c, struct nb_error *err);
+
 #endif

@@ -425,6 +425,7 @@ bool nb_markdown_write(const char *path, const struct nb_results *res, const str
 	title(f, res);
 	nb_md_key_numbers(f, res, s);
 	verdict(f, res, s, pf);
+	nb_md_working(f, res);
 	nb_md_conditions(f, res, s);
 	nb_md_results(f, res, s);
 	nb_md_loss_budget(f, res, s);

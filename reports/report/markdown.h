@@ -52,6 +52,9 @@ void nb_md_common_params(FILE *f, const struct nb_summary *s);
 void nb_md_loss_budget(FILE *f, const struct nb_results *res, const struct nb_summary *s);
 /** The charts section. */
 void nb_md_charts(FILE *f, const struct nb_charts *charts);
+/** The working cases' section (markdown_working.c): inflation and RPM first; nothing without
+ *  working.csv. */
+void nb_md_working(FILE *f, const struct nb_results *res);
 /** A swept case's section (markdown_sweep.c): the sentence per goal, a row per trial. */
 void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_case_stats *c);
 /** A searched case's goals in MLRsearch's words (markdown_mlr.c); nothing for a plain sweep. */

@@ -195,6 +195,10 @@ static bool no_engine(struct nb_cfg_ctx *c, const struct nb_ynode *node, const c
 static bool resolve_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t)
 {
 	const struct nb_ynode *ev = nb_cfg_lookup(c, node, "engine");
+	const char *phase = nb_ymap_get(node, "idle") ? "idle" : nb_ymap_get(node, "after") ? "after" : NULL;
+	if (phase)
+		return nb_yerror(c->err, nb_ymap_key(node, phase), "'%s' is a phase of a working test "
+				 "(expected it with load: and probes:)", phase) || nb_cfg_note(c);
 	if (!ev)
 		return no_engine(c, node, t->name) || nb_cfg_note(c);
 	char name[sizeof(t->name)];
@@ -239,7 +243,7 @@ static void load_test(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct 
 			nb_cfg_note(c);
 			return;
 		}
-	if (resolve_test(c, node, t))
+	if (nb_cfg_is_working(node) ? nb_cfg_working(c, node, t, resolve_test) : resolve_test(c, node, t))
 		cfg->ntests++;
 }
 
@@ -416,6 +420,8 @@ void nb_config_free(struct nb_config *cfg)
 {
 	if (!cfg)
 		return;
+	for (size_t i = 0; cfg->tests && i < cfg->ntests; i++)
+		nb_cfg_working_free(cfg->tests[i].working);
 	free(cfg->tests);
 	free(cfg->hosts);
 	free(cfg->text);

@@ -96,6 +96,20 @@ struct nb_path {
 	char from[NB_HOST_NAME_MAX], to[NB_HOST_NAME_MAX];
 };
 
+#define NB_PROBES_MAX 8
+
+struct nb_test;
+
+/** A working test's probes and phases (docs/config.md, "Working conditions"): the test itself
+ *  is its load (a stream test), these run beside it on the same path. */
+struct nb_working {
+	uint64_t idle_ns;                 /* the probes alone before the load (> 0) */
+	uint64_t after_ns;                /* the probes alone after it */
+	struct nb_test *probes;           /* [nprobes], each with one value per axis; their timing
+					     spans idle + the load's duration + after */
+	uint32_t nprobes;
+};
+
 /** One test of the matrix with its axes, after defaults and overrides. */
 struct nb_test {
 	char name[64];
@@ -116,6 +130,8 @@ struct nb_test {
 	struct nb_sweep sweep;
 	struct nb_path paths[NB_PATHS_MAX]; /* `paths:`; none = the one path of --peer (or local) */
 	uint32_t npaths;
+	struct nb_working *working;       /* `load:` and `probes:`: this test is the load of a
+					     working case (owned; NULL: an ordinary test) */
 };
 
 struct nb_config {

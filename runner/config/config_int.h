@@ -152,4 +152,16 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 /** The checks that involve several keys of a resolved test (protocol x size, omit < duration ...). */
 bool nb_cfg_check_test(struct nb_cfg_ctx *c, const struct nb_ynode *test, struct nb_test *t);
 
+/** How config.c resolves one test's mapping into t (its engine, then its keys). */
+typedef bool (*nb_cfg_resolve_fn)(struct nb_cfg_ctx *c, const struct nb_ynode *node,
+				  struct nb_test *t);
+/** Whether a test's mapping is a working test (load: or probes:, config_working.c). */
+bool nb_cfg_is_working(const struct nb_ynode *node);
+/** A working test: t the load (a stream test) with t->working its probes and phases, each part
+ *  resolved by resolve; errors noted. */
+bool nb_cfg_working(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t,
+		    nb_cfg_resolve_fn resolve);
+/** Free what nb_cfg_working made (NULL is fine). */
+void nb_cfg_working_free(struct nb_working *w);
+
 #endif

@@ -241,6 +241,10 @@ static const struct key_def keys_before[] = {
 static const struct key_def keys_after[] = {
 	{ "sweep", NULL, NB_KS_DEFAULTS | NB_KS_TEST, LISTED, nb_cfg_apply_sweep },
 	{ "paths", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, nb_cfg_apply_paths },
+	{ "load", NULL, NB_KS_TEST, COMMON, NULL },     /* a working test's (config_working.c) */
+	{ "probes", NULL, NB_KS_TEST, COMMON, NULL },
+	{ "idle", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, NULL },
+	{ "after", NULL, NB_KS_DEFAULTS | NB_KS_TEST, COMMON, NULL },
 	{ NULL, NULL, 0, false, NULL },
 };
 #undef COMMON

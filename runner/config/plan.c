@@ -43,8 +43,8 @@ static void case_id(struct nb_case *c, bool rate_pps)
 	if (nb_engine_request_response(c->engine)) {
 		nb_units_fmt_size(p->request, q, sizeof(q));
 		nb_units_fmt_size(p->response, r, sizeof(r));
-		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u", c->test->name, proto, q, r,
-			 p->streams);
+		snprintf(c->id, sizeof(c->id), "%s/%s/q%sr%s/f%u%s", c->test->name, proto, q, r,
+			 p->streams, nb_engine_closed_loop(c->engine, p->rate) ? "" : tail);
 	} else if (!c->engine->traits.directional) {
 		snprintf(c->id, sizeof(c->id), "%s/%s/%s/f%u%s", c->test->name, proto, s, p->streams,
 			 nb_engine_closed_loop(c->engine, p->rate) ? "/pp" : tail);
@@ -78,6 +78,17 @@ static void fill_case(const struct nb_test *t, const uint32_t *idx, struct nb_ca
 		p->rate = p->rate * p->size * 8u; /* packets/s x payload bits = bit/s */
 	if (c->sweep.enabled)
 		p->rate = c->sweep.from;
+}
+
+bool nb_plan_probe_case(const struct nb_case *c, uint32_t i, struct nb_case *out)
+{
+	const struct nb_working *w = c->test->working;
+	if (!w || i >= w->nprobes)
+		return false;
+	static const uint32_t first[NAXES] = { 0 };
+	fill_case(&w->probes[i], first, out); /* a probe has one value per axis */
+	out->index = c->index;
+	return true;
 }
 
 /* Odometer over the axes, the last varying fastest. */

@@ -42,6 +42,9 @@ struct nb_plan {
  *  Errors (no case left, duplicate id, an engine rejecting its params) name the test's line. */
 bool nb_plan_build(const struct nb_config *cfg, const char *const *filters, size_t nfilters,
 		   struct nb_plan *plan, struct nb_error *err);
+/** Probe i of working case c (c->test->working) as a case of its own (its id TEST.pN/...,
+ *  timing over every phase, c's index); false when c has no probe i. */
+bool nb_plan_probe_case(const struct nb_case *c, uint32_t i, struct nb_case *out);
 /** Free the plan's arrays; a zeroed plan is fine. */
 void nb_plan_free(struct nb_plan *plan);
 /** Estimated wall time of the whole plan in seconds (warm-up + duration per run, plus overhead). */

@@ -51,7 +51,9 @@ double nb_case_estimate_s(const struct nb_case *c)
 	double warm = (double)c->timing.warmup_ns / 1e9;
 	if (c->sweep.enabled)
 		return sweep_estimate_s(&c->sweep, warm);
-	return warm + (double)c->timing.duration_ns / 1e9 + OVERHEAD_S;
+	const struct nb_working *w = c->test->working; /* its probes run before and after the load */
+	double phases = w ? (double)(w->idle_ns + w->after_ns) / 1e9 : 0;
+	return warm + phases + (double)c->timing.duration_ns / 1e9 + OVERHEAD_S;
 }
 
 double nb_plan_estimate_s(const struct nb_plan *plan)
@@ -110,8 +112,12 @@ void nb_plan_print(const struct nb_plan *plan, FILE *out)
 {
 	int w = 7;
 	bool paths = any_paths(plan);
-	for (size_t i = 0; i < plan->ncases; i++)
+	struct nb_case pc;
+	for (size_t i = 0; i < plan->ncases; i++) {
 		w = (int)strlen(plan->cases[i].id) > w ? (int)strlen(plan->cases[i].id) : w;
+		for (uint32_t k = 0; nb_plan_probe_case(&plan->cases[i], k, &pc); k++)
+			w = (int)strlen(pc.id) + 4 > w ? (int)strlen(pc.id) + 4 : w;
+	}
 	fprintf(out, "%-*s  %-7s  %-8s  %-9s  %7s  %-14s  %-9s  %-*s%s\n", w, "case id", "engine",
 		"protocol", "size", "streams", "rate", "direction", paths ? 11 : 0, "repetitions",
 		paths ? "  paths" : "");
@@ -127,6 +133,12 @@ void nb_plan_print(const struct nb_plan *plan, FILE *out)
 			p->engine, nb_proto_name(p->proto), size, p->streams, rate,
 			c->engine->traits.directional ? nb_dir_name(p->direction) : "-", paths ? 11 : 0, reps,
 			paths ? "  " : "", paths ? (path[0] ? path : "-") : "");
+		for (uint32_t k = 0; nb_plan_probe_case(c, k, &pc); k++) { /* beside the load, indented */
+			nb_case_rate_str(&pc, rate, sizeof(rate));
+			fprintf(out, "  + %-*s  %-7s  %-8s  %-9s  %7u  %-14s  %-9s\n", w - 4, pc.id,
+				pc.params.engine, nb_proto_name(pc.params.proto), "-", pc.params.streams,
+				rate, "probe");
+		}
 	}
 	char est[32];
 	nb_units_fmt_duration(nb_plan_estimate_s(plan), est, sizeof(est));

@@ -48,11 +48,13 @@ void *nb_agent_conn_main(void *arg)
 	} else if ((session = nb_agent_admit(a, c, &ctl, deadline)) != 0) {
 		char who[80];
 		nb_ctl_addr_str(&c->peer, who, sizeof(who));
-		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s), #%llu", who, auth.peer_version,
-			     (unsigned long long)session);
+		const char *of = c->companion ? "companion of " : "";
+		nb_agent_log(a, 0, NULL, "session from %s (nbrun %s), %s#%llu", who, auth.peer_version,
+			     of, (unsigned long long)session);
 		uint32_t runs = nb_agent_session_serve(a, c, &ctl, &auth);
-		nb_agent_log(a, 0, &c->peer, "session #%llu ended after %u run%s",
-			     (unsigned long long)session, runs, runs == 1 ? "" : "s");
+		nb_agent_log(a, 0, &c->peer, "%ssession #%llu ended after %u run%s",
+			     c->companion ? "companion of " : "", (unsigned long long)session, runs,
+			     runs == 1 ? "" : "s");
 		nb_agent_release(a, c);
 	}
 	sodium_memzero(&auth, sizeof(auth));

@@ -24,6 +24,9 @@ struct nb_agent_conn {
 	bool session;                   /* it holds the session slot or a place in line for it */
 	bool proven;                    /* its handshake is over (a session, or about to be one) */
 	bool evicted;                   /* it gave way to a newcomer: it never becomes a session */
+	bool companion;                 /* its session is a companion of the one that holds the
+					   agent (proto.h COMPANION), not the holder */
+	uint64_t number;                /* its session's number (a companion: its holder's) */
 	int fd;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
@@ -55,6 +58,19 @@ struct nb_agent {
 	struct nb_ratelog refused_log;  /* refused handshakes (wrong secret, busy, version) */
 	struct nb_queue queue;          /* the session slot and the line for it (queue.h) */
 	uint64_t sessions_begun, sessions_ended;
+	/* The holder's companions (proto.h COMPANION): the tickets it was given, used or not, and
+	 * how many companions run; the next in line waits for the holder and all of them. */
+	struct {
+		uint8_t ticket[NB_COMPANION_TICKET_LEN];
+		bool valid;
+	} ticket[NB_COMPANIONS_MAX];
+	uint64_t holder;                /* the number of the session that holds the agent, 0 none */
+	uint32_t companions;            /* companion sessions running */
+	uint32_t issued;                /* tickets the holder was given (NB_COMPANIONS_MAX at most) */
+	bool holder_ended;              /* the holder is over; its companions still run */
+	uint32_t running_flows;         /* the flows of the tests running now (a holder's and its
+					   companions'): --max-streams and --max-rate hold their sum */
+	double running_bps;
 	int lifeline_fd;                /* nb_agent_stop_on_eof: its end stops the agent; -1 none */
 	struct nb_ratelog not_allowed;  /* clients refused by --allow: a line each, then counts */
 	pthread_t thread;               /* local mode */
@@ -78,7 +94,12 @@ void nb_agent_reap(struct nb_agent *a, bool all);
  *  stops); its log line is said. */
 uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
 			uint64_t deadline_ms);
-/** c's session is over: the first in line may take it. */
+/** A companion ticket for c's session (proto.h COMPANION), when c holds the agent (not a
+ *  companion itself) and has had fewer than NB_COMPANIONS_MAX; else false and why. */
+bool nb_agent_companion_ticket(struct nb_agent *a, const struct nb_agent_conn *c,
+			       uint8_t ticket[NB_COMPANION_TICKET_LEN], const char **why);
+/** c's session is over: the first in line may take it (once the holder's companions are over
+ *  too). */
 void nb_agent_release(struct nb_agent *a, struct nb_agent_conn *c);
 /** Serve an authenticated client's session on c (its control connection ctl, sealed) until BYE,
  *  an error or a stop request; the tests it asked for. */

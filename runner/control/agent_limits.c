@@ -5,8 +5,7 @@
 
 #include "params.h"
 
-/* The test's offered load in payload bit/s, summed over its flows; 0 when unpaced. */
-static double offered_bps(const struct nb_engine *e, const struct nb_params *p)
+double nb_limits_offered_bps(const struct nb_engine *e, const struct nb_params *p)
 {
 	double per_flow = (double)p->rate;
 	if (e->traits.rate == NB_RATE_KIND_PACKETS)
@@ -25,7 +24,7 @@ static bool check_rate(const struct nb_limits *l, const struct nb_engine *e,
 			 p->proto == NB_PROTO_UDP ? "UDP" : "TCP", who, (unsigned long long)l->max_rate);
 		return false;
 	}
-	double bps = offered_bps(e, p);
+	double bps = nb_limits_offered_bps(e, p);
 	if (bps <= (double)l->max_rate)
 		return true;
 	snprintf(why, n, "limit: the test offers %.0f bit/s over its flows, above %s's --max-rate "

@@ -37,5 +37,8 @@ bool nb_limits_check_as(const struct nb_limits *l, const struct nb_engine *e,
 			const struct nb_msg_setup *su, const char *who, char *why, size_t n);
 /** The limits of `nbrun serve` without options. */
 void nb_limits_serve_defaults(struct nb_limits *l);
+/** A test's offered load in payload bit/s, summed over its flows; 0 when unpaced or closed-loop
+ *  engines' (rate 0). */
+double nb_limits_offered_bps(const struct nb_engine *e, const struct nb_params *p);
 
 #endif

@@ -5,6 +5,7 @@
  * once) or the agent stops. Only the handshake's end (agent_conn.c) leads here, so a connection
  * that has not proved the secret never holds a place. */
 #include <poll.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -23,11 +24,16 @@ static const char *closed_why(struct nb_agent *a)
 	return NULL;
 }
 
-/* c has the session (under a->lock): its number. */
+/* c has the session (under a->lock): its number. Its companions are still to come. */
 static uint64_t began(struct nb_agent *a, struct nb_agent_conn *c)
 {
 	c->session = true;
-	return ++a->sessions_begun;
+	c->number = ++a->sessions_begun;
+	a->holder = c->number;
+	a->holder_ended = false;
+	a->issued = 0;
+	memset(a->ticket, 0, sizeof(a->ticket));
+	return c->number;
 }
 
 /* Everyone in line may have moved: wake them (under a->lock). */
@@ -60,9 +66,11 @@ static uint64_t refuse(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ct
 	return 0;
 }
 
-/* The client's QUEUE, the first frame after the handshake. */
+/* The client's QUEUE, the first frame after the handshake, or a companion's COMPANION (*ask
+ * then NULL-like: position UINT32_MAX, its ticket in *ticket). */
 static bool read_ask(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
-		     uint64_t deadline_ms, struct nb_msg_queue *ask)
+		     uint64_t deadline_ms, struct nb_msg_queue *ask,
+		     uint8_t ticket[NB_COMPANION_TICKET_LEN])
 {
 	struct nb_msg m;
 	struct nb_error err = { { 0 } };
@@ -72,10 +80,14 @@ static bool read_ask(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl 
 			     r == 0 ? "silent" : err.msg);
 		return false;
 	}
-	bool ok = m.type == NB_MSG_QUEUE && m.u.queue.position == 0;
-	if (ok)
+	bool ok = (m.type == NB_MSG_QUEUE && m.u.queue.position == 0) || m.type == NB_MSG_COMPANION;
+	if (m.type == NB_MSG_QUEUE)
 		*ask = m.u.queue;
-	else
+	if (m.type == NB_MSG_COMPANION) {
+		ask->position = UINT32_MAX;
+		memcpy(ticket, m.u.companion.ticket, NB_COMPANION_TICKET_LEN);
+	}
+	if (!ok)
 		nb_ctl_send_error(ctl, NB_ERR_PROTOCOL, "expected QUEUE after the handshake");
 	nb_msg_free(&m);
 	return ok;
@@ -169,12 +181,69 @@ static uint64_t wait_in_line(struct nb_agent *a, struct nb_agent_conn *c, struct
 	return e == LINE_IN ? session : 0;
 }
 
+/* A companion with its ticket (under no lock): beside the holder at once, or refused. A ticket
+ * opens once, only while its holder holds the agent. */
+static uint64_t join_companion(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
+			       const uint8_t ticket[NB_COMPANION_TICKET_LEN])
+{
+	static const uint8_t zero[NB_COMPANION_TICKET_LEN];
+	uint64_t holder = 0;
+	pthread_mutex_lock(&a->lock);
+	bool open = !atomic_load(&a->stopping) && a->holder && !a->holder_ended &&
+		    sodium_memcmp(ticket, zero, NB_COMPANION_TICKET_LEN) != 0;
+	for (size_t i = 0; open && !holder && i < NB_COMPANIONS_MAX; i++) {
+		if (!a->ticket[i].valid ||
+		    sodium_memcmp(a->ticket[i].ticket, ticket, NB_COMPANION_TICKET_LEN) != 0)
+			continue;
+		a->ticket[i].valid = false;
+		sodium_memzero(a->ticket[i].ticket, NB_COMPANION_TICKET_LEN);
+		holder = a->holder;
+		a->companions++;
+		c->session = true;
+		c->companion = true;
+		c->number = holder;
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (!holder)
+		return refuse(a, c, ctl, "busy with another client (this companion ticket opens no "
+				  "session: used, made up, or its session is over)");
+	return holder;
+}
+
+bool nb_agent_companion_ticket(struct nb_agent *a, const struct nb_agent_conn *c,
+			       uint8_t ticket[NB_COMPANION_TICKET_LEN], const char **why)
+{
+	*why = NULL;
+	pthread_mutex_lock(&a->lock);
+	if (c->companion || a->holder != c->number || a->holder_ended)
+		*why = "only the session that holds the agent has companions";
+	else if (a->issued >= NB_COMPANIONS_MAX)
+		*why = "limit: a session has at most 8 companions";
+	for (size_t i = 0; !*why && i < NB_COMPANIONS_MAX; i++) {
+		if (a->ticket[i].valid)
+			continue;
+		randombytes_buf(a->ticket[i].ticket, NB_COMPANION_TICKET_LEN);
+		memcpy(ticket, a->ticket[i].ticket, NB_COMPANION_TICKET_LEN);
+		a->ticket[i].valid = true;
+		a->issued++;
+		break;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return !*why;
+}
+
 uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, struct nb_ctl *ctl,
 			uint64_t deadline_ms)
 {
 	struct nb_msg_queue ask;
-	if (!read_ask(a, c, ctl, deadline_ms, &ask))
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+	if (!read_ask(a, c, ctl, deadline_ms, &ask, ticket))
 		return 0;
+	if (ask.position == UINT32_MAX) {
+		uint64_t holder = join_companion(a, c, ctl, ticket);
+		sodium_memzero(ticket, sizeof(ticket));
+		return holder;
+	}
 	pthread_mutex_lock(&a->lock);
 	const char *closed = closed_why(a);
 	uint64_t session = 0;
@@ -193,9 +262,18 @@ uint64_t nb_agent_admit(struct nb_agent *a, struct nb_agent_conn *c, struct nb_c
 void nb_agent_release(struct nb_agent *a, struct nb_agent_conn *c)
 {
 	pthread_mutex_lock(&a->lock);
-	nb_queue_end(&a->queue);
+	if (c->companion)
+		a->companions--;
+	else {
+		a->holder_ended = true; /* its tickets open nothing any more */
+		memset(a->ticket, 0, sizeof(a->ticket));
+	}
 	c->session = false;
-	a->sessions_ended++;
-	wake_all(a);
+	if (a->holder_ended && !a->companions) { /* the holder and its companions are all over */
+		a->holder = 0;
+		nb_queue_end(&a->queue);
+		a->sessions_ended++;
+		wake_all(a);
+	}
 	pthread_mutex_unlock(&a->lock);
 }

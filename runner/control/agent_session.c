@@ -14,6 +14,7 @@
 #include "ifstats.h"
 #include "agent_limits.h"
 #include "nb_config.h"
+#include "params.h"
 #include "probe.h"
 #include "proto.h"
 #include "session.h"
@@ -301,11 +302,38 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	memcpy(c->ifname, ifname, sizeof(ifname));
 }
 
+/* The test's share of the limits beside the tests running now (a holder's companions run at
+ * once): taken (true), or NB_ERR_LIMIT's why. A test alone always gets it: check_setup held it
+ * to the limits already. */
+static bool take_share(struct nb_agent *a, const struct nb_msg_setup *su, int sign, char *why,
+		       size_t n)
+{
+	const struct nb_limits *l = &a->o.limits;
+	uint32_t flows = nb_params_nflows(&su->params);
+	double bps = nb_limits_offered_bps(nb_engine_find(su->params.engine), &su->params);
+	pthread_mutex_lock(&a->lock);
+	bool ok = sign < 0 || ((!l->max_flows || a->running_flows + flows <= l->max_flows) &&
+			       (!l->max_rate || a->running_bps + bps <= (double)l->max_rate));
+	if (!ok)
+		snprintf(why, n, "limit: %u flows and %.0f bit/s beside the %u flows and %.0f bit/s "
+			 "running at once (its session's companions), above this agent's "
+			 "--max-streams %u or --max-rate %llu", flows, bps, a->running_flows,
+			 a->running_bps, l->max_flows, (unsigned long long)l->max_rate);
+	if (ok) {
+		a->running_flows = sign > 0 ? a->running_flows + flows : a->running_flows - flows;
+		a->running_bps += sign * bps;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
 /* One test, and a console line: its run, its case (sanitised) and how it ended. */
 static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 {
 	char why[NB_TEXT_MAX] = "", what[NB_TEXT_MAX + 32], id[sizeof(su->case_id)];
 	enum nb_err_code code = check_setup(c->a, su, why, sizeof(why));
+	if (!code && !take_share(c->a, su, 1, why, sizeof(why)))
+		code = NB_ERR_LIMIT;
 	c->runs++;
 	if (code) {
 		refuse(c, code, why, what, sizeof(what));
@@ -313,6 +341,7 @@ static void run_test(struct session_ctx *c, struct nb_msg_setup *su)
 		nb_auth_run_key(c->session_key, su->run_id, su->params.key);
 		run_started(c, nb_engine_find(su->params.engine), su, what, sizeof(what));
 		sodium_memzero(su->params.key, sizeof(su->params.key));
+		take_share(c->a, su, -1, why, sizeof(why));
 	}
 	nb_agent_log(c->a, 0, &c->conn->peer, "run %u %s: %s", su->run_id,
 		     nb_text_sanitize(id, sizeof(id), su->case_id), what);
@@ -356,6 +385,19 @@ static void answer_time(struct session_ctx *c, const struct nb_msg_time *q)
 	nb_ctl_send(c->ctl, &m, 5000, NULL);
 }
 
+/* COMPANION: a ticket for a session beside this one (proto.h), or ERROR limit saying why not. */
+static void answer_companion(struct session_ctx *c)
+{
+	struct nb_msg m = { .type = NB_MSG_COMPANION };
+	const char *why;
+	if (!nb_agent_companion_ticket(c->a, c->conn, m.u.companion.ticket, &why)) {
+		nb_ctl_send_error(c->ctl, NB_ERR_LIMIT, why);
+		return;
+	}
+	nb_ctl_send(c->ctl, &m, 5000, NULL);
+	sodium_memzero(&m, sizeof(m));
+}
+
 /* One message between tests; false when the session ends. */
 static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 {
@@ -371,6 +413,9 @@ static bool between_tests(struct session_ctx *c, struct nb_msg *m)
 		return true;
 	case NB_MSG_PROBE:
 		answer_probe(c, &m->u.probe);
+		return true;
+	case NB_MSG_COMPANION:
+		answer_companion(c);
 		return true;
 	case NB_MSG_BYE:
 		return false;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctl.h"
 #include "ifstats.h"
@@ -162,9 +163,21 @@ static enum nb_outcome run_started(struct nb_pairs *t, struct nb_test_result *ou
 	/* Every path's START at once, their timelines from the same instant (pathsync.h). */
 	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_START, t->c->interrupt, &t->c->abort, &t0))
 		return stopped_before_start(t, out);
+	if (t->group && t->start_after_ns) { /* its window lies inside the others': none waits */
+		nb_pathsync_leave(t->group);
+		t->group = NULL;
+		t->left = true;
+		t0 += t->start_after_ns;
+		for (uint64_t now; (now = nb_now_ns()) < t0;) { /* its idle phase: Ctrl-C within 50 ms */
+			if (nb_pairs_stop_asked(t->c))
+				return stopped_before_start(t, out);
+			uint64_t ns = t0 - now < 50000000ull ? t0 - now : 50000000ull;
+			nanosleep(&(struct timespec){ .tv_nsec = (long)ns }, NULL);
+		}
+	}
 	if (!nb_ctl_send(&t->c->ctl, &start, 5000, t->err))
 		return lost(t, t->err->msg);
-	nb_pairs_timeline(t, t->group ? t0 : nb_now_ns());
+	nb_pairs_timeline(t, t0 ? t0 : nb_now_ns());
 	uint64_t base = t->t0 + t->su->warmup_ns;
 	nb_session_set_lag(t->s, t->lag);
 	nb_session_set_window(t->s, base + nb_timeline_tick_offset(&t->tl, t->first_kept),
@@ -185,8 +198,9 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 }
 
 static enum nb_outcome test_path(struct nb_client *c, const struct nb_msg_setup *su,
-				 struct nb_pathsync *group, const struct nb_test_sink *sink,
-				 struct nb_test_result *out, struct nb_error *err)
+				 struct nb_pathsync *group, uint64_t start_after_ns,
+				 const struct nb_test_sink *sink, struct nb_test_result *out,
+				 bool *left, struct nb_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	nb_metrics_clear(&out->m);
@@ -194,7 +208,8 @@ static enum nb_outcome test_path(struct nb_client *c, const struct nb_msg_setup 
 	nb_auth_run_key(c->session_key, su->run_id, run.params.key);
 	run.any_source = c->any_source;
 	struct nb_pairs t = { .c = c, .e = nb_engine_find(su->params.engine), .su = &run,
-			      .sink = sink, .err = err, .group = group, .t0 = nb_now_ns() };
+			      .sink = sink, .err = err, .group = group, .t0 = nb_now_ns(),
+			      .start_after_ns = start_after_ns };
 	if (!t.e) {
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
 		return NB_OUT_CASE_FAILED;
@@ -210,8 +225,21 @@ static enum nb_outcome test_path(struct nb_client *c, const struct nb_msg_setup 
 					 port, 10000, err);
 		o = t.s ? run_started(&t, out) : resync(&t, out, err->msg);
 	}
+	*left = t.left;
 	nb_pairs_free(&t);
 	sodium_memzero(run.params.key, sizeof(run.params.key));
+	return o;
+}
+
+enum nb_outcome nb_client_test_path_after(struct nb_client *c, const struct nb_msg_setup *su,
+					  struct nb_pathsync *group, uint64_t start_after_ns,
+					  const struct nb_test_sink *sink, struct nb_test_result *out,
+					  struct nb_error *err)
+{
+	bool left = false;
+	enum nb_outcome o = test_path(c, su, group, start_after_ns, sink, out, &left, err);
+	if (!left)
+		nb_pathsync_leave(group); /* done, however it ended: it holds no other path back */
 	return o;
 }
 
@@ -219,7 +247,5 @@ enum nb_outcome nb_client_test_path(struct nb_client *c, const struct nb_msg_set
 				    struct nb_pathsync *group, const struct nb_test_sink *sink,
 				    struct nb_test_result *out, struct nb_error *err)
 {
-	enum nb_outcome o = test_path(c, su, group, sink, out, err);
-	nb_pathsync_leave(group); /* done, however it ended: it holds no other path back */
-	return o;
+	return nb_client_test_path_after(c, su, group, 0, sink, out, err);
 }

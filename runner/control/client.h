@@ -71,7 +71,14 @@ struct nb_client_wait {
 	/** Each QUEUE: c's place in line (1: next) and the agent's estimate (NB_QUEUE_UNKNOWN). */
 	void (*told)(void *ctx, const struct nb_client *c, uint32_t position, uint64_t wait_ms);
 	void *ctx;
+	const uint8_t *companion;       /* a ticket of a session holding the agent: be its companion
+					   (proto.h COMPANION) instead of waiting in line; NULL: none */
 };
+
+/** A ticket for a companion of holder's session (proto.h COMPANION): one use, while holder
+ *  holds the agent; err says why not (an agent before v7 has none). */
+bool nb_client_companion_ticket(struct nb_client *holder, uint8_t ticket[NB_COMPANION_TICKET_LEN],
+				struct nb_error *err);
 
 /** Connect and shake hands (proving secret when it is set, auth.h), then take the agent's
  *  session, waiting in line as w says (NULL: plan unknown, no wait); busy, version and
@@ -109,6 +116,13 @@ enum nb_outcome nb_client_test(struct nb_client *c, const struct nb_msg_setup *s
 enum nb_outcome nb_client_test_path(struct nb_client *c, const struct nb_msg_setup *su,
 				    struct nb_pathsync *group, const struct nb_test_sink *sink,
 				    struct nb_test_result *out, struct nb_error *err);
+/** nb_client_test_path whose START goes out start_after_ns after the group's common start (a
+ *  working case's load after its idle phase, docs/design.md): its timeline runs from then, and it
+ *  leaves the group at once (the others' windows hold its own; none waits for another at CLOSED). */
+enum nb_outcome nb_client_test_path_after(struct nb_client *c, const struct nb_msg_setup *su,
+					  struct nb_pathsync *group, uint64_t start_after_ns,
+					  const struct nb_test_sink *sink, struct nb_test_result *out,
+					  struct nb_error *err);
 /** Run one test as a path between two agents: src sends, dst receives, neither is this host
  *  (client_relay.c); group as for nb_client_test_path (NULL: alone). */
 enum nb_outcome nb_client_test_relay(struct nb_client *src, struct nb_client *dst,

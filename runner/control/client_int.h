@@ -24,6 +24,9 @@ struct nb_pairs {
 	const struct nb_test_sink *sink;
 	struct nb_session *s;         /* this host's end (client.c), or NULL */
 	struct nb_pathsync *group;    /* the other paths of the case (pathsync.h), or NULL */
+	uint64_t start_after_ns;      /* START this long after the group's common start (a working
+					 case's load, after its idle phase); it then leaves the group */
+	bool left;                    /* it left the group already */
 	struct nb_timeline tl;
 	uint64_t t0;
 	bool with_hist;

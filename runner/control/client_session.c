@@ -76,7 +76,14 @@ static bool take_session(struct nb_client *c, const struct nb_client_wait *w, st
 	struct nb_msg m = { .type = NB_MSG_QUEUE };
 	m.u.queue = (struct nb_msg_queue){ .plan_ms = w ? w->plan_ms : 0,
 					   .wait_ms = w ? w->timeout_ms : 0 };
-	if (!nb_ctl_send(&c->ctl, &m, 5000, err))
+	if (w && w->companion) { /* beside the session that holds the agent: no line */
+		m.type = NB_MSG_COMPANION;
+		memcpy(m.u.companion.ticket, w->companion, NB_COMPANION_TICKET_LEN);
+	}
+	bool sent = nb_ctl_send(&c->ctl, &m, 5000, err);
+	sodium_memzero(&m, sizeof(m));
+	m.type = NB_MSG_QUEUE;
+	if (!sent)
 		return nb_error_set(err, "peer %s: %s", c->peer_name, err->msg);
 	uint64_t start = nb_ctl_now_ms(), heard = start;
 	uint64_t give_up = start + (w ? w->timeout_ms : 0);
@@ -167,6 +174,33 @@ void nb_client_close(struct nb_client *c)
 	nb_ctl_forget(&c->ctl);
 	sodium_memzero(c->session_key, sizeof(c->session_key));
 	nb_facts_free(&c->peer_facts);
+}
+
+bool nb_client_companion_ticket(struct nb_client *holder, uint8_t ticket[NB_COMPANION_TICKET_LEN],
+				struct nb_error *err)
+{
+	struct nb_msg m = { .type = NB_MSG_COMPANION };
+	if (!nb_ctl_send(&holder->ctl, &m, 5000, err))
+		return false;
+	int r = nb_ctl_recv(&holder->ctl, &m, HANDSHAKE_MS, err);
+	if (r == 0)
+		nb_error_set(err, "peer %s gave no companion ticket within %d s", holder->peer_name,
+			     HANDSHAKE_MS / 1000);
+	if (r != 1)
+		return false;
+	bool ok = m.type == NB_MSG_COMPANION;
+	if (ok)
+		memcpy(ticket, m.u.companion.ticket, NB_COMPANION_TICKET_LEN);
+	else if (m.type == NB_MSG_ERROR) {
+		char text[NB_TEXT_MAX + 1];
+		nb_error_set(err, "peer %s gives no companion session: %s", holder->peer_name,
+			     nb_text_sanitize(text, sizeof(text), m.u.error.text));
+	}
+	else
+		nb_error_set(err, "peer %s answered COMPANION with %s", holder->peer_name,
+			     nb_msg_name(m.type));
+	sodium_memzero(&m, sizeof(m));
+	return ok;
 }
 
 bool nb_client_check(struct nb_client *c, const struct nb_msg_check *need, char *problems,

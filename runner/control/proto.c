@@ -231,6 +231,9 @@ static void enc_body(struct nb_buf *b, const struct nb_msg *m)
 		put_u64(b, m->u.queue.plan_ms);
 		put_u64(b, m->u.queue.wait_ms);
 		break;
+	case NB_MSG_COMPANION:
+		put(b, m->u.companion.ticket, NB_COMPANION_TICKET_LEN);
+		break;
 	case NB_MSG_TIME:
 		put_u64(b, m->u.time.t1);
 		put_u64(b, m->u.time.t2);
@@ -283,6 +286,7 @@ static void dec_body(struct rd *r, struct nb_msg *m)
 		break;
 	case NB_MSG_PROBE: dec_probe(r, &m->u.probe); break;
 	case NB_MSG_QUEUE: dec_queue(r, &m->u.queue); break;
+	case NB_MSG_COMPANION: get_bytes(r, m->u.companion.ticket, NB_COMPANION_TICKET_LEN); break;
 	case NB_MSG_TIME:
 		m->u.time.t1 = get_uint(r, 8);
 		m->u.time.t2 = get_uint(r, 8);
@@ -345,6 +349,7 @@ const char *nb_msg_name(int type)
 {
 	static const char *const names[] = { "?",     "HELLO",    "AUTH", "SETUP",  "READY", "START",
 					     "INTERVAL", "STOP", "RESULT", "ERROR", "BYE", "CHECK",
-					     "CHECK_RESULT", "FACTS", "TIME", "PROBE", "QUEUE" };
+					     "CHECK_RESULT", "FACTS", "TIME", "PROBE", "QUEUE",
+					     "COMPANION" };
 	return type >= 1 && type <= NB_MSG_TYPE_MAX ? names[type] : "unknown";
 }

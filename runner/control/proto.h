@@ -59,7 +59,7 @@
  * client waits in line for the session) */
 /* 7: SETUP's datapath (pps on AF_XDP) and threads (flows over threads, after burst), the NB_G_XDP
  * gauge of every snapshot; a snapshot may end with the loss budget's counters (lossstats.h); the snapshot's
- * bytes_retrans and min_rtt (RFC 6349) */
+ * bytes_retrans and min_rtt (RFC 6349); COMPANION (a session's companions beside it) */
 #define NB_PROTO_VERSION 7
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
@@ -74,8 +74,8 @@
 enum nb_msg_type {
 	NB_MSG_HELLO = 1, NB_MSG_AUTH, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_START, NB_MSG_INTERVAL,
 	NB_MSG_STOP, NB_MSG_RESULT, NB_MSG_ERROR, NB_MSG_BYE, NB_MSG_CHECK, NB_MSG_CHECK_RESULT,
-	NB_MSG_FACTS, NB_MSG_TIME, NB_MSG_PROBE, NB_MSG_QUEUE,
-	NB_MSG_TYPE_MAX = NB_MSG_QUEUE
+	NB_MSG_FACTS, NB_MSG_TIME, NB_MSG_PROBE, NB_MSG_QUEUE, NB_MSG_COMPANION,
+	NB_MSG_TYPE_MAX = NB_MSG_COMPANION
 };
 
 enum nb_err_code {
@@ -183,6 +183,18 @@ struct nb_msg_queue {
 				      estimate, or NB_QUEUE_UNKNOWN */
 };
 
+#define NB_COMPANION_TICKET_LEN 32
+#define NB_COMPANIONS_MAX 8                /* companions one session may have at once */
+
+/** COMPANION (v7): a session that holds the agent asks for a companion ticket (all zero) and
+ *  the agent answers with one (random, one use, valid while the asking session holds the
+ *  agent); a new connection presents it, right after its handshake and instead of QUEUE, and is
+ *  a session beside its holder at once (FACTS) or is told ERROR busy. The frames are sealed, so
+ *  a ticket is never seen on the path. A working case's parts run at once on one agent so. */
+struct nb_msg_companion {
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+};
+
 /** TIME: a clock exchange (request: t1 only; answer: all three). */
 struct nb_msg_time {
 	uint64_t t1, t2, t3;
@@ -213,6 +225,7 @@ struct nb_msg {
 		} check_result;
 		struct nb_msg_probe probe;
 		struct nb_msg_queue queue;
+		struct nb_msg_companion companion;
 	} u;
 };
 

@@ -18,6 +18,7 @@
 
 struct solo {
 	const struct nb_solo_target *to;
+	struct nb_pathsync *group;    /* the case's other parts, or NULL */
 	const struct nb_msg_setup *su;
 	const struct nb_test_sink *sink;
 	struct nb_session *s;
@@ -145,7 +146,12 @@ static bool judged(const struct solo *t, struct nb_test_result *out)
 static enum nb_outcome run(struct solo *t, struct nb_test_result *out, struct nb_error *err)
 {
 	const struct nb_msg_setup *su = t->su;
-	nb_timeline_init(&t->tl, nb_now_ns(), su->warmup_ns, su->omit_ns, su->duration_ns,
+	uint64_t t0 = 0;
+	if (t->group && !nb_pathsync_wait(t->group, NB_SYNC_START, t->to->interrupt, NULL, &t0)) {
+		snprintf(out->error, sizeof(out->error), "interrupted before the run started");
+		return NB_OUT_INTERRUPTED;
+	}
+	nb_timeline_init(&t->tl, t0 ? t0 : nb_now_ns(), su->warmup_ns, su->omit_ns, su->duration_ns,
 			 su->interval_ns);
 	nb_timeline_set_cooldown(&t->tl, su->cooldown_ns);
 	t->lag = nb_timeline_settle_lag(&t->tl, su->drain_ns);
@@ -158,6 +164,9 @@ static enum nb_outcome run(struct solo *t, struct nb_test_result *out, struct nb
 		return NB_OUT_CASE_FAILED;
 	}
 	bool whole = drive(t);
+	/* its senders keep going until every part closed its last tick */
+	if (whole && t->group)
+		whole = nb_pathsync_wait(t->group, NB_SYNC_CLOSED, t->to->interrupt, NULL, NULL);
 	nb_session_quiesce(t->s);
 	nb_session_drain(t->s, su->drain_ns);
 	for (uint32_t k = t->tl.nticks + 1; whole && k <= t->tl.nticks + t->lag; k++)
@@ -181,16 +190,25 @@ enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_ms
 			     const struct nb_test_sink *sink, struct nb_test_result *out,
 			     struct nb_error *err)
 {
+	return nb_solo_test_path(to, su, NULL, sink, out, err);
+}
+
+enum nb_outcome nb_solo_test_path(const struct nb_solo_target *to, const struct nb_msg_setup *su,
+				  struct nb_pathsync *group, const struct nb_test_sink *sink,
+				  struct nb_test_result *out, struct nb_error *err)
+{
 	memset(out, 0, sizeof(*out));
 	nb_metrics_clear(&out->m);
 	const struct nb_engine *e = nb_engine_find(su->params.engine);
 	if (!e) {
 		snprintf(out->error, sizeof(out->error), "no engine '%s' in this build", su->params.engine);
+		nb_pathsync_leave(group);
 		return NB_OUT_CASE_FAILED;
 	}
 	uint32_t nslots = (uint32_t)((su->duration_ns + su->interval_ns - 1) / su->interval_ns) + 1 +
 			  NB_EPOCH_LAG_MAX;
-	struct solo t = { .to = to, .su = su, .sink = sink, .with_hist = nb_engine_records_latency(e) };
+	struct solo t = { .to = to, .group = group, .su = su, .sink = sink,
+			  .with_hist = nb_engine_records_latency(e) };
 	t.L = calloc(nslots, sizeof(*t.L));
 	t.none = nb_snapshot_create(false);
 	t.scratch = t.with_hist ? nb_hist_create() : NULL;
@@ -209,5 +227,6 @@ enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_ms
 	nb_hist_destroy(t.scratch);
 	nb_runcheck_free(&t.rc);
 	nb_session_destroy(t.s);
+	nb_pathsync_leave(group); /* however it ended: it holds no other part back */
 	return o;
 }

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "client.h"
+#include "pathsync.h"
 
 /** Where an agentless test goes: the target's address (the port comes from the case's params),
  *  the local interface toward it (for the interface counters), and Ctrl-C. */
@@ -23,5 +24,11 @@ struct nb_solo_target {
 enum nb_outcome nb_solo_test(const struct nb_solo_target *to, const struct nb_msg_setup *su,
 			     const struct nb_test_sink *sink, struct nb_test_result *out,
 			     struct nb_error *err);
+/** nb_solo_test as one part of a case whose parts start and stop together (group, pathsync.h:
+ *  the common start at START, every part's last tick at CLOSED; NULL: alone). It leaves the
+ *  group however it ends. */
+enum nb_outcome nb_solo_test_path(const struct nb_solo_target *to, const struct nb_msg_setup *su,
+				  struct nb_pathsync *group, const struct nb_test_sink *sink,
+				  struct nb_test_result *out, struct nb_error *err);
 
 #endif

@@ -18,6 +18,8 @@ void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct n
 	e->peer = o->peer;
 	for (size_t i = 0; i < NB_PATHS_MAX; i++)
 		nb_agent_target_init(&e->end[i].agent);
+	for (size_t i = 0; i < NB_PROBES_MAX; i++)
+		nb_agent_target_init(&e->mate[i]);
 	for (size_t ci = 0; ci < plan->ncases; ci++)
 		e->need_agent |= !nb_engine_agentless(plan->cases[ci].engine);
 	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
@@ -127,8 +129,44 @@ enum nb_run_exit nb_ends_connect(struct nb_ends *e, struct nb_error *err)
 	return open_ends(e, err);
 }
 
+struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t i, struct nb_error *err)
+{
+	if (i < e->nmates)
+		return &e->mate[i];
+	struct nb_client *holder = nb_ends_client(e);
+	if (e->peer && nb_config_host(e->cfg, e->peer))
+		return nb_error_set(err, "a working case's probes need sessions beside its load's, and "
+				    "host %s is reached through hosts: (expected --peer ADDRESS or the "
+				    "embedded agent in this version)", e->peer), NULL;
+	char name[160];
+	if (!e->peer)
+		snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(e->local_agent));
+	struct sockaddr_storage addr;
+	socklen_t len;
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+	struct nb_client_wait w = { .companion = ticket, .interrupt = e->o->interrupt };
+	for (; e->nmates <= i; e->nmates++) {
+		struct nb_client *c = &e->mate[e->nmates].client;
+		bool ok = nb_client_companion_ticket(holder, ticket, err) &&
+			  nb_ctl_resolve(e->peer ? e->peer : name, NB_DEFAULT_CONTROL_PORT, &addr, &len,
+					 err) &&
+			  nb_client_open(c, e->peer ? e->peer : name, &addr, len,
+					 e->peer ? e->o->secret : &e->local_secret, &w, err);
+		sodium_memzero(ticket, sizeof(ticket));
+		if (!ok) {
+			nb_agent_target_init(&e->mate[e->nmates]);
+			return NULL;
+		}
+		c->interrupt = e->o->interrupt;
+	}
+	return &e->mate[i];
+}
+
 void nb_ends_close(struct nb_ends *e)
 {
+	for (size_t i = 0; i < e->nmates; i++) /* before their holder's */
+		nb_target_close(&e->mate[i].base);
+	e->nmates = 0;
 	for (size_t i = 1; i <= NB_PATHS_MAX; i++) /* path 0's last */
 		nb_target_close(&e->end[i % NB_PATHS_MAX].agent.base);
 	e->nends = 0;

@@ -46,6 +46,11 @@ struct nb_ends {
 	/* the case now running (nb_ends_target) */
 	struct nb_relay_target relay[NB_PATHS_MAX];
 	struct nb_paths_target paths;
+	/* a working case's probes beside its load: companion sessions of path 0's agent (proto.h
+	 * COMPANION), opened as its cases first need them, and the composite over them */
+	struct nb_agent_target mate[NB_PROBES_MAX];
+	size_t nmates;
+	struct nb_working_target working;
 };
 
 /** Zero e for cfg, plan and o (nothing opened). */
@@ -58,6 +63,9 @@ void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct n
 enum nb_run_exit nb_ends_connect(struct nb_ends *e, struct nb_error *err);
 /** Make e->reach for the config's hosts on first use; false when out of memory. */
 bool nb_ends_reach(struct nb_ends *e, struct nb_error *err);
+/** Companion session i of path 0's agent (opened on first use, closed with the ends); NULL
+ *  with err when it cannot be had (an agent over ssh serves one connection). */
+struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t i, struct nb_error *err);
 /** The session of path 0 (--peer's or the embedded agent's). */
 struct nb_client *nb_ends_client(struct nb_ends *e);
 /** Say BYE to every agent, end those started over ssh and the embedded one. */

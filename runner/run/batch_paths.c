@@ -39,10 +39,32 @@ static bool add_path(struct nb_ends *e, const struct nb_case *c, uint32_t k, boo
 	return nb_paths_target_add(&e->paths, kid, name);
 }
 
+/* A working case: its load on path 0's agent, each probe on a companion session of that agent
+ * or, agentless, on the local target (toward the same host). */
+static struct nb_run_target *working_target(struct nb_ends *e, const struct nb_case *c,
+					    struct nb_error *err)
+{
+	const struct nb_working *w = c->test->working;
+	if (c->test->npaths || e->nends != 1)
+		return nb_error_set(err, "case %s: a working case runs on one agent in this version "
+				    "(expected --peer once, or the embedded agent; no paths:)", c->id), NULL;
+	nb_working_target_init(&e->working, &e->end[0].agent.base);
+	size_t mates = 0;
+	for (uint32_t i = 0; i < w->nprobes; i++) {
+		struct nb_agent_target *m = NULL;
+		if (!nb_engine_agentless(w->probes[i].engine) && !(m = nb_ends_mate(e, mates++, err)))
+			return NULL;
+		nb_working_target_add(&e->working, m ? &m->base : &e->local.base);
+	}
+	return &e->working.base;
+}
+
 struct nb_run_target *nb_ends_target(struct nb_ends *e, const struct nb_case *c, struct nb_error *err)
 {
 	const struct nb_test *t = c->test;
 	bool taken[NB_PATHS_MAX] = { false };
+	if (t->working)
+		return working_target(e, c, err);
 	if (nb_engine_agentless(c->engine))
 		return &e->local.base;
 	if (!t->npaths && e->nends == 1)

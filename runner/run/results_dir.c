@@ -1,4 +1,5 @@
 /* The results folder (see results_dir.h). */
+#include "working_csv.h"
 #include "results_dir.h"
 
 #include <dirent.h>
@@ -28,7 +29,7 @@
 static const char *const results_files[] = {
 	NB_CONFIG_COPY_FILE, NB_PLAN_CSV_FILE, NB_ENV_JSON_FILE, NB_META_JSON_FILE,
 	NB_RUNS_CSV_FILE, NB_RUNS_JSONL_FILE, NB_INTERVALS_CSV_FILE, NB_SWEEPS_JSON_FILE, NB_SUMMARY_CSV_FILE,
-	NB_MARKDOWN_FILE, NB_JSON_FILE, NB_HTML_FILE,
+	NB_MARKDOWN_FILE, NB_JSON_FILE, NB_HTML_FILE, NB_WORKING_CSV_FILE,
 };
 #define NFILES (sizeof(results_files) / sizeof(results_files[0]))
 

@@ -53,7 +53,8 @@ void nb_rows_sync(struct nb_rows *w)
 {
 	struct nb_error err = { { 0 } };
 	if ((w->runs && !nb_csv_sync(w->runs, &err)) || !nb_runs_jsonl_sync(w->jsonl, &err) ||
-	    (w->intervals && !nb_csv_sync(w->intervals, &err)))
+	    (w->intervals && !nb_csv_sync(w->intervals, &err)) ||
+	    (w->working && !nb_csv_sync(w->working, &err)))
 		nb_rows_failed(w, &err);
 }
 
@@ -62,7 +63,8 @@ void nb_rows_close(struct nb_rows *w)
 	nb_rows_sync(w);
 	nb_csv_finish(w->runs, NULL);
 	nb_csv_finish(w->intervals, NULL);
+	nb_csv_finish(w->working, NULL);
 	nb_runs_jsonl_close(w->jsonl);
-	w->runs = w->intervals = NULL;
+	w->runs = w->intervals = w->working = NULL;
 	w->jsonl = NULL;
 }

@@ -40,6 +40,17 @@ static void write_interval(void *ctx, const char *path, uint32_t k, const struct
 		nb_progress_tick(r->b->progress);
 }
 
+/* Interval k of a part that is a case of its own (a working case's probe), under its own id. */
+static void write_part(void *ctx, const struct nb_case *pc, const struct nb_msg_setup *psu,
+		       const char *path, uint32_t k, const struct nb_span *span,
+		       const struct nb_hist *hist)
+{
+	struct row_ctx *r = ctx;
+	nb_rows_write_interval(&r->b->rows, pc->engine, psu, r->run_id, r->rep, k, span,
+			       hist, path, NULL);
+	nb_rows_check(&r->b->rows);
+}
+
 /* Interval k over every path of a composite: the row the statistics use. */
 static void write_sum(void *ctx, uint32_t k, const struct nb_metrics *m)
 {
@@ -89,16 +100,23 @@ static enum nb_outcome run_on(struct nb_batch *b, const struct nb_case *c, struc
 			      struct nb_test_result *res, struct nb_error *err)
 {
 	struct row_ctx rc = { .b = b, .c = c, .run_id = su->run_id, .rep = rep + 1, .su = su };
-	struct nb_case_sink sink = { .ctx = &rc, .interval = write_interval, .sum = write_sum };
+	struct nb_case_sink sink = { .ctx = &rc, .interval = write_interval, .sum = write_sum,
+				     .part = write_part };
 	struct nb_target_part parts[NB_PATHS_MAX];
-	struct nb_target_run r = { .c = c, .su = su, .sink = &sink, .parts = parts };
+	struct nb_working_out working;
+	struct nb_target_run r = { .c = c, .su = su, .sink = &sink, .parts = parts,
+				   .working = &working };
+	working.done = false;
 	b->rows.running = t;
 	enum nb_outcome o = t->impl->run(t, &r, res, err);
 	b->rows.running = NULL;
 	for (size_t i = 0; i < r.nparts; i++) {
-		nb_run_write_row(b, c, rep, started, parts[i].o, &parts[i].res, parts[i].path, 1);
+		nb_run_write_row(b, parts[i].c ? parts[i].c : c, rep, started, parts[i].o,
+				 &parts[i].res, parts[i].path, 1);
 		nb_test_result_free(&parts[i].res);
 	}
+	if (working.done)
+		nb_working_rows_write(b, c, su->run_id, rep + 1, &working);
 	return o;
 }
 

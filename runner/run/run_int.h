@@ -7,6 +7,7 @@
 
 #include "batch.h"
 #include "progress.h"
+#include "target.h"
 
 /** The SETUP of case c for run run_id. */
 void nb_run_build_setup(const struct nb_case *c, uint32_t run_id, struct nb_msg_setup *su);
@@ -23,5 +24,9 @@ const char *nb_run_status(enum nb_outcome o, const struct nb_test_result *res, c
 /** o, or NB_OUT_CASE_FAILED for a run that measured but whose readings hold something against
  *  it (res->verdict): no result, and the batch's exit code says a run failed. */
 enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *res);
+/** A working run's numbers (w) into working.csv (working_rows.c), opened on first use. rep as
+ *  the files number it (1, 2 ...). */
+void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t run_id,
+			   uint32_t rep, const struct nb_working_out *w);
 
 #endif

@@ -28,6 +28,7 @@
 #include "pathsync.h"
 #include "plan.h"
 #include "solo.h"
+#include "working.h"
 
 struct nb_run_target;
 
@@ -41,6 +42,11 @@ struct nb_case_sink {
 			 const struct nb_hist *hist);
 	/** Interval k's sum over every path of a composite (m: the sum over its paths' rows). */
 	void (*sum)(void *ctx, uint32_t k, const struct nb_metrics *m);
+	/** Interval k of a part that is a case of its own (a working case's probe: its case pc and
+	 *  SETUP psu, named path); NULL: not written. */
+	void (*part)(void *ctx, const struct nb_case *pc, const struct nb_msg_setup *psu,
+		     const char *path, uint32_t k, const struct nb_span *span,
+		     const struct nb_hist *hist);
 };
 
 /** One path's own part of a run on a composite: its name, outcome and result (the caller frees
@@ -49,6 +55,24 @@ struct nb_target_part {
 	const char *path;
 	enum nb_outcome o;
 	struct nb_test_result res;
+	const struct nb_case *c;          /* a part that is a case of its own (a working case's
+					     probe); NULL: the run's case */
+};
+
+/** A working case's numbers over one run (target_working.c; docs/design.md, "Latency under
+ *  working conditions"): each probe's phases, the load's throughput and fairness, RPM. */
+struct nb_working_out {
+	bool done;                        /* filled (the run measured) */
+	uint32_t nprobes;
+	struct {
+		const struct nb_case *c;
+		struct nb_hist_summary phase[NB_PHASES];
+		double tm_ns[NB_PHASES];      /* trimmed means (95 %) */
+		struct nb_probe_phases pp;    /* idle against loaded */
+	} probe[NB_PROBES_MAX];
+	double up_bps, down_bps, jain;
+	char congestion[32];
+	struct nb_rpm rpm, idle_rpm;
 };
 
 /** One run asked of a target. */
@@ -62,6 +86,9 @@ struct nb_target_run {
 	struct nb_target_part *parts;     /* a composite: each path's own part goes here (at most
 					     NB_PATHS_MAX; NULL: not wanted) */
 	size_t nparts;                    /* set by run: how many parts it filled */
+	uint64_t start_after_ns;          /* START this long after the group's common start (a
+					     working case's load; an agent target only) */
+	struct nb_working_out *working;   /* a working case's numbers go here (NULL: not wanted) */
 };
 
 /** What --check asks of a target: does its far end have what the plan needs. */
@@ -134,6 +161,24 @@ size_t nb_local_target_check(struct nb_run_target *t, const struct nb_target_che
  *  local interface toward it found for the interface counters. */
 bool nb_local_target_open(struct nb_local_target *t, const char *host,
 			  const atomic_bool *interrupt, struct nb_error *err);
+
+/** A working case's composite (target_working.c): its load (a stream test on an agent target)
+ *  and each probe (an agent target of its own — a companion session of the load's agent — or
+ *  the local target for an agentless engine), all started together, the load after the idle
+ *  phase. Its children are not its own. */
+struct nb_working_target {
+	struct nb_run_target base;
+	struct nb_run_target *load;
+	struct nb_run_target *probe[NB_PROBES_MAX];
+	uint32_t nprobes;
+	struct nb_case pc[NB_PROBES_MAX];         /* the probes' cases and SETUPs of the run now */
+	struct nb_msg_setup psu[NB_PROBES_MAX];
+	char name[NB_PROBES_MAX][16];             /* "probe1" ... */
+};
+/** Make t the composite of load and no probe yet. */
+void nb_working_target_init(struct nb_working_target *t, struct nb_run_target *load);
+/** Add a probe's target; false when t has NB_PROBES_MAX already. */
+bool nb_working_target_add(struct nb_working_target *t, struct nb_run_target *probe);
 
 /** A composite over several targets (its children, not its own: closing it closes none). */
 struct nb_paths_target {

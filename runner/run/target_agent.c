@@ -12,7 +12,8 @@ static enum nb_outcome agent_run(struct nb_run_target *t, struct nb_target_run *
 	struct nb_agent_target *a = (struct nb_agent_target *)t;
 	struct nb_test_sink sink = nb_target_test_sink(r);
 	r->nparts = 0;
-	return nb_client_test_path(&a->client, r->su, r->group, &sink, res, err);
+	return nb_client_test_path_after(&a->client, r->su, r->group, r->start_after_ns, &sink, res,
+					 err);
 }
 
 static void agent_abort(struct nb_run_target *t)

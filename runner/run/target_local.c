@@ -14,14 +14,7 @@ static enum nb_outcome local_run(struct nb_run_target *t, struct nb_target_run *
 	struct nb_local_target *l = (struct nb_local_target *)t;
 	struct nb_test_sink sink = nb_target_test_sink(r);
 	r->nparts = 0;
-	if (r->group) { /* it has no meeting points: it cannot start with others */
-		memset(res, 0, sizeof(*res));
-		nb_metrics_clear(&res->m);
-		nb_pathsync_leave(r->group);
-		snprintf(res->error, sizeof(res->error), "an agentless test runs alone");
-		return NB_OUT_CASE_FAILED;
-	}
-	return nb_solo_test(&l->to, r->su, &sink, res, err);
+	return nb_solo_test_path(&l->to, r->su, r->group, &sink, res, err);
 }
 
 /* Nothing to stop early: the test watches the interrupt only (the run ends within its slice). */

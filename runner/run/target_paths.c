@@ -12,6 +12,7 @@
 
 #include "metrics.h"
 #include "target.h"
+#include "target_int.h"
 #include "timeline.h"
 
 struct path_rows {
@@ -31,14 +32,8 @@ struct path_rows {
 struct kid_run {
 	struct path_rows *rows;
 	size_t i;
-	struct nb_run_target *kid;
 	struct nb_case_sink sink;
-	struct nb_target_run r;
-	enum nb_outcome outcome;
-	struct nb_test_result res;
-	struct nb_error err;      /* NB_OUT_PEER_LOST: why */
-	pthread_t thread;
-	bool started;
+	struct nb_target_kid k;
 };
 
 /* Interval k's sum over the children that have it; false when none has. */
@@ -125,49 +120,6 @@ static void rows_free(struct path_rows *rows)
 		pthread_mutex_destroy(&rows->lock);
 }
 
-static void *kid_main(void *arg)
-{
-	struct kid_run *kr = arg;
-	kr->outcome = kr->kid->impl->run(kr->kid, &kr->r, &kr->res, &kr->err);
-	return NULL;
-}
-
-/* A child that never ran: failed, and gone from the meeting points. */
-static void not_started(struct kid_run *kr, const char *why)
-{
-	memset(&kr->res, 0, sizeof(kr->res));
-	nb_metrics_clear(&kr->res.m);
-	snprintf(kr->res.error, sizeof(kr->res.error), "%s", why);
-	kr->outcome = NB_OUT_CASE_FAILED;
-	nb_pathsync_leave(kr->r.group);
-}
-
-/* Every child at once, each on its own thread; each one's outcome and result in its slot. */
-static void run_kids(struct kid_run *kids, size_t n)
-{
-	struct nb_pathsync group;
-	bool grouped = nb_pathsync_init(&group, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		struct kid_run *kr = &kids[i];
-		kr->r.group = grouped ? &group : NULL;
-		kr->err = (struct nb_error){ { 0 } };
-		kr->started = false;
-		if (!grouped) {
-			not_started(kr, "cannot start the paths together (out of resources)");
-			continue;
-		}
-		int rc = pthread_create(&kr->thread, NULL, kid_main, kr);
-		kr->started = rc == 0;
-		if (rc != 0)
-			not_started(kr, strerror(rc));
-	}
-	for (size_t i = 0; i < n; i++)
-		if (kids[i].started)
-			pthread_join(kids[i].thread, NULL);
-	if (grouped)
-		nb_pathsync_destroy(&group);
-}
-
 static int severity(enum nb_outcome o)
 {
 	return o == NB_OUT_PEER_LOST ? 3 : o == NB_OUT_INTERRUPTED ? 2 : o == NB_OUT_CASE_FAILED ? 1 : 0;
@@ -181,15 +133,15 @@ static enum nb_outcome outcome_of(const struct nb_paths_target *t, struct kid_ru
 {
 	enum nb_outcome o = NB_OUT_OK;
 	for (size_t i = 0; i < t->base.npaths; i++) {
-		if (severity(kids[i].outcome) <= severity(o))
+		if (severity(kids[i].k.outcome) <= severity(o))
 			continue;
-		o = kids[i].outcome;
+		o = kids[i].k.outcome;
 		if (o == NB_OUT_PEER_LOST) {
-			snprintf(kids[i].res.error, sizeof(kids[i].res.error), "%s", kids[i].err.msg);
-			nb_error_set(err, "path %.200s: %.300s", t->name[i], kids[i].err.msg);
+			snprintf(kids[i].k.res.error, sizeof(kids[i].k.res.error), "%s", kids[i].k.err.msg);
+			nb_error_set(err, "path %.200s: %.300s", t->name[i], kids[i].k.err.msg);
 		}
 		snprintf(sum->error, sizeof(sum->error), "path %.200s: %.360s", t->name[i],
-			 kids[i].res.error);
+			 kids[i].k.res.error);
 	}
 	return o;
 }
@@ -200,8 +152,8 @@ static void sum_verdict(const struct kid_run *kids, size_t n, struct nb_test_res
 {
 	struct nb_run_verdict *v = &sum->verdict;
 	for (size_t i = 0; i < n; i++) {
-		const struct nb_run_verdict *w = &kids[i].res.verdict;
-		const char *name = kids[i].kid->peer;
+		const struct nb_run_verdict *w = &kids[i].k.res.verdict;
+		const char *name = kids[i].k.kid->peer;
 		if (w->stall[0] && (w->stalled > v->stalled ||
 				    (w->stalled == v->stalled && w->stall_gap_s > v->stall_gap_s))) {
 			snprintf(v->stall, sizeof(v->stall), "path to %.60s: %.180s", name, w->stall);
@@ -214,7 +166,7 @@ static void sum_verdict(const struct kid_run *kids, size_t n, struct nb_test_res
 	/* nothing received: judged on the sum (a path that got nothing shows in its own row) */
 	if (!(sum->m.v[NB_COL_RX_PACKETS] > 0) && sum->m.v[NB_COL_TX_PACKETS] > 0)
 		for (size_t i = 0; i < n && !v->nothing[0]; i++)
-			memcpy(v->nothing, kids[i].res.verdict.nothing, sizeof(v->nothing));
+			memcpy(v->nothing, kids[i].k.res.verdict.nothing, sizeof(v->nothing));
 }
 
 /* The run's result over its children; the first child's final readings stand for the run's
@@ -224,13 +176,13 @@ static void sum_result(const struct nb_case *c, struct kid_run *kids, size_t n,
 {
 	struct nb_metrics parts[NB_PATHS_MAX];
 	for (size_t i = 0; i < n; i++) {
-		parts[i] = kids[i].res.m;
-		if (kids[i].res.hist && (sum->hist || (sum->hist = nb_hist_create())))
-			nb_hist_merge(sum->hist, kids[i].res.hist);
+		parts[i] = kids[i].k.res.m;
+		if (kids[i].k.res.hist && (sum->hist || (sum->hist = nb_hist_create())))
+			nb_hist_merge(sum->hist, kids[i].k.res.hist);
 	}
 	nb_metrics_sum_paths(c->engine, parts, n, sum->hist, &sum->m);
-	sum->lfinal = nb_snapshot_dup(kids[0].res.lfinal);
-	sum->pfinal = nb_snapshot_dup(kids[0].res.pfinal);
+	sum->lfinal = nb_snapshot_dup(kids[0].k.res.lfinal);
+	sum->pfinal = nb_snapshot_dup(kids[0].k.res.pfinal);
 }
 
 /* Each child's own result to the caller's parts, or freed. */
@@ -240,10 +192,10 @@ static void hand_parts(const struct nb_paths_target *t, struct kid_run *kids,
 	r->nparts = r->parts ? t->base.npaths : 0;
 	for (size_t i = 0; i < t->base.npaths; i++) {
 		if (r->parts)
-			r->parts[i] = (struct nb_target_part){ .path = t->name[i], .o = kids[i].outcome,
-							       .res = kids[i].res };
+			r->parts[i] = (struct nb_target_part){ .path = t->name[i], .o = kids[i].k.outcome,
+							       .res = kids[i].k.res };
 		else
-			nb_test_result_free(&kids[i].res);
+			nb_test_result_free(&kids[i].k.res);
 	}
 }
 
@@ -262,12 +214,15 @@ static enum nb_outcome paths_run(struct nb_run_target *base, struct nb_target_ru
 		return NB_OUT_CASE_FAILED;
 	}
 	for (size_t i = 0; i < t->base.npaths; i++) {
-		kids[i] = (struct kid_run){ .rows = &rows, .i = i, .kid = t->kid[i] };
+		kids[i] = (struct kid_run){ .rows = &rows, .i = i, .k.kid = t->kid[i] };
 		kids[i].sink = (struct nb_case_sink){ .ctx = &kids[i], .interval = kid_interval };
-		kids[i].r = (struct nb_target_run){ .c = r->c, .su = r->su, .sink = &kids[i].sink,
+		kids[i].k.r = (struct nb_target_run){ .c = r->c, .su = r->su, .sink = &kids[i].sink,
 						    .path = t->name[i] };
 	}
-	run_kids(kids, t->base.npaths);
+	struct nb_target_kid *each[NB_PATHS_MAX];
+	for (size_t i = 0; i < t->base.npaths; i++)
+		each[i] = &kids[i].k;
+	nb_target_kids_run(each, t->base.npaths);
 	write_sums(&rows, true);
 	rows_free(&rows);
 	enum nb_outcome o = outcome_of(t, kids, sum, err);

@@ -169,6 +169,9 @@ static void proto_seeds(void)
 	proto_seed("queue_agent", &m);
 	m = (struct nb_msg){ .type = NB_MSG_TIME, .u.time = { 1, 2, 3 } };
 	proto_seed("time", &m);
+	m = (struct nb_msg){ .type = NB_MSG_COMPANION };
+	memset(m.u.companion.ticket, 0xc3, sizeof(m.u.companion.ticket));
+	proto_seed("companion", &m);
 }
 
 /* One handshake seed: the mode byte, then the frames of msgs. */
