@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tcp_rfc6349.h"
 
@@ -34,14 +35,14 @@ void nb_md_rfc6349(FILE *f, const struct nb_results *res, const struct nb_summar
 		fputs("| ", f);
 		nb_md_code(f, c->pc->case_id);
 		fprintf(f, " | %zu |", k.runs);
-		nb_md_value_cell(f, k.baseline_rtt_us * 1e-6, "s");
-		nb_md_value_cell(f, k.mean_rtt_us * 1e-6, "s");
+		nb_md_value_cell(f, k.baseline_rtt_us, "us");
+		nb_md_value_cell(f, k.mean_rtt_us, "us");
 		pct_cell(f, k.buffer_delay_pct);
 		pct_cell(f, k.efficiency_pct);
 		nb_md_value_cell(f, k.retrans_bytes, "B");
 		nb_md_value_cell(f, k.bdp_bytes, "B");
 		fputc(' ', f);
-		nb_md_cell(f, w && *w ? w : "default");
+		nb_md_cell(f, w && *w && strcmp(w, "0") != 0 ? w : "default");
 		fputs(" |\n", f);
 	}
 	if (any)

@@ -187,7 +187,12 @@ print("# baseline %s us, mean %s us, buffer delay %s %%, efficiency %s %%, %d by
 assert 0 < k["baseline_rtt_us"] < k["mean_rtt_us"] and k["buffer_delay_pct"] > 100, k
 assert abs(k["tcp_efficiency_pct"] - 100 * (tx - rb) / tx) < 1e-9, (k, tx, rb)
 assert (rb > 0) == (rs > 0), (rb, rs)
-assert "## TCP in RFC 6349's terms" in open(d + "/report.md").read()
+md = open(d + "/report.md").read()
+assert "## TCP in RFC 6349's terms" in md
+# the report's RTT cells in a person's unit: microseconds between namespaces, never "0.00 s"
+row = [l for l in md.split("\n") if l.startswith("| `tcp/")][-1].split("|")
+assert row[3].strip().endswith(("µs", "ms")) and row[4].strip().endswith(("µs", "ms")), row
+assert row[-2].strip() == "default", row
 PY
 check "a TCP transfer in RFC 6349's terms: the tbf's queue as Buffer Delay, the efficiency" \
 	"$TMP/tcp.log" python3 "$TMP/tcp.py" "$TMP/tcp"
