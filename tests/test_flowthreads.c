@@ -115,18 +115,25 @@ Test(flowthreads, three_pps_flows_over_one_thread_count_every_datagram)
 
 /* rr (wait: block): every flow has its own transactions, the server's count within one of the
  * client's (one in flight per flow), UDP's unanswered ones counted as timeouts. */
-static void rr_over(enum nb_proto proto, uint32_t flows, uint32_t threads)
+/* A request/response case of engine (32/128 bytes) with flows over threads, run to its end. */
+static void transactions_run(const char *engine, enum nb_proto proto, uint32_t flows,
+			     uint32_t threads, struct nbt_capture *cap)
 {
 	struct nb_msg_setup su = nbt_stream_setup(proto, NB_DIR_FORWARD, flows, 0, 0);
-	snprintf(su.params.engine, sizeof(su.params.engine), "rr");
+	snprintf(su.params.engine, sizeof(su.params.engine), "%s", engine);
 	su.params.request = 32;
 	su.params.response = 128;
-	su.params.timeout_ms = 1000;
+	su.params.timeout_ms = proto == NB_PROTO_UDP ? 1000 : 0;
 	su.params.threads = threads;
-	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
-	cr_assert_eq(cap.l.nflows, flows);
+	cr_assert_eq(nbt_stream_run(&su, cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap->l.nflows, flows);
+}
+
+static void rr_over(enum nb_proto proto, uint32_t flows, uint32_t threads)
+{
+	struct nbt_capture cap;
+	transactions_run("rr", proto, flows, threads, &cap);
 	for (uint32_t f = 0; f < flows; f++) {
 		uint64_t cli = cap.l.flow[f].c[NB_C_TRANSACTIONS], srv = cap.p.flow[f].c[NB_C_TRANSACTIONS];
 		uint64_t lost = cap.l.flow[f].c[NB_C_TIMEOUTS];
@@ -150,4 +157,35 @@ Test(flowthreads, four_tcp_rr_flows_over_two_threads_keep_their_own_transactions
 Test(flowthreads, four_udp_rr_flows_over_two_threads_keep_their_own_transactions)
 {
 	rr_over(NB_PROTO_UDP, 4, 2);
+}
+
+/* crr (wait: block): a connection per transaction, so each flow's connects are its
+ * transactions, exactly (a transaction in flight at the stop is finished first); the server's
+ * flows take connections off one listener, each whichever comes, so only their sum is the
+ * clients': at least it, at most one more per flow (the answer in flight). */
+static void crr_over(uint32_t flows, uint32_t threads)
+{
+	struct nbt_capture cap;
+	transactions_run("crr", NB_PROTO_TCP, flows, threads, &cap);
+	uint64_t cli = 0, srv = 0;
+	for (uint32_t f = 0; f < flows; f++) {
+		const struct nb_flow_snap *c = &cap.l.flow[f];
+		cr_assert_gt(c->c[NB_C_TRANSACTIONS], 0, "flow %u: transactions", f);
+		cr_assert_eq(c->c[NB_C_CONNECTS], c->c[NB_C_TRANSACTIONS],
+			     "flow %u: %llu connects for %llu transactions", f,
+			     (unsigned long long)c->c[NB_C_CONNECTS],
+			     (unsigned long long)c->c[NB_C_TRANSACTIONS]);
+		cr_assert_gt(c->c[NB_C_CONNECT_NS], 0, "flow %u: its connects took time", f);
+		cr_assert_eq(c->c[NB_C_TX_PACKETS], c->c[NB_C_TRANSACTIONS], "flow %u: a request each", f);
+		cli += c->c[NB_C_TRANSACTIONS];
+		srv += cap.p.flow[f].c[NB_C_TRANSACTIONS];
+	}
+	cr_assert(srv >= cli && srv <= cli + flows, "clients %llu, server %llu transactions",
+		  (unsigned long long)cli, (unsigned long long)srv);
+	assert_threads(&cap, threads);
+}
+
+Test(flowthreads, four_crr_flows_over_two_threads_connect_once_per_transaction)
+{
+	crr_over(4, 2);
 }
