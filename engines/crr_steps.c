@@ -159,14 +159,14 @@ static int client_move(struct nb_flow *f, struct crrstep *st, uint32_t events)
 		count_connect(f, st);
 		return 1;
 	case CRR_SENDING:
-		r = nb_rr_tcp_move(st->fd, st->wire, wire_len(f), &st->off, true);
+		r = nb_io_move(st->fd, st->wire, wire_len(f), &st->off, true);
 		if (r <= 0)
 			return r;
 		nb_rr_count_io(f, true, f->p->request);
 		st->phase = CRR_RECEIVING;
 		return conn_watch(st, EPOLLIN, EPOLL_CTL_MOD) ? 1 : -1;
 	case CRR_RECEIVING:
-		r = nb_rr_tcp_move(st->fd, st->resp, f->p->response, &st->off, false);
+		r = nb_io_move(st->fd, st->resp, f->p->response, &st->off, false);
 		if (r <= 0)
 			return r;
 		nb_rr_count_io(f, false, f->p->response);
@@ -208,7 +208,7 @@ static int server_accept(struct nb_flow *f, struct crrstep *st)
 	int fd = accept4(f->reach->listen_fd, (struct sockaddr *)&from, &fl,
 			 SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
-		return nb_rr_again(errno) || errno == ECONNABORTED || errno == EMFILE ||
+		return nb_io_again(errno) || errno == ECONNABORTED || errno == EMFILE ||
 		       errno == ENFILE ? 0 : -1;
 	if (!nb_sock_from_allowed(&f->reach->peer, &from)) {
 		close(fd);
@@ -241,7 +241,7 @@ static int server_move(struct nb_flow *f, struct crrstep *st)
 	case CRR_CONNECTING:
 		return server_accept(f, st);
 	case CRR_RECEIVING:
-		r = nb_rr_tcp_move(st->fd, st->wire, wire_len(f), &st->off, false);
+		r = nb_io_move(st->fd, st->wire, wire_len(f), &st->off, false);
 		if (r == 0)
 			return 0;
 		if (r < 0 || !nb_dhello_get(st->wire, NB_DHELLO_LEN, NB_DH_CRR, f->p->key, &h))
@@ -250,7 +250,7 @@ static int server_move(struct nb_flow *f, struct crrstep *st)
 		st->phase = CRR_SENDING;
 		return 1;
 	case CRR_SENDING:
-		r = nb_rr_tcp_move(st->fd, st->resp, f->p->response, &st->off, true);
+		r = nb_io_move(st->fd, st->resp, f->p->response, &st->off, true);
 		if (r == 0)
 			return conn_watch(st, EPOLLOUT, EPOLL_CTL_MOD) ? 0 : -1;
 		if (r > 0) {

@@ -48,13 +48,6 @@ static inline uint32_t nb_rr_seq_get(const unsigned char *b)
 
 /** Whether a case runs as steps: `wait: block` only. */
 bool nb_rr_steps_cover(const struct nb_params *p);
-/** A non-blocking call that found nothing to do now (errno e). */
-bool nb_rr_again(int e);
-/** TCP, never blocking: move the rest of buf (len bytes, *off moved so far) on fd; 1 when all
- *  of it moved (*off back to 0), 0 when the socket has no room or no data now, -1 on an end
- *  (errno ECONNRESET) or an error (errno). */
-int nb_rr_tcp_move(int fd, unsigned char *buf, size_t len, size_t *off, bool tx);
-
 /** TCP_RR and UDP_RR as steps, `wait: block` only (spin and busy-poll are ways of waiting on
  *  one socket: they keep a thread per flow). */
 extern const struct nb_flow_steps nb_rr_steps;

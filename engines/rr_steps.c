@@ -38,11 +38,6 @@ static enum nb_io io_of(ssize_t n, int e)
 	return NB_IO_ERROR;
 }
 
-bool nb_rr_again(int e)
-{
-	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
-}
-
 static bool rr_open(struct nb_flow *f, struct nb_flow_wants *w)
 {
 	struct rrstep *st = calloc(1, sizeof(*st));
@@ -67,28 +62,9 @@ static void rr_close(struct nb_flow *f)
 	f->run = NULL;
 }
 
-int nb_rr_tcp_move(int fd, unsigned char *buf, size_t len, size_t *off, bool tx)
-{
-	while (*off < len) {
-		ssize_t n = tx ? send(fd, buf + *off, len - *off, MSG_DONTWAIT | MSG_NOSIGNAL)
-			       : recv(fd, buf + *off, len - *off, MSG_DONTWAIT);
-		if (n > 0) {
-			*off += (size_t)n;
-			continue;
-		}
-		if (n < 0 && nb_rr_again(errno))
-			return 0;
-		if (n == 0)
-			errno = ECONNRESET;
-		return -1;
-	}
-	*off = 0;
-	return 1;
-}
-
 static int tcp_move(struct nb_flow *f, struct rrstep *st, unsigned char *buf, size_t len, bool tx)
 {
-	return nb_rr_tcp_move(f->fd, buf, len, &st->off, tx);
+	return nb_io_move(f->fd, buf, len, &st->off, tx);
 }
 
 static int tcp_client(struct nb_flow *f, struct rrstep *st, struct nb_flow_wants *w)
@@ -138,7 +114,7 @@ static int udp_request(struct nb_flow *f, struct rrstep *st, uint64_t now, struc
 {
 	nb_rr_seq_put(st->req, st->seq);
 	ssize_t n = send(f->fd, st->req, f->p->request, MSG_DONTWAIT);
-	if (n < 0 && nb_rr_again(errno)) {
+	if (n < 0 && nb_io_again(errno)) {
 		*w = (struct nb_flow_wants){ .events = EPOLLOUT };
 		return 0;
 	}
@@ -155,7 +131,7 @@ static int udp_client(struct nb_flow *f, struct rrstep *st, uint64_t now, struct
 {
 	for (int k = 0; !st->sending && k < RECVS_PER_STEP; k++) {
 		ssize_t n = recv(f->fd, st->resp, f->p->response, MSG_DONTWAIT);
-		if (n < 0 && nb_rr_again(errno))
+		if (n < 0 && nb_io_again(errno))
 			break;
 		if (n < 0)
 			return nb_io_fail(f, io_of(n, errno), "UDP_RR transaction");
@@ -183,7 +159,7 @@ static int udp_server(struct nb_flow *f, struct rrstep *st)
 {
 	for (int k = 0; k < RECVS_PER_STEP; k++) {
 		ssize_t n = recv(f->fd, st->req, f->p->request + 1u, MSG_DONTWAIT);
-		if (n < 0 && nb_rr_again(errno))
+		if (n < 0 && nb_io_again(errno))
 			return 1;
 		if (n < 0 && errno == ECONNREFUSED)
 			return 0; /* ICMP unreachable from an earlier answer: the client is gone */
@@ -196,7 +172,7 @@ static int udp_server(struct nb_flow *f, struct rrstep *st)
 		ssize_t m = send(f->fd, st->resp, f->p->response, MSG_DONTWAIT);
 		if (m < 0 && errno == ECONNREFUSED)
 			return 0;
-		if (m < 0 && nb_rr_again(errno))
+		if (m < 0 && nb_io_again(errno))
 			continue; /* no room: the client times this one out, as a lost answer */
 		if (m < 0)
 			return nb_io_fail(f, io_of(m, errno), "UDP_RR server");

@@ -154,7 +154,7 @@ static const struct expect expected[] = {
 	{ &nb_engine_crr, false, NB_LOOP_CLOSED, NB_RATE_KIND_NONE, 0, 0, 0, 0, 32, 128,
 	  "trans_per_s", "request response wait threads" },
 	{ &nb_engine_latency, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 32, 32, 24, 24, 0,
-	  0, "lat_p50_us", "size rate wait timeout" },
+	  0, "lat_p50_us", "size rate wait timeout threads" },
 	{ &nb_engine_icmp, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 0, 0, 0, 0, 0, 0,
 	  "lat_p50_us", "size rate timeout" },
 	{ &nb_engine_connect, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 0, 0, 0, 0, 0, 0,

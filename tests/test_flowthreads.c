@@ -1,11 +1,15 @@
 /* net suite: flows over threads (flowloop.h) end to end through the agent and the client on
  * loopback: N flows driven by T threads per end keep every flow's own exact counts, for T < N
- * and T = N, TCP and UDP (stream) and pps. No timing: counts, identities and which threads ran. */
+ * and T = N, TCP and UDP (stream), pps, rr, crr and latency. No timing: counts, identities and
+ * which threads ran. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "engine.h"
+#include "engines.h"
 #include "flowloop.h"
+#include "hist.h"
+#include "nbt_pair.h"
 #include "nbt_stream.h"
 
 TestSuite(flowthreads, .init = nbt_stream_open, .fini = nbt_stream_close, .timeout = 120);
@@ -188,4 +192,46 @@ static void crr_over(uint32_t flows, uint32_t threads)
 Test(flowthreads, four_crr_flows_over_two_threads_connect_once_per_transaction)
 {
 	crr_over(4, 2);
+}
+
+/* latency (wait: block), through both sessions in this process: every message a flow sent is
+ * answered or timed out, exactly (the stop comes timeout_ms after the quiesce), and the round
+ * trips recorded are the answers. rate 0: ping-pong; else under load at rate messages/s. */
+static void latency_over(enum nb_proto proto, uint64_t rate, uint32_t flows, uint32_t threads)
+{
+	struct nb_params p = nbt_params("latency", proto);
+	p.streams = flows;
+	p.rate = rate;
+	p.threads = threads;
+	struct nbt_pair pr;
+	nbt_pair_start(&pr, &nb_engine_latency, &p);
+	nbt_sleep_ms(1000);
+	struct nb_snapshot *cs = nb_snapshot_create(true), *ss = nb_snapshot_create(false);
+	nbt_pair_stop(&pr, cs, ss); /* asserts that no flow failed */
+	cr_assert_eq(cs->nflows, flows);
+	for (uint32_t f = 0; f < flows; f++) {
+		const uint64_t *c = cs->flow[f].c;
+		cr_assert_gt(c[NB_C_TRANSACTIONS], 0, "flow %u: answers", f);
+		cr_assert_eq(c[NB_C_TX_PACKETS], c[NB_C_TRANSACTIONS] + c[NB_C_TIMEOUTS],
+			     "flow %u: sent %llu = answered %llu + timeouts %llu", f,
+			     (unsigned long long)c[NB_C_TX_PACKETS],
+			     (unsigned long long)c[NB_C_TRANSACTIONS],
+			     (unsigned long long)c[NB_C_TIMEOUTS]);
+	}
+	cr_assert_eq(atomic_load(&cs->hist->count), nbt_sum(cs, NB_C_TRANSACTIONS),
+		     "a round trip per answer");
+	cr_assert_eq(threads_seen(cs), threads, "client: %u threads ran", threads_seen(cs));
+	cr_assert_eq(threads_seen(ss), threads, "server: %u threads ran", threads_seen(ss));
+	nb_snapshot_destroy(cs);
+	nb_snapshot_destroy(ss);
+}
+
+Test(flowthreads, four_udp_latency_flows_under_load_over_two_threads_answer_or_time_out)
+{
+	latency_over(NB_PROTO_UDP, 2000, 4, 2);
+}
+
+Test(flowthreads, four_tcp_ping_pong_flows_over_two_threads_answer_every_message)
+{
+	latency_over(NB_PROTO_TCP, 0, 4, 2);
 }
