@@ -70,7 +70,7 @@ struct nb_params {
 	uint32_t batch;         /* pps: messages per sendmmsg/recvmmsg; 0 = engine default */
 	uint32_t timeout_ms;    /* udp rr / latency: a reply not back after this counts as a timeout */
 	uint32_t burst_us;      /* stream, pps: paced UDP: most of the schedule sent back to back (pace.h) */
-	uint32_t threads;       /* stream, pps: flow threads per end; 0 = min(flows, CPUs) (flowloop.h) */
+	uint32_t threads;       /* flow threads per end (engines with steps); 0 = min(flows, CPUs) (flowloop.h) */
 	uint32_t ncpus;         /* CPU affinity: flow i runs on cpus[i % ncpus]; 0 = not pinned */
 	int16_t cpus[NB_MAX_CPUS];
 	/* The run's data key: every data connection and hello datagram proves it (dhello.h). Each

@@ -47,12 +47,13 @@ struct loop {
 	int ep;
 	struct nb_flow_wants *w;
 	uint32_t *watched;      /* the events epoll has for flow i */
+	int *fds;               /* what epoll watches for flow i (steps' fd, else f->fd) */
 	bool *done;
 };
 
 static void finish(struct loop *l, uint32_t i)
 {
-	epoll_ctl(l->ep, EPOLL_CTL_DEL, l->flows[i].fd, NULL);
+	epoll_ctl(l->ep, EPOLL_CTL_DEL, l->fds[i], NULL);
 	l->ops->close(&l->flows[i]);
 	l->done[i] = true;
 	l->live--;
@@ -64,7 +65,7 @@ static void watch(struct loop *l, uint32_t i)
 	if (l->w[i].events == l->watched[i])
 		return;
 	struct epoll_event ev = { .events = l->w[i].events, .data.u32 = i };
-	if (epoll_ctl(l->ep, EPOLL_CTL_MOD, l->flows[i].fd, &ev) == 0)
+	if (epoll_ctl(l->ep, EPOLL_CTL_MOD, l->fds[i], &ev) == 0)
 		l->watched[i] = l->w[i].events;
 }
 
@@ -119,8 +120,9 @@ static bool open_all(struct loop *l)
 		l->done[i] = true;
 		if (!l->ops->open(f, &l->w[i]))
 			continue;
+		l->fds[i] = l->ops->fd ? l->ops->fd(f) : f->fd;
 		struct epoll_event ev = { .events = l->w[i].events, .data.u32 = i };
-		if (epoll_ctl(l->ep, EPOLL_CTL_ADD, f->fd, &ev) < 0) {
+		if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->fds[i], &ev) < 0) {
 			nb_error_errno(&f->err, errno, "flow %u: epoll_ctl", f->index);
 			l->ops->close(f);
 			continue;
@@ -176,8 +178,9 @@ void nb_flowloop_run(const struct nb_flow_steps *ops, struct nb_flow *flows, uin
 	l.w = calloc(n, sizeof(*l.w));
 	l.watched = calloc(n, sizeof(*l.watched));
 	l.done = calloc(n, sizeof(*l.done));
+	l.fds = calloc(n, sizeof(*l.fds));
 	l.ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!l.w || !l.watched || !l.done || l.ep < 0) {
+	if (!l.w || !l.watched || !l.done || !l.fds || l.ep < 0) {
 		for (uint32_t i = 0; i < n; i++)
 			nb_error_set(&flows[i].err, "flow %u: out of memory or epoll", flows[i].index);
 	} else if (open_all(&l)) {
@@ -188,4 +191,5 @@ void nb_flowloop_run(const struct nb_flow_steps *ops, struct nb_flow *flows, uin
 	free(l.w);
 	free(l.watched);
 	free(l.done);
+	free(l.fds);
 }

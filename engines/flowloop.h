@@ -51,6 +51,11 @@ struct nb_flow_steps {
 	int (*step)(struct nb_flow *f, uint32_t events, uint64_t now_ns, struct nb_flow_wants *w);
 	/** Free the running state (after open succeeded). */
 	void (*close)(struct nb_flow *f);
+	/** Optional (NULL: f->fd): the descriptor the loop watches for the flow, asked once after
+	 *  open. A flow with no socket of its own for its life (crr: a connection per
+	 *  transaction, and a listener every server flow shares) gives its own epoll set, over
+	 *  what it waits on at the moment; events then mean that set has something ready. */
+	int (*fd)(struct nb_flow *f);
 };
 
 /** The CPUs the engine may use: the `cpus` list's length, else the process's affinity (≥ 1). */

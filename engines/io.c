@@ -175,3 +175,27 @@ int nb_io_fail(struct nb_flow *f, enum nb_io r, const char *what)
 		nb_error_errno(&f->err, e, "flow %u: %s", f->index, what);
 	return -1;
 }
+
+bool nb_io_again(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
+}
+
+int nb_io_move(int fd, unsigned char *buf, size_t len, size_t *off, bool tx)
+{
+	while (*off < len) {
+		ssize_t n = tx ? send(fd, buf + *off, len - *off, MSG_DONTWAIT | MSG_NOSIGNAL)
+			       : recv(fd, buf + *off, len - *off, MSG_DONTWAIT);
+		if (n > 0) {
+			*off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && nb_io_again(errno))
+			return 0;
+		if (n == 0)
+			errno = ECONNRESET;
+		return -1;
+	}
+	*off = 0;
+	return 1;
+}

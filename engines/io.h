@@ -43,5 +43,11 @@ enum nb_io nb_io_wait(const struct nb_flow *f, int fd, bool for_write, uint64_t 
 void nb_io_spin_pause(void);
 /** Record an I/O failure in f->err unless the flow is stopping; returns -1, or 0 when stopping. */
 int nb_io_fail(struct nb_flow *f, enum nb_io r, const char *what);
+/** A non-blocking call that found nothing to do now (errno e: EAGAIN, EINTR). */
+bool nb_io_again(int e);
+/** A stream socket, never blocking (steps, flowloop.h): move the rest of buf (len bytes, *off
+ *  moved so far) on fd; 1 when all of it moved (*off back to 0), 0 when the socket has no room
+ *  or no data now, -1 on an end (errno ECONNRESET) or an error (errno). */
+int nb_io_move(int fd, unsigned char *buf, size_t len, size_t *off, bool tx);
 
 #endif

@@ -26,6 +26,9 @@
  * in one write: the agent answers only connections from the client's host that prove the
  * run's key, and closes any other at once.
  *
+ * With `wait: block`, flows run as steps over `threads` threads per end (rr_steps.c for TCP_RR
+ * and UDP_RR, crr_steps.c for TCP_CRR; flowloop.h); spin and busy-poll keep a thread per flow.
+ *
  * The UDP_RR server answers only requests of the run's request size (its socket is connected
  * to the client, whose return path was proven), and stops at the first ICMP unreachable: the
  * client is gone, and whatever still arrives is not its request.
@@ -411,7 +414,7 @@ static int crr_server_flow(struct nb_flow *f)
  * crr: it runs over TCP only, where an answer is never lost). */
 static const char *const rr_keys[] = { "request", "response", "wait", "timeout", "threads",
 					NULL };
-static const char *const crr_keys[] = { "request", "response", "wait", "rate", NULL };
+static const char *const crr_keys[] = { "request", "response", "wait", "rate", "threads", NULL };
 
 const struct nb_engine nb_engine_rr = {
 	.name = "rr",                     /* TCP_RR / UDP_RR by params.proto */
@@ -467,4 +470,5 @@ const struct nb_engine nb_engine_crr = {
 	.client_flow = crr_client_flow,   /* closes with RST: no TIME_WAIT, no port exhaustion */
 	.server_flow = crr_server_flow,   /* accepts from the shared listener, answers, closes */
 	.report = nb_report_round_trips,  /* the client's transactions, connect time */
+	.steps = &nb_crr_steps,           /* flows over threads (threads:), wait: block */
 };

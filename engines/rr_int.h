@@ -1,5 +1,6 @@
 /* nbrun — what the rr engine's two files share: rr.c (its table, the blocking flow bodies, crr)
- * and rr_steps.c (TCP_RR and UDP_RR as non-blocking steps, flows over threads). Internal. */
+ * rr_steps.c (TCP_RR and UDP_RR as non-blocking steps, flows over threads) and crr_steps.c
+ * (TCP_CRR as steps). Internal. */
 #ifndef NB_RR_INT_H
 #define NB_RR_INT_H
 
@@ -45,8 +46,13 @@ static inline uint32_t nb_rr_seq_get(const unsigned char *b)
 	return seq;
 }
 
+/** Whether a case runs as steps: `wait: block` only. */
+bool nb_rr_steps_cover(const struct nb_params *p);
 /** TCP_RR and UDP_RR as steps, `wait: block` only (spin and busy-poll are ways of waiting on
  *  one socket: they keep a thread per flow). */
 extern const struct nb_flow_steps nb_rr_steps;
+/** TCP_CRR as steps (crr_steps.c), `wait: block` only: a connection per transaction, its
+ *  connect non-blocking. */
+extern const struct nb_flow_steps nb_crr_steps;
 
 #endif

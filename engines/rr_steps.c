@@ -26,7 +26,7 @@ struct rrstep {
 	bool begun;             /* UDP client: request seq began (t0), not yet answered or timed out */
 };
 
-static bool covers(const struct nb_params *p)
+bool nb_rr_steps_cover(const struct nb_params *p)
 {
 	return p->wait == NB_WAIT_BLOCK;
 }
@@ -36,11 +36,6 @@ static enum nb_io io_of(ssize_t n, int e)
 	if (n == 0 || e == ECONNRESET || e == EPIPE || e == ECONNREFUSED)
 		return NB_IO_CLOSED;
 	return NB_IO_ERROR;
-}
-
-static bool again(int e)
-{
-	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
 }
 
 static bool rr_open(struct nb_flow *f, struct nb_flow_wants *w)
@@ -67,25 +62,9 @@ static void rr_close(struct nb_flow *f)
 	f->run = NULL;
 }
 
-/* TCP: move the rest of buf (len bytes, st->off done); 1 when all of it moved, 0 when the socket
- * has no room or no data now, -1 on an end or an error (errno). */
 static int tcp_move(struct nb_flow *f, struct rrstep *st, unsigned char *buf, size_t len, bool tx)
 {
-	while (st->off < len) {
-		ssize_t n = tx ? send(f->fd, buf + st->off, len - st->off, MSG_DONTWAIT | MSG_NOSIGNAL)
-			       : recv(f->fd, buf + st->off, len - st->off, MSG_DONTWAIT);
-		if (n > 0) {
-			st->off += (size_t)n;
-			continue;
-		}
-		if (n < 0 && again(errno))
-			return 0;
-		if (n == 0)
-			errno = ECONNRESET;
-		return -1;
-	}
-	st->off = 0;
-	return 1;
+	return nb_io_move(f->fd, buf, len, &st->off, tx);
 }
 
 static int tcp_client(struct nb_flow *f, struct rrstep *st, struct nb_flow_wants *w)
@@ -135,7 +114,7 @@ static int udp_request(struct nb_flow *f, struct rrstep *st, uint64_t now, struc
 {
 	nb_rr_seq_put(st->req, st->seq);
 	ssize_t n = send(f->fd, st->req, f->p->request, MSG_DONTWAIT);
-	if (n < 0 && again(errno)) {
+	if (n < 0 && nb_io_again(errno)) {
 		*w = (struct nb_flow_wants){ .events = EPOLLOUT };
 		return 0;
 	}
@@ -152,7 +131,7 @@ static int udp_client(struct nb_flow *f, struct rrstep *st, uint64_t now, struct
 {
 	for (int k = 0; !st->sending && k < RECVS_PER_STEP; k++) {
 		ssize_t n = recv(f->fd, st->resp, f->p->response, MSG_DONTWAIT);
-		if (n < 0 && again(errno))
+		if (n < 0 && nb_io_again(errno))
 			break;
 		if (n < 0)
 			return nb_io_fail(f, io_of(n, errno), "UDP_RR transaction");
@@ -180,7 +159,7 @@ static int udp_server(struct nb_flow *f, struct rrstep *st)
 {
 	for (int k = 0; k < RECVS_PER_STEP; k++) {
 		ssize_t n = recv(f->fd, st->req, f->p->request + 1u, MSG_DONTWAIT);
-		if (n < 0 && again(errno))
+		if (n < 0 && nb_io_again(errno))
 			return 1;
 		if (n < 0 && errno == ECONNREFUSED)
 			return 0; /* ICMP unreachable from an earlier answer: the client is gone */
@@ -193,7 +172,7 @@ static int udp_server(struct nb_flow *f, struct rrstep *st)
 		ssize_t m = send(f->fd, st->resp, f->p->response, MSG_DONTWAIT);
 		if (m < 0 && errno == ECONNREFUSED)
 			return 0;
-		if (m < 0 && again(errno))
+		if (m < 0 && nb_io_again(errno))
 			continue; /* no room: the client times this one out, as a lost answer */
 		if (m < 0)
 			return nb_io_fail(f, io_of(m, errno), "UDP_RR server");
@@ -216,5 +195,5 @@ static int rr_step(struct nb_flow *f, uint32_t events, uint64_t now_ns, struct n
 }
 
 const struct nb_flow_steps nb_rr_steps = {
-	.covers = covers, .open = rr_open, .step = rr_step, .close = rr_close,
+	.covers = nb_rr_steps_cover, .open = rr_open, .step = rr_step, .close = rr_close,
 };

@@ -37,10 +37,12 @@ Test(flowloop, threads_are_the_flows_at_most_the_cpus_or_what_the_case_says)
 	p.threads = 5;
 	cr_assert_eq(nb_flow_threads(&nb_engine_pps, &p, 8), 5, "threads: 5");
 	cr_assert_eq(nb_flow_threads(&nb_engine_pps, &p, 4), 4, "threads above the flows: one each");
-	cr_assert_eq(nb_flow_threads(&nb_engine_crr, &p, 8), 8, "no steps: a thread per flow");
+	cr_assert_eq(nb_flow_threads(&nb_engine_icmp, &p, 8), 8, "no steps: a thread per flow");
 	cr_assert_eq(nb_flow_threads(&nb_engine_rr, &p, 8), 5, "rr waiting blocked: steps");
+	cr_assert_eq(nb_flow_threads(&nb_engine_crr, &p, 8), 5, "crr waiting blocked: steps");
 	p.wait = NB_WAIT_SPIN;
 	cr_assert_eq(nb_flow_threads(&nb_engine_rr, &p, 8), 8, "rr spinning: a thread per flow");
+	cr_assert_eq(nb_flow_threads(&nb_engine_crr, &p, 8), 8, "crr spinning: a thread per flow");
 	struct nb_params unpinned = { 0 };
 	cr_assert_eq(nb_flow_threads(&nb_engine_stream, &unpinned, 256), nb_flow_cpus(&unpinned));
 	cr_assert_geq(nb_flow_cpus(&unpinned), 1);

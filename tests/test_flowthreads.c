@@ -1,11 +1,15 @@
 /* net suite: flows over threads (flowloop.h) end to end through the agent and the client on
  * loopback: N flows driven by T threads per end keep every flow's own exact counts, for T < N
- * and T = N, TCP and UDP (stream) and pps. No timing: counts, identities and which threads ran. */
+ * and T = N, TCP and UDP (stream), pps, rr, crr and latency. No timing: counts, identities and
+ * which threads ran. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "engine.h"
+#include "engines.h"
 #include "flowloop.h"
+#include "hist.h"
+#include "nbt_pair.h"
 #include "nbt_stream.h"
 
 TestSuite(flowthreads, .init = nbt_stream_open, .fini = nbt_stream_close, .timeout = 120);
@@ -115,18 +119,25 @@ Test(flowthreads, three_pps_flows_over_one_thread_count_every_datagram)
 
 /* rr (wait: block): every flow has its own transactions, the server's count within one of the
  * client's (one in flight per flow), UDP's unanswered ones counted as timeouts. */
-static void rr_over(enum nb_proto proto, uint32_t flows, uint32_t threads)
+/* A request/response case of engine (32/128 bytes) with flows over threads, run to its end. */
+static void transactions_run(const char *engine, enum nb_proto proto, uint32_t flows,
+			     uint32_t threads, struct nbt_capture *cap)
 {
 	struct nb_msg_setup su = nbt_stream_setup(proto, NB_DIR_FORWARD, flows, 0, 0);
-	snprintf(su.params.engine, sizeof(su.params.engine), "rr");
+	snprintf(su.params.engine, sizeof(su.params.engine), "%s", engine);
 	su.params.request = 32;
 	su.params.response = 128;
-	su.params.timeout_ms = 1000;
+	su.params.timeout_ms = proto == NB_PROTO_UDP ? 1000 : 0;
 	su.params.threads = threads;
-	struct nbt_capture cap;
 	struct nb_test_result res;
-	cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
-	cr_assert_eq(cap.l.nflows, flows);
+	cr_assert_eq(nbt_stream_run(&su, cap, &res), NB_OUT_OK, "%s", res.error);
+	cr_assert_eq(cap->l.nflows, flows);
+}
+
+static void rr_over(enum nb_proto proto, uint32_t flows, uint32_t threads)
+{
+	struct nbt_capture cap;
+	transactions_run("rr", proto, flows, threads, &cap);
 	for (uint32_t f = 0; f < flows; f++) {
 		uint64_t cli = cap.l.flow[f].c[NB_C_TRANSACTIONS], srv = cap.p.flow[f].c[NB_C_TRANSACTIONS];
 		uint64_t lost = cap.l.flow[f].c[NB_C_TIMEOUTS];
@@ -150,4 +161,77 @@ Test(flowthreads, four_tcp_rr_flows_over_two_threads_keep_their_own_transactions
 Test(flowthreads, four_udp_rr_flows_over_two_threads_keep_their_own_transactions)
 {
 	rr_over(NB_PROTO_UDP, 4, 2);
+}
+
+/* crr (wait: block): a connection per transaction, so each flow's connects are its
+ * transactions, exactly (a transaction in flight at the stop is finished first); the server's
+ * flows take connections off one listener, each whichever comes, so only their sum is the
+ * clients': at least it, at most one more per flow (the answer in flight). */
+static void crr_over(uint32_t flows, uint32_t threads)
+{
+	struct nbt_capture cap;
+	transactions_run("crr", NB_PROTO_TCP, flows, threads, &cap);
+	uint64_t cli = 0, srv = 0;
+	for (uint32_t f = 0; f < flows; f++) {
+		const struct nb_flow_snap *c = &cap.l.flow[f];
+		cr_assert_gt(c->c[NB_C_TRANSACTIONS], 0, "flow %u: transactions", f);
+		cr_assert_eq(c->c[NB_C_CONNECTS], c->c[NB_C_TRANSACTIONS],
+			     "flow %u: %llu connects for %llu transactions", f,
+			     (unsigned long long)c->c[NB_C_CONNECTS],
+			     (unsigned long long)c->c[NB_C_TRANSACTIONS]);
+		cr_assert_gt(c->c[NB_C_CONNECT_NS], 0, "flow %u: its connects took time", f);
+		cr_assert_eq(c->c[NB_C_TX_PACKETS], c->c[NB_C_TRANSACTIONS], "flow %u: a request each", f);
+		cli += c->c[NB_C_TRANSACTIONS];
+		srv += cap.p.flow[f].c[NB_C_TRANSACTIONS];
+	}
+	cr_assert(srv >= cli && srv <= cli + flows, "clients %llu, server %llu transactions",
+		  (unsigned long long)cli, (unsigned long long)srv);
+	assert_threads(&cap, threads);
+}
+
+Test(flowthreads, four_crr_flows_over_two_threads_connect_once_per_transaction)
+{
+	crr_over(4, 2);
+}
+
+/* latency (wait: block), through both sessions in this process: every message a flow sent is
+ * answered or timed out, exactly (the stop comes timeout_ms after the quiesce), and the round
+ * trips recorded are the answers. rate 0: ping-pong; else under load at rate messages/s. */
+static void latency_over(enum nb_proto proto, uint64_t rate, uint32_t flows, uint32_t threads)
+{
+	struct nb_params p = nbt_params("latency", proto);
+	p.streams = flows;
+	p.rate = rate;
+	p.threads = threads;
+	struct nbt_pair pr;
+	nbt_pair_start(&pr, &nb_engine_latency, &p);
+	nbt_sleep_ms(1000);
+	struct nb_snapshot *cs = nb_snapshot_create(true), *ss = nb_snapshot_create(false);
+	nbt_pair_stop(&pr, cs, ss); /* asserts that no flow failed */
+	cr_assert_eq(cs->nflows, flows);
+	for (uint32_t f = 0; f < flows; f++) {
+		const uint64_t *c = cs->flow[f].c;
+		cr_assert_gt(c[NB_C_TRANSACTIONS], 0, "flow %u: answers", f);
+		cr_assert_eq(c[NB_C_TX_PACKETS], c[NB_C_TRANSACTIONS] + c[NB_C_TIMEOUTS],
+			     "flow %u: sent %llu = answered %llu + timeouts %llu", f,
+			     (unsigned long long)c[NB_C_TX_PACKETS],
+			     (unsigned long long)c[NB_C_TRANSACTIONS],
+			     (unsigned long long)c[NB_C_TIMEOUTS]);
+	}
+	cr_assert_eq(atomic_load(&cs->hist->count), nbt_sum(cs, NB_C_TRANSACTIONS),
+		     "a round trip per answer");
+	cr_assert_eq(threads_seen(cs), threads, "client: %u threads ran", threads_seen(cs));
+	cr_assert_eq(threads_seen(ss), threads, "server: %u threads ran", threads_seen(ss));
+	nb_snapshot_destroy(cs);
+	nb_snapshot_destroy(ss);
+}
+
+Test(flowthreads, four_udp_latency_flows_under_load_over_two_threads_answer_or_time_out)
+{
+	latency_over(NB_PROTO_UDP, 2000, 4, 2);
+}
+
+Test(flowthreads, four_tcp_ping_pong_flows_over_two_threads_answer_every_message)
+{
+	latency_over(NB_PROTO_TCP, 0, 4, 2);
 }
