@@ -70,6 +70,9 @@ Test(config_working, every_mistake_is_one_located_line)
 		{ "tests:\n  - name: a\n    idle: 0s\n    load: {}\n"
 		  "    probes: [{engine: latency, rate: 1pps}]\n",
 		  "3:11", "leaves no idle interval" },
+		{ "tests:\n  - name: a\n    idle: 121s\n    load: {}\n"
+		  "    probes: [{engine: latency, rate: 1pps}]\n",
+		  "3:11", "idle 121s is too long (expected at most 120s" },
 		{ "tests:\n  - name: a\n    load: {direction: sideways}\n"
 		  "    probes: [{engine: latency, rate: 1pps}]\n",
 		  "3:23", "bad load direction 'sideways' (expected up, down or both)" },

@@ -97,6 +97,9 @@ struct nb_path {
 };
 
 #define NB_PROBES_MAX 8
+/* A working case's idle phase at most: the load's agent waits that long for its START, and no
+ * longer (agent_session.c START_TIMEOUT_MS). */
+#define NB_WORKING_IDLE_MAX_NS (120ull * 1000000000ull)
 
 struct nb_test;
 

@@ -175,6 +175,10 @@ static bool phase(struct nb_cfg_ctx *c, const struct nb_ynode *node, const char 
 		return nb_yerror(c->err, at, "%s %gs is not a whole number of intervals of %gs "
 				 "(expected the phases to start on a tick)", key, (double)*out / 1e9,
 				 (double)interval / 1e9);
+	if (need && *out > NB_WORKING_IDLE_MAX_NS)
+		return nb_yerror(c->err, at, "%s %gs is too long (expected at most %gs: the load's agent "
+				 "waits no longer for its START)", key, (double)*out / 1e9,
+				 (double)NB_WORKING_IDLE_MAX_NS / 1e9);
 	if (need && *out < interval)
 		return nb_yerror(c->err, at, "%s %gs leaves no idle interval (expected at least one "
 				 "interval of %gs: the idle phase is the baseline)", key,

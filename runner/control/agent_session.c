@@ -23,6 +23,12 @@
 #include "timeline.h"
 
 #define SETUP_TIMEOUT_MS 10000
+/* READY to START: a composite's START waits for every path's data stage, each of which may take
+ * a SETUP_TIMEOUT_MS to fail (the runner's data connection, the other agent's accept), and a
+ * working case's load STARTs after its idle phase (at most NB_WORKING_IDLE_MAX_NS) and the
+ * probes' warm-up. A wait of SETUP_TIMEOUT_MS alone lost that race: a healthy path's agent gave
+ * up on START just before it came ("unexpected message between tests"). */
+#define START_TIMEOUT_MS 150000
 #define STOP_GRACE_NS (30ull * 1000000000ull) /* the run's RESULT waits this long for STOP */
 
 struct session_ctx {
@@ -98,7 +104,7 @@ static bool await_start(struct nb_ctl *ctl)
 {
 	struct nb_msg m;
 	struct nb_error err;
-	int r = nb_ctl_recv(ctl, &m, SETUP_TIMEOUT_MS, &err);
+	int r = nb_ctl_recv(ctl, &m, START_TIMEOUT_MS, &err);
 	bool ok = r == 1 && m.type == NB_MSG_START;
 	if (r == 1)
 		nb_msg_free(&m);
