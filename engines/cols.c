@@ -104,6 +104,10 @@ const struct nb_col_def nb_cols[NB_COL_COUNT] = {
 	COL(NB_COL_LB_RX_UDP, "lb_rx_udp_errs", "", "Receiver's UDP input errors (not buffer)", LO),
 	COL(NB_COL_LB_PATH, "lb_path", "", "Lost on the path (unaccounted at both ends)", LO),
 	COL(NB_COL_LB_EXCESS, "lb_excess", "", "Drops counted beyond the loss (noisy budget)", NO),
+	COL(NB_COL_LB_SENT, "lb_sent", "", "Datagrams the loss budget covers (run: the whole test)", NO),
+	COL(NB_COL_LB_LOST, "lb_lost", "", "Of them lost (what the budget's parts add up to)", LO),
+	COL(NB_COL_LB_SND_ERRS, "lb_snd_errs", "", "Sends refused over the budget's span", LO),
+	COL(NB_COL_LB_RCVBUF, "lb_rcvbuf_drops", "", "Receiver socket-buffer drops over the budget's span", LO),
 };
 
 const enum nb_col nb_dir_base[NB_DIR_NCOLS] = {

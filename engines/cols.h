@@ -52,9 +52,12 @@ enum nb_col {
 	NB_COL_REV_TARGET_RATE, NB_COL_REV_ACHIEVED_RATE,
 	/* the loss budget of a UDP case (runner/control/metrics_loss.c): the host counters' drops
 	 * in the span at the sending end(s) and the receiving end(s), what is left of `lost` for
-	 * the path, and by how much the parts exceed the loss (> 0: noisy, no path figure) */
+	 * the path, and by how much the parts exceed the loss (> 0: noisy, no path figure); then
+	 * what the budget covers: an interval's is the interval's tx_packets, lost, snd_errs and
+	 * rcvbuf_drops, the run's the whole test's (before the first send to after the drain) */
 	NB_COL_LB_TX_QDISC, NB_COL_LB_TX_IF, NB_COL_LB_RX_IF, NB_COL_LB_RX_IP, NB_COL_LB_RX_UDP,
-	NB_COL_LB_PATH, NB_COL_LB_EXCESS,
+	NB_COL_LB_PATH, NB_COL_LB_EXCESS, NB_COL_LB_SENT, NB_COL_LB_LOST, NB_COL_LB_SND_ERRS,
+	NB_COL_LB_RCVBUF,
 	NB_COL_COUNT
 };
 

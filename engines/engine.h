@@ -78,6 +78,8 @@ struct nb_params {
 	unsigned char key[NB_KEY_LEN];
 	uint16_t port;          /* agentless engines (connect): the target's port; not sent to agents */
 	uint32_t datapath;      /* pps: enum nb_pkt_datapath, the sockets or AF_XDP (engines/xdp/) */
+	uint64_t bottleneck_bps; /* stream: the path's bottleneck bandwidth, bit/s, for the report's
+				    RFC 6349 numbers (0 = unknown); the runner's own, not sent */
 	/* The engine's own parameters: its own struct, which its table's params rows describe
 	 * (param_defs.h NB_PARAM_OWN); opaque to everyone else. */
 	_Alignas(8) unsigned char own[NB_PARAMS_OWN_MAX];
@@ -394,6 +396,9 @@ struct nb_engine {
 	 *  thread drives several flows over epoll (`threads`, flowloop.h). Where threads = flows
 	 *  the harness still runs client_flow / server_flow, one thread each. */
 	const struct nb_flow_steps *steps;
+	/** Optional (NULL = traits.records_latency alone): whether a case with p records round
+	 *  trips though its traits say no (stream with self probes, stream_self.h). */
+	bool (*records_latency)(const struct nb_params *p);
 };
 
 /** Add e after the shipped engines (a test's engine of its own); false with err when its name
@@ -404,6 +409,10 @@ bool nb_engine_register(const struct nb_engine *e, struct nb_error *err);
 const struct nb_engine *nb_engine_find(const char *name);
 /** The NULL-terminated list of all engines, in registry order. */
 const struct nb_engine *const *nb_engine_list(void);
+/** The engine that probes latency beside a load over UDP at a message rate through an agent
+ *  (a search's latency at % of PDR): the first registered one that records round trips over a
+ *  connected UDP socket and is paced when given a rate; NULL when none is. */
+const struct nb_engine *nb_engine_udp_probe(void);
 /** How long e's receivers drain after its senders stop (its drain_ns op; 0 without one). */
 uint64_t nb_engine_drain_ns(const struct nb_engine *e, const struct nb_params *p);
 /** Whether e runs over proto; false for e NULL (an unknown engine). */
@@ -418,6 +427,12 @@ bool nb_engine_request_response(const struct nb_engine *e);
 bool nb_engine_agentless(const struct nb_engine *e);
 /** Whether e's client flows record round-trip times (traits.records_latency); false for NULL. */
 bool nb_engine_records_latency(const struct nb_engine *e);
+/** Whether a case of e with p records round trips: its traits, or its records_latency op. */
+bool nb_case_records_latency(const struct nb_engine *e, const struct nb_params *p);
+/** Whether a case's client flows record their schedule lag (f->lag_hist, schedule.h): those that
+ *  record round trips, and UDP senders paced in user space at a rate (each release's oldest
+ *  datagram: what a loss search judges a failing trial's sender by). */
+bool nb_case_records_lag(const struct nb_engine *e, const struct nb_params *p);
 /** Whether e's run result counts the run's window by due time (its set_window op: latency);
  *  false for e NULL. */
 bool nb_engine_due_window(const struct nb_engine *e);

@@ -181,6 +181,22 @@ bool nb_ifstats_route_ifname(const struct sockaddr *peer, socklen_t len, char *i
 	return nb_ifstats_route(peer, len, &r, err) && put_name(r.ifname, ifname, n, err);
 }
 
+void nb_ifstats_loss_read(const char *ifname, struct nb_lossstats *out)
+{
+	struct nb_ifstats st;
+	*out = (struct nb_lossstats){ 0 };
+	if (ifname && ifname[0] && nb_ifstats_read(NULL, ifname, &st, NULL) &&
+	    !nb_lossstats_read(ifname, out))
+		out->ok = 0;
+}
+
+void nb_ifstats_loss_put(struct nb_snapshot *s, const struct nb_lossstats *l)
+{
+	s->has_loss = l->ok != 0;
+	s->loss_ok = l->ok;
+	memcpy(s->loss, l->v, sizeof(s->loss));
+}
+
 void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname)
 {
 	struct nb_ifstats st;
@@ -196,9 +212,6 @@ void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname)
 	s->has_if = true;
 	/* the budget's counters of the same interface and host (lossstats.h) */
 	struct nb_lossstats l;
-	if (nb_lossstats_read(ifname, &l)) {
-		s->has_loss = true;
-		s->loss_ok = l.ok;
-		memcpy(s->loss, l.v, sizeof(s->loss));
-	}
+	if (nb_lossstats_read(ifname, &l))
+		nb_ifstats_loss_put(s, &l);
 }

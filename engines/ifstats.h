@@ -54,5 +54,12 @@ struct nb_snapshot;
 /** Attach the counters of ifname to a snapshot (has_if stays false when unreadable or no name),
  *  and the loss budget's counters of that interface and host (has_loss, lossstats.h). */
 void nb_ifstats_fill_snapshot(struct nb_snapshot *s, const char *ifname);
+struct nb_lossstats;
+/** The loss budget's counters of ifname and the host alone, read where a snapshot would read
+ *  them (ok stays 0 when nb_ifstats_fill_snapshot would leave has_loss false): an end's reading
+ *  before its START, from which the run's budget is the whole test's (metrics_loss.c). */
+void nb_ifstats_loss_read(const char *ifname, struct nb_lossstats *out);
+/** Put reading l in s's loss block in place of what s read (has_loss when l has a counter). */
+void nb_ifstats_loss_put(struct nb_snapshot *s, const struct nb_lossstats *l);
 
 #endif

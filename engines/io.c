@@ -39,6 +39,24 @@ void nb_io_spin_pause(void)
 		sched_yield();
 }
 
+/* Under SCHED_FIFO / SCHED_RR a thread is never preempted by one of its own priority: a sender
+ * that never blocks would starve the controller waiting on the same CPU for good (the run never
+ * ends; seen with `taskset -c 0 chrt -f 20 nbrun` on an unpaced UDP stream). sched_yield
+ * returns at once when nothing else of its priority is runnable there. */
+#define RT_YIELD_EVERY 16u
+
+void nb_io_rt_turn(void)
+{
+	static _Thread_local int rt = -1;
+	static _Thread_local unsigned turns;
+	if (rt < 0) {
+		int pol = sched_getscheduler(0);
+		rt = pol == SCHED_FIFO || pol == SCHED_RR;
+	}
+	if (rt && ++turns % RT_YIELD_EVERY == 0)
+		sched_yield();
+}
+
 /* Sleep in ppoll until fd is ready, one slice passes or the deadline comes. */
 static enum nb_io poll_slice(int fd, bool for_write, uint64_t deadline_ns, int *ready)
 {

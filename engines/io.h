@@ -41,6 +41,11 @@ enum nb_io nb_io_send_all(const struct nb_flow *f, int fd, const void *buf, size
 enum nb_io nb_io_wait(const struct nb_flow *f, int fd, bool for_write, uint64_t deadline_ns);
 /** Called on every empty poll of a spinning loop: now and then gives the CPU to another thread. */
 void nb_io_spin_pause(void);
+/** One turn of a loop that may never block (an unpaced sender on an always-writable socket):
+ *  under a real-time policy (chrt -f) the thread gives its CPU away every few turns, since no
+ *  thread of its own priority would ever run on that CPU again (the controller whose timer ends
+ *  the run, its signal handler). A normal thread is preempted by the scheduler: no call. */
+void nb_io_rt_turn(void);
 /** Record an I/O failure in f->err unless the flow is stopping; returns -1, or 0 when stopping. */
 int nb_io_fail(struct nb_flow *f, enum nb_io r, const char *what);
 /** A non-blocking call that found nothing to do now (errno e: EAGAIN, EINTR). */

@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "ethtool_drops.h"
 #include "ifcounter.h"
 
 /* TCA_STATS2's TCA_STATS_QUEUE (struct gnet_stats_queue), else the old TCA_STATS (struct
@@ -239,6 +240,9 @@ bool nb_lossstats_read(const char *ifname, struct nb_lossstats *out)
 		for (size_t k = 0; k < sizeof(sys) / sizeof(sys[0]); k++)
 			if (nb_ifstats_counter(NULL, ifname, sys[k].name, &o.v[sys[k].i], NULL))
 				o.ok |= 1u << sys[k].i;
+		uint64_t driver;
+		if ((o.ok & 1u << NB_L_IF_RX_DROPPED) && nb_ethtool_drops_read(ifname, &driver))
+			o.v[NB_L_IF_RX_DROPPED] += driver;
 	}
 	read_snmp(&o);
 	*out = o;

@@ -19,7 +19,8 @@ enum nb_loss_counter {
 	NB_L_QDISC_DROPS,   /* the interface's root qdisc: drops (gnet_stats_queue) */
 	NB_L_IF_TX_DROPPED, /* statistics/tx_dropped */
 	NB_L_IF_TX_ERRORS,  /* statistics/tx_errors */
-	NB_L_IF_RX_DROPPED, /* statistics/rx_dropped */
+	NB_L_IF_RX_DROPPED, /* statistics/rx_dropped, plus the driver's own receive drops that no
+			       sysfs counter holds (`ethtool -S`, ethtool_drops.h) */
 	NB_L_IF_RX_MISSED,  /* statistics/rx_missed_errors */
 	NB_L_IF_RX_ERRORS,  /* statistics/rx_errors */
 	NB_L_IP_IN_DROPS,   /* Ip InHdrErrors + InAddrErrors + InUnknownProtos + InDiscards, and Ip6's */

@@ -63,6 +63,9 @@ static void sleep_until(uint64_t t_ns)
 static uint32_t release(struct nb_pacer *p, uint64_t now, uint32_t max)
 {
 	uint64_t late = now - p->next_ns;
+	p->lag_due_ns = p->next_ns; /* how far behind its schedule, forgiven debt included */
+	p->lag_at_ns = now;
+	p->lag_new = true;
 	if (late > NB_PACE_MAX_DEBT_NS) {
 		if (p->interval_ns)
 			p->forgiven += (late - NB_PACE_MAX_DEBT_NS) / p->interval_ns;

@@ -53,6 +53,9 @@ struct nb_pacer {
 	uint32_t max_run;       /* most packets released at once so far (the largest burst) */
 	uint64_t slack_ns;      /* a wake-up at most this late still finds at most burst due */
 	uint64_t forgiven;      /* send times dropped from the schedule as forgiven debt, so far */
+	uint64_t lag_due_ns;    /* the last release's oldest packet: its send time ... */
+	uint64_t lag_at_ns;     /* ... and when it was released (its schedule lag is the difference) */
+	bool lag_new;           /* a release not yet taken by the caller's lag record */
 	uint64_t lead_ns;       /* moving average of how late a timed wake-up comes */
 	uint64_t frac_num, frac_den, frac_acc; /* exact: interval = frac_den / frac_num ns, remainder carried */
 };

@@ -92,6 +92,12 @@ const struct nb_param_def nb_param_defs[] = {
 	  .doc_default = "the flows, at most the CPUs the engine may use (`cpus`, else the process's affinity), at each end",
 	  .doc = "flow threads per end: each drives its share of the flows with epoll; as many as "
 		 "the flows = one thread per flow (docs/engines.md)" },
+	{ .key = "bottleneck", .kind = NB_PK_RATE, .flags = NB_PF_LISTED | NB_PF_LOCAL | NB_PF_TCP,
+	  FIELD(bottleneck_bps), .unit = "bit/s", .max = 1000000000000000ull,
+	  .column = "bottleneck_bps", .expect = "a bit rate such as 1G or 100Mbit/s",
+	  .doc_value = "bit rate such as `1G`, `100Mbit/s`; 0 = unknown", .doc_default = "unknown",
+	  .doc = "TCP stream: the path's bottleneck bandwidth, for RFC 6349's TCP Transfer Time Ratio "
+		 "and its window-below-BDP check (docs/reports.md); the report's only, never sent" },
 	{ .key = NULL },
 };
 

@@ -37,6 +37,8 @@ enum nb_param_kind {
 	NB_PK_SIZE,        /* bytes with K, M, G (powers of 1024), in [min, max]; field: uint32_t */
 	NB_PK_DURATION_MS, /* a duration in [min, max] milliseconds; field: uint32_t ms */
 	NB_PK_DURATION_US, /* a duration in [min, max] microseconds; field: uint32_t us */
+	NB_PK_RATE,        /* bit/s with k, M, G, T (powers of 1000), bps or bit/s, in [min, max]
+			      (never a packet rate); field: uint64_t */
 	NB_PK_CPUS,        /* CPU numbers and ranges, each once: a uint32_t count at offset, the
 			      int16_t CPUs right after it (nb_params.ncpus, cpus); plan.csv "0,2";
 			      wire: u32 count, u16 each */

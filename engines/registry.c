@@ -116,3 +116,15 @@ const struct nb_engine *nb_engine_find(const char *name)
 			return engines[i];
 	return NULL;
 }
+
+const struct nb_engine *nb_engine_udp_probe(void)
+{
+	for (size_t i = 0; engines[i]; i++) {
+		const struct nb_engine *e = engines[i];
+		if (e->traits.records_latency && e->datapath == NB_DATAPATH_CONNECTED &&
+		    nb_engine_runs_over(e, NB_PROTO_UDP) && e->traits.rate == NB_RATE_KIND_PACKETS &&
+		    e->traits.loop == NB_LOOP_CLOSED_UNPACED)
+			return e;
+	}
+	return NULL;
+}

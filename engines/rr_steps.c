@@ -31,6 +31,8 @@ bool nb_rr_steps_cover(const struct nb_params *p)
 	return p->wait == NB_WAIT_BLOCK;
 }
 
+/* n: what the call returned (0: the peer closed); errno e when it failed (nb_io_move sets
+ * ECONNRESET for a close it saw). */
 static enum nb_io io_of(ssize_t n, int e)
 {
 	if (n == 0 || e == ECONNRESET || e == EPIPE || e == ECONNREFUSED)
@@ -75,7 +77,7 @@ static int tcp_client(struct nb_flow *f, struct rrstep *st, struct nb_flow_wants
 		unsigned char *buf = st->sending ? st->req : st->resp;
 		int r = tcp_move(f, st, buf, st->sending ? f->p->request : f->p->response, st->sending);
 		if (r < 0)
-			return nb_io_fail(f, io_of(0, errno), "TCP_RR transaction");
+			return nb_io_fail(f, io_of(-1, errno), "TCP_RR transaction");
 		if (r == 0)
 			break;
 		nb_rr_count_io(f, st->sending, st->sending ? f->p->request : f->p->response);
@@ -97,7 +99,7 @@ static int tcp_server(struct nb_flow *f, struct rrstep *st, struct nb_flow_wants
 		if (r < 0 && !st->sending && st->off == 0 && errno == ECONNRESET)
 			return 0; /* the client ended the run (it reports its own failures) */
 		if (r < 0)
-			return nb_io_fail(f, io_of(0, errno), "TCP_RR server");
+			return nb_io_fail(f, io_of(-1, errno), "TCP_RR server");
 		if (r == 0)
 			break;
 		nb_rr_count_io(f, st->sending, st->sending ? f->p->response : f->p->request);

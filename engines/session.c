@@ -56,8 +56,10 @@ static struct nb_session *session_new(const struct nb_engine *e, const struct nb
 		f->epoch = &s->epoch;
 		f->lag = 1;
 		s->clocks[i] = (clockid_t)-1; /* no thread yet; a thread's other flows never get one */
-		if (nb_engine_records_latency(e) && side == NB_SIDE_CLIENT &&
-		    (!(f->hist = nb_hist_create()) || !(f->lag_hist = nb_hist_create()))) {
+		bool client = side == NB_SIDE_CLIENT;
+		if ((client && nb_case_records_latency(e, p) && !(f->hist = nb_hist_create())) ||
+		    ((client || f->sends) && nb_case_records_lag(e, p) &&
+		     !(f->lag_hist = nb_hist_create()))) {
 			nb_session_destroy(s);
 			nb_error_set(err, "out of memory");
 			return NULL;

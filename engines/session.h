@@ -43,15 +43,21 @@ struct nb_snapshot {
 	uint32_t nflows;
 	struct nb_flow_snap flow[NB_MAX_FLOWS];
 	struct nb_hist *hist;                 /* merged RTT histogram of all flows, or NULL */
-	struct nb_hist *lag;                  /* with hist: the flows' schedule lag (send time - due
+	struct nb_hist *lag;                  /* the flows' schedule lag (send time - due
 						 time, schedule.h) merged; never on the wire */
 	bool has_loss;                        /* the loss budget's counters below were read */
 	uint32_t loss_ok;                     /* bit i: loss[i] could be read (lossstats.h) */
 	uint64_t loss[NB_L_COUNT];            /* the host's drop counters, enum nb_loss_counter */
 };
 
+/** Whether any of s's flows records its schedule lag (a paced sender of this end,
+ *  nb_case_records_lag): its snapshots then want a lag histogram. */
+bool nb_session_records_lag(const struct nb_session *s);
 /** Allocate a snapshot (with the RTT and lag histograms when with_hist); NULL on out of memory. */
 struct nb_snapshot *nb_snapshot_create(bool with_hist);
+/** Allocate a snapshot with the RTT histogram when with_hist, the lag histogram when with_lag
+ *  (a paced sender's schedule lag: nb_case_records_lag). */
+struct nb_snapshot *nb_snapshot_create_with(bool with_hist, bool with_lag);
 /** A copy of s, its histogram too (NULL for NULL or on out of memory). */
 struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s);
 /** Free; NULL is a no-op. */

@@ -180,6 +180,14 @@ void nb_session_snapshot(struct nb_session *s, struct nb_snapshot *out)
 	host_ticks(&out->host_busy_ticks, &out->host_steal_ticks, &out->host_total_ticks);
 }
 
+bool nb_session_records_lag(const struct nb_session *s)
+{
+	for (uint32_t i = 0; i < s->nflows; i++)
+		if (s->flows[i].lag_hist)
+			return true;
+	return false;
+}
+
 void nb_session_window_hist(struct nb_session *s, struct nb_hist *out)
 {
 	nb_hist_init(out);
@@ -229,19 +237,25 @@ bool nb_session_stop(struct nb_session *s, struct nb_error *err)
 	return ok;
 }
 
-struct nb_snapshot *nb_snapshot_create(bool with_hist)
+struct nb_snapshot *nb_snapshot_create_with(bool with_hist, bool with_lag)
 {
 	struct nb_snapshot *s = calloc(1, sizeof(*s));
-	if (s && with_hist && (!(s->hist = nb_hist_create()) || !(s->lag = nb_hist_create()))) {
+	if (s && ((with_hist && !(s->hist = nb_hist_create())) ||
+		  (with_lag && !(s->lag = nb_hist_create())))) {
 		nb_snapshot_destroy(s);
 		return NULL;
 	}
 	return s;
 }
 
+struct nb_snapshot *nb_snapshot_create(bool with_hist)
+{
+	return nb_snapshot_create_with(with_hist, with_hist);
+}
+
 struct nb_snapshot *nb_snapshot_dup(const struct nb_snapshot *s)
 {
-	struct nb_snapshot *d = s ? nb_snapshot_create(s->hist != NULL) : NULL;
+	struct nb_snapshot *d = s ? nb_snapshot_create_with(s->hist != NULL, s->lag != NULL) : NULL;
 	if (!d)
 		return NULL;
 	struct nb_hist *h = d->hist, *lag = d->lag;

@@ -34,6 +34,7 @@
 #include "udpgso.h"
 #include "udpstep.h"
 #include "report_shapes.h"
+#include "stream_self.h"
 
 #define UDP_BATCH 16
 #define TCP_RECV_BUF (128 * 1024)
@@ -47,7 +48,14 @@ static bool stream_validate(const struct nb_params *p, struct nb_error *err)
 				    NB_DGRAM_HDR, NB_UDP_MAX_PAYLOAD, NB_DGRAM_HDR);
 	if (p->streams == 0 || p->streams > NB_MAX_FLOWS / 2)
 		return nb_error_set(err, "streams must be 1..%d", NB_MAX_FLOWS / 2);
-	return true;
+	return nb_stream_self_validate(p, err);
+}
+
+/* The kernel's TCP states after a FIN arrived (linux/tcp.h does not name them; netinet/tcp.h's
+ * tcp_info clashes with it): TIME_WAIT 6, CLOSE_WAIT 8, LAST_ACK 9, CLOSING 11. */
+static bool fin_received(uint8_t state)
+{
+	return state == 6 || state == 8 || state == 9 || state == 11;
 }
 
 /* TCP: the kernel's counts of the flow's socket, read by the harness at each tick, so every
@@ -79,7 +87,12 @@ static void stream_kernel_counters(struct nb_flow *f)
 				      memory_order_relaxed);
 		nb_gauge_set(f, NB_G_MIN_RTT_US, ti.tcpi_min_rtt);
 	} else {
-		struct nb_tcprx_reading r = { ti.tcpi_bytes_received, ti.tcpi_data_segs_in,
+		/* the peer's FIN takes a sequence number, which tcpi_bytes_received counts as a
+		 * byte: a sender that closed before this reading is not one byte longer */
+		uint64_t fin = fin_received(ti.tcpi_state);
+		if (ti.tcpi_bytes_received < fin)
+			fin = 0;
+		struct nb_tcprx_reading r = { ti.tcpi_bytes_received - fin, ti.tcpi_data_segs_in,
 					      ti.tcpi_rcv_mss, ti.tcpi_rcv_ooopack,
 					      nb_sock_rmem_alloc(f->fd) };
 		/* after the drain the window is closed: the whole flow counts exactly */
@@ -279,12 +292,21 @@ static void stream_close(struct nb_flow *f)
 	f->run = NULL;
 }
 
+/* Self probes run on a thread per flow (stream_self.h): the steps carry the plain stream only. */
+static bool stream_covers(const struct nb_params *p)
+{
+	return !nb_stream_self_on(p);
+}
+
 static const struct nb_flow_steps stream_steps = {
+	.covers = stream_covers,
 	.open = stream_open, .step = stream_step, .close = stream_close,
 };
 
 static int stream_flow(struct nb_flow *f)
 {
+	if (nb_stream_self_on(f->p))
+		return nb_stream_self_flow(f);
 	if (f->p->proto == NB_PROTO_TCP)
 		return f->sends ? tcp_send(f) : tcp_recv(f);
 	return f->sends ? udp_send(f) : udp_recv(f);
@@ -301,9 +323,17 @@ static uint64_t stream_drain_ns(const struct nb_params *p)
 	return p->proto == NB_PROTO_UDP ? NB_UDP_DRAIN_NS : TCP_DRAIN_NS;
 }
 
+/* The shared directional columns, and the self probes' counts. */
+static void stream_report(const struct nb_engine *e, const struct nb_params *p,
+			  const struct nb_span *s, uint32_t lo, uint32_t hi, struct nb_metrics *m)
+{
+	nb_report_directional(e, p, s, lo, hi, m);
+	nb_stream_self_report(p, s, lo, hi, m);
+}
+
 /* The config keys that mean something to stream beyond the common ones. */
 static const char *const stream_keys[] = { "size", "rate", "direction", "gso", "burst", "sweep",
-					   "threads", NULL };
+					   "threads", "bottleneck", NULL };
 
 const struct nb_engine nb_engine_stream = {
 	.name = "stream",
@@ -331,7 +361,11 @@ const struct nb_engine nb_engine_stream = {
 	.prepare_socket = stream_prepare_socket, /* UDP receivers: 4 MiB buffer and GRO, early */
 	.kernel_counters = stream_kernel_counters, /* TCP_INFO; UDP: the receiver's drop counter */
 	.drain_ns = stream_drain_ns,           /* UDP: 500 ms for datagrams in flight */
-	.report = nb_report_directional,
+	.report = stream_report,               /* directional, and the self probes' counts */
+	.records_latency = nb_stream_self_on,  /* self probes: the client's round trips */
+	.params = nb_stream_params,            /* self */
+	.counters = nb_stream_counters,        /* self requests and answers (the client's) */
+	.columns = nb_stream_columns,          /* self_sent, self_answered, self_waiting */
 	.flow_init = stream_flow_init,         /* TCP: the receiver's arrived-bytes state */
 	.flow_fini = stream_flow_fini,
 	.steps = &stream_steps,                /* flows over threads (threads:) */

@@ -42,6 +42,17 @@ bool nb_engine_records_latency(const struct nb_engine *e)
 	return e && e->traits.records_latency;
 }
 
+bool nb_case_records_latency(const struct nb_engine *e, const struct nb_params *p)
+{
+	return nb_engine_records_latency(e) || (e && e->records_latency && e->records_latency(p));
+}
+
+bool nb_case_records_lag(const struct nb_engine *e, const struct nb_params *p)
+{
+	return nb_case_records_latency(e, p) ||
+	       (e && p->rate > 0 && p->proto == NB_PROTO_UDP && e->traits.rate != NB_RATE_KIND_NONE);
+}
+
 bool nb_engine_due_window(const struct nb_engine *e)
 {
 	return e && e->set_window;

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "epoch.h"
+#include "io.h"
+#include "schedule.h"
 #include "sock.h"
 
 /* ---- sender ---- */
@@ -92,6 +94,10 @@ int nb_udptx_send(struct nb_udptx *t, uint32_t n)
 	int sent = send_batch(t, n);
 	if (sent < 0)
 		return send_failed(t) == 0 ? -2 : -1;
+	if (t->pacer.lag_new) { /* a release's oldest datagram: its schedule lag */
+		nb_flow_lag(f, t->pacer.lag_due_ns, t->pacer.lag_at_ns);
+		t->pacer.lag_new = false;
+	}
 	nb_pacer_sent(&t->pacer, (uint32_t)sent);
 	nb_gauge_set(f, NB_G_MAX_BURST, t->pacer.max_run);
 	atomic_store_explicit(&f->c[NB_C_PACE_FORGIVEN], t->pacer.forgiven, memory_order_relaxed);
@@ -101,6 +107,7 @@ int nb_udptx_send(struct nb_udptx *t, uint32_t n)
 int nb_udptx_step(struct nb_udptx *t)
 {
 	struct nb_flow *f = t->f;
+	nb_io_rt_turn();
 	uint32_t n = nb_pacer_wait(&t->pacer, t->per_call, f->quiesce);
 	if (n == 0)
 		return 0;

@@ -219,3 +219,25 @@ Test(config_errors, a_set_colliding_with_the_file_names_the_other_key)
 	cr_expect_not_null(strstr(got, "--set duration: duration 0.5s leaves no room for interval 1s "
 				  "(the default): also set interval, e.g. --set interval=0.5s"), "%s", got);
 }
+
+/* bottleneck: a bit rate for the report's RFC 6349 numbers (stream only; never a packet rate). */
+Test(config_errors, bottleneck_takes_a_bit_rate)
+{
+	static const struct { const char *v; uint64_t bps; } t[] = {
+		{ "1G", 1000000000ull }, { "100Mbit/s", 100000000ull }, { "2.5Gbps", 2500000000ull },
+		{ "0", 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "bottleneck: %s", t[i].v);
+		cr_expect_eq(one_test(line).base.bottleneck_bps, t[i].bps, "bottleneck %s", t[i].v);
+	}
+	cr_expect_eq(one_test("size: 1400").base.bottleneck_bps, 0, "unknown by default");
+	static const struct nbt_err_case bad[] = {
+		{ "10kpps", "4:17", "bottleneck '10kpps' is a packet rate (expected a bit rate such as 1G" },
+		{ "fast", "4:17", "bad bottleneck 'fast'" },
+	};
+	assert_errs("tests:\n  - name: a\n    engine: stream\n    bottleneck: ", bad, sizeof(bad) / sizeof(bad[0]));
+	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    bottleneck: 1G\n"), "4:5",
+		   "'bottleneck' does not apply to engine rr (expected with stream)");
+}

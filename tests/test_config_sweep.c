@@ -186,3 +186,49 @@ Test(config, sweep_conflicts_with_rate_and_a_search_needs_udp)
 	assert_err(fail("tests:\n  - name: a\n    engine: rr\n    sweep: {rate: {from: 1M, to: 1G, "
 			"loss: 1%}}\n"), "4:5", "'sweep' does not apply to engine rr");
 }
+
+/* latency_at: FD.io CSIT's latency at % of PDR, fractions of the search's PDR rate. */
+Test(config, a_search_takes_the_fractions_of_its_pdr_for_latency)
+{
+	struct nb_config cfg;
+	struct nb_error err;
+	cr_assert(load_sets("tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+			    "    sweep: {rate: {from: 10M, to: 1G, loss: [0%, 0.5%]}, "
+			    "latency_at: [0%, 10%, 50%, 90%]}\n  - name: b\n    engine: stream\n"
+			    "    protocol: udp\n    sweep: {rate: {from: 10M, to: 1G, loss: 0.5%}}\n",
+			    NULL, 0, &cfg, &err), "%s", err.msg);
+	const struct nb_sweep *s = &cfg.tests[0].sweep;
+	cr_assert_eq(s->nlatency_at, 4);
+	cr_assert_float_eq(s->latency_at[0], 0.0, 1e-12);
+	cr_assert_float_eq(s->latency_at[3], 0.9, 1e-12);
+	cr_assert_eq(s->latency_rate, 9000, "CSIT's latency streams");
+	cr_assert_eq(cfg.tests[1].sweep.nlatency_at, 0, "off unless asked");
+	nb_config_free(&cfg);
+}
+
+Test(config, latency_at_and_its_errors)
+{
+	static const char *head = "tests:\n  - name: a\n    engine: stream\n    protocol: udp\n"
+				  "    sweep: ";
+	static const struct nbt_err_case t[] = {
+		{ "{rate: {from: 1M, to: 1G, loss: 0%}, latency_at: [50%]}", "5:49",
+		  "latency_at needs a search with a PDR (expected rate.loss with a non-zero goal" },
+		{ "{rate: {steps: [1M, 2M]}, latency_at: [50%]}", "5:38",
+		  "latency_at needs a search with a PDR" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: [90%, 50%]}", "5:67",
+		  "latency_at must ascend" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: [0%]}", "5:61",
+		  "latency_at has no fraction above 0%" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: [50]}", "5:62",
+		  "bad percentage '50': missing '%'" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: [120%]}", "5:62",
+		  "bad percentage '120%': over 100%" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: []}", "5:61",
+		  "expected a list of percentages of the PDR rate" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_rate: 1kpps}", "5:49",
+		  "latency_rate applies with latency_at only" },
+		{ "{rate: {from: 1M, to: 1G, loss: 1%}, latency_at: [50%], latency_rate: 10M}", "5:82",
+		  "rate '10M' has no unit: engine" },
+	};
+	assert_errs(head, t, sizeof(t) / sizeof(t[0]));
+}

@@ -93,7 +93,55 @@ Test(config_working, every_mistake_is_one_located_line)
 		{ "tests:\n  - name: a\n    load: {}\n", "2:5", "has load: without probes:" },
 		{ "tests:\n  - name: a\n    engine: stream\n    idle: 1s\n",
 		  "4:5", "'idle' is a phase of a working test" },
+		{ "hosts: {h1: {address: 10.0.0.1}, h2: {address: 10.0.0.2}}\n"
+		  "tests:\n  - name: a\n    paths: [{from: local, to: h1}, {from: h1, to: h2}]\n"
+		  "    load: {}\n    probes: [{engine: latency, rate: 1pps}]\n",
+		  "4:36", "its paths start at local, not at h1 (expected from: local)" },
+		{ "hosts: {h1: {address: 10.0.0.1}, h2: {address: 10.0.0.2}}\n"
+		  "tests:\n  - name: a\n    paths: [{from: local, to: h1}, {from: local, to: h2}]\n"
+		  "    load: {}\n    probes: [{engine: latency, rate: 1pps}, {engine: icmp, rate: 1pps}]\n",
+		  "4:12", "probe 2 (engine icmp) reaches one host by itself" },
+		{ "hosts: {h1: {address: 10.0.0.1}, h2: {address: 10.0.0.2}, h3: {address: 10.0.0.3}}\n"
+		  "tests:\n  - name: a\n    paths: [{from: local, to: h1}, {from: local, to: h2},"
+		  " {from: local, to: h3}]\n    load: {}\n    probes: [{engine: latency, rate: 1pps},"
+		  " {engine: latency, rate: 2pps}, {engine: latency, rate: 3pps},"
+		  " {engine: latency, rate: 4pps}, {engine: latency, rate: 5pps}]\n",
+		  "4:12", "3 paths x (a load + 5 probes) make more than 16 parts" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_err(fail(bad[i].yaml), bad[i].loc, bad[i].frag);
+}
+
+/* Each probe is checked by its engine as a test of its own is, at the probe's line; a connect
+ * probe without port: is one to the case's agent's control port, and its id says so. */
+Test(config_working, a_probe_is_validated_by_its_engine_at_its_line)
+{
+	static const struct { const char *probe, *frag; } bad[] = {
+		{ "{engine: connect, rate: 200kpps}",
+		  "probe 2 of case a/tcp/s128K/p1/bidir: rate must be at most 100000 attempts/s" },
+	};
+	char yaml[512];
+	struct nb_config cfg;
+	struct nb_plan plan;
+	struct nb_error err = { { 0 } };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    load: {}\n    probes:\n"
+			 "      - {engine: latency, rate: 1pps}\n      - %s\n", bad[i].probe);
+		cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s", err.msg);
+		cr_assert_not(nb_plan_build(&cfg, NULL, 0, &plan, &err), "planned:\n%s", yaml);
+		size_t plen = strlen(path);
+		cr_assert(strncmp(err.msg, path, plen) == 0, "no file: %s", err.msg);
+		assert_err(err.msg + plen + 1, "6:9", bad[i].frag);
+		nb_config_free(&cfg);
+	}
+	snprintf(yaml, sizeof(yaml), "tests:\n  - name: a\n    load: {}\n    probes:\n"
+		 "      - {engine: connect, rate: 5pps}\n");
+	cr_assert(load_sets(yaml, NULL, 0, &cfg, &err), "%s", err.msg);
+	cr_assert(nb_plan_build(&cfg, NULL, 0, &plan, &err), "%s", err.msg);
+	struct nb_case pc;
+	cr_assert(nb_plan_probe_case(&plan.cases[0], 0, &pc));
+	cr_expect_str_eq(pc.id, "a.p1/tcp/portagent/f1/r5pps", "the agent's control port");
+	cr_expect(nb_plan_probe_agent_port(&pc));
+	nb_plan_free(&plan);
+	nb_config_free(&cfg);
 }

@@ -151,7 +151,8 @@ Test(engine_idle, its_tick_crosses_the_wire_after_the_common_parameters)
 	struct nb_msg m = idle_setup(250), out, stream = idle_setup(250);
 	snprintf(stream.u.setup.params.engine, sizeof(stream.u.setup.params.engine), "stream");
 	struct nb_buf b = encode(&m), s = encode(&stream);
-	cr_assert_eq(b.len, s.len + 4 - 2, "4 bytes of tick; \"idle\" is 2 shorter than \"stream\"");
+	cr_assert_eq(b.len, s.len - 2, "4 bytes of tick against stream's 4 of self; \"idle\" is 2 "
+		     "shorter than \"stream\"");
 	/* length, type, run id, "n", "idle", protocol, direction, size, request, response, streams,
 	 * rate, window, mss, nodelay, "" (congestion), tos, wait, gso, batch, timeout, cpu count,
 	 * burst, datapath, threads */
@@ -193,19 +194,19 @@ Test(engine_idle, plan_csv_has_its_column_only_with_an_idle_case_and_reads_it_ba
 	char *text = plan_csv_of("tests:\n  - name: s\n    engine: stream\n", dir, sizeof(dir));
 	cr_expect_str_eq(text, "case_id,test,engine,protocol,size,request,response,streams,direction,"
 			 "rate,wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n" /* none of its own */
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,bottleneck_bps,paths,self\n"
 			 "s/tcp/s128K/p1/forward,s,stream,tcp,131072,,,1,forward,0,,10,1,0,1,1,,0,0,off,"
-			 ",,,,,,,,\n");
+			 ",,,,,,,,0,,0\n"); /* bottleneck_bps, paths, then the stream's own self */
 	nbt_rmtree(dir);
 	free(text);
 	text = plan_csv_of("tests:\n  - name: s\n    engine: stream\n"
 			   "  - name: n\n    engine: idle\n    tick: 250ms\n", dir, sizeof(dir));
 	cr_expect_str_eq(text, "case_id,test,engine,protocol,size,request,response,streams,direction,"
 			 "rate,wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths,tick_ms\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,bottleneck_bps,paths,self,tick_ms\n"
 			 "s/tcp/s128K/p1/forward,s,stream,tcp,131072,,,1,forward,0,,10,1,0,1,1,,0,0,off,"
-			 ",,,,,,,,,\n" /* the stream row leaves tick_ms empty */
-			 "n/tcp/s0/f1/pp,n,idle,tcp,0,,,1,,0,,10,1,0,1,1,,0,0,off,,,,,,,,,,250\n");
+			 ",,,,,,,,0,,0,\n" /* the stream row leaves tick_ms empty */
+			 "n/tcp/s0/f1/pp,n,idle,tcp,0,,,1,,0,,10,1,0,1,1,,0,0,off,,,,,,,,,,,,250\n");
 	free(text);
 	struct nb_results res;
 	struct nb_error err = { { 0 } };

@@ -3,7 +3,9 @@
  * kernel's pacing (fq, TCP's) has no burst of ours, and an unpaced run names neither. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "engines.h"
 #include "flags.h"
 #include "kpace.h"
 #include "pps_xdp.h"
@@ -91,4 +93,62 @@ Test(flags, an_xdp_row_says_the_weakest_mode_its_queues_and_the_queues_used)
 	out[0] = '\0';
 	nb_flags_data_path(&res, &params, out, sizeof(out));
 	cr_expect_str_eq(out, "", "the socket datapath names no xdp fact");
+}
+
+/* The whole run of a UDP pps or stream case (docs/reports.md): what every sending flow of
+ * either end put on the wire, what every receiving flow took and its own drops, from the last
+ * readings; nothing for another engine, TCP, or a run without the peer's last reading. */
+Test(flags, a_udp_row_states_its_whole_run_counts_from_both_ends)
+{
+	static struct nb_snapshot l, p;
+	l = (struct nb_snapshot){ .nflows = 2 };
+	p = (struct nb_snapshot){ .nflows = 2 };
+	l.flow[0].sends = l.flow[1].sends = true; /* forward: the local end sends */
+	l.flow[0].c[NB_C_TX_PACKETS] = 1000;
+	l.flow[1].c[NB_C_TX_PACKETS] = 2000;
+	l.flow[0].c[NB_C_RX_PACKETS] = 7; /* a sender's receive count is not the run's */
+	p.flow[0].c[NB_C_RX_PACKETS] = 990;
+	p.flow[1].c[NB_C_RX_PACKETS] = 1995;
+	p.flow[0].c[NB_C_RCVBUF_DROPS] = 4;
+	p.flow[1].c[NB_C_RCVBUF_DROPS] = 1;
+	struct nb_test_result res = { .lfinal = &l, .pfinal = &p };
+	struct nb_params params = { .proto = NB_PROTO_UDP };
+	char out[256] = "";
+	nb_flags_totals(&res, &nb_engine_pps, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "tx_total=3000;rx_total=2985;rcvbuf_drops_total=5");
+	out[0] = '\0';
+	nb_flags_totals(&res, &nb_engine_stream, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "tx_total=3000;rx_total=2985;rcvbuf_drops_total=5");
+	params.proto = NB_PROTO_TCP;
+	out[0] = '\0';
+	nb_flags_totals(&res, &nb_engine_stream, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "", "TCP has no datagram count");
+	params.proto = NB_PROTO_UDP;
+	nb_flags_totals(&res, &nb_engine_rr, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "", "rr counts transactions");
+	res.pfinal = NULL;
+	nb_flags_totals(&res, &nb_engine_pps, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "", "without the peer's last reading, no whole-run count");
+}
+
+/* One reader thread per queue (pps_xdp.h): the row counts the flows whose thread read queues. */
+Test(flags, an_xdp_row_says_how_many_threads_read_the_queues)
+{
+	static struct nb_snapshot l, p;
+	l = (struct nb_snapshot){ .nflows = 2 };
+	p = (struct nb_snapshot){ .nflows = 2 };
+	uint64_t q2 = 2u << 8;
+	l.flow[0].g[NB_G_XDP] = NB_XDP_G_ON | q2 | 1ull << 16;
+	l.flow[1].g[NB_G_XDP] = NB_XDP_G_ON | q2 | 1ull << 17;
+	p.flow[0].g[NB_G_XDP] = NB_XDP_G_ON | NB_XDP_G_COPY | NB_XDP_G_DRIVER | NB_XDP_G_READER | q2 | 1ull << 16;
+	p.flow[1].g[NB_G_XDP] = NB_XDP_G_ON | NB_XDP_G_COPY | NB_XDP_G_DRIVER | NB_XDP_G_READER | q2 | 3ull << 16;
+	struct nb_test_result res = { .lfinal = &l, .pfinal = &p };
+	struct nb_params params = { 0 };
+	char out[256] = "";
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "xdp=copy;xdp_attach=driver;xdp_queues=2;xdp_used=0,1;xdp_rx_threads=2");
+	p.flow[1].g[NB_G_XDP] &= ~(uint64_t)NB_XDP_G_READER; /* one queue: one thread reads it */
+	out[0] = '\0';
+	nb_flags_data_path(&res, &params, out, sizeof(out));
+	cr_expect_str_eq(out, "xdp=copy;xdp_attach=driver;xdp_queues=2;xdp_used=0,1;xdp_rx_threads=1");
 }

@@ -142,6 +142,38 @@ Test(flood, forty_addresses_of_silent_connections_never_keep_an_honest_client_ou
 	fclose(log);
 }
 
+/* An honest client that is slow to speak (its HELLO a while after its connect: a loaded host, a
+ * tunnel) while the flood turns the waiting room over many times: its place is not the one that
+ * gives way, because its source holds one silent connection and the flood's hold several each. */
+Test(flood, a_slow_honest_client_keeps_its_place_while_the_flood_turns_the_waiting_room_over)
+{
+	start_agent();
+	atomic_store(&flooding, true);
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, flood, NULL), 0);
+	while (atomic_load(&opened) < 4 * SOURCES * PER_SOURCE) /* the flood is in full swing */
+		nbt_sleep_ms(10);
+	struct nb_error err = { { 0 } };
+	int fd = nb_ctl_connect((struct sockaddr_storage *)&agent_addr, sizeof(agent_addr), 2000, &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	uint64_t at = atomic_load(&opened), deadline = nb_ctl_now_ms() + NB_AGENT_FIRST_BYTES_MS / 2;
+	while (atomic_load(&opened) < at + 2 * NB_AGENT_PENDING && nb_ctl_now_ms() < deadline)
+		nbt_sleep_ms(5);
+	uint64_t turned = atomic_load(&opened) - at;
+	struct nb_client c;
+	bool served = nb_client_open_fd(&c, "agent", fd, (struct sockaddr_storage *)&agent_addr,
+					sizeof(agent_addr), &secret, NULL, &err);
+	atomic_store(&flooding, false);
+	pthread_join(th, NULL);
+	if (served)
+		nb_client_close(&c);
+	nb_agent_destroy(agent);
+	cr_expect_geq(turned, 2 * NB_AGENT_PENDING, "the flood re-opened %llu connections while the "
+		      "client was silent", (unsigned long long)turned);
+	cr_expect(served, "not served after %llu flood connections: %s", (unsigned long long)turned,
+		  err.msg);
+}
+
 /* A connection from 127.0.1.<src> that says HELLO (with the secret asked for) and then nothing. */
 static int hello_then_silence(int src)
 {

@@ -1,12 +1,14 @@
 /* The loss budget's host counters (engines/lossstats.c): /proc/net/snmp and snmp6 texts, an
  * RTM_NEWQDISC dump built by hand, and a reading of this host. */
 #include <criterion/criterion.h>
+#include <linux/ethtool.h>
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
 
+#include "ethtool_drops.h"
 #include "lossstats.h"
 
 static const char snmp[] =
@@ -87,4 +89,22 @@ Test(lossstats, reads_this_hosts_counters)
 	cr_expect_geq(s.v[NB_L_UDP_IN_ERRORS], s.v[NB_L_UDP_RCVBUF], "InErrors counts RcvbufErrors too");
 	cr_assert(nb_lossstats_read(NULL, &s));
 	cr_expect_eq(s.ok & (1u << NB_L_QDISC_DROPS), 0, "no interface, no qdisc");
+}
+
+/* ethtool -S names as ETHTOOL_GSTRINGS gives them (ETH_GSTRING_LEN bytes each): only the
+ * drops no sysfs counter holds are taken (veth's, ethtool_drops.h). */
+Test(lossstats, the_drivers_own_receive_drops_are_the_xdp_drops_of_each_queue)
+{
+	static const char *const name[] = { "peer_ifindex", "rx_queue_0_xdp_packets",
+					    "rx_queue_0_drops", "rx_queue_0_xdp_drops",
+					    "rx_queue_0_xdp_tx_errors", "tx_queue_0_xdp_xmit_errors",
+					    "rx_queue_12_xdp_drops", "rx_queue_x_xdp_drops" };
+	static const uint64_t v[] = { 7, 1000, 50, 3, 60, 70, 4, 80 };
+	char names[8 * ETH_GSTRING_LEN] = { 0 };
+	for (size_t i = 0; i < 8; i++)
+		strncpy(names + i * ETH_GSTRING_LEN, name[i], ETH_GSTRING_LEN - 1);
+	cr_expect_eq(nb_ethtool_drops_pick(names, 8, v), 7u, "queues 0 and 12's XDP_DROPs");
+	cr_expect_eq(nb_ethtool_drops_pick(names, 0, v), 0u);
+	uint64_t d = 99;
+	cr_expect_not(nb_ethtool_drops_read("lo", &d), "lo has no driver statistics");
 }

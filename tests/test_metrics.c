@@ -357,3 +357,42 @@ Test(metrics, the_loss_budget_leaves_to_the_path_what_no_end_counted)
 	nb_metrics_span(&nb_engine_stream, &tcp, &s, -1, NULL, &m);
 	cr_expect(isnan(m.v[NB_COL_LB_TX_QDISC]), "no budget where nothing counts loss");
 }
+
+/* The run's budget is the whole test's: each end's host counters from its reading before START
+ * (snaps[0] the client's, snaps[2] the agent's) to its last after the drain (snaps[1], [3]),
+ * against every datagram the flows counted by then, whatever the window held. A forward case:
+ * 1200 sent (40 refused, each one the qdisc's drop), 1000 distinct received (1010 less 10
+ * duplicates), 150 of the 200 lost in the receiver's socket buffer, 50 on the path. */
+Test(metrics, the_runs_loss_budget_is_the_whole_tests_and_adds_up)
+{
+	struct nb_params p = udp(NB_DIR_FORWARD, 1, 0);
+	(void)span(&p);
+	struct nb_metrics m;
+	nb_metrics_clear(&m);
+	m.v[NB_COL_LOST] = 7; /* the window's: not what the run's budget covers */
+	snaps[1]->flow[0].c[NB_C_TX_PACKETS] = 1200;
+	snaps[1]->flow[0].c[NB_C_SND_ERRS] = 40;
+	snaps[3]->flow[0].c[NB_C_RX_PACKETS] = 1010;
+	snaps[3]->flow[0].c[NB_C_DUP] = 10;
+	snaps[3]->flow[0].c[NB_C_RCVBUF_DROPS] = 150;
+	for (int i = 0; i < 4; i++)
+		loss(snaps[i], NB_L_QDISC_DROPS, i == 1 ? 540 : 500);
+	loss(snaps[2], NB_L_UDP_IN_ERRORS, 9);
+	loss(snaps[3], NB_L_UDP_IN_ERRORS, 159);
+	loss(snaps[3], NB_L_UDP_RCVBUF, 150);
+	struct nb_lossstats lpre = nb_metrics_loss_of(snaps[0]), ppre = nb_metrics_loss_of(snaps[2]);
+	nb_metrics_loss_budget_run(&nb_engine_stream, &p, &lpre, snaps[1], &ppre, snaps[3], &m);
+	cr_expect_float_eq(m.v[NB_COL_LB_SENT], 1200, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_LOST], 200, 1e-9, "sent less the distinct received");
+	cr_expect_float_eq(m.v[NB_COL_LB_SND_ERRS], 40, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_RCVBUF], 150, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_TX_QDISC], 40, 1e-9, "the sender's growth since START");
+	cr_expect_float_eq(m.v[NB_COL_LB_RX_UDP], 0, 1e-9, "InErrors less the buffer's");
+	cr_expect_float_eq(m.v[NB_COL_LB_PATH], 50, 1e-9);
+	cr_expect_float_eq(m.v[NB_COL_LB_EXCESS], 0, 1e-9);
+
+	struct nb_lossstats none = { 0 };
+	nb_metrics_loss_budget_run(&nb_engine_stream, &p, &lpre, snaps[1], &none, snaps[3], &m);
+	cr_expect(isnan(m.v[NB_COL_LB_PATH]) && isnan(m.v[NB_COL_LB_EXCESS]) &&
+		  m.v[NB_COL_LB_LOST] == 200, "an end without a reading before START: no path figure");
+}

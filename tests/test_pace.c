@@ -450,3 +450,24 @@ Test(pace, a_bit_rate_is_paced_in_bits_not_in_whole_datagrams_per_second)
 			  cases[i].size, rate, (unsigned long long)k);
 	}
 }
+
+/* Each release records its oldest packet's send time and when it left (the caller records the
+ * difference as the flow's schedule lag): on schedule the lag is the batch's wait, after a stall
+ * the whole stall, forgiven debt included; a release not yet taken stays marked new. */
+Test(pace, each_release_records_how_far_behind_its_oldest_packet_is)
+{
+	struct nb_pacer p;
+	nb_pacer_init(&p, 1000, 1, 0, T0); /* 1000/s, a burst of one packet */
+	uint64_t wait;
+	cr_assert_eq(nb_pacer_due(&p, T0, 8, &wait), 1u);
+	cr_expect(p.lag_new);
+	cr_expect_eq(p.lag_at_ns - p.lag_due_ns, 0u, "on schedule");
+	p.lag_new = false;
+	nb_pacer_sent(&p, 1);
+	cr_assert_eq(nb_pacer_due(&p, T0 + 7 * MS + 300 * US, 8, &wait), 1u);
+	cr_expect(p.lag_new);
+	cr_expect_eq(p.lag_at_ns - p.lag_due_ns, 6 * MS + 300 * US, "the packet due at 1 ms left at 7.3");
+	nb_pacer_sent(&p, 1);
+	cr_assert_eq(nb_pacer_due(&p, T0 + 40 * MS, 8, &wait), 1u);
+	cr_expect_eq(p.lag_at_ns - p.lag_due_ns, 38 * MS, "due at 2 ms, left at 40: forgiven or not");
+}

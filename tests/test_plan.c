@@ -253,6 +253,20 @@ Test(plan, duplicate_ids_name_both_tests)
 			  "line 2 and 'a' at line 4"), "%s", err.msg);
 }
 
+/* A stream's self probes are part of its id: two cases that differ only there are two ids, and
+ * the case without them keeps the id it always had. */
+Test(plan, self_probes_end_the_case_id)
+{
+	load("tests:\n  - name: a\n    engine: stream\n  - name: b\n    engine: stream\n"
+	     "    self: 10\n", NULL, 0);
+	strcpy(cfg.tests[1].name, "a"); /* the same name: only self tells them apart */
+	struct nb_error err;
+	cr_assert(nb_plan_build(&cfg, NULL, 0, &plan, &err), "%s", err.msg);
+	cr_assert_eq(plan.ncases, 2);
+	cr_assert_str_eq(plan.cases[0].id, "a/tcp/s128K/p1/forward");
+	cr_assert_str_eq(plan.cases[1].id, "a/tcp/s128K/p1/forward/self10");
+}
+
 Test(plan, a_matrix_too_large_is_refused)
 {
 	load("tests:\n  - name: big\n    engine: stream\n    protocol: [tcp, udp]\n"
@@ -284,6 +298,17 @@ Test(plan, sweeps_are_one_case_each_and_start_at_from)
 	cr_assert_eq(nb_sweep_trials(&plan.cases[0].sweep), 8 + 2 * (7 + 2));
 	cr_assert_eq(nb_sweep_trials(&plan.cases[2].sweep), 3);
 	cr_assert_float_eq(nb_case_estimate_s(&plan.cases[0]), 26 * (1 + 2 + 1), 1e-9);
+}
+
+/* latency_at: a run of `trial` per fraction above 0 %, and 0 % one `trial` more (the probe alone). */
+Test(plan, a_search_estimate_counts_its_latency_at_pdr)
+{
+	build("tests:\n  - name: s\n    engine: stream\n    protocol: udp\n    size: 1400\n"
+	      "    warmup: 1s\n    sweep: {rate: {from: 10M, to: 1G, loss: [0%, 0.1%], precision: 1%}, "
+	      "trial: 2s, latency_at: [0%, 50%, 90%]}\n", NULL, 0);
+	double trials = nb_sweep_trials(&plan.cases[0].sweep);
+	cr_assert_float_eq(nb_case_estimate_s(&plan.cases[0]),
+			   (trials + 2) * (1 + 2 + 1) + 2, 1e-9);
 }
 
 /* With short_trial the coarse trials are short and only the confirmations take `trial`. */
@@ -371,14 +396,14 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,bottleneck_bps,paths,self\n"
 			 "t/udp/s1400/p1/forward/r1G,t,stream,udp,1400,,,1,forward,1000000000,,5,0.5,"
-			 "0,1,1,,0,,,,,on,,,,250,,\n"
+			 "0,1,1,,0,,,,,on,,,,250,,,,\n"
 			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto:3..30:5%,,0,0,off,"
-			 ",,,,1000,,,,\n"
-			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,,,\n"
+			 ",,,,1000,,,,,,\n"
+			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,,,,,\n"
 			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep,"
-			 "0,,,,,off,0,,,250,socket,\n");
+			 "0,,,,,off,0,,,250,socket,,,\n");
 	free(text);
 }
 
@@ -389,7 +414,7 @@ Test(plan, plan_csv_spells_every_option_where_the_case_has_it)
 {
 	build("defaults:\n  duration: 2s\n  warmup: 0s\ntests:\n"
 	      "  - name: st\n    engine: stream\n    window: 4M\n    mss: 1200\n    nodelay: true\n"
-	      "    congestion: bbr\n    tos: af41\n    cpus: 0-2,5\n"
+	      "    congestion: bbr\n    tos: af41\n    cpus: 0-2,5\n    self: 10\n"
 	      "  - name: su\n    engine: stream\n    protocol: udp\n    mss: 1200\n    gso: off\n"
 	      "    tos: 0x10\n"
 	      "  - name: pp\n    engine: pps\n    batch: 64\n    gso: auto\n    burst: 2ms\n"
@@ -401,17 +426,17 @@ Test(plan, plan_csv_spells_every_option_where_the_case_has_it)
 	cr_assert_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
-			 "st/tcp/s128K/p1/forward,st,stream,tcp,131072,,,1,forward,0,,2,0,0,1,1,,"
-			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",,,\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,bottleneck_bps,paths,self\n"
+			 "st/tcp/s128K/p1/forward/self10,st,stream,tcp,131072,,,1,forward,0,,2,0,0,1,1,,"
+			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",,,0,,10\n"
 			 "su/udp/s1400/p1/forward,su,stream,udp,1400,,,1,forward,0,,2,0,0,1,1,,0,,,,16,"
-			 "off,,,,250,,\n"
+			 "off,,,,250,,,,\n"
 			 "pp/udp/s64/p1/forward,pp,pps,udp,64,,,1,forward,0,,2,0,0,1,1,,0,,,,,on,64,,,2000,"
-			 "socket,\n"
-			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,,,\n"
-			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,,,\n"
+			 "socket,,,\n"
+			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,,,,,\n"
+			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,,,,,\n"
 			 "conn/tcp/port22/f1/r5pps,conn,connect,tcp,0,,,1,,5,,2,0,0,1,1,,0,0,off,,,,,"
-			 "1000,,,,\n");
+			 "1000,,,,,,\n");
 	free(text);
 }
 

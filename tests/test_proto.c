@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "proto.h"
 
 static struct nb_buf encode(const struct nb_msg *m)
@@ -215,6 +216,63 @@ Test(proto, a_snapshot_carries_the_loss_counters_only_when_it_has_them)
 	nb_snapshot_destroy(s);
 	nb_buf_free(&without);
 	nb_buf_free(&with);
+}
+
+/* An end whose senders record their schedule lag sends it last in each snapshot (protocol 9):
+ * only the buckets that hold a count, after the loss block when there is one; the decoder takes
+ * what adds up and refuses a section that does not. */
+Test(proto, a_snapshot_carries_its_senders_schedule_lag)
+{
+	struct nb_snapshot *s = nb_snapshot_create_with(false, true);
+	cr_assert_not_null(s);
+	nb_hist_record(s->lag, 40000);
+	nb_hist_record(s->lag, 40000);
+	nb_hist_record(s->lag, 6200000);
+	nb_hist_record(s->lag, 200000000000ull); /* past the last bucket: overflow, counted in max */
+	s->has_loss = true;
+	s->loss[NB_L_QDISC_DROPS] = 7;
+	struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
+	m.u.interval = (struct nb_msg_snap){ .index = 2, .snap = s };
+	struct nb_buf b = encode(&m);
+	cr_assert(decode(&b, &out, NULL));
+	const struct nb_snapshot *d = out.u.interval.snap;
+	cr_assert_not_null(d->lag, "the lag travels");
+	cr_assert(d->has_loss, "beside the loss block");
+	cr_assert_eq(d->loss[NB_L_QDISC_DROPS], 7);
+	struct nb_hist_summary a, z;
+	nb_hist_summarize(s->lag, &a);
+	nb_hist_summarize(d->lag, &z);
+	cr_assert_eq(z.count, 4);
+	cr_assert_eq(z.max_ns, 200000000000ull);
+	cr_assert_eq(z.min_ns, 40000);
+	cr_assert_eq(z.p50_ns, a.p50_ns);
+	cr_assert_eq(z.p99_ns, a.p99_ns);
+	cr_assert_eq(atomic_load(&d->lag->overflow), 1);
+	for (size_t i = 0; i < NB_HIST_BUCKETS; i++)
+		cr_assert_eq(atomic_load(&d->lag->counts[i]), atomic_load(&s->lag->counts[i]), "bucket %zu", i);
+	nb_msg_free(&out);
+	/* 2 buckets of (u16, u64) after tag, 5 totals and the bucket count */
+	size_t lag_len = 1 + 5 * 8 + 2 + 2 * (2 + 8), at = b.len - lag_len;
+	cr_assert_eq(b.p[at], NB_SNAP_LAG_TAG);
+	size_t first = at + 1 + 40 + 2, second = first + 10;
+	struct { size_t off; uint8_t v[2]; const char *says; } bad[] = {
+		{ at + 1 + 6, { 0, 5 }, "does not add up" },     /* the total says 5 */
+		{ at + 1 + 40, { 0, 3 }, "truncated" },          /* 3 buckets, 2 sent */
+		{ second, { b.p[first], b.p[first + 1] }, "lag bucket" }, /* the first's index again */
+		{ second, { 0x08, 0x00 }, "lag bucket" },        /* index 2048: past the last */
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct nb_buf c = { .p = malloc(b.len), .len = b.len, .cap = b.len };
+		cr_assert_not_null(c.p);
+		memcpy(c.p, b.p, b.len);
+		memcpy(c.p + bad[k].off, bad[k].v, 2);
+		struct nb_error err = { { 0 } };
+		cr_assert_not(decode(&c, &out, &err), "case %zu decoded", k);
+		cr_assert(strstr(err.msg, bad[k].says), "case %zu: %s", k, err.msg);
+		nb_buf_free(&c);
+	}
+	nb_snapshot_destroy(s);
+	nb_buf_free(&b);
 }
 
 Test(proto, error_and_ready_round_trip)

@@ -18,6 +18,7 @@
 #include "nbt_files.h"
 #include "results.h"
 #include "results_dir.h"
+#include "sweep_latency_csv.h"
 
 TestSuite(files, .init = nbt_files_setup, .fini = nbt_files_teardown);
 
@@ -120,15 +121,15 @@ Test(files, plan_csv_bytes_are_the_ones_nbrun_always_wrote)
 	cr_expect_str_eq(text,
 			 "case_id,test,engine,protocol,size,request,response,streams,direction,rate,"
 			 "wait,duration_s,warmup_s,omit_s,interval_s,repetitions,sweep,window,mss,"
-			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,paths\n"
+			 "nodelay,congestion,tos,gso,batch,timeout_ms,cpus,burst_us,datapath,bottleneck_bps,paths,self\n"
 			 "t/udp/s1400/p1/forward/r10G,t,stream,udp,1400,,,1,forward,10000000000,,10,"
-			 "0.5,1,0.25,3,,0,,,,,,,,,,,\n"
+			 "0.5,1,0.25,3,,0,,,,,,,,,,,,,\n"
 			 "r/tcp/q32r128/f16,r,rr,tcp,,32,128,16,,0,busy-poll,2.5,0,0,1,auto:4..12:5%,,"
-			 "262144,536,on,bbr,16,,,1000,\"0,2\",,,\n"
+			 "262144,536,on,bbr,16,,,1000,\"0,2\",,,,,\n"
 			 "\"odd,\"\"id\"\"\nline\",\"t,2\",latency,udp,32,,,2,,0,spin,0.001,0.2,0,0.5,"
-			 "auto,search,0,,,,,,,,,,,\n"
+			 "auto,search,0,,,,,,,,,,,,,\n"
 			 "p/udp/s64/p4/bidir/sweep,p,pps,udp,64,,,4,bidir,10000,,1,1,0,1,1,sweep,0,,,,,"
-			 "on,64,,1,500,,\n");
+			 "on,64,,1,500,,,,\n");
 	free(text);
 	/* %g: six significant digits, as plan.csv always had */
 	struct nb_plan_case row = plan_row(0);
@@ -446,6 +447,63 @@ Test(files, env_json_in_a_folder_round_trips_and_a_broken_one_is_a_note)
 	cr_expect_not_null(strstr(res.problems[0], "env.json: expected an object of fact groups"),
 			   "%s", res.problems[0]);
 	nb_results_free(&res);
+}
+
+/* ---- sweep_latency.csv ------------------------------------------------------------------- */
+
+/* What the writer writes the reader reads (a table, by column name); no file: no rows, no note;
+ * a run of kind latency is never one of its case's repetitions. */
+Test(files, sweep_latency_csv_round_trips_and_a_missing_one_is_none)
+{
+	nbt_files_one_run(1, "c/1");
+	struct nb_results res;
+	nbt_files_load(&res);
+	cr_expect_eq(res.sweep_latency_t.nrows, 0);
+	cr_expect_eq(res.nproblems, 0);
+	nb_results_free(&res);
+	struct nb_error err = { "" };
+	struct nb_csv *c = nb_sweep_latency_csv_open(nbt_files_dir, &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	struct nb_sweep_latency_row r = {
+		.run_id = 7, .rep = 1, .case_id = "s/udp/s1400/p1/forward/search", .goal = "PDR",
+		.pdr_rate = 96e6, .unit = "bit/s", .pct = 0, .offered_rate = NAN, .achieved_rate = NAN,
+		.loss_pct = NAN, .probe_case_id = "s.lat/udp/s32/f1/r1kpps", .probe_rate = 1000,
+		.samples = 1000, .p50_us = 75.5, .p90_us = 90, .p99_us = 800, .p999_us = NAN,
+		.status = "ok",
+	};
+	nb_sweep_latency_csv_write(c, &r);
+	r.pct = 50, r.offered_rate = 48e6, r.achieved_rate = 47.9e6, r.loss_pct = 0;
+	nb_sweep_latency_csv_write(c, &r);
+	cr_assert(nb_csv_finish(c, &err), "%s", err.msg);
+	nbt_files_load(&res);
+	const struct nb_csv_table *t = &res.sweep_latency_t;
+	cr_assert_eq(t->nrows, 2);
+	cr_expect_str_eq(nb_csv_cell(t, 0, nb_csv_col(t, "probe_case_id")), "s.lat/udp/s32/f1/r1kpps");
+	cr_expect_str_eq(nb_csv_cell(t, 0, nb_csv_col(t, "offered_rate")), "");
+	cr_expect_str_eq(nb_csv_cell(t, 0, nb_csv_col(t, "p999_us")), "");
+	cr_expect_float_eq(nb_csv_num_cell(t, 1, nb_csv_col(t, "pct")), 50, 1e-9);
+	cr_expect_float_eq(nb_csv_num_cell(t, 1, nb_csv_col(t, "achieved_rate")), 47.9e6, 1e-3);
+	cr_expect_float_eq(nb_csv_num_cell(t, 1, nb_csv_col(t, "p50_us")), 75.5, 1e-9);
+	cr_expect_str_eq(nb_csv_cell(t, 1, nb_csv_col(t, "status")), "ok");
+	struct nb_sweep_latency_value v[NB_SWEEP_LATENCY_VALUES_MAX];
+	cr_assert_eq(nb_sweep_latency_values(&res, r.case_id, v, NB_SWEEP_LATENCY_VALUES_MAX), 6,
+		     "p50, p90, p99 at 0 %% and 50 %% (no p99.9)");
+	cr_expect_str_eq(v[3].metric, "pdr_latency_50pct_p50_us");
+	cr_expect_float_eq(v[3].us, 75.5, 1e-9);
+	nb_results_free(&res);
+	/* a resumed search ran again from run 10: the rows of the attempt before it are not its */
+	struct nb_sweep_result sw = { .case_id = r.case_id, .rep = 1, .first_run_id = 10,
+				      .search = true, .unit = "bit/s", .status = "found",
+				      .sentence = "", .goal_name = "PDR" };
+	cr_assert(nb_sweeps_json_append(nbt_files_dir, &sw, 1, &err), "%s", err.msg);
+	nbt_files_load(&res);
+	cr_expect_eq(nb_sweep_latency_values(&res, r.case_id, v, NB_SWEEP_LATENCY_VALUES_MAX), 0);
+	cr_expect_not(nb_sweep_latency_row_current(&res, &res.sweep_latency_t, 0));
+	nb_results_free(&res);
+	struct nb_run run = { .kind = "pdr-latency", .status = "ok" };
+	cr_expect_not(nb_run_counts(&run), "a latency phase is part of its search");
+	run.kind = "run";
+	cr_expect(nb_run_counts(&run));
 }
 
 /* ---- config.yaml and the folder ---------------------------------------------------------- */

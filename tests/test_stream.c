@@ -290,3 +290,24 @@ Test(handshake, a_garbage_frame_gets_an_error_frame_and_the_agent_serves_on)
 	cr_assert(opened, "%s", err.msg);
 	nbt_stream_close();
 }
+
+/* A paced UDP sender records each release's schedule lag at whichever end it runs: forward the
+ * client's, reverse the agent's (its snapshots carry the histogram, protocol 9), bidirectional
+ * both. 1 s at 10 Mbit/s of 1400 B is ~890 releases, one datagram each: the run's p99 and max
+ * are there (>= 0: how late is the host's; that they are measured is what is asserted). */
+Test(stream, a_paced_udp_sender_records_its_schedule_lag_at_either_end)
+{
+	const enum nb_dir dirs[] = { NB_DIR_FORWARD, NB_DIR_REVERSE, NB_DIR_BIDIR };
+	for (size_t i = 0; i < 3; i++) {
+		struct nb_msg_setup su = nbt_stream_setup(NB_PROTO_UDP, dirs[i], 1, 1400, 10000000);
+		struct nbt_capture cap;
+		struct nb_test_result res;
+		cr_assert_eq(nbt_stream_run(&su, &cap, &res), NB_OUT_OK, "%s", res.error);
+		double p99 = res.m.v[NB_COL_SCHED_LAG_P99_US], max = res.m.v[NB_COL_SCHED_LAG_MAX_US];
+		cr_expect(isfinite(p99) && p99 >= 0, "direction %zu: p99 %g", i, p99);
+		cr_expect(isfinite(max) && max >= p99, "direction %zu: max %g, p99 %g", i, max, p99);
+		for (uint32_t k = 1; k <= cap.intervals && k <= NBT_MAX_ROWS; k++)
+			cr_expect(isfinite(cap.row[k].v[NB_COL_SCHED_LAG_MAX_US]),
+				  "direction %zu: interval %u has its lag", i, k);
+	}
+}

@@ -390,3 +390,28 @@ Test(sweep, an_interrupted_search_names_both_ends_of_its_bracket)
 				       "(the search spans 10 Mbit/s to 1 Gbit/s)"), "%s", buf);
 	cr_assert_null(strstr(buf, "from and"), "%s", buf);
 }
+
+/* A trial that lost packets after its sender fell more than NB_SWEEP_STALL_NS behind its schedule
+ * beyond its burst is not valid: its loss may be the sender's own catch-up. Only a loss the
+ * strictest goal refuses counts, and only a lag beyond burst + 5 ms; a lag not known is none. */
+Test(sweep_short, stalled_loss_rule)
+{
+	struct nb_sweep s = { .enabled = true, .search = true, .nloss = 2, .loss = { 0.0, 0.005 } };
+	static const struct { double loss, lag_us; uint32_t burst_us; bool want; } cases[] = {
+		{ 0.0, 9000, 250, false },     /* lost nothing: a pass, however late */
+		{ 0.001, 9000, 250, true },    /* fails NDR (0 %) after 9 ms behind */
+		{ 0.001, 5250, 250, false },   /* exactly burst + 5 ms: not beyond */
+		{ 0.001, 5251, 250, true },
+		{ 0.001, 3200, 250, false },   /* a quiet VM's routine lag (3.2 ms seen at 100M) */
+		{ 0.001, 9000, 5000, false },  /* a 5 ms burst asked for: 9 ms is within 5 + 5 */
+		{ 0.001, NAN, 250, false },    /* lag not known (a sender that records none) */
+		{ 0.3, 20000, 250, true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(nb_sweep_stalled_loss(&s, cases[i].loss, cases[i].lag_us, cases[i].burst_us),
+			     cases[i].want, "case %zu: loss %g lag %g us burst %u us", i, cases[i].loss,
+			     cases[i].lag_us, cases[i].burst_us);
+	struct nb_sweep pdr = { .enabled = true, .search = true, .nloss = 1, .loss = { 0.005 } };
+	cr_expect(!nb_sweep_stalled_loss(&pdr, 0.004, 9000, 250), "within the only goal: a pass");
+	cr_expect(nb_sweep_stalled_loss(&pdr, 0.006, 9000, 250), "beyond it after 9 ms behind");
+}

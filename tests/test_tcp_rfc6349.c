@@ -16,3 +16,12 @@ Test(rfc6349, efficiency_buffer_delay_and_bdp_as_the_rfc_computes_them)
 	/* section 3.3.1: 100 Mbit/s x 25 ms = 312 500 bytes */
 	cr_expect_float_eq(nb_rfc6349_bdp_bytes(100e6, 25000), 312500, 1e-6);
 }
+
+Test(rfc6349, transfer_time_ratio_is_the_measured_time_over_the_bytes_at_the_bottleneck)
+{
+	/* section 4.1: 100 MB at 100 Mbit/s take 8 s ideally; measured 10 s: 1.25 */
+	cr_expect_float_eq(nb_rfc6349_ttr(10, 100e6, 100e6), 1.25, 1e-12);
+	cr_expect_float_eq(nb_rfc6349_ttr(8, 100e6, 100e6), 1, 1e-12);
+	cr_expect(isnan(nb_rfc6349_ttr(10, 100e6, 0)), "no bottleneck: not computed");
+	cr_expect(isnan(nb_rfc6349_ttr(10, 0, 100e6)), "nothing received: no ratio");
+}

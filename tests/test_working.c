@@ -142,6 +142,32 @@ Test(working, inflation_is_loaded_less_idle_and_their_ratio)
 	nb_hist_destroy(loaded);
 }
 
+Test(working, a_loads_intervals_split_on_the_probes_axis)
+{
+	/* idle 2 s, omit 1 s, duration 3 s, after 1 s in 1 s intervals: the load's interval 1 is
+	 * the probes' 3 (ramp), its 2 and 3 their 4 and 5 (loaded) */
+	struct nb_working_timing t = { .interval_ns = 1000000000ull, .idle_ns = 2000000000ull,
+				       .omit_ns = 1000000000ull, .duration_ns = 3000000000ull,
+				       .after_ns = 1000000000ull };
+	struct nb_hist *ivl[4] = { NULL }, *ph[NB_PHASES];
+	for (int p = 0; p < NB_PHASES; p++)
+		ph[p] = nb_hist_create();
+	for (int k = 1; k <= 3; k++) {
+		ivl[k] = nb_hist_create();
+		for (int n = 0; n < k; n++)
+			nb_hist_record(ivl[k], 1000u * (unsigned)k);
+	}
+	cr_expect_eq(nb_working_split_load(&t, ivl, 3, ph), 0);
+	cr_expect_eq(ph[NB_PHASE_IDLE]->count, 0, "a self probe has no idle phase");
+	cr_expect_eq(ph[NB_PHASE_RAMP]->count, 1);
+	cr_expect_eq(ph[NB_PHASE_LOADED]->count, 5);
+	cr_expect_eq(ph[NB_PHASE_AFTER]->count, 0);
+	for (int p = 0; p < NB_PHASES; p++)
+		nb_hist_destroy(ph[p]);
+	for (int k = 1; k <= 3; k++)
+		nb_hist_destroy(ivl[k]);
+}
+
 Test(working, jains_index_of_known_shares)
 {
 	const double equal[] = { 5, 5, 5, 5 }, one[] = { 0, 0, 9, 0 }, ramp[] = { 1, 2, 3, 4 };
@@ -151,15 +177,24 @@ Test(working, jains_index_of_known_shares)
 	cr_expect(isnan(nb_jain(equal, 0)) && isnan(nb_jain(one, 2)), "no shares, or none > 0");
 }
 
-Test(working, rpm_tcp_is_the_drafts_tcp_only_formula)
+Test(working, rpm_tcp_is_the_drafts_formula_with_its_weights)
 {
-	/* connect 10 ms, crr 30 ms (so 20 ms of it the request/response), loaded rr 50 ms */
+	/* connect 10 ms, crr 30 ms (so 20 ms of it the request/response), loaded rr 50 ms:
+	 * 60000 / (10/4 + 20/4 + 50/2) = 60000 / 32.5 */
 	struct nb_rpm r;
 	nb_rpm_tcp(&(struct nb_rpm_in){ .tcp_f_ns = 10e6, .crr_ns = 30e6, .rr_l_ns = 50e6 }, &r);
 	cr_expect_float_eq(r.rr_f_ns, 20e6, 1e-6);
 	cr_expect_float_eq(r.foreign, 60000.0 / 15.0, 1e-9);
 	cr_expect_float_eq(r.loaded, 60000.0 / 50.0, 1e-9);
-	cr_expect_float_eq(r.rpm, (4000.0 + 1200.0) / 2, 1e-9);
+	cr_expect_float_eq(r.rpm, 60000.0 / 32.5, 1e-9);
+	cr_expect_float_eq(r.rpm, 2 / (1 / r.foreign + 1 / r.loaded), 1e-9, "the halves' harmonic mean");
+	cr_expect_not(r.self, "the stand-in");
+	/* a self probe's 80 ms takes the self half, the stand-in left aside */
+	nb_rpm_tcp(&(struct nb_rpm_in){ .tcp_f_ns = 10e6, .crr_ns = 30e6, .rr_l_ns = 50e6,
+					 .rr_s_ns = 80e6 }, &r);
+	cr_expect(r.self);
+	cr_expect_float_eq(r.loaded, 60000.0 / 80.0, 1e-9);
+	cr_expect_float_eq(r.rpm, 60000.0 / (2.5 + 5 + 40), 1e-9);
 	nb_rpm_tcp(&(struct nb_rpm_in){ .tcp_f_ns = NAN, .crr_ns = 30e6, .rr_l_ns = 50e6 }, &r);
 	cr_expect(isnan(r.foreign) && isnan(r.rpm) && r.loaded == 1200.0,
 		  "no connect probe: no foreign RPM, and no RPM made up without it");

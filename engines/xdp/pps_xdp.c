@@ -2,6 +2,7 @@
 #include "pps_xdp.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "epoch.h"
 #include "kpace.h"
+#include "sock.h"
 #include "udpflow.h"
 #include "xdp_path.h"
 
@@ -24,15 +26,20 @@ struct ppsx_end {
 	struct nb_flow *flows;
 	uint32_t nflows;
 	uint64_t gauge;                 /* NB_G_XDP of this end, without the used queues */
+	uint32_t nsend;                 /* the sending flows */
 	/* receiving */
-	uint32_t rx_owner;              /* the flow whose thread reads every queue; nflows: none */
+	uint32_t rx_owner;              /* the first receiving flow (the drops' counter); nflows: none */
 	uint16_t port_lo;
 	uint16_t *ports;                /* the receiving flows' ports (nrx) */
 	uint32_t nrx;
 	uint16_t *slot;                 /* port - port_lo -> rxflows index + 1 (nslots) */
 	uint32_t nslots;
 	struct nb_xdp_rxflow *rxflows;  /* the receiving flows, shared by the queues */
-	struct nb_xdp_rx *rx;           /* one per queue */
+	pthread_mutex_t *locks;         /* one per receiving flow, when several threads read */
+	struct nb_xdp_rx *rx;           /* one per queue; queue q read by receiving flow q % nrx */
+	uint32_t nrxq;                  /* rx's entries */
+	_Atomic uint32_t drained;       /* receiving flows whose kernel socket was read (below) */
+	_Atomic uint64_t used;          /* the queues that carried frames, NB_G_XDP's bits */
 };
 
 /* One flow's: the udpflow sender over its queue's socket (first: the send op finds the rest). */
@@ -40,6 +47,9 @@ struct ppsx_flow {
 	struct nb_udptx tx;
 	struct ppsx_end *end;           /* set by nb_pps_xdp_prepare */
 	bool owns_end;
+	uint32_t rx_index;              /* a receiving flow: its index in the end's rxflows */
+	uint32_t queue;                 /* a sending flow: its queue, its rank among the end's
+					   senders (bidir: the agent's send as flows N..2N-1) */
 	struct nb_xsk *x;
 	struct nb_frame_tmpl tmpl;
 	unsigned char *payload;         /* per_call datagrams of p->size bytes, back to back */
@@ -57,9 +67,6 @@ const char *nb_pps_xdp_missing(void)
 
 bool nb_pps_xdp_validate(const struct nb_params *p, struct nb_error *err)
 {
-	if (p->direction == NB_DIR_BIDIR)
-		return nb_error_set(err, "datapath xdp runs one direction per end: forward or reverse, "
-				    "not bidir");
 	if (p->gso)
 		return nb_error_set(err, "datapath xdp builds every frame itself: gso does not apply");
 	if (p->size > NB_XSK_FRAME_SIZE - NB_FRAME_HDR_MAX)
@@ -81,7 +88,12 @@ static void end_close(struct ppsx_end *e)
 {
 	if (!e)
 		return;
+	for (uint32_t q = 0; e->rx && q < e->nrxq; q++)
+		free(e->rx[q].held);
 	nb_xdp_path_close(e->path); /* the program leaves the interface here */
+	for (uint32_t i = 0; e->locks && i < e->nrx; i++)
+		pthread_mutex_destroy(&e->locks[i]);
+	free(e->locks);
 	free(e->rxflows);
 	free(e->ports);
 	free(e->slot);
@@ -143,6 +155,7 @@ static bool rx_ports(struct ppsx_end *e, struct nb_error *err)
 		lo = port < lo ? port : lo;
 		hi = port > hi ? port : hi;
 		e->ports[k] = port;
+		((struct ppsx_flow *)f->priv)->rx_index = k;
 		e->rxflows[k].f = f;
 		nb_seqrx_init(&e->rxflows[k].seq, f);
 		nb_seqrx_set_rate(&e->rxflows[k].seq, (double)f->p->rate);
@@ -159,17 +172,30 @@ static bool rx_ports(struct ppsx_end *e, struct nb_error *err)
 	return true;
 }
 
+/* One reader per queue: queue q is read by receiving flow q % nrx's thread (a thread reads
+ * several queues when there are more queues than receiving flows). A flow's frames may land on
+ * any queue (RSS), so with several readers each flow has a lock (xdp_path.h). */
 static bool open_rx(struct ppsx_end *e, struct nb_error *err)
 {
 	uint32_t nq = nb_xdp_path_queues(e->path);
+	bool shared = nq > 1 && e->nrx > 1;
 	e->rx = calloc(nq, sizeof(*e->rx));
-	if (!e->rx)
+	e->locks = shared ? calloc(e->nrx, sizeof(*e->locks)) : NULL;
+	if (!e->rx || (shared && !e->locks))
 		return nb_error_set(err, "out of memory");
-	for (uint32_t q = 0; q < nq; q++)
+	e->nrxq = nq;
+	for (uint32_t i = 0; shared && i < e->nrx; i++) {
+		pthread_mutex_init(&e->locks[i], NULL);
+		e->rxflows[i].lock = &e->locks[i];
+	}
+	for (uint32_t q = 0; q < nq; q++) {
 		e->rx[q] = (struct nb_xdp_rx){ .x = nb_xdp_path_sock(e->path, q), .port_lo = e->port_lo,
 					       .nflows = e->nrx, .flows = e->rxflows,
 					       .slot = e->slot, .nslots = e->nslots,
 					       .check_udp = true };
+		if (shared && !(e->rx[q].held = calloc(e->nrx, sizeof(bool))))
+			return nb_error_set(err, "out of memory");
+	}
 	return true;
 }
 
@@ -184,18 +210,18 @@ static bool too_many_senders(uint32_t senders, const char *ifname, uint32_t nq,
 
 static int xsk_send(struct nb_udptx *t, uint32_t n);
 
-/* A sending flow: its frames' template from its socket's 5-tuple, on queue f->index. */
+/* A sending flow: its frames' template from its socket's 5-tuple, on its queue (x->queue). */
 static bool open_tx(struct ppsx_end *e, struct nb_flow *f, struct nb_error *err)
 {
 	struct ppsx_flow *x = f->priv;
 	struct sockaddr_storage l, p;
 	socklen_t pl;
 	uint32_t nq = nb_xdp_path_queues(e->path);
-	if (f->index >= nq)
-		return too_many_senders(e->nflows, nb_xdp_path_hop(e->path)->ifname, nq, err);
+	if (x->queue >= nq)
+		return too_many_senders(e->nsend, nb_xdp_path_hop(e->path)->ifname, nq, err);
 	struct nb_xdp_tx t;
 	if (!flow_addrs(f, &l, &p, &pl, err) ||
-	    !nb_xdp_tx_init(&t, e->path, f->index, f, port_of(&l), port_of(&p), f->p->size, err))
+	    !nb_xdp_tx_init(&t, e->path, x->queue, f, port_of(&l), port_of(&p), f->p->size, err))
 		return false;
 	x->x = t.x;
 	x->tmpl = t.tmpl;
@@ -245,7 +271,9 @@ bool nb_pps_xdp_prepare(struct nb_flow *flows, uint32_t n, struct nb_error *err)
 		return false;
 	uint32_t nsend = 0;
 	for (uint32_t i = 0; i < n; i++)
-		nsend += flows[i].sends;
+		if (flows[i].sends)
+			((struct ppsx_flow *)flows[i].priv)->queue = nsend++;
+	e->nsend = nsend;
 	struct nb_xdp_path_config cfg = {
 		.peer = (struct sockaddr *)&peer, .peer_len = pl, .rx = rx, .tx = tx,
 		.port_lo = e->port_lo, .port_hi = (uint16_t)(e->port_lo + e->nslots - 1),
@@ -292,7 +320,7 @@ static int send_loop(struct nb_flow *f, struct ppsx_flow *x)
 {
 	const struct nb_params *p = f->p;
 	nb_gauge_set(f, NB_G_PACING, p->rate ? NB_PACING_USER : NB_PACING_NONE);
-	nb_gauge_set(f, NB_G_XDP, x->end->gauge | (uint64_t)1 << (16 + f->index % USED_BITS));
+	nb_gauge_set(f, NB_G_XDP, x->end->gauge | (uint64_t)1 << (16 + x->queue % USED_BITS));
 	int rc = nb_udptx_start(&x->tx, p->rate, 1, p->burst_us * 1000ull) ? 1 : -1;
 	while (rc > 0 && !nb_flow_quiet(f))
 		rc = nb_udptx_step(&x->tx);
@@ -306,70 +334,73 @@ static int send_loop(struct nb_flow *f, struct ppsx_flow *x)
 
 /* ---- receiving ---- */
 
-static uint64_t used_queues(const struct ppsx_end *e)
-{
-	uint64_t used = 0;
-	for (uint32_t q = 0; q < nb_xdp_path_queues(e->path) && q < USED_BITS; q++)
-		if (e->rx[q].frames)
-			used |= (uint64_t)1 << (16 + q);
-	return used;
-}
-
 /* What the kernel's socket of a receiving flow took before the program was on the interface:
  * the peer may start sending on START while this end is still attaching (the agent gets START
  * after its prepare, the client sends at once), and those datagrams wait in the flow's
- * socket. They are counted first, as the socket path would: nothing is lost to the attach. */
-static void drain_kernel_sockets(struct ppsx_end *e)
+ * socket. Each receiving flow's thread counts its own first, as the socket path would, and no
+ * reader reads a queue before every flow's are counted (they are the oldest): nothing is lost
+ * to the attach, and nothing reads as reordered. */
+static void drain_kernel_socket(struct ppsx_end *e, struct nb_xdp_rxflow *r)
 {
 	unsigned char buf[NB_XSK_FRAME_SIZE];
-	for (uint32_t i = 0; i < e->nrx; i++) {
-		struct nb_xdp_rxflow *r = &e->rxflows[i];
-		ssize_t len;
-		r->seq.cur = nb_flow_enter(r->f);
-		while ((len = recv(r->f->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0)
-			nb_seqrx_account(&r->seq, r->f, buf, (size_t)len, 0);
-		nb_flow_leave(r->f);
-	}
+	ssize_t len;
+	if (r->lock)
+		pthread_mutex_lock(r->lock);
+	r->seq.cur = nb_flow_enter(r->f);
+	while ((len = recv(r->f->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0)
+		nb_seqrx_account(&r->seq, r->f, buf, (size_t)len, 0);
+	nb_flow_leave(r->f);
+	if (r->lock)
+		pthread_mutex_unlock(r->lock);
+	atomic_fetch_add(&e->drained, 1);
+	while (atomic_load(&e->drained) < e->nrx && !nb_flow_stopping(r->f))
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 }
 
-/* Every queue, round and round, until the stop: each datagram into its flow by port. */
-static int recv_loop(struct nb_flow *f, struct ppsx_end *e)
+/* This flow's thread reads queues k, k + nrx, ... until the stop: each datagram into its flow
+ * by port, whichever flow it is. Its own gauge says the queues that carried frames, at this
+ * end (an OR over the flows makes the row's xdp_used), and that it read. */
+static int recv_loop(struct nb_flow *f, struct ppsx_end *e, uint32_t k)
 {
-	uint32_t nq = nb_xdp_path_queues(e->path);
-	uint64_t mark = 0;
-	drain_kernel_sockets(e);
+	uint32_t nq = e->nrxq, mine = 0;
+	uint64_t mark = 0, reader = k < nq ? NB_XDP_G_READER : 0;
+	for (uint32_t q = k; q < nq; q += e->nrx)
+		mine++;
+	nb_gauge_set(f, NB_G_XDP, e->gauge | reader);
+	drain_kernel_socket(e, &e->rxflows[k]);
 	while (!nb_flow_stopping(f)) {
-		int got = 0;
-		for (uint32_t q = 0; q < nq; q++) {
-			int k = nb_xdp_rx_step(&e->rx[q], nq > 1 ? 0 : RX_SLICE_MS, &f->err);
-			if (k < 0)
-				return -1;
-			got += k;
+		if (!mine) { /* more receiving flows than queues: the others count this one */
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+			continue;
 		}
-		if (!got && nq > 1)
+		int got = 0;
+		for (uint32_t q = k; q < nq; q += e->nrx) {
+			uint64_t before = e->rx[q].frames;
+			int n = nb_xdp_rx_step(&e->rx[q], mine > 1 ? 0 : RX_SLICE_MS, &f->err);
+			if (n < 0)
+				return -1;
+			got += n;
+			if (!before && e->rx[q].frames && q < USED_BITS)
+				atomic_fetch_or(&e->used, (uint64_t)1 << (16 + q));
+		}
+		if (!got && mine > 1)
 			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
-		uint64_t used = used_queues(e);
-		if (used != mark) { /* which queues carried the test, on every receiving flow */
-			for (uint32_t i = 0; i < e->nrx; i++)
-				nb_gauge_set(e->rxflows[i].f, NB_G_XDP, e->gauge | used);
+		uint64_t used = atomic_load_explicit(&e->used, memory_order_relaxed);
+		if (used != mark) { /* which queues carried the test */
+			nb_gauge_set(f, NB_G_XDP, e->gauge | reader | used);
 			mark = used;
 		}
 	}
+	nb_gauge_set(f, NB_G_XDP, e->gauge | reader | atomic_load(&e->used));
 	return 0;
 }
 
 int nb_pps_xdp_flow(struct nb_flow *f)
 {
 	struct ppsx_flow *x = f->priv;
-	struct ppsx_end *e = x->end;
 	if (f->sends)
 		return send_loop(f, x);
-	nb_gauge_set(f, NB_G_XDP, e->gauge);
-	if (f->index == e->rx_owner)
-		return recv_loop(f, e);
-	while (!nb_flow_stopping(f)) /* the owner's thread counts this flow's datagrams */
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	return 0;
+	return recv_loop(f, x->end, x->rx_index);
 }
 
 void nb_pps_xdp_kernel_counters(struct nb_flow *f)
@@ -384,6 +415,14 @@ void nb_pps_xdp_kernel_counters(struct nb_flow *f)
 		struct nb_error ignored;
 		if (nb_xsk_stats(nb_xdp_path_sock(e->path, q), &s, &ignored))
 			drops += s.rx_dropped + s.rx_ring_full; /* disjoint; fill_empty overlaps */
+	}
+	/* and what the flows' kernel sockets dropped before the program was attached (the peer's
+	 * first datagrams, when its sender starts on START while this end attaches): a drop of
+	 * our own receiver too, so the whole run adds up (tx_total = rx_total + drops + loss) */
+	for (uint32_t i = 0; i < e->nrx; i++) {
+		uint32_t k;
+		if (nb_sock_rcv_drops(e->rxflows[i].f->fd, &k))
+			drops += k;
 	}
 	atomic_store_explicit(&f->c[NB_C_RCVBUF_DROPS], drops, memory_order_relaxed);
 }
@@ -401,7 +440,7 @@ bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, 
 	return true;
 }
 
-void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n)
+void nb_pps_xdp_facts(uint64_t g, uint32_t readers, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	if (!(g & NB_XDP_G_ON))
@@ -419,5 +458,7 @@ void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n)
 			any = true;
 		}
 	if (!any && used < n)
-		snprintf(buf + used, n - used, "none");
+		used += (size_t)snprintf(buf + used, n - used, "none");
+	if (readers && used < n)
+		snprintf(buf + used, n - used, " xdp_rx_threads=%u", readers);
 }

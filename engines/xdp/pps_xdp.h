@@ -10,26 +10,33 @@
  * connection, SSH, any other port); on the sending end the next hop's MAC is resolved. The
  * kernel's sockets then carry nothing more: every test datagram travels as a frame we build.
  *
- * Sending: flow i sends on queue i (one AF_XDP socket per queue, one thread per socket), with
+ * Sending: the end's i-th sending flow sends on queue i (one AF_XDP socket per queue), with
  * udpflow.c's sender over a send op of its own: the same pacer and burst, the same udpseq
  * header (sequence, send time, the flow's keyed cookie, the epoch), the same counting of what
  * the ring refused as NB_C_SND_ERRS (back-pressure, never loss). So the receiver's loss,
  * duplicates, reordering and late counts are exact as on the socket path.
- * Receiving: the first receiving flow's thread reads every queue's socket and accounts each
- * datagram into its flow by destination port (a flow's frames may land on any queue); the
- * other receiving flows' threads only wait for the stop. Before its first frame it reads what
- * the flows' kernel sockets took before the program was attached (the peer may start on START
- * while this end attaches), so nothing is lost to the attach. Each flow's counters keep a single
- * writer. The sockets' XDP_STATISTICS drops (our receiver fell behind) are the receiving
- * end's NB_C_RCVBUF_DROPS, on its first receiving flow.
+ * Receiving: one reader thread per queue: receiving flow k's thread reads queues k, k + nrx,
+ * ... (all of them when one flow receives; more flows than queues: the extra ones' threads only
+ * wait for the stop) and accounts each datagram into its flow by destination port, whichever
+ * flow it is (a flow's frames may land on any queue: RSS). With several readers each flow has a
+ * lock, held from its first frame of a reader's batch to the batch's end, so each flow's
+ * counters keep one writer at a time; a reader never waits for a lock while holding another.
+ * Before the first frame each receiving flow's thread reads what its kernel socket took before
+ * the program was attached (the peer may start on START while this end attaches), and no
+ * reader starts before all have: nothing is lost to the attach. The sockets' XDP_STATISTICS drops (our receiver fell behind) and what the flows'
+ * kernel sockets dropped before the attach (SO_MEMINFO) are the receiving end's
+ * NB_C_RCVBUF_DROPS, on its first receiving flow: so over the whole run, what the receiving
+ * interface took of the test's frames is the end's received plus these drops, exactly.
  *
  * The row: every flow's NB_G_XDP gauge says its socket's mode and the queues (below), and the
- * runner writes it as facts of the row (`xdp=copy xdp_attach=driver xdp_queues=1
- * xdp_used=0`). The program leaves the interface with the path: at flow_fini, and with the
+ * runner writes it as facts of the row (`xdp=copy xdp_attach=driver xdp_queues=2
+ * xdp_used=0,1 xdp_rx_threads=2`: the threads that read queues, NB_XDP_G_READER). The program leaves the interface with the path: at flow_fini, and with the
  * process on any exit (a BPF link, xdp_prog.h).
  *
- * One direction per end: bidir is refused (its two directions would share a queue's socket
- * between two threads).
+ * bidir: an end both sends and receives. Its senders take queues 0, 1, ... in flow order (the
+ * agent's send as flows N..2N-1), and a queue's socket then has two threads: the sender's on
+ * its TX and completion rings and the send half of its UMEM, the reader's on its fill and RX
+ * rings and the receive half; the halves share nothing (xdp_sock.h).
  */
 #ifndef NB_PPS_XDP_H
 #define NB_PPS_XDP_H
@@ -49,6 +56,7 @@
 #define NB_XDP_G_COPY 2u
 #define NB_XDP_G_DRIVER 4u
 #define NB_XDP_G_GENERIC 8u
+#define NB_XDP_G_READER 16u /* this receiving flow's thread reads queues (one or more) */
 #define NB_XDP_G_QUEUES(v) ((uint32_t)((v) >> 8) & 0xffu)
 #define NB_XDP_G_USED(v) ((uint32_t)((v) >> 16))
 
@@ -57,7 +65,7 @@
 bool nb_pps_xdp_built(void);
 /** What a build without it says: one line. */
 const char *nb_pps_xdp_missing(void);
-/** Parameters the xdp datapath cannot run (bidir, a size beyond a UMEM frame); false with err. */
+/** Parameters the xdp datapath cannot run (gso, a size beyond a UMEM frame); false with err. */
 bool nb_pps_xdp_validate(const struct nb_params *p, struct nb_error *err);
 /** flow_init: the flow's private state (its end is opened by nb_pps_xdp_prepare). */
 bool nb_pps_xdp_flow_init(struct nb_flow *f, struct nb_error *err);
@@ -75,7 +83,8 @@ void nb_pps_xdp_kernel_counters(struct nb_flow *f);
 bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, bool tx,
 		      uint32_t senders, char *what, size_t n, struct nb_error *err);
 /** The row's facts of a NB_G_XDP value (the flows' and ends' OR, the queue count their
- *  largest), appended as words to buf; nothing when it is 0. */
-void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n);
+ *  largest) and of readers (the flows with NB_XDP_G_READER: threads that read queues), as
+ *  words into buf; nothing when g is 0. */
+void nb_pps_xdp_facts(uint64_t g, uint32_t readers, char *buf, size_t n);
 
 #endif

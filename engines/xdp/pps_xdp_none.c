@@ -57,9 +57,9 @@ bool nb_pps_xdp_check(const struct sockaddr *peer, socklen_t peer_len, bool rx, 
 	return nb_error_set(err, "%s", nb_pps_xdp_missing());
 }
 
-void nb_pps_xdp_facts(uint64_t g, char *buf, size_t n)
+void nb_pps_xdp_facts(uint64_t g, uint32_t readers, char *buf, size_t n)
 {
-	(void)g;
+	(void)g, (void)readers;
 	if (n)
 		buf[0] = '\0';
 }

@@ -211,6 +211,21 @@ bool nb_xdp_tx_drain(struct nb_xdp_tx *t, int timeout_ms)
 
 /* ---- receiving ---- */
 
+/* The end of a batch (or a wait for another flow's lock): every flow this reader entered is
+ * counted, and its lock released. */
+static void leave_all(struct nb_xdp_rx *r)
+{
+	for (uint32_t i = 0; i < r->nflows; i++) {
+		bool *in = r->held ? &r->held[i] : &r->flows[i].entered;
+		if (!*in)
+			continue;
+		nb_flow_leave(r->flows[i].f);
+		if (r->flows[i].lock)
+			pthread_mutex_unlock(r->flows[i].lock);
+		*in = false;
+	}
+}
+
 static void account(struct nb_xdp_rx *r, const uint8_t *frame, uint32_t len)
 {
 	struct nb_frame_view v;
@@ -227,9 +242,16 @@ static void account(struct nb_xdp_rx *r, const uint8_t *frame, uint32_t len)
 		r->rejected[NB_FRAME_OK]++;
 		return;
 	}
-	if (!fl->entered) {
+	bool *in = r->held ? &r->held[i] : &fl->entered;
+	if (!*in) {
+		/* Never wait for a flow's lock while holding another's: two readers each holding
+		 * one would wait for ever. Waiting, this reader holds none. */
+		if (fl->lock && pthread_mutex_trylock(fl->lock) != 0) {
+			leave_all(r);
+			pthread_mutex_lock(fl->lock);
+		}
 		fl->seq.cur = nb_flow_enter(fl->f);
-		fl->entered = true;
+		*in = true;
 	}
 	/* No receive time of its own (see xdp_path.h): no jitter. */
 	if (!nb_seqrx_account(&fl->seq, fl->f, v.payload, v.payload_len, 0))
@@ -245,11 +267,7 @@ int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err)
 		return nb_xsk_rx_wait(r->x, timeout_ms, err) ? 0 : -1;
 	for (uint32_t i = 0; i < n; i++)
 		account(r, data[i], lens[i]);
-	for (uint32_t i = 0; i < r->nflows; i++)
-		if (r->flows[i].entered) {
-			nb_flow_leave(r->flows[i].f);
-			r->flows[i].entered = false;
-		}
+	leave_all(r);
 	nb_xsk_rx_release(r->x, n);
 	r->frames += n;
 	return (int)n;

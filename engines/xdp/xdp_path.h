@@ -10,8 +10,8 @@
  *   - a sending flow sends on queue (flow index) with its frame template (nb_xdp_tx_init);
  *     nb_xdp_tx_step sends for a caller without udpflow.c (nb_xdp_tool), the engine sends
  *     through udpflow.c's sender with a send op of its own (the same pacer and burst);
- *   - a receiving end runs nb_xdp_rx_step over every queue, which demultiplexes by
- *     destination port into each flow's counters with the socket path's own accounting
+ *   - a receiving end runs nb_xdp_rx_step over every queue (one reader thread per queue, or
+ *     a reader for several), which demultiplexes by destination port into each flow's counters with the socket path's own accounting
  *     (nb_seqrx_account, epochs), so loss, duplicates, reordering and late stay exact;
  *   - a receiving socket's XDP_STATISTICS drops (rx_dropped + rx_ring_full, nb_xsk_stats) are
  *     the xdp path's NB_C_RCVBUF_DROPS: frames our own receiver was too slow for, read at every
@@ -21,8 +21,8 @@
  *     the process, whatever ends it).
  * Memory: each socket has its own UMEM, NB_XSK_FRAMES x NB_XSK_FRAME_SIZE (8 MiB), so an end
  * with many queues wants cfg.queues limited to the queues its flows use.
- * One thread per socket: a queue's nb_xdp_tx and nb_xdp_rx run on the same thread or the
- * queue is used by one direction only.
+ * Threads: a queue's nb_xdp_tx is one thread's, its nb_xdp_rx one thread's (the same or
+ * another: the socket's send and receive halves share nothing, xdp_sock.h).
  *
  * Receive times: AF_XDP in copy mode gives no per-frame kernel timestamp, so the datagrams are
  * accounted without one (nb_seqrx_account's recv_ns 0): the xdp path has no jitter to report,
@@ -31,6 +31,7 @@
 #ifndef NB_XDP_PATH_H
 #define NB_XDP_PATH_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -108,11 +109,15 @@ int nb_xdp_tx_step(struct nb_xdp_tx *t, uint32_t n);
 /** After the last step: kick until the kernel completed every frame or timeout_ms passed. */
 bool nb_xdp_tx_drain(struct nb_xdp_tx *t, int timeout_ms);
 
-/** The receiving flows of one queue: flows[i] receives on port port_lo + i. */
+/** The receiving flows of one queue: flows[i] receives on port port_lo + i. Several queues'
+ *  readers (threads) may share one array: each flow then has a lock, which a reader holds from
+ *  the first of the flow's frames in its batch to the batch's end (with the flow's
+ *  nb_flow_enter), so a flow's accounting and counters keep one writer at a time. */
 struct nb_xdp_rxflow {
 	struct nb_flow *f;              /* NULL: no flow on that port */
 	struct nb_seqrx seq;
-	bool entered;                   /* inside the current batch's nb_flow_enter */
+	bool entered;                   /* one reader (held NULL): inside the batch's nb_flow_enter */
+	pthread_mutex_t *lock;          /* shared by several readers; NULL: one reader */
 };
 
 struct nb_xdp_rx {
@@ -123,6 +128,8 @@ struct nb_xdp_rx {
 	const uint16_t *slot;           /* optional: port - port_lo -> flows[] index + 1 (0: none),
 					   for flows on ports far apart; NULL: flows[port - port_lo] */
 	uint32_t nslots;                /* slot's entries */
+	bool *held;                     /* shared flows: this reader's "inside the flow's
+					   nb_flow_enter and lock" (nflows); NULL: flows[i].entered */
 	bool check_udp;                 /* verify every UDP checksum (a bad one is not counted) */
 	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test

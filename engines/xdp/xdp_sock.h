@@ -13,7 +13,10 @@
  * Batches: nb_xsk_tx_get hands out up to n free frames (reclaiming completions first),
  * nb_xsk_tx_send puts the written ones on the TX ring and kicks the kernel if it asks;
  * nb_xsk_rx_peek gives up to n received frames, nb_xsk_rx_release returns them to the fill
- * ring. One thread per socket: nothing here is locked.
+ * ring. Nothing here is locked: one thread sends (tx_get, tx_send, tx_flush, tx_pending: the
+ * TX and completion rings, the send half) and one receives (rx_peek, rx_release, rx_wait: the
+ * fill and RX rings, the receive half); the two touch nothing of each other's, so a sender
+ * and a reader may share a socket (bidir).
  */
 #ifndef NB_XDP_SOCK_H
 #define NB_XDP_SOCK_H

@@ -17,18 +17,25 @@ static double larger(double a, double b)
 	return !isfinite(a) ? b : !isfinite(b) ? a : fmax(a, b);
 }
 
+/* The budget's own column, or for a folder written before it had one (the run's budget was
+ * then the window's) the window's. */
+static double covered(const double *v, enum nb_col own, enum nb_col window)
+{
+	return or0(isfinite(v[own]) ? v[own] : v[window]);
+}
+
 static void add_run(const struct nb_metrics *m, struct nb_loss_budget *b)
 {
 	const double *v = m->v;
 	b->runs++;
-	b->sent += or0(v[NB_COL_TX_PACKETS]);
-	b->lost += or0(v[NB_COL_LOST]);
-	b->refused += or0(v[NB_COL_SND_ERRS]);
+	b->sent += covered(v, NB_COL_LB_SENT, NB_COL_TX_PACKETS);
+	b->lost += covered(v, NB_COL_LB_LOST, NB_COL_LOST);
+	b->refused += covered(v, NB_COL_LB_SND_ERRS, NB_COL_SND_ERRS);
 	b->tx_qdisc += or0(v[NB_COL_LB_TX_QDISC]);
 	b->tx_if += or0(v[NB_COL_LB_TX_IF]);
 	b->rx_if += or0(v[NB_COL_LB_RX_IF]);
 	b->rx_ip_udp += or0(v[NB_COL_LB_RX_IP]) + or0(v[NB_COL_LB_RX_UDP]);
-	b->sock += or0(v[NB_COL_RCVBUF_DROPS]);
+	b->sock += covered(v, NB_COL_LB_RCVBUF, NB_COL_RCVBUF_DROPS);
 	b->path += or0(v[NB_COL_LB_PATH]);
 	b->excess += or0(v[NB_COL_LB_EXCESS]);
 	b->target += or0(v[NB_COL_TARGET_RATE]);

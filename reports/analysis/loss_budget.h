@@ -15,9 +15,9 @@
  *  that received nothing shows where it all went). Counts are sums over those runs. */
 struct nb_loss_budget {
 	size_t runs, noisy_runs;        /* runs with a budget; of them, those whose parts exceed the loss */
-	double sent, lost, refused;     /* tx_packets, lost, snd_errs */
+	double sent, lost, refused;     /* lb_sent, lb_lost, lb_snd_errs: the whole tests' */
 	double tx_qdisc, tx_if;         /* the sending end(s) */
-	double rx_if, rx_ip_udp, sock;  /* the receiving end(s); sock = rcvbuf_drops */
+	double rx_if, rx_ip_udp, sock;  /* the receiving end(s); sock = lb_rcvbuf_drops */
 	double path, excess;            /* lb_path over the runs that add up; lb_excess over all */
 	double tx_thread, rx_thread;    /* the busiest sender / receiver thread, % of a core (max) */
 	double size;                    /* datagram payload, bytes (NAN unknown) */

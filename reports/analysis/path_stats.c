@@ -44,7 +44,7 @@ size_t nb_path_stats_of_case(const struct nb_results *res, size_t ci, struct nb_
 	for (size_t i = 0; i < res->npath_runs; i++) {
 		const struct nb_run *p = &res->path_runs[i];
 		const struct nb_run *run = run_of(res, p->run_id);
-		if (!run || run->case_idx != ci || strcmp(p->kind, "trial") == 0)
+		if (!run || run->case_idx != ci || nb_run_kind_swept(p->kind))
 			continue;
 		struct nb_path_stats *ps = slot(out, &n, max, p->path);
 		if (!ps)

@@ -25,7 +25,35 @@ struct nb_rfc6349_case {
 	double baseline_rtt_us, mean_rtt_us, buffer_delay_pct, efficiency_pct, bdp_bytes;
 	double retrans_bytes;    /* mean per run */
 	size_t runs;
+	/* with a bottleneck bandwidth (nb_rfc6349_with_bottleneck), else NAN and false */
+	double ttr, bdp_bb_bytes, window_bytes;
+	bool window_below_bdp;
 };
+
+/** RFC 6349 section 4.1: the actual transfer time over the ideal one, bytes at bottleneck_bps
+ *  (NAN: not known). */
+double nb_rfc6349_ttr(double seconds, double bytes, double bottleneck_bps);
+
+/** Where a case's bottleneck bandwidth came from. */
+enum nb_rfc6349_bb { NB_BB_UNKNOWN, NB_BB_CONFIG, NB_BB_IP_CAPACITY };
+
+/** The bottleneck bandwidth the case's numbers that need one use (RFC 6349 section 3.3.1's BB). */
+struct nb_rfc6349_bottleneck {
+	enum nb_rfc6349_bb from;
+	double bps;              /* bit/s; NAN when unknown */
+	const char *case_id;     /* NB_BB_IP_CAPACITY: the UDP case whose capacity it is */
+};
+
+/** Case ci's bottleneck: its `bottleneck` (plan.csv bottleneck_bps), else the largest RFC 9097
+ *  Maximum IP-Layer Capacity a UDP case of the same batch measured (s: the batch's summary),
+ *  else unknown. */
+void nb_rfc6349_bottleneck_of(const struct nb_results *res, const struct nb_summary *s, size_t ci,
+			      struct nb_rfc6349_bottleneck *out);
+/** With bottleneck b: the case's mean TCP Transfer Time Ratio (ttr), the BDP at b and the
+ *  baseline RTT (bdp_bb_bytes), and whether the window used (window_bytes: the `window` asked,
+ *  NAN when the kernel's default) is below it. */
+void nb_rfc6349_with_bottleneck(const struct nb_results *res, size_t ci,
+				const struct nb_rfc6349_bottleneck *b, struct nb_rfc6349_case *k);
 
 /** A one-way TCP case whose headline is a received rate: what RFC 6349 measures. */
 bool nb_rfc6349_applies(const struct nb_case_stats *c);

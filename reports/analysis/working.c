@@ -74,6 +74,18 @@ uint64_t nb_working_split(const struct nb_working_timing *t, struct nb_hist *con
 	return atomic_load_explicit(&phase[NB_PHASE_OUTSIDE]->count, memory_order_relaxed);
 }
 
+uint64_t nb_working_split_load(const struct nb_working_timing *t, struct nb_hist *const *ivl,
+			       uint32_t nk, struct nb_hist *const phase[NB_PHASES])
+{
+	for (int p = 0; p < NB_PHASES; p++)
+		nb_hist_init(phase[p]);
+	uint32_t off = nb_working_load_first_tick(t) - 1;
+	for (uint32_t k = 1; k <= nk; k++)
+		if (ivl[k])
+			nb_hist_merge(phase[nb_working_phase_of(t, k + off)], ivl[k]);
+	return atomic_load_explicit(&phase[NB_PHASE_OUTSIDE]->count, memory_order_relaxed);
+}
+
 static uint64_t ld(const _Atomic uint64_t *v)
 {
 	return atomic_load_explicit(v, memory_order_relaxed);
@@ -159,7 +171,10 @@ void nb_rpm_tcp(const struct nb_rpm_in *in, struct nb_rpm *out)
 	out->rr_f_ns = NAN;
 	if (isfinite(in->crr_ns) && isfinite(in->tcp_f_ns))
 		out->rr_f_ns = in->crr_ns > in->tcp_f_ns ? in->crr_ns - in->tcp_f_ns : 0;
+	out->self = isfinite(in->rr_s_ns) && in->rr_s_ns > 0; /* 0: not given */
+	double rr = out->self ? in->rr_s_ns : in->rr_l_ns;
 	out->foreign = per_minute((in->tcp_f_ns + out->rr_f_ns) / 2 / 1e6);
-	out->loaded = per_minute(in->rr_l_ns / 1e6);
-	out->rpm = (out->foreign + out->loaded) / 2; /* NaN when either is */
+	out->loaded = per_minute(rr / 1e6);
+	/* NaN when any term is */
+	out->rpm = per_minute((in->tcp_f_ns / 4 + out->rr_f_ns / 4 + rr / 2) / 1e6);
 }

@@ -51,6 +51,12 @@ uint32_t nb_working_load_first_tick(const struct nb_working_timing *t);
 uint64_t nb_working_split(const struct nb_working_timing *t, struct nb_hist *const *ivl,
 			  uint32_t nk, struct nb_hist *const phase[NB_PHASES]);
 
+/** The same for the load's intervals ivl[1 .. nk], numbered on the load's own axis (its first
+ *  interval is the probes' nb_working_load_first_tick): a load's self probes (stream_self.h),
+ *  which exist in the ramp and loaded phases only. Returns the samples outside every phase. */
+uint64_t nb_working_split_load(const struct nb_working_timing *t, struct nb_hist *const *ivl,
+			       uint32_t nk, struct nb_hist *const phase[NB_PHASES]);
+
 /** The single-sided trimmed mean of h in ns: the mean of the lowest ceil(keep * count) samples
  *  (keep 0.95: the draft's TMP of 95 %), each at its bucket's midpoint clamped to the
  *  histogram's min and max, a sample above the histogram's range at max. NaN when empty. */
@@ -74,15 +80,22 @@ double nb_jain(const double *x, size_t n);
 struct nb_rpm_in {
 	double tcp_f_ns;  /* connect: a TCP handshake on a new connection */
 	double crr_ns;    /* crr: handshake + request/response on a new connection */
-	double rr_l_ns;   /* a request/response on a loaded connection (or its stand-in) */
+	double rr_l_ns;   /* a request/response on another open connection: the stand-in */
+	double rr_s_ns;   /* a self probe: request/response on a load connection (stream_self.h) */
 };
 struct nb_rpm {
 	double foreign, loaded, rpm;            /* round trips per minute; NaN: an input missing */
 	double rr_f_ns;                         /* crr less the handshake (clamped at 0) */
+	bool self;                              /* the self term is the self probes' (else the
+						   stand-in's, or missing) */
 };
-/** The draft's TCP-only formula: foreign = 60000 / ((TM(tcp_f) + TM(rr_f)) / 2) with
- *  rr_f = TM(crr) - TM(tcp_f), loaded = 60000 / TM(rr_l), RPM = (foreign + loaded) / 2, times
- *  in ms. */
+/** The draft's formula (its weights: 1/2 on the foreign probes, 1/2 on the self probes),
+ *  adapted to TCP with no TLS: the foreign probes' half is shared by the handshake and the
+ *  request/response on the new connection, 1/4 each:
+ *    RPM = 60000 / (1/4 TM(tcp_f) + 1/4 TM(rr_f) + 1/2 TM(rr_s)), times in ms,
+ *  rr_f = TM(crr) - TM(tcp_f) (clamped at 0), rr_s the self probes' trimmed mean, else the
+ *  stand-in rr_l (and self false). foreign = 60000 / ((TM(tcp_f) + TM(rr_f)) / 2) and
+ *  loaded = 60000 / TM(rr_s) are each half's own RPM (RPM is their harmonic mean). */
 void nb_rpm_tcp(const struct nb_rpm_in *in, struct nb_rpm *out);
 
 #endif

@@ -69,7 +69,7 @@ static bool check_rows(const struct nb_results *res, struct nb_error *err)
 
 static bool counted_row(const struct nb_csv_table *t, size_t r)
 {
-	return strcmp(nb_csv_cell(t, r, nb_csv_col(t, "kind")), "trial") != 0 &&
+	return !nb_run_kind_swept(nb_csv_cell(t, r, nb_csv_col(t, "kind"))) &&
 	       strcmp(nb_csv_cell(t, r, nb_csv_col(t, "status")), "ok") == 0;
 }
 
@@ -162,26 +162,16 @@ static double run_value(const struct nb_run *run, const char *metric, int col)
 	return col >= 0 ? run->m.v[col] : NAN;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 /* The case's repetitions (kind run) in one folder: the counted values, sorted, and the
  * failed ones with the first error. */
 static bool collect(const struct nb_results *res, const char *case_id, const char *metric, int col,
 		    struct nb_cmp_sample *s)
 {
-	memset(s, 0, sizeof(*s));
-	nb_stats_init(&s->st);
-	s->median = NAN;
-	s->v = malloc((res->nruns + 1) * sizeof(*s->v));
-	if (!s->v)
+	if (!nb_cmp_sample_start(s, res->nruns + 1))
 		return false;
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *run = &res->runs[i];
-		if (strcmp(run->case_id, case_id) != 0 || strcmp(run->kind, "trial") == 0)
+		if (strcmp(run->case_id, case_id) != 0 || nb_run_kind_swept(run->kind))
 			continue;
 		s->runs++;
 		if (!nb_run_counts(run)) {
@@ -195,9 +185,7 @@ static bool collect(const struct nb_results *res, const char *case_id, const cha
 			nb_stats_add(&s->st, x);
 		}
 	}
-	qsort(s->v, s->st.n, sizeof(*s->v), cmp_double);
-	if (s->st.n)
-		s->median = nb_stats_percentile(s->v, s->st.n, 50.0);
+	nb_cmp_sample_end(s);
 	return true;
 }
 
@@ -236,18 +224,7 @@ static bool build_cell(struct nb_compare *c, const struct nb_cmp_row *row, size_
 	if (!collect(res, row->case_id, row->metric, row->col, &cell->s))
 		return false;
 	nb_cmp_judge(cell, &row->base, row->col, row->rank, c->threshold);
-	char buf[1024];
-	size_t expected = 0, n = nb_cmp_param_diff(&c->sides[0].res.plan_t, &res->plan_t, row->case_id,
-						   c->expect, c->nexpect, &expected, buf, sizeof(buf));
-	if (n == 0)
-		return true;
-	cell->param_diff = strdup(buf);
-	cell->params_expected = expected == n;
-	if (!cell->params_expected && cell->verdict != NB_CMP_NODATA) {
-		cell->verdict = NB_CMP_DIFFERENT;
-		cell->reason = "parameters differ";
-	}
-	return cell->param_diff != NULL;
+	return nb_cmp_cell_params(c, res, row->case_id, cell);
 }
 
 static bool build_row(struct nb_compare *c, struct nb_cmp_row *row, const struct nb_plan_case *pc,
@@ -340,6 +317,11 @@ static bool build_rows(struct nb_compare *c)
 			if (!build_row(c, &c->rows[c->nrows++], &base->cases[i], metric))
 				return false;
 		}
+	bool headlines = !c->nmetrics;
+	for (size_t m = 0; m < c->nmetrics; m++)
+		headlines |= is_all(c->metrics[m]);
+	if (headlines && !nb_cmp_working_rows(c))
+		return false;
 	count_verdicts(c);
 	return true;
 }

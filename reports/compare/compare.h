@@ -110,7 +110,11 @@ struct nb_cmp_cell {
 struct nb_cmp_row {
 	const char *case_id, *test;
 	const char *metric;   /* column compared */
-	int col;              /* its nb_cols index, -1 unknown */
+	int col;              /* its nb_cols index, -1 unknown; a working case's number (below): a
+				 column of the same better direction */
+	const char *unit;     /* the metric's unit when col's is not it ("RPM"), else NULL */
+	const char *working;  /* a working case's inflation or RPM (working.csv): that case's id;
+				 NULL for runs.csv's rows */
 	bool rank;            /* latency / request-response metric: the rank test decides */
 	struct nb_cmp_sample base;
 	struct nb_cmp_cell *cells; /* one per NEW folder */
@@ -167,7 +171,8 @@ struct nb_compare {
 	bool allow_missing, fail_on_inconclusive;
 	struct nb_cmp_side *sides; /* [0] = BASE, [1..nsides) = NEW */
 	size_t nsides;
-	struct nb_cmp_row *rows;   /* one per metric x BASE case (a case once per column) */
+	struct nb_cmp_row *rows;   /* one per metric x BASE case (a case once per column), then
+				      with the headlines the working cases' inflation and RPM */
 	size_t nrows;
 	size_t count[NB_CMP_NVERDICTS]; /* over every row x NEW cell */
 	size_t judged;             /* cells with a verdict read off a CI (multiple comparisons) */

@@ -142,7 +142,7 @@ static bool one_metric(const struct nb_compare *c, const char *dir, const char *
 		if (!of_metric(row, metric))
 			continue;
 		n++;
-		col = row->col;
+		col = row->unit ? -1 : row->col;
 		for (size_t s = 0; s < c->nsides; s++) {
 			const struct nb_cmp_sample *x = side_sample(row, s);
 			if (x && x->st.n)

@@ -213,3 +213,20 @@ size_t nb_cmp_param_diff(const struct nb_csv_table *a, const struct nb_csv_table
 	}
 	return n;
 }
+
+bool nb_cmp_cell_params(const struct nb_compare *c, const struct nb_results *res,
+			const char *case_id, struct nb_cmp_cell *cell)
+{
+	char buf[1024];
+	size_t expected = 0, n = nb_cmp_param_diff(&c->sides[0].res.plan_t, &res->plan_t, case_id,
+						   c->expect, c->nexpect, &expected, buf, sizeof(buf));
+	if (n == 0)
+		return true;
+	cell->param_diff = strdup(buf);
+	cell->params_expected = expected == n;
+	if (!cell->params_expected && cell->verdict != NB_CMP_NODATA) {
+		cell->verdict = NB_CMP_DIFFERENT;
+		cell->reason = "parameters differ";
+	}
+	return cell->param_diff != NULL;
+}

@@ -37,7 +37,7 @@ static void run_counts(const struct nb_results *res, size_t *planned, size_t *re
 	for (size_t i = 0; i < res->ncases; i++)
 		*planned += res->cases[i].swept ? 0 : res->cases[i].rep_min;
 	for (size_t i = 0; i < res->nruns; i++) {
-		if (strcmp(res->runs[i].kind, "trial") == 0)
+		if (nb_run_kind_swept(res->runs[i].kind))
 			continue;
 		(*recorded)++;
 		*ok += nb_run_counts(&res->runs[i]);

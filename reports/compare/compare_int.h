@@ -41,6 +41,17 @@ enum nb_cmp_show { NB_CMP_SHOW_MEAN = 1, NB_CMP_SHOW_MEDIAN = 2 };
 unsigned nb_cmp_cell_shows(const struct nb_cmp_cell *cell);
 /** A row's base column: what its NEW cells were decided on (both when they differ). */
 unsigned nb_cmp_base_shows(const struct nb_compare *c, const struct nb_cmp_row *row);
+/** After judging a cell: case_id's parameters on side res against BASE's (compare_diff.c): the
+ *  difference into cell->param_diff (none: NULL), and one nobody declared (--expect) makes the
+ *  cell not compared. False: out of memory. */
+bool nb_cmp_cell_params(const struct nb_compare *c, const struct nb_results *res,
+			const char *case_id, struct nb_cmp_cell *cell);
+/** qsort's order of doubles, ascending. */
+int nb_cmp_double(const void *x, const void *y);
+/** An empty sample with room for cap values (false: out of memory). */
+bool nb_cmp_sample_start(struct nb_cmp_sample *s, size_t cap);
+/** Its values sorted and their median, once they are all in (s->st.n of them). */
+void nb_cmp_sample_end(struct nb_cmp_sample *s);
 /** "9.30 ± 0.30 Gbit/s", "median 46.0 µs", both ("median 15.0 µs · 26.9 ± 20.7 µs"), "—" when
  *  n = 0; show is nb_cmp_cell_shows or nb_cmp_base_shows. */
 void nb_cmp_fmt_sample(const struct nb_cmp_row *row, const struct nb_cmp_sample *s, unsigned show,
@@ -77,8 +88,31 @@ void nb_cmp_csv_searches(const struct nb_compare *c, FILE *f, size_t side);
 /** The JSON document's "searches": [{case_id, goal, metric, unit, ..., new: [...]}]. */
 json_t *nb_cmp_json_searches(const struct nb_compare *c);
 
-/** The working cases' section of compare.md (compare_working.c): inflation and RPM (TCP), shown
- *  beside each other, not judged. */
+/* ---- one value each side (compare_single.c): the searches' and latency at % of PDR's tables ---- */
+
+#define NB_CMP_SINGLE_SIDES 16  /* the sides those tables show at most */
+/** (new - base) / base in %, NAN when either is unknown or base is 0. */
+double nb_cmp_single_change_pct(double base, double new_);
+/** "## TITLE", then the header "| Case | WHAT | BASE | NEW ... |" and its rule. */
+void nb_cmp_single_header(const struct nb_compare *c, FILE *f, const char *title, const char *what);
+/** BASE's value, each NEW side's (news[1..]) with its change in %, the row's end. */
+void nb_cmp_single_cells(const struct nb_compare *c, FILE *f, double base, const double *news,
+			 const char *unit);
+
+/* ---- latency at % of PDR (compare_pdr_latency.c): each BASE search's, against each NEW's ---- */
+
+/** "## Latency at % of PDR": each number per side and its change; nothing without one. */
+void nb_cmp_md_pdr_latency(const struct nb_compare *c, FILE *f);
+/** A CSV row per BASE number against NEW side `side` (verdict "not judged"). */
+void nb_cmp_csv_pdr_latency(const struct nb_compare *c, FILE *f, size_t side);
+/** The JSON document's "pdr_latency": [{case_id, metric, goal, pct_of_goal, quantile, us, new}]. */
+json_t *nb_cmp_json_pdr_latency(const struct nb_compare *c);
+
+/** With the headlines (--metric all), append to c->rows each BASE working case's rows
+ *  (compare_working.c): every probe's inflation_p50_us (the probe's case id, lower is better)
+ *  and the case's rpm_tcp (higher is better), judged and gated as a headline. */
+bool nb_cmp_working_rows(struct nb_compare *c);
+/** The working cases' section of compare.md (compare_working.c): those rows, in their words. */
 void nb_cmp_working_md(const struct nb_compare *c, FILE *f);
 
 #endif

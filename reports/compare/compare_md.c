@@ -488,6 +488,7 @@ bool nb_compare_write_md(const struct nb_compare *c, FILE *f, const char *chart_
 	nb_cmp_working_md(c, f);
 	table(c, f, "## Results", false);
 	nb_cmp_md_searches(c, f);
+	nb_cmp_md_pdr_latency(c, f);
 	method(c, f);
 	if (chart_png)
 		fprintf(f, "![Each case relative to base](%s)\n\nEach bar is a case's change as a ratio "

@@ -83,6 +83,7 @@ bool nb_compare_write_csv(const struct nb_compare *c, FILE *f)
 		for (size_t k = 0; k < c->sides[s].n_only_here; k++)
 			csv_only_new(f, c, s, c->sides[s].only_here[k]);
 		nb_cmp_csv_searches(c, f, s);
+		nb_cmp_csv_pdr_latency(c, f, s);
 	}
 	return !ferror(f);
 }
@@ -140,11 +141,14 @@ static json_t *j_row(const struct nb_compare *c, const struct nb_cmp_row *row)
 	json_t *cells = json_array();
 	for (size_t s = 1; s < c->nsides; s++)
 		json_array_append_new(cells, j_cell(c, row, &row->cells[s - 1], s));
-	return json_pack("{s:o, s:o, s:o, s:s, s:s, s:b, s:o, s:o}", "case_id",
-			 nb_json_string(row->case_id), "test", nb_json_string(row->test),
-			 "metric", nb_json_string(row->metric), "unit", nb_cmp_row_unit(row),
-			 "better", nb_cmp_better_name(row->col), "rank_metric", row->rank,
-			 "base", j_sample(&row->base), "new", cells);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:s, s:s, s:b, s:o, s:o}", "case_id",
+			      nb_json_string(row->case_id), "test", nb_json_string(row->test),
+			      "metric", nb_json_string(row->metric), "unit", nb_cmp_row_unit(row),
+			      "better", nb_cmp_better_name(row->col), "rank_metric", row->rank,
+			      "base", j_sample(&row->base), "new", cells);
+	if (o && row->working)
+		json_object_set_new(o, "working_case", nb_json_string(row->working));
+	return o;
 }
 
 static json_t *j_counts(const size_t count[NB_CMP_NVERDICTS])
@@ -232,7 +236,8 @@ static json_t *j_doc(const struct nb_compare *c)
 		json_array_append_new(news, j_side(&c->sides[s], true));
 	for (size_t i = 0; i < c->nrows; i++)
 		json_array_append_new(rows, j_row(c, &c->rows[i]));
-	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			 "s:o}",
 			 "summary", line, "exit", rc, "exit_meaning", nb_cmp_exit_meaning(rc),
 			 "neutral", c->neutral, "counts", j_counts(c->count),
 			 "threshold_pct", c->threshold * 100.0, "conditions_differ", c->n_env_diff > 0,
@@ -240,7 +245,8 @@ static json_t *j_doc(const struct nb_compare *c)
 			 "metric", nb_cmp_single_metric(c) ? nb_json_string(nb_cmp_single_metric(c))
 					   : json_null(), "metrics", j_metrics(c),
 			 "problems", j_problems(c), "base", j_side(&c->sides[0], false), "new", news,
-			 "cases", rows, "searches", nb_cmp_json_searches(c));
+			 "cases", rows, "searches", nb_cmp_json_searches(c),
+			 "pdr_latency", nb_cmp_json_pdr_latency(c));
 }
 
 bool nb_compare_write_json(const struct nb_compare *c, FILE *f, struct nb_error *err)

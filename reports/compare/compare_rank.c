@@ -92,16 +92,10 @@ int nb_mw_critical(size_t m, size_t n)
 	return c;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 /* Sum of t³ - t over the groups of tied values of both samples (sorted in place in all). */
 static double tie_sum(double *all, size_t n)
 {
-	qsort(all, n, sizeof(*all), cmp_double);
+	qsort(all, n, sizeof(*all), nb_cmp_double);
 	double sum = 0.0;
 	for (size_t i = 0; i < n;) {
 		size_t k = i + 1;
@@ -133,7 +127,7 @@ static double pairs(const double *a, size_t m, const double *b, size_t n, double
 			d[i * n + j] = b[j] - a[i];
 			u += b[j] > a[i] ? 1.0 : b[j] == a[i] ? 0.5 : 0.0;
 		}
-	qsort(d, m * n, sizeof(*d), cmp_double);
+	qsort(d, m * n, sizeof(*d), nb_cmp_double);
 	return u;
 }
 

@@ -31,11 +31,6 @@ static bool goal_in(const struct nb_results *res, const char *case_id,
 	return false;
 }
 
-/* (new - base) / base in %, NAN when either is unknown or base is 0. */
-static double change_pct(double base, double new_)
-{
-	return isfinite(base) && isfinite(new_) && base != 0 ? 100.0 * (new_ - base) / base : NAN;
-}
 
 /* Calls fn for every goal of every BASE search, with each NEW side's goal (NULL: none). */
 static void each_goal(const struct nb_compare *c,
@@ -69,37 +64,18 @@ static void md_row(void *ctx, const struct nb_plan_case *pc, const struct nb_swe
 		   const struct nb_sweep_result *news)
 {
 	struct md_ctx *m = ctx;
-	if (!m->any) {
-		fputs("## Searches (MLRsearch goals)\n\n| Case | Goal |", m->f);
-		for (size_t s = 0; s < m->c->nsides; s++) {
-			fputc(' ', m->f);
-			nb_md_cell(m->f, m->c->sides[s].name);
-			fputs(" |", m->f);
-		}
-		fputs("\n|---|---|", m->f);
-		for (size_t s = 0; s < m->c->nsides; s++)
-			fputs("--:|", m->f);
-		fputc('\n', m->f);
-	}
+	double v[NB_CMP_SINGLE_SIDES] = { NAN };
+	if (!m->any)
+		nb_cmp_single_header(m->c, m->f, "Searches (MLRsearch goals)", "Goal");
 	m->any = true;
 	fputs("| ", m->f);
 	nb_md_code(m->f, pc->case_id);
 	fputs(" | ", m->f);
 	nb_md_cell(m->f, base->goal_name);
 	fputs(" |", m->f);
-	nb_md_value_cell(m->f, base->conditional, base->unit);
-	for (size_t s = 1; s < m->c->nsides && s < 16; s++) {
-		char v[64];
-		double ch = change_pct(base->conditional, news[s].conditional);
-		nb_fmt_value(news[s].conditional, base->unit, v, sizeof(v));
-		if (!isfinite(news[s].conditional))
-			fputs(" — |", m->f);
-		else if (isfinite(ch))
-			fprintf(m->f, " %s (%+.1f %%) |", v, ch);
-		else
-			fprintf(m->f, " %s |", v);
-	}
-	fputc('\n', m->f);
+	for (size_t s = 1; s < m->c->nsides && s < NB_CMP_SINGLE_SIDES; s++)
+		v[s] = news[s].conditional;
+	nb_cmp_single_cells(m->c, m->f, base->conditional, v, base->unit);
 }
 
 void nb_cmp_md_searches(const struct nb_compare *c, FILE *f)
@@ -142,7 +118,7 @@ static void csv_row(void *ctx, const struct nb_plan_case *pc, const struct nb_sw
 	fprintf(x->f, "%s", num);
 	nb_fmt_num(n->conditional, num, sizeof(num));
 	fprintf(x->f, ",%d,%s,,%s", isfinite(n->conditional), num, num);
-	nb_fmt_num(change_pct(base->conditional, n->conditional), num, sizeof(num));
+	nb_fmt_num(nb_cmp_single_change_pct(base->conditional, n->conditional), num, sizeof(num));
 	fprintf(x->f, ",%s,,,-,,,,,,not judged,one search each side,,,\n", num);
 }
 
@@ -165,7 +141,7 @@ static void json_row(void *ctx, const struct nb_plan_case *pc, const struct nb_s
 	for (size_t s = 1; s < c->nsides && s < 16; s++)
 		json_array_append_new(sides, json_pack("{s:s, s:o, s:o}", "label", c->sides[s].name,
 			"conditional_throughput", nb_json_number(news[s].conditional),
-			"change_pct", nb_json_number(change_pct(base->conditional,
+			"change_pct", nb_json_number(nb_cmp_single_change_pct(base->conditional,
 							       news[s].conditional))));
 	json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o}",
 		"case_id", pc->case_id, "goal", base->goal_name, "metric", metric,

@@ -10,6 +10,8 @@
 
 const char *nb_cmp_row_unit(const struct nb_cmp_row *row)
 {
+	if (row->unit)
+		return row->unit;
 	return row->col >= 0 ? nb_cols[row->col].unit : "";
 }
 
@@ -190,7 +192,8 @@ void nb_cmp_fmt_verdict(const struct nb_compare *c, size_t side, const struct nb
 		snprintf(buf, len, "%s %s", c->sides[side].name, word(row, cell->diff > 0));
 }
 
-/* "6.0–7.6 %" when the CI lies on the side of the change, else "1.2 % faster to 2.0 % slower". */
+/* "6.0–7.6 %" when the CI lies on the side of the change, else from its low end to its high
+ * end: "9.0 % slower to 1.2 % faster" (a rate), "1.2 % faster to 2.0 % slower" (a time). */
 static void ci_words(const struct nb_cmp_row *row, const struct nb_cmp_cell *cell, char *buf,
 		     size_t len)
 {

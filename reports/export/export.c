@@ -8,6 +8,7 @@
 #include "csv.h"
 #include "fmt.h"
 #include "runs_jsonl.h"
+#include "sweep_latency_csv.h"
 #include "sweeps_json.h"
 
 static const char *const format_names[] = {
@@ -93,22 +94,21 @@ static void csv_row(FILE *out, const struct nb_results *res, const struct nb_cas
 	fputc('\n', out);
 }
 
-/* A search's goal (MLRsearch, sweeps.json): its conditional throughput, one search (n 1, no
- * spread), better higher, after the case's own row. */
-static void csv_goal_row(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
-			 const struct nb_sweep_result *g)
+/* A number of one search (n 1, no spread) after the case's own row: a goal's conditional
+ * throughput (MLRsearch, sweeps.json), better higher, or its latency at % of PDR
+ * (sweep_latency.csv), better lower. */
+static void csv_search_row(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
+			   const char *metric, const char *unit, const char *better, double v)
 {
-	char metric[64];
-	nb_sweep_goal_metric(g, metric, sizeof(metric));
 	put_cell(out, pc->case_id, true);
 	put_cell(out, pc->test, false);
 	put_cell(out, pc->engine, false);
 	put_cell(out, pc->protocol, false);
 	put_cell(out, metric, false);
-	put_cell(out, g->unit ? g->unit : "", false);
-	put_cell(out, "higher", false);
-	fputs(isfinite(g->conditional) ? ",1" : ",0", out);
-	put_num(out, g->conditional);
+	put_cell(out, unit, false);
+	put_cell(out, better, false);
+	fputs(isfinite(v) ? ",1" : ",0", out);
+	put_num(out, v);
 	fputs(",,,,,,,", out); /* stddev, cv, min, median, max, ci95_lo, ci95_hi: one search */
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_cell(out, res->meta.label_values[l], false);
@@ -126,8 +126,17 @@ static bool put_csv(FILE *out, const struct nb_results *res, const struct nb_sum
 		struct nb_sweep_result g[NB_EXPORT_GOALS_MAX];
 		size_t ng = nb_sweeps_json_goals(res, s->c[i].pc->case_id, g, NB_EXPORT_GOALS_MAX);
 		csv_row(out, res, &s->c[i]);
-		for (size_t k = 0; k < ng; k++)
-			csv_goal_row(out, res, s->c[i].pc, &g[k]);
+		for (size_t k = 0; k < ng; k++) {
+			char metric[64];
+			nb_sweep_goal_metric(&g[k], metric, sizeof(metric));
+			csv_search_row(out, res, s->c[i].pc, metric, g[k].unit ? g[k].unit : "",
+				       "higher", g[k].conditional);
+		}
+		struct nb_sweep_latency_value lv[NB_SWEEP_LATENCY_VALUES_MAX];
+		size_t nl = nb_sweep_latency_values(res, s->c[i].pc->case_id, lv,
+						    NB_SWEEP_LATENCY_VALUES_MAX);
+		for (size_t k = 0; k < nl; k++)
+			csv_search_row(out, res, s->c[i].pc, lv[k].metric, "us", "lower", lv[k].us);
 	}
 	return true;
 }

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "fmt.h"
 #include "path_stats.h"
+#include "sweep_latency_csv.h"
 #include "sweeps_json.h"
 
 /* One quantity: a column, the gauge family it goes to, its scale to base units (Prometheus
@@ -73,7 +74,8 @@ static void put_num_label(FILE *out, const char *key, double v)
 /* {case_id="...",...,[statistic="..."],[quantile="..."],[path="..."],user labels}: path only
  * for a case that ran on several paths ("all" for its sum, else the path's name). */
 static void labels_path(FILE *out, const struct nb_results *res, const struct nb_plan_case *pc,
-			const char *stat, const char *quantile, const char *path, const char *goal)
+			const char *stat, const char *quantile, const char *path, const char *goal,
+			const char *pct)
 {
 	fputs("{case_id=\"", out);
 	put_value(out, pc->case_id);
@@ -93,6 +95,8 @@ static void labels_path(FILE *out, const struct nb_results *res, const struct nb
 		put_label(out, "path", path);
 	if (goal)
 		put_label(out, "goal", goal);
+	if (pct)
+		put_label(out, "pct_of_goal", pct);
 	for (size_t l = 0; l < res->meta.nlabels; l++)
 		put_label(out, res->meta.label_keys[l], res->meta.label_values[l]);
 	fputc('}', out);
@@ -104,7 +108,7 @@ static void labels(FILE *out, const struct nb_results *res, const struct nb_plan
 	size_t ci = (size_t)(pc - res->cases);
 	struct nb_path_stats ps[1];
 	bool paths = nb_path_stats_of_case(res, ci, ps, 1) > 0;
-	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL, NULL);
+	labels_path(out, res, pc, stat, quantile, paths ? NB_PATH_ALL : NULL, NULL, NULL);
 }
 
 /* " VALUE\n" after a series' labels. */
@@ -137,7 +141,7 @@ static void path_series(FILE *out, const struct family *f, const struct nb_resul
 		if (!ps[i].value.n || !isfinite(v))
 			continue;
 		fputs(f->name, out);
-		labels_path(out, res, c->pc, "mean", NULL, ps[i].path, NULL);
+		labels_path(out, res, c->pc, "mean", NULL, ps[i].path, NULL, NULL);
 		put_value_num(out, v * f->scale);
 	}
 }
@@ -212,8 +216,34 @@ static void goal_family(FILE *out, const struct nb_results *res, const struct nb
 					     "# TYPE %s gauge\n", name, name);
 			any = true;
 			fputs(name, out);
-			labels_path(out, res, s->c[i].pc, NULL, NULL, NULL, g[k].goal_name);
+			labels_path(out, res, s->c[i].pc, NULL, NULL, NULL, g[k].goal_name, NULL);
 			put_value_num(out, g[k].conditional * scale);
+		}
+	}
+}
+
+#define PDR_LAT "nbrun_pdr_latency_seconds"
+
+/* A search's latency at % of PDR (sweep_latency.csv): the probe's round trip at each fraction
+ * of the goal's rate, a series per fraction and quantile. */
+static void pdr_latency(FILE *out, const struct nb_results *res, const struct nb_summary *s)
+{
+	bool any = false;
+	for (size_t i = 0; i < s->n; i++) {
+		struct nb_sweep_latency_value v[NB_SWEEP_LATENCY_VALUES_MAX];
+		size_t n = nb_sweep_latency_values(res, s->c[i].pc->case_id, v,
+						   NB_SWEEP_LATENCY_VALUES_MAX);
+		for (size_t k = 0; k < n; k++) {
+			char pct[32];
+			if (!any)
+				fputs("# HELP " PDR_LAT " Round trip of a UDP latency probe beside a search's "
+				      "load at a fraction (pct_of_goal) of its PDR rate (FD.io CSIT's "
+				      "latency at % PDR; nbrun, per case).\n# TYPE " PDR_LAT " gauge\n", out);
+			any = true;
+			snprintf(pct, sizeof(pct), "%g", v[k].pct);
+			fputs(PDR_LAT, out);
+			labels_path(out, res, s->c[i].pc, NULL, v[k].quantile, NULL, v[k].goal, pct);
+			put_value_num(out, v[k].us * 1e-6);
 		}
 	}
 }
@@ -232,5 +262,6 @@ bool nb_export_prom(FILE *out, const struct nb_results *res, const struct nb_sum
 		latency_summary(out, res, &s->c[i]);
 	goal_family(out, res, s, "bit/s", "nbrun_conditional_throughput_bytes_per_second", 1.0 / 8);
 	goal_family(out, res, s, "pkt/s", "nbrun_conditional_throughput_packets_per_second", 1);
+	pdr_latency(out, res, s);
 	return !ferror(out);
 }

@@ -255,7 +255,7 @@ size_t nb_plan_csv_case_for_run(struct nb_results *res, const struct nb_run *run
 		.size = NAN, .request = NAN, .response = NAN, .streams = NAN, .rate = NAN,
 		.duration_s = NAN, .warmup_s = NAN, .omit_s = NAN, .interval_s = NAN, .paths = "",
 		.rep_min = 1, .rep_max = 1, .ci_target = 0.02,
-		.swept = strcmp(run->kind, "trial") == 0,
+		.swept = nb_run_kind_swept(run->kind),
 	};
 	return res->ncases++;
 }

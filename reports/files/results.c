@@ -57,7 +57,7 @@ static void index_intervals(struct nb_results *res)
 
 bool nb_run_counts(const struct nb_run *r)
 {
-	return strcmp(r->kind, "trial") != 0 && strcmp(r->status, "ok") == 0;
+	return !nb_run_kind_swept(r->kind) && strcmp(r->status, "ok") == 0;
 }
 
 static bool load_tables(struct nb_results *res, struct nb_error *err)
@@ -84,6 +84,7 @@ static bool load_others(struct nb_results *res)
 	nb_meta_json_load(res);
 	nb_sweeps_json_load(res);
 	nb_working_csv_load(res);
+	nb_sweep_latency_csv_load(res);
 	nb_env_json_load(res);
 	return nb_hist_csv_load(res);
 }
@@ -121,6 +122,7 @@ void nb_results_free(struct nb_results *res)
 	nb_csv_table_free(&res->plan_t);
 	nb_csv_table_free(&res->runs_t);
 	nb_csv_table_free(&res->working_t);
+	nb_csv_table_free(&res->sweep_latency_t);
 	nb_csv_table_free(&res->iv_t);
 	nb_facts_free(&res->local);
 	nb_facts_free(&res->peer);

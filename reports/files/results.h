@@ -45,6 +45,8 @@ struct nb_results {
 	char problems[4][256];   /* first incomplete row of each file, env/meta read errors */
 	size_t nproblems;
 	struct nb_csv_table working_t; /* working.csv (working_csv.h), nrows 0 when none */
+	struct nb_csv_table sweep_latency_t; /* sweep_latency.csv (sweep_latency_csv.h), nrows 0 when
+					      none */
 };
 
 /** Load dir; false only when neither plan.csv nor runs.csv can be read. */

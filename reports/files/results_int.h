@@ -16,6 +16,9 @@
 void nb_results_note(struct nb_results *res, const char *text);
 /** True when the folder holds file (a name relative to it). */
 bool nb_results_has(const struct nb_results *res, const char *file);
+/** A table of its own beside runs.csv (working.csv, sweep_latency.csv) into t: none when the
+ *  folder has no file, a broken one a problem note. */
+void nb_results_optional_table(struct nb_results *res, const char *file, struct nb_csv_table *t);
 
 /** plan.csv's rows into res->cases, with room for extra cases made up from runs. */
 bool nb_plan_csv_load(struct nb_results *res, size_t extra);
@@ -31,6 +34,8 @@ void nb_meta_json_load(struct nb_results *res);
 void nb_sweeps_json_load(struct nb_results *res);
 /** working.csv's rows into res->working_t (working_csv.c): none when the file is not there. */
 void nb_working_csv_load(struct nb_results *res);
+/** sweep_latency.csv's rows into res->sweep_latency_t (sweep_latency_csv.c): none without it. */
+void nb_sweep_latency_csv_load(struct nb_results *res);
 /** env.json into res->local, res->peer and res->hosts, when present. */
 void nb_env_json_load(struct nb_results *res);
 /** Each run's latency/run-<id>.csv, when present; false on out of memory. */

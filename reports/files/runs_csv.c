@@ -59,8 +59,32 @@ static void read_row(struct nb_results *res, size_t r, const int map[NB_COL_COUN
 	run->case_idx = nb_plan_csv_case_for_run(res, run);
 }
 
+/* Whether a path row is a part that is a case of its own (a working case's probe: path
+ * "probe1", its own case id): no row of its run and case holds a sum over paths. */
+static bool own_case_part(const struct nb_results *res, const struct nb_run *p)
+{
+	for (size_t i = 0; i < res->nruns; i++)
+		if (res->runs[i].run_id == p->run_id && strcmp(res->runs[i].case_id, p->case_id) == 0)
+			return false;
+	return true;
+}
+
+/* Move the parts that are cases of their own from path_runs to runs, in file order. */
+static void own_case_parts(struct nb_results *res)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < res->npath_runs; i++) {
+		if (own_case_part(res, &res->path_runs[i]))
+			res->runs[res->nruns++] = res->path_runs[i];
+		else
+			res->path_runs[kept++] = res->path_runs[i];
+	}
+	res->npath_runs = kept;
+}
+
 /* The rows of one path of a multi-path run go to res->path_runs: every other reader sees the
- * runs' results over all their paths, as it always did. */
+ * runs' results over all their paths, as it always did. A working case's probe has its row under
+ * its own case with its part as path and no sum row: it is a run of that case. */
 bool nb_runs_csv_load(struct nb_results *res)
 {
 	int map[NB_COL_COUNT];
@@ -80,5 +104,6 @@ bool nb_runs_csv_load(struct nb_results *res)
 		else
 			res->runs[res->nruns++] = run;
 	}
+	own_case_parts(res);
 	return true;
 }

@@ -20,7 +20,7 @@ struct nb_run {
 	uint32_t run_id;
 	const char *case_id, *test, *engine, *protocol;
 	uint32_t rep;            /* repetition, counted from 1 (a sweep trial: its sweep's) */
-	const char *kind;       /* "run" or "trial" */
+	const char *kind;       /* "run", "trial", or "pdr-latency" (a search's latency at % of PDR) */
 	double offered_rate;    /* sweep trials: the offered rate (engine unit); NAN otherwise */
 	const char *status;     /* "ok", "failed" or "invalid" */
 	const char *metric;     /* name of the headline column (e.g. "rx_bps") */
@@ -38,6 +38,9 @@ struct nb_run {
 	size_t iv_first, iv_n;   /* its aggregate interval rows in nb_results.iv_sorted */
 };
 
+/** Whether a row of this kind is part of a sweep ("trial", "pdr-latency"), never one of its case's
+ *  repetitions. */
+bool nb_run_kind_swept(const char *kind);
 /** Open (append) DIR/runs.csv, writing its header when the file is new. */
 struct nb_csv *nb_runs_csv_open(const char *dir, struct nb_error *err);
 /** runs.csv's rows as JSON Lines on f (csv.h nb_csv_json): the same columns, values and number

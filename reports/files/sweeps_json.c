@@ -37,6 +37,25 @@ static json_t *common(const struct nb_sweep_result *e)
 			      "interrupted", e->interrupted, "trial_limit", e->trial_limit);
 }
 
+/* The goal's latency at % of its rate: [{pct, run_id, offered_rate ..., p999_us, status}]. */
+static json_t *latency_at(const struct nb_sweep_result *e)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < e->nlatency; i++) {
+		const struct nb_sweep_latency_row *r = &e->latency[i];
+		json_array_append_new(a, json_pack("{s:f, s:I, s:o, s:o, s:o, s:s, s:f, s:I, s:o, s:o, "
+						   "s:o, s:o, s:s}", "pct", r->pct,
+			"run_id", (json_int_t)r->run_id, "offered_rate", real_or_null(r->offered_rate),
+			"achieved_rate", real_or_null(r->achieved_rate),
+			"loss_pct", real_or_null(r->loss_pct), "probe_case_id", r->probe_case_id,
+			"probe_rate", r->probe_rate, "samples", (json_int_t)r->samples,
+			"p50_us", real_or_null(r->p50_us), "p90_us", real_or_null(r->p90_us),
+			"p99_us", real_or_null(r->p99_us), "p999_us", real_or_null(r->p999_us),
+			"status", r->status));
+	}
+	return a;
+}
+
 static json_t *goal_entry(const struct nb_sweep_result *e)
 {
 	json_t *o = common(e);
@@ -59,6 +78,8 @@ static json_t *goal_entry(const struct nb_sweep_result *e)
 	json_object_set_new(o, "relevant_lower_bound", real_or_null(e->lower_bound));
 	json_object_set_new(o, "relevant_upper_bound", real_or_null(e->upper_bound));
 	json_object_set_new(o, "conditional_throughput", real_or_null(e->conditional));
+	if (e->nlatency)
+		json_object_set_new(o, "latency_at", latency_at(e));
 	return o;
 }
 
@@ -233,13 +254,18 @@ size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
 
 void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len)
 {
+	nb_sweep_goal_key(e->goal_name, buf, len);
+	snprintf(buf + strlen(buf), len - strlen(buf), "_conditional_throughput");
+}
+
+void nb_sweep_goal_key(const char *goal_name, char *buf, size_t len)
+{
 	size_t at = 0;
-	for (const char *p = e->goal_name ? e->goal_name : "goal"; *p && at + 4 < len; p++) {
+	for (const char *p = goal_name ? goal_name : "goal"; *p && at + 4 < len; p++) {
 		if (*p == '%')
 			at += (size_t)snprintf(buf + at, len - at, "pct");
 		else
 			buf[at++] = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
 	}
 	buf[at < len ? at : len - 1] = '\0';
-	snprintf(buf + strlen(buf), len - strlen(buf), "_conditional_throughput");
 }

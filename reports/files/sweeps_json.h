@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "nb_error.h"
+#include "sweep_latency_csv.h"
 
 #define NB_SWEEPS_JSON_FILE "sweeps.json"
 
@@ -55,6 +56,9 @@ struct nb_sweep_result {
 	double lower_bound;      /* Relevant Lower Bound (NAN: none) */
 	double upper_bound;      /* Relevant Upper Bound (NAN: none) */
 	double conditional;      /* Conditional Throughput, per flow (NAN: no lower bound) */
+	/* a PDR goal's latency at % of its rate (writer only; sweep_latency_csv.h): */
+	const struct nb_sweep_latency_row *latency;
+	size_t nlatency;
 	/* a plain sweep (writer only): */
 	const double *rates;     /* the offered rates in the order run */
 	size_t nrates;
@@ -82,5 +86,7 @@ size_t nb_sweeps_json_goals(const struct nb_results *res, const char *case_id,
 /** A goal's headline as machines name it: "ndr_conditional_throughput",
  *  "pdr_conditional_throughput", "pdr_0.1pct_conditional_throughput" (compare, export). */
 void nb_sweep_goal_metric(const struct nb_sweep_result *e, char *buf, size_t len);
+/** A goal's name as machines write it: "ndr", "pdr", "pdr_0.1pct" (NULL: "goal"). */
+void nb_sweep_goal_key(const char *goal_name, char *buf, size_t len);
 
 #endif

@@ -11,7 +11,7 @@ static const char *const cols[] = {
 	"run_id", "case_id", "rep", "part", "part_case_id", "engine", "protocol", "phase",
 	"samples", "p50_us", "p90_us", "p99_us", "p999_us", "tm95_us", "inflation_p50_us",
 	"inflation_p99_us", "inflation_ratio", "up_bps", "down_bps", "jain", "rpm_tcp",
-	"idle_rpm_tcp", "congestion", "idle_s",
+	"idle_rpm_tcp", "congestion", "idle_s", "path", "rpm_self",
 };
 
 struct nb_csv *nb_working_csv_open(const char *dir, struct nb_error *err)
@@ -39,21 +39,13 @@ void nb_working_csv_write(struct nb_csv *c, const struct nb_working_row *r)
 		nb_csv_num(c, v[i]);
 	nb_csv_str(c, r->congestion ? r->congestion : "");
 	nb_csv_num(c, r->idle_s);
+	nb_csv_str(c, r->path ? r->path : "");
+	nb_csv_str(c, r->rpm_self ? r->rpm_self : "");
 	nb_csv_end(c);
 }
 
 void nb_working_csv_load(struct nb_results *res)
 {
-	if (!nb_results_has(res, NB_WORKING_CSV_FILE))
-		return;
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", res->dir, NB_WORKING_CSV_FILE);
-	struct nb_error err = { { 0 } };
-	if (!nb_csv_read(path, &res->working_t, &err)) {
-		nb_results_note(res, err.msg);
-		return;
-	}
-	if (res->working_t.problem[0])
-		nb_results_note(res, res->working_t.problem);
+	nb_results_optional_table(res, NB_WORKING_CSV_FILE, &res->working_t);
 }
 

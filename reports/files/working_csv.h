@@ -31,6 +31,11 @@ struct nb_working_row {
 	const char *congestion;       /* load row: what its sockets ran */
 	double idle_s;                /* every row: the case's idle phase, s (the load starts then
 					 on the probes' time axis) */
+	const char *path;             /* a probe's row of a case on several paths: the path it ran
+					 on ("local->HOST"); NULL or "": the case's one path */
+	const char *rpm_self;         /* case row: where RPM's self term came from: "self" (the
+					 load's self probes), "standin" (a TCP latency probe on
+					 its own connection); NULL or "": no self term */
 };
 
 /** Open DIR/working.csv for appending (its header when new). */

@@ -7,10 +7,11 @@
 
 #include "csv_read.h"
 
-static bool counted(const struct nb_results *res, uint32_t run_id)
+/* The working case's own run (its probes' rows share the run id under their own cases). */
+static bool counted(const struct nb_results *res, uint32_t run_id, const char *case_id)
 {
 	for (size_t i = 0; i < res->nruns; i++)
-		if (res->runs[i].run_id == run_id)
+		if (res->runs[i].run_id == run_id && strcmp(res->runs[i].case_id, case_id) == 0)
 			return nb_run_counts(&res->runs[i]);
 	return false;
 }
@@ -25,6 +26,21 @@ static bool row_is(const struct nb_csv_table *t, size_t r, const char *case_id, 
 	       (!phase || (h && strcmp(h, phase) == 0));
 }
 
+size_t nb_working_csv_values(const struct nb_results *res, const char *case_id, const char *part,
+			     const char *phase, const char *col, double *v, size_t max)
+{
+	const struct nb_csv_table *t = &res->working_t;
+	int k = nb_csv_col(t, col), id = nb_csv_col(t, "run_id");
+	size_t got = 0;
+	for (size_t r = 0; k >= 0 && id >= 0 && r < t->nrows && got < max; r++) {
+		double x = nb_csv_num_cell(t, r, k);
+		if (row_is(t, r, case_id, part, phase) && isfinite(x) &&
+		    counted(res, nb_csv_u32_cell(t, r, id), case_id))
+			v[got++] = x;
+	}
+	return got;
+}
+
 double nb_working_csv_mean(const struct nb_results *res, const char *case_id, const char *part,
 			   const char *phase, const char *col, size_t *n)
 {
@@ -35,7 +51,7 @@ double nb_working_csv_mean(const struct nb_results *res, const char *case_id, co
 	for (size_t r = 0; k >= 0 && id >= 0 && r < t->nrows; r++) {
 		double v = nb_csv_num_cell(t, r, k);
 		if (!row_is(t, r, case_id, part, phase) || !isfinite(v) ||
-		    !counted(res, nb_csv_u32_cell(t, r, id)))
+		    !counted(res, nb_csv_u32_cell(t, r, id), case_id))
 			continue;
 		sum += v;
 		got++;

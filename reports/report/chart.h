@@ -28,6 +28,8 @@ enum nb_chart_kind {
 	NB_CHART_BOX,         /* each case's headline over its repetitions, one box per case */
 	NB_CHART_LATENCY_DIST,/* latency CDF: share of round trips at or below each latency */
 	NB_CHART_WORKING,     /* a working case: the load's throughput and the probes' p50 over time */
+	NB_CHART_WORKING_CDF, /* a working case's probe: its latency CDF idle and loaded */
+	NB_CHART_WORKING_BOX, /* a working case's numbers over its repetitions, one box each */
 };
 
 /** One chart: files charts/NAME.{dat,gp,png,svg}. */

@@ -40,6 +40,11 @@ static void box_row(FILE *dat, const struct nb_results *res, size_t ci, size_t x
 		if (res->runs[i].case_idx == ci && nb_run_counts(&res->runs[i]) &&
 		    isfinite(res->runs[i].value))
 			v[n++] = res->runs[i].value / sc.div;
+	nb_chart_box_dat(dat, v, n, x);
+}
+
+void nb_chart_box_dat(FILE *dat, double *v, size_t n, size_t x)
+{
 	if (n == 0)
 		return;
 	qsort(v, n, sizeof(v[0]), cmp_double);
@@ -125,17 +130,22 @@ static bool box_chart(const char *dir, const struct nb_results *res, const struc
 		if (boxed(&s->c[i], test))
 			box_row(dat, res, (size_t)(s->c[i].pc - res->cases), x++, sc);
 	box_axes(gp, s, test, n, col, sc);
+	nb_chart_box_plot(gp, ch->name, n);
+	return nb_chart_end(charts, err);
+}
+
+void nb_chart_box_plot(FILE *gp, const char *name, size_t n)
+{
 	fprintf(gp, "plot \"%s.dat\" index %zu using 1:3:2:6:5 with candlesticks whiskerbars lt 8 "
 		    "lw 1.4 fs solid 0.15 title \"box: middle half of the repetitions, whiskers to 1.5 "
 		    "× the box\", \\\n     \"%s.dat\" index %zu using 1:4:4:4:4 with candlesticks lt 8 "
-		    "lw 2.4 title \"median\"", ch->name, n, ch->name, n);
+		    "lw 2.4 title \"median\"", name, n, name, n);
 	for (size_t k = 0; k < n; k++) {
 		fputs(", \\\n     ", gp);
-		nb_chart_gp_hover(gp, ch->name, k, "1:2", 3, nb_chart_gp_style(k));
+		nb_chart_gp_hover(gp, name, k, "1:2", 3, nb_chart_gp_style(k));
 	}
 	fprintf(gp, ", \\\n     NaN with points lt 8 pt 7 title \"point: one repetition (its value "
 		    "on hover)\"\n");
-	return nb_chart_end(charts, err);
 }
 
 bool nb_charts_box(const char *dir, const struct nb_results *res, const struct nb_summary *s,

@@ -37,7 +37,9 @@ bool nb_charts_write(const char *dir, const struct nb_results *res, const struct
 	return nb_charts_xy(dir, res, s, out, err) && nb_charts_box(dir, res, s, out, err) &&
 	       nb_charts_latency(dir, res, s, out, err) &&
 	       nb_charts_sweep(dir, res, s, out, err) && nb_charts_timeseries(dir, res, s, out, err) &&
-	       nb_charts_paths(dir, res, s, out, err) && nb_charts_working(dir, res, s, out, err);
+	       nb_charts_paths(dir, res, s, out, err) && nb_charts_working(dir, res, s, out, err) &&
+	       nb_charts_working_cdf(dir, res, s, out, err) &&
+	       nb_charts_working_box(dir, res, s, out, err);
 }
 
 void nb_charts_free(struct nb_charts *c)

@@ -47,6 +47,12 @@ bool nb_charts_timeseries(const char *dir, const struct nb_results *res, const s
 /** Each case's headline over its repetitions, a box per case, per test (chart_box.c). */
 bool nb_charts_box(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		   struct nb_charts *c, struct nb_error *err);
+/** The box of n values v (sorted here) at x: "x whisker_lo q1 median q3 whisker_hi", quartiles
+ *  of R's type 7, whiskers to the furthest value within 1.5 IQR; nothing when n = 0. */
+void nb_chart_box_dat(FILE *dat, double *v, size_t n, size_t x);
+/** The plot command of a box chart of n boxes: blocks 0 .. n-1 of NAME.dat the points (x value
+ *  hover), block n the boxes (nb_chart_box_dat rows). */
+void nb_chart_box_plot(FILE *gp, const char *name, size_t n);
 /** Each path's headline per interval, stacked, per multi-path case (chart_paths.c). */
 bool nb_charts_paths(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		     struct nb_charts *c, struct nb_error *err);
@@ -54,5 +60,12 @@ bool nb_charts_paths(const char *dir, const struct nb_results *res, const struct
 /** A working case's load and probes on one time axis, its phases shaded (chart_working.c). */
 bool nb_charts_working(const char *dir, const struct nb_results *res, const struct nb_summary *s,
 		       struct nb_charts *c, struct nb_error *err);
+/** A working case's numbers over its repetitions, a box each: latency (loaded p50, p99 and
+ *  inflation per probe), throughput each way, RPM (chart_working_box.c). */
+bool nb_charts_working_box(const char *dir, const struct nb_results *res,
+			   const struct nb_summary *s, struct nb_charts *c, struct nb_error *err);
+/** Each working probe's latency CDF, idle and loaded on one chart (chart_working_cdf.c). */
+bool nb_charts_working_cdf(const char *dir, const struct nb_results *res,
+			   const struct nb_summary *s, struct nb_charts *c, struct nb_error *err);
 
 #endif

@@ -9,7 +9,7 @@
 #include "fmt.h"
 #include "working_lookup.h"
 
-#define PROBES_MAX 8
+#define PROBES_MAX NB_WORKING_PROBE_RUNS_MAX
 
 /* The load's rows: its sum row per interval, moved onto the probes' axis by idle. */
 static void load_block(FILE *dat, const struct nb_results *res, const struct nb_run *r, double idle)
@@ -65,13 +65,13 @@ static bool working_chart(const char *dir, const struct nb_results *res, size_t 
 		 "probe's p50 per interval (right axis) on one time axis; shaded: the idle phase, then "
 		 "the load's ramp.", id, (unsigned)r->run_id);
 	load_block(dat, res, r, idle);
-	const char *names[PROBES_MAX];
+	char names[PROBES_MAX][16];
 	size_t n = 0;
-	static const char *const parts[PROBES_MAX] = { "probe1", "probe2", "probe3", "probe4",
-						       "probe5", "probe6", "probe7", "probe8" };
-	for (size_t i = 0; i < PROBES_MAX; i++)
-		if (probe_block(dat, res, r->run_id, parts[i]))
-			names[n++] = parts[i];
+	for (size_t i = 0; i < PROBES_MAX; i++) {
+		snprintf(names[n], sizeof(names[n]), "probe%zu", i + 1);
+		if (probe_block(dat, res, r->run_id, names[n]))
+			n++;
+	}
 	double omit = 0;
 	for (size_t j = 0; j < r->iv_n; j++) {
 		const struct nb_interval *iv = res->iv_sorted[r->iv_first + j];

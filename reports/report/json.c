@@ -126,23 +126,54 @@ static json_t *ip_capacity_json(const struct nb_results *res, const struct nb_ca
 			 "header_assumed", assumed);
 }
 
-/* A one-way TCP case in RFC 6349's terms (tcp_rfc6349.h), or null. */
-static json_t *rfc6349_json(const struct nb_results *res, const struct nb_case_stats *c)
+/* Where the case's bottleneck bandwidth came from, as results.json names it (null: unknown). */
+static json_t *bottleneck_source_json(enum nb_rfc6349_bb from)
 {
-	struct nb_rfc6349_case k;
-	if (!nb_rfc6349_applies(c) || !nb_rfc6349_of_case(res, (size_t)(c->pc - res->cases), &k))
+	switch (from) {
+	case NB_BB_CONFIG:
+		return json_string("bottleneck");
+	case NB_BB_IP_CAPACITY:
+		return json_string("ip_capacity");
+	default:
 		return json_null();
-	return json_pack("{s:o s:o s:o s:o s:o s:o s:I}",
+	}
+}
+
+/* A one-way TCP case in RFC 6349's terms (tcp_rfc6349.h), or null: the numbers of report.md's
+ * section, the ones that need a bottleneck bandwidth null when it is unknown. */
+static json_t *rfc6349_json(const struct nb_results *res, const struct nb_summary *s, size_t i)
+{
+	const struct nb_case_stats *c = &s->c[i];
+	size_t ci = (size_t)(c->pc - res->cases);
+	struct nb_rfc6349_case k;
+	struct nb_rfc6349_bottleneck b;
+	if (!nb_rfc6349_applies(c) || !nb_rfc6349_of_case(res, ci, &k))
+		return json_null();
+	nb_rfc6349_bottleneck_of(res, s, ci, &b);
+	nb_rfc6349_with_bottleneck(res, ci, &b, &k);
+	bool known = b.from != NB_BB_UNKNOWN;
+	return json_pack("{s:o s:o s:o s:o s:o s:o s:I s:o s:o s:o s:o s:o s:o s:o}",
 			 "baseline_rtt_us", nb_json_number(k.baseline_rtt_us),
 			 "mean_rtt_us", nb_json_number(k.mean_rtt_us),
 			 "buffer_delay_pct", nb_json_number(k.buffer_delay_pct),
 			 "tcp_efficiency_pct", nb_json_number(k.efficiency_pct),
 			 "bytes_retrans", nb_json_number(k.retrans_bytes),
-			 "bdp_bytes", nb_json_number(k.bdp_bytes), "runs", (json_int_t)k.runs);
+			 "bdp_bytes", nb_json_number(k.bdp_bytes), "runs", (json_int_t)k.runs,
+			 "window_bytes", nb_json_number(k.window_bytes),
+			 "bottleneck_bps", nb_json_number(b.bps),
+			 "bottleneck_source", bottleneck_source_json(b.from),
+			 "bottleneck_case_id",
+			 b.from == NB_BB_IP_CAPACITY ? nb_json_string(b.case_id) : json_null(),
+			 "transfer_time_ratio", nb_json_number(k.ttr),
+			 "bdp_bottleneck_bytes", nb_json_number(k.bdp_bb_bytes),
+			 "window_below_bdp", known && isfinite(k.window_bytes)
+						     ? json_boolean(k.window_below_bdp)
+						     : json_null());
 }
 
-static json_t *case_json(const struct nb_results *res, const struct nb_case_stats *c)
+static json_t *case_json(const struct nb_results *res, const struct nb_summary *s, size_t i)
 {
+	const struct nb_case_stats *c = &s->c[i];
 	const struct nb_stats *v = &c->value;
 	json_t *mm = json_object();
 	for (size_t k = 0; k < NB_COL_COUNT; k++)
@@ -164,7 +195,7 @@ static json_t *case_json(const struct nb_results *res, const struct nb_case_stat
 		"reps_for_ci2pct", c->reps_needed ? json_integer(c->reps_needed) : json_null(),
 		"metrics_mean", mm, "latency", latency_json(c), "sweep", sweep_json(res, c->pc->case_id),
 		"paths", nb_path_stats_json(res, c), "ip_capacity", ip_capacity_json(res, c),
-		"rfc6349", rfc6349_json(res, c));
+		"rfc6349", rfc6349_json(res, s, i));
 	if (o)
 		nb_loss_budget_json(res, c, o); /* where the lost packets went, and the bottleneck */
 	return o;
@@ -203,7 +234,7 @@ bool nb_json_write(const char *path, const struct nb_results *res, const struct 
 {
 	json_t *sum = json_array();
 	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(sum, case_json(res, &s->c[i]));
+		json_array_append_new(sum, case_json(res, s, i));
 	json_t *root = json_pack("{s:i s:o s:o s:{s:o s:o} s:o s:o s:o s:o}", "format_version", 1,
 		"meta", res->meta.root ? json_deep_copy(res->meta.root) : json_object(),
 		"plan", plan_json(res), "env", "local", facts_json(&res->local),

@@ -61,6 +61,11 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 void nb_md_sweep_goals(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
 		       const char *unit);
 
+/** A searched case's latency at % of its PDR rate (markdown_sweep_latency.c, sweep_latency.csv):
+ *  a row per fraction; nothing when the case has none. */
+void nb_md_sweep_latency(FILE *f, const struct nb_results *res, const struct nb_case_stats *c,
+			 const char *unit);
+
 /** "IP-layer capacity (RFC 9097)": each one-way UDP case's IP-layer rate over the whole run
  *  and the maximum over its sub-intervals (markdown_capacity.c); nothing when there is none. */
 void nb_md_ip_capacity(FILE *f, const struct nb_results *res, const struct nb_summary *s);

@@ -328,7 +328,7 @@ static void run_notes(FILE *f, const struct nb_results *res, const struct nb_sum
 {
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0)
+		if (r->case_idx != ci || nb_run_kind_swept(r->kind))
 			continue;
 		if (strcmp(r->status, "ok") != 0) {
 			fprintf(f, "- %s: ", strcmp(r->status, "failed") == 0        ? "Failed"
@@ -386,7 +386,7 @@ static void data_path_note(FILE *f, const struct nb_results *res, size_t ci)
 	bool differ = false;
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci || strcmp(r->kind, "trial") == 0 || strcmp(r->status, "ok") != 0)
+		if (r->case_idx != ci || nb_run_kind_swept(r->kind) || strcmp(r->status, "ok") != 0)
 			continue;
 		data_path(r->flags, cur, sizeof(cur));
 		if (!id)

@@ -159,7 +159,7 @@ static void path_parts(FILE *f, const struct nb_results *res, size_t ci, uint32_
 	bool any = false;
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci || r->run_id < first)
+		if (r->case_idx != ci || r->run_id < first || strcmp(r->kind, "trial") != 0)
 			continue;
 		k++;
 		for (size_t j = 0; j < res->npath_runs; j++) {
@@ -192,11 +192,13 @@ void nb_md_sweep_table(FILE *f, const struct nb_results *res, const struct nb_ca
 	fputs("\n\n", f);
 	sweep_sentence(f, res, c);
 	nb_md_sweep_goals(f, res, c, u);
+	nb_md_sweep_latency(f, res, c, u);
 	fputs("| Trial | Offered | Sent | Received | Loss | Status | Notes |\n"
 	      "|--:|--:|--:|--:|--:|---|---|\n", f);
 	for (size_t i = 0, k = 0; i < res->nruns; i++) {
 		const struct nb_run *r = &res->runs[i];
-		if (r->case_idx != ci || (r->run_id < first && ++earlier))
+		if (r->case_idx != ci || strcmp(r->kind, "trial") != 0 ||
+		    (r->run_id < first && ++earlier))
 			continue;
 		fprintf(f, "| %zu |", ++k);
 		rate_cell(f, r->offered_rate, u);

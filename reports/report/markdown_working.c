@@ -11,7 +11,7 @@
 #include "md_text.h"
 #include "working_lookup.h"
 
-#define PROBES_MAX 8
+#define PROBES_MAX NB_WORKING_PROBE_RUNS_MAX
 
 static double mean(const struct nb_results *res, const char *id, const char *part,
 		   const char *phase, const char *col)
@@ -82,10 +82,25 @@ static void answer(FILE *f, const struct nb_results *res, const char *id)
 	fputs(".\n\n", f);
 }
 
+/* Whether a probe run of case id names its path (the case ran on several paths). */
+static bool on_paths(const struct nb_results *res, const char *id)
+{
+	for (int i = 1; i <= PROBES_MAX; i++) {
+		char p[16];
+		snprintf(p, sizeof(p), "probe%d", i);
+		if (nb_working_csv_cell(res, id, p, "path")[0])
+			return true;
+	}
+	return false;
+}
+
+/* A row per probe run; on several paths each names the path it ran on. */
 static void probe_rows(FILE *f, const struct nb_results *res, const char *id)
 {
-	fputs("| Probe | Idle p50 | Idle p99 | Loaded p50 | Loaded p90 | Loaded p99 | Loaded p99.9 | "
-	      "Inflation p50 | ×p50 |\n|---|---|---|---|---|---|---|---|---|\n", f);
+	bool paths = on_paths(res, id);
+	fprintf(f, "| Probe |%s Idle p50 | Idle p99 | Loaded p50 | Loaded p90 | Loaded p99 | "
+		"Loaded p99.9 | Inflation p50 | ×p50 |\n|---|%s---|---|---|---|---|---|---|---|\n",
+		paths ? " Path |" : "", paths ? "---|" : "");
 	for (int i = 1; i <= PROBES_MAX; i++) {
 		char p[16];
 		snprintf(p, sizeof(p), "probe%d", i);
@@ -94,6 +109,10 @@ static void probe_rows(FILE *f, const struct nb_results *res, const char *id)
 			continue;
 		fputs("| ", f);
 		nb_md_code(f, pid);
+		if (paths) {
+			fputs(" | ", f);
+			nb_md_code(f, nb_working_csv_cell(res, id, p, "path"));
+		}
 		const struct { const char *phase, *col; } cells[] = {
 			{ "idle", "p50_us" }, { "idle", "p99_us" }, { "loaded", "p50_us" },
 			{ "loaded", "p90_us" }, { "loaded", "p99_us" }, { "loaded", "p999_us" },

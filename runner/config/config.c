@@ -111,6 +111,19 @@ static void test_defaults(struct nb_test *t, const struct nb_engine *e)
 	t->reps = (struct nb_reps){ .count = 1, .min = 1, .max = 1 };
 }
 
+void nb_config_latency_probe(const struct nb_test *t, const struct nb_engine *e, uint64_t rate,
+			     struct nb_test *out)
+{
+	test_defaults(out, e);
+	snprintf(out->name, sizeof(out->name), "%.58s.lat", t->name);
+	out->line = t->line;
+	out->col = t->col;
+	out->protocol = (struct nb_axis_u64){ { NB_PROTO_UDP }, 1 };
+	out->rate = (struct nb_axis_u64){ { rate }, 1 };
+	out->timing = t->timing;
+	out->reps = t->reps;
+}
+
 /* The first registered engine key k means something to (every key has one). */
 static const struct nb_engine *first_engine_of(const struct nb_cfg_key *k)
 {

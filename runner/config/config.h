@@ -17,6 +17,8 @@
 
 #define NB_AXIS_MAX 32
 #define NB_LOSS_MAX 4
+#define NB_LATENCY_AT_MAX 8  /* a search's fractions of the PDR rate with a latency phase */
+#define NB_LATENCY_RATE 9000 /* its probe's default messages/s: FD.io CSIT's latency streams */
 #define NB_SWEEP_RETRIES 2   /* default re-runs of a sweep trial whose sender fell short */
 
 #define NB_LABELS_MAX 32
@@ -57,6 +59,11 @@ struct nb_sweep {
 					     lasts trial_ns */
 	uint32_t confirm;                 /* re-runs of the found rate; all must pass */
 	uint32_t retries;                 /* re-runs of a trial whose sender fell short of its rate */
+	double latency_at[NB_LATENCY_AT_MAX]; /* search: after it, latency measured with the load at
+					     these fractions of the PDR rate (0.5 = 50 %; 0 = the
+					     probe alone), ascending (FD.io CSIT's latency at % PDR) */
+	uint32_t nlatency_at;             /* 0: no latency phases */
+	uint64_t latency_rate;            /* the latency probe's messages/s (CSIT's 9 kpps) */
 };
 
 /** Run timing shared by every case of a test. */
@@ -189,6 +196,11 @@ bool nb_config_label_set(struct nb_label *labels, size_t *n, const char *key, co
 			 struct nb_error *err);
 /** nb_config_label_set from "KEY=VALUE" (a --label argument). */
 bool nb_config_label_arg(struct nb_label *labels, size_t *n, const char *arg, struct nb_error *err);
+/** The probe of test t's latency at % of PDR (sweep latency_at) into out: a test of engine e
+ *  named TEST.lat, over UDP, of e's default size, one flow at rate messages/s, e's defaults
+ *  otherwise, with t's timing and repetitions (the caller sets the timing of each phase). */
+void nb_config_latency_probe(const struct nb_test *t, const struct nb_engine *e, uint64_t rate,
+			     struct nb_test *out);
 /** The host of cfg's `hosts:` named name, or NULL. */
 const struct nb_host *nb_config_host(const struct nb_config *cfg, const char *name);
 /** The name of a host of cfg's `hosts:` that name looks like a typo of (the suggestion an

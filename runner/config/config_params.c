@@ -63,6 +63,28 @@ static bool param_size(struct nb_cfg_ctx *c, const struct nb_param_def *d,
 	return true;
 }
 
+/* A bit rate ("1G", "100Mbit/s"), in the row's range; a packet rate is not one. */
+static bool param_rate(struct nb_cfg_ctx *c, const struct nb_param_def *d,
+		       const struct nb_ynode *v, struct nb_params *p)
+{
+	uint64_t x;
+	enum nb_rate_unit unit;
+	const char *why;
+	if (!nb_cfg_scalar(c, v, d->expect))
+		return false;
+	if (!nb_units_rate(v->str, &x, &unit, &why))
+		return nb_yerror(c->err, v, "bad %s '%s': %s (expected %s)", what(d), v->str, why,
+				 d->expect);
+	if (unit == NB_RATE_PPS)
+		return nb_yerror(c->err, v, "%s '%s' is a packet rate (expected %s)", what(d), v->str,
+				 d->expect);
+	if (x < d->min || x > d->max)
+		return nb_yerror(c->err, v, "%s '%s' is out of range (expected %s)", what(d), v->str,
+				 d->expect);
+	nb_param_set(d, p, (int64_t)x);
+	return true;
+}
+
 /* A duration, in the row's range of its unit (ns_per: 1000000 ms, 1000 us), stored in that
  * unit; a duration finer than the unit is not one the field holds. */
 static bool param_duration(struct nb_cfg_ctx *c, const struct nb_param_def *d,
@@ -132,6 +154,7 @@ bool nb_cfg_apply_param(struct nb_cfg_ctx *c, const struct nb_param_def *d,
 	case NB_PK_BOOL: return param_bool(c, d, v, &t->base);
 	case NB_PK_NAME: return param_name(c, d, v, &t->base);
 	case NB_PK_SIZE: return param_size(c, d, v, &t->base);
+	case NB_PK_RATE: return param_rate(c, d, v, &t->base);
 	case NB_PK_DURATION_MS: return param_duration(c, d, v, 1000000ull, &t->base);
 	case NB_PK_DURATION_US: return param_duration(c, d, v, 1000ull, &t->base);
 	case NB_PK_CPUS: return param_cpus(c, d, v, &t->base);

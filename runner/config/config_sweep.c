@@ -290,13 +290,68 @@ static bool sweep_goal_keys(struct nb_cfg_ctx *c, const struct nb_ynode *v, stru
 	return true;
 }
 
+/* latency_at: the fractions of the PDR rate a search measures latency at once it has found it
+ * (FD.io CSIT's latency at % PDR): ascending percentages, 0 % the probe alone, at least one
+ * above it, and a search with a PDR (a non-zero loss goal) to take them of. */
+static bool sweep_latency_at(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_sweep *s)
+{
+	const struct nb_ynode *x = nb_ymap_get(v, "latency_at"), *k = nb_ymap_key(v, "latency_at");
+	if (!x)
+		return true;
+	if (!s->search || s->nloss == 0 || !(s->loss[s->nloss - 1] > 0))
+		return nb_yerror(c->err, k, "latency_at needs a search with a PDR (expected rate.loss "
+				 "with a non-zero goal such as [0%%, 0.5%%])");
+	if (x->kind == NB_Y_MAP || (x->kind == NB_Y_SEQ && x->nkids == 0))
+		return nb_yerror(c->err, x, "expected a list of percentages of the PDR rate such as "
+				 "[0%%, 10%%, 50%%, 90%%], got %s", x->kind == NB_Y_MAP ? "a mapping"
+				 : "an empty list");
+	if (nb_cfg_nitems(x) > NB_LATENCY_AT_MAX)
+		return nb_yerror(c->err, x, "%zu fractions (expected at most %d)", nb_cfg_nitems(x),
+				 NB_LATENCY_AT_MAX);
+	for (size_t i = 0; i < nb_cfg_nitems(x); i++) {
+		const struct nb_ynode *it = nb_cfg_item(x, i);
+		if (!nb_cfg_percent(c, it, 0.0, 1.0, &s->latency_at[i]))
+			return false;
+		if (i > 0 && s->latency_at[i] <= s->latency_at[i - 1])
+			return nb_yerror(c->err, it, "latency_at must ascend (expected a percentage "
+					 "above the previous one)");
+	}
+	s->nlatency_at = (uint32_t)nb_cfg_nitems(x);
+	if (!(s->latency_at[s->nlatency_at - 1] > 0))
+		return nb_yerror(c->err, x, "latency_at has no fraction above 0%% (expected e.g. [0%%, "
+				 "50%%, 90%%]: 0%% is the probe alone, before the first load)");
+	return true;
+}
+
+/* latency_rate: the probe's messages/s beside the load (CSIT's latency streams: 9 kpps). */
+static bool sweep_latency_rate(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_sweep *s)
+{
+	const struct nb_ynode *x = nb_ymap_get(v, "latency_rate");
+	const struct nb_engine *e = nb_engine_udp_probe();
+	bool pps;
+	if (!x)
+		return true;
+	if (!s->nlatency_at)
+		return nb_yerror(c->err, nb_ymap_key(v, "latency_rate"), "latency_rate applies with "
+				 "latency_at only (expected latency_at: [0%%, 50%%, 90%%] too)");
+	if (!e)
+		return nb_yerror(c->err, x, "no engine probes latency over UDP in this build");
+	if (!nb_cfg_rate(c, x, e, &s->latency_rate, &pps))
+		return false;
+	if (s->latency_rate == 0 || s->latency_rate > 1000000)
+		return nb_yerror(c->err, x, "latency_rate %s is out of range (expected 1pps to 1Mpps)",
+				 x->str);
+	return true;
+}
+
 bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct nb_test *t)
 {
 	static const char *const keys[] = { "rate", "trial", "short_trial", "confirm", "retries",
 					    "final_trial", "initial_trial", "duration_sum",
-					    "exceed_ratio" };
+					    "exceed_ratio", "latency_at", "latency_rate" };
 	struct nb_sweep s = { .enabled = true, .precision = 0.01, .confirm = 1,
-			      .retries = NB_SWEEP_RETRIES, .trial_ns = t->timing.duration_ns };
+			      .retries = NB_SWEEP_RETRIES, .trial_ns = t->timing.duration_ns,
+			      .latency_rate = NB_LATENCY_RATE };
 	const struct nb_ynode *x;
 	uint64_t n;
 	if (v->kind != NB_Y_MAP)
@@ -327,7 +382,8 @@ bool nb_cfg_apply_sweep(struct nb_cfg_ctx *c, const struct nb_ynode *v, struct n
 	if ((x = nb_ymap_get(v, "retries")) && !nb_cfg_uint(c, x, 0, MAX_RETRIES, &n))
 		return false;
 	s.retries = x ? (uint32_t)n : s.retries;
-	if (!sweep_goal_keys(c, v, &s))
+	if (!sweep_goal_keys(c, v, &s) || !sweep_latency_at(c, v, &s) ||
+	    !sweep_latency_rate(c, v, &s))
 		return false;
 	t->sweep = s;
 	return true;

@@ -186,6 +186,34 @@ static bool phase(struct nb_cfg_ctx *c, const struct nb_ynode *node, const char 
 	return true;
 }
 
+/* A working case's paths: each from this host (its probes' clocks and histograms are this
+ * host's: between two agents they would cross the control channel, as for every round-trip
+ * engine), agent probes only on several paths (an agentless probe reaches one host by itself),
+ * and its parts within a run's: a load per path and each probe on each. */
+static bool paths_fit(struct nb_cfg_ctx *c, const struct nb_ynode *node, const struct nb_test *t,
+		      const struct nb_working *w)
+{
+	const struct nb_ynode *v = nb_cfg_lookup(c, node, "paths");
+	const struct nb_ynode *at = v ? v : node;
+	for (uint32_t i = 0; i < t->npaths; i++)
+		if (strcmp(t->paths[i].from, NB_HOST_LOCAL) != 0)
+			return nb_yerror(c->err, v && v->kind == NB_Y_SEQ && i < v->nkids ? v->kids[i] : at,
+					 "a working case measures its probes' round trips on this host: "
+					 "its paths start at local, not at %s (expected from: local)",
+					 t->paths[i].from);
+	for (uint32_t i = 0; t->npaths > 1 && i < w->nprobes; i++)
+		if (nb_engine_agentless(w->probes[i].engine))
+			return nb_yerror(c->err, at, "probe %u (engine %s) reaches one host by itself, not "
+					 "each path's agent (expected agent probes only, such as latency "
+					 "or crr, on %u paths)", i + 1, w->probes[i].engine->name,
+					 t->npaths);
+	if ((size_t)t->npaths * (1 + w->nprobes) > NB_PATHS_MAX)
+		return nb_yerror(c->err, at, "%u paths x (a load + %u probes) make more than %d parts "
+				 "of one run (expected fewer paths or probes)", t->npaths, w->nprobes,
+				 NB_PATHS_MAX);
+	return true;
+}
+
 bool nb_cfg_working(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb_test *t,
 		    nb_cfg_resolve_fn resolve)
 {
@@ -238,6 +266,7 @@ bool nb_cfg_working(struct nb_cfg_ctx *c, const struct nb_ynode *node, struct nb
 		w->nprobes++;
 	}
 	free(m);
+	ok = ok && (paths_fit(c, node, t, w) || nb_cfg_note(c));
 	if (!ok) {
 		nb_cfg_working_free(w);
 		return false;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_defs.h"
 #include "params.h"
 #include "plan.h"
 #include "units.h"
@@ -22,15 +23,30 @@ static size_t test_ncases(const struct nb_test *t)
 	return n;
 }
 
+/* The value of the engine's own parameter row key, or 0 when the engine has no such row. */
+static int64_t own_value(const struct nb_case *c, const char *key)
+{
+	bool own;
+	const struct nb_param_def *d;
+	for (size_t i = 0; (d = nb_param_at(c->engine, i, &own)); i++)
+		if (own && strcmp(d->key, key) == 0)
+			return nb_param_get(d, &c->params);
+	return 0;
+}
+
 /* The id's shape follows the engine: request/response sizes and flows; or one size, flows and
- * rate ("/pp" for a ping-pong); or (directional) size, streams, direction and rate. */
+ * rate ("/pp" for a ping-pong); or (directional) size, streams, direction and rate. A stream's
+ * self probes, when it runs them, end the id ("/self10": 10 per second per flow), so cases
+ * that differ only there have ids of their own and a case without them keeps its id. */
 static void case_id(struct nb_case *c, bool rate_pps)
 {
 	const struct nb_params *p = &c->params;
 	const char *proto = nb_proto_name(p->proto);
 	char s[32], q[24], r[24], tail[40] = "";
 	nb_units_fmt_size(p->size, q, sizeof(q));
-	if (nb_engine_has_key(c->engine, "port")) /* no payload (connect): the port names the case */
+	if (nb_engine_has_key(c->engine, "port") && !p->port) /* a probe to its agent's port */
+		snprintf(s, sizeof(s), "portagent");
+	else if (nb_engine_has_key(c->engine, "port")) /* no payload (connect): the port names it */
 		snprintf(s, sizeof(s), "port%u", (unsigned)p->port);
 	else
 		snprintf(s, sizeof(s), "s%s", q);
@@ -52,6 +68,10 @@ static void case_id(struct nb_case *c, bool rate_pps)
 		snprintf(c->id, sizeof(c->id), "%s/%s/%s/p%u/%s%s", c->test->name, proto, s,
 			 p->streams, nb_dir_name(p->direction), tail);
 	}
+	int64_t self = p->proto == NB_PROTO_TCP ? own_value(c, "self") : 0;
+	size_t n = strlen(c->id);
+	if (self > 0 && n < sizeof(c->id))
+		snprintf(c->id + n, sizeof(c->id) - n, "/self%lld", (long long)self);
 }
 
 /* One case from the axis positions idx (protocol, size, streams, rate, direction, req, resp). */
@@ -89,6 +109,12 @@ bool nb_plan_probe_case(const struct nb_case *c, uint32_t i, struct nb_case *out
 	fill_case(&w->probes[i], first, out); /* a probe has one value per axis */
 	out->index = c->index;
 	return true;
+}
+
+bool nb_plan_probe_agent_port(const struct nb_case *probe)
+{
+	return nb_engine_agentless(probe->engine) && nb_engine_has_key(probe->engine, "port") &&
+	       probe->params.port == 0;
 }
 
 /* Odometer over the axes, the last varying fastest. */
@@ -139,6 +165,23 @@ static bool check_unique(const struct nb_config *cfg, const struct nb_plan *plan
 	return ok;
 }
 
+/* Each probe of working case c as its engine checks a test of its own, at the probe's line. A
+ * probe of an engine with a port (connect) and none given reaches the case's agent's control
+ * port, known once the agent is reached (nb_plan_probe_agent_port): any port passes here. */
+static bool check_probes(const struct nb_config *cfg, const struct nb_case *c, struct nb_error *err)
+{
+	struct nb_case pc;
+	for (uint32_t i = 0; nb_plan_probe_case(c, i, &pc); i++) {
+		struct nb_error why = { { 0 } };
+		if (nb_plan_probe_agent_port(&pc))
+			pc.params.port = 1;
+		if (pc.engine->validate && !pc.engine->validate(&pc.params, &why))
+			return nb_error_set(err, "%s:%u:%u: probe %u of case %s: %s", cfg->path,
+					    pc.test->line, pc.test->col, i + 1, c->id, why.msg);
+	}
+	return true;
+}
+
 static bool check_engines(const struct nb_config *cfg, const struct nb_plan *plan,
 			  struct nb_error *err)
 {
@@ -149,6 +192,8 @@ static bool check_engines(const struct nb_config *cfg, const struct nb_plan *pla
 		if (e->validate && !e->validate(&c->params, &why))
 			return nb_error_set(err, "%s:%u:%u: case %s: %s", cfg->path, c->test->line,
 					    c->test->col, c->id, why.msg);
+		if (!check_probes(cfg, c, err))
+			return false;
 	}
 	return true;
 }

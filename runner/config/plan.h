@@ -45,6 +45,9 @@ bool nb_plan_build(const struct nb_config *cfg, const char *const *filters, size
 /** Probe i of working case c (c->test->working) as a case of its own (its id TEST.pN/...,
  *  timing over every phase, c's index); false when c has no probe i. */
 bool nb_plan_probe_case(const struct nb_case *c, uint32_t i, struct nb_case *out);
+/** Whether probe (a case of nb_plan_probe_case) reaches its working case's agent's control port:
+ *  an agentless engine with a port (connect) given none (docs/config.md, "Working conditions"). */
+bool nb_plan_probe_agent_port(const struct nb_case *probe);
 /** Free the plan's arrays; a zeroed plan is fine. */
 void nb_plan_free(struct nb_plan *plan);
 /** Estimated wall time of the whole plan in seconds (warm-up + duration per run, plus overhead). */

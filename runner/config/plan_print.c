@@ -36,14 +36,17 @@ uint32_t nb_sweep_trials(const struct nb_sweep *s)
 }
 
 /* A sweep's trials at `trial`, a search with short_trial's confirmations at it and the rest
- * at short_trial (each with its warm-up and overhead). */
+ * at short_trial (each with its warm-up and overhead); then its latency at % of PDR: a run of
+ * `trial` per fraction above 0 %, and 0 % a `trial` of the probe alone before the first. */
 static double sweep_estimate_s(const struct nb_sweep *s, double warm)
 {
-	double n = nb_sweep_trials(s), full = n;
+	double n = nb_sweep_trials(s), full = n, trial = (double)s->trial_ns / 1e9;
 	if (s->search && s->short_trial_ns)
 		full = fmin(n, (double)s->nloss * s->confirm);
-	return full * (warm + (double)s->trial_ns / 1e9 + OVERHEAD_S) +
-	       (n - full) * (warm + (double)s->short_trial_ns / 1e9 + OVERHEAD_S);
+	double loaded = s->nlatency_at && s->latency_at[0] == 0 ? s->nlatency_at - 1 : s->nlatency_at;
+	double lat = loaded * (warm + trial + OVERHEAD_S) + (s->nlatency_at > loaded ? trial : 0);
+	return full * (warm + trial + OVERHEAD_S) +
+	       (n - full) * (warm + (double)s->short_trial_ns / 1e9 + OVERHEAD_S) + lat;
 }
 
 double nb_case_estimate_s(const struct nb_case *c)

@@ -5,8 +5,10 @@
  * a count). A connection that has said nothing yet costs a file descriptor and no thread: up to
  * NB_AGENT_PENDING of them (NB_AGENT_PER_ADDR per source) wait in the acceptor for their first
  * bytes, each NB_AGENT_FIRST_BYTES_MS at most, and when they are all taken the oldest silent one
- * makes room for the newcomer. One that spoke gets a thread to shake hands in, one of
- * NB_AGENT_CONNS (NB_AGENT_PER_ADDR per source), NB_AGENT_HANDSHAKE_MS from its accept to finish
+ * of the source holding the most makes room for the newcomer, if that source holds more than
+ * the newcomer's would (else the newcomer is told the agent is saturated). One that spoke gets
+ * a thread to shake hands in, one of NB_AGENT_CONNS (NB_AGENT_PER_ADDR per source),
+ * NB_AGENT_HANDSHAKE_MS from its accept to finish
  * (auth.h); when they are all taken, the oldest handshake of the source holding the most of them
  * gives way, if that source holds at least two more than the newcomer's, else the newcomer is told
  * the agent is saturated. A source is an IPv4 address or an IPv6 /64. So a flood holds no slot an

@@ -179,7 +179,24 @@ bool nb_agent_adopt(struct nb_agent *a, int fd, const struct sockaddr_storage *p
 
 static void drop_pending(struct nb_agent *a, size_t i)
 {
+	for (size_t j = 0; j < a->npending; j++)
+		if (j != i && nb_cidr_same_source(&a->pending[j].peer, &a->pending[i].peer))
+			a->pending[j].same--;
 	a->pending[i] = a->pending[--a->npending];
+}
+
+static void add_pending(struct nb_agent *a, int fd, const struct sockaddr_storage *peer,
+			socklen_t len)
+{
+	uint32_t same = 1;
+	for (size_t j = 0; j < a->npending; j++)
+		if (nb_cidr_same_source(&a->pending[j].peer, peer)) {
+			a->pending[j].same++;
+			same++;
+		}
+	a->pending[a->npending++] = (struct nb_agent_pending){ .fd = fd, .peer = *peer, .len = len,
+								.since_ms = nb_ctl_now_ms(),
+								.order = a->accepted++, .same = same };
 }
 
 /* Pending connection i spoke (or hung up): a thread for its handshake, or why not. One that
@@ -234,23 +251,38 @@ static size_t silent_from(const struct nb_agent *a, const struct sockaddr_storag
 	return same;
 }
 
+/* The silent connection to give way to a newcomer whose source holds `held` of them when all
+ * are taken: the oldest of the source holding the most, if that is more than the newcomer's
+ * would hold (so a source of many never pushes out one of few, and when every source holds one
+ * the oldest of all goes); -1 when none gives way. */
+static ssize_t giving_way(const struct nb_agent *a, size_t held)
+{
+	size_t top = 0;
+	for (size_t i = 1; i < a->npending; i++) {
+		const struct nb_agent_pending *p = &a->pending[i], *t = &a->pending[top];
+		if (p->same > t->same || (p->same == t->same && p->order < t->order))
+			top = i;
+	}
+	return a->npending && a->pending[top].same > held ? (ssize_t)top : -1;
+}
+
 /* Room among the silent for one more from peer: its source has fewer than its share, and when
- * all are taken the oldest silent one gives way. False: the newcomer's source has its share. */
+ * all are taken one gives way (giving_way). False: no room for it. */
 static bool pending_room(struct nb_agent *a, const struct sockaddr_storage *peer)
 {
-	if (silent_from(a, peer) >= NB_AGENT_PER_ADDR) {
+	size_t held = silent_from(a, peer);
+	if (held >= NB_AGENT_PER_ADDR) {
 		reclaim(a, peer);
-		if (silent_from(a, peer) >= NB_AGENT_PER_ADDR)
+		if ((held = silent_from(a, peer)) >= NB_AGENT_PER_ADDR)
 			return false;
 	}
 	if (a->npending < NB_AGENT_PENDING)
 		return true;
-	size_t oldest = 0;
-	for (size_t i = 1; i < a->npending; i++)
-		if (a->pending[i].since_ms < a->pending[oldest].since_ms)
-			oldest = i;
-	struct nb_agent_pending p = a->pending[oldest];
-	drop_pending(a, oldest);
+	ssize_t v = giving_way(a, held);
+	if (v < 0)
+		return false;
+	struct nb_agent_pending p = a->pending[v];
+	drop_pending(a, (size_t)v);
 	saturated(a, p.fd, &p.peer);
 	return true;
 }
@@ -265,8 +297,7 @@ static void on_accept(struct nb_agent *a, int fd, const struct sockaddr_storage 
 		saturated(a, fd, peer);
 		return;
 	}
-	a->pending[a->npending++] = (struct nb_agent_pending){ .fd = fd, .peer = *peer, .len = len,
-								.since_ms = nb_ctl_now_ms() };
+	add_pending(a, fd, peer, len);
 }
 
 /* ---- the loop ---- */

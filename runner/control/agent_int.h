@@ -40,6 +40,8 @@ struct nb_agent_pending {
 	struct sockaddr_storage peer;
 	socklen_t len;
 	uint64_t since_ms;
+	uint64_t order;                 /* the acceptor's count at its accept: older is smaller */
+	uint32_t same;                  /* the silent connections of its source, itself included */
 };
 
 struct nb_agent {
@@ -54,6 +56,7 @@ struct nb_agent {
 	struct nb_agent_conn conns[NB_AGENT_CONNS];
 	struct nb_agent_pending pending[NB_AGENT_PENDING]; /* the acceptor's own, no lock */
 	size_t npending;
+	uint64_t accepted;              /* connections taken into pending so far (their order) */
 	struct nb_ratelog full_log;     /* "handshake slots full" */
 	struct nb_ratelog refused_log;  /* refused handshakes (wrong secret, busy, version) */
 	struct nb_queue queue;          /* the session slot and the line for it (queue.h) */

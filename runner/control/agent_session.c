@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "hello_facts.h"
 #include "ifstats.h"
+#include "lossstats.h"
 #include "agent_limits.h"
 #include "nb_config.h"
 #include "params.h"
@@ -86,7 +87,7 @@ static enum nb_err_code check_setup(struct nb_agent *a, const struct nb_msg_setu
 			 "client's host only, since any client could name any other");
 		return NB_ERR_SETUP;
 	}
-	if (su->end == NB_END_CONNECT && nb_engine_records_latency(e)) {
+	if (su->end == NB_END_CONNECT && nb_case_records_latency(e, &su->params)) {
 		snprintf(why, n, "engine %s measures round trips at its client end: a path between two "
 			 "agents carries no latency histograms (this version)", e->name);
 		return NB_ERR_SETUP;
@@ -284,8 +285,13 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	memcpy(ifname, c->ifname, sizeof(ifname));
 	struct nb_session *s = su->end == NB_END_CONNECT ? connect_end(c, e, su, &err)
 							  : listen_end(c, e, su, &err);
-	struct nb_snapshot *snap = s ? nb_snapshot_create(false) : NULL;
+	/* its own senders' schedule lag travels with each snapshot (a reverse run's pacer) */
+	bool lag = s && nb_session_records_lag(s);
+	struct nb_snapshot *snap = s ? nb_snapshot_create_with(false, lag) : NULL;
 	uint64_t t0 = 0;
+	/* before START no test datagram exists: the run's loss budget counts from here */
+	struct nb_lossstats pre;
+	nb_ifstats_loss_read(s ? c->ifname : NULL, &pre);
 	snprintf(what, n, "the client went away during the run");
 	if (!s || !snap) {
 		refuse(c, NB_ERR_SETUP, err.msg[0] ? err.msg : "out of memory", what, n);
@@ -294,8 +300,11 @@ static void run_started(struct session_ctx *c, const struct nb_engine *e, struct
 	} else if (!nb_session_start(s, &err)) {
 		refuse(c, NB_ERR_RUN, err.msg, what, n);
 	} else if (run_timeline(c, s, su, snap, &t0)) {
+		/* RESULT: the flows' counts after the drain, and the host's drop counters before
+		 * START (the last tick's reading is after the drain: metrics_loss.c) */
 		nb_session_snapshot(s, snap);
 		nb_ifstats_fill_snapshot(snap, c->ifname);
+		nb_ifstats_loss_put(snap, &pre);
 		bool ok = nb_session_stop(s, &err);
 		send_snap(c->ctl, NB_MSG_RESULT, -1, snap->t_ns - t0, snap, ok ? "" : err.msg);
 		snprintf(what, n, "%s%s", ok ? "ok" : "failed: ", ok ? "" : err.msg);

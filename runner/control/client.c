@@ -19,7 +19,7 @@
 
 static struct nb_snapshot *take_local(struct nb_pairs *t)
 {
-	struct nb_snapshot *snap = nb_snapshot_create(t->with_hist);
+	struct nb_snapshot *snap = nb_snapshot_create_with(t->with_hist, t->with_lag);
 	if (snap) {
 		nb_session_snapshot(t->s, snap);
 		nb_ifstats_fill_snapshot(snap, t->c->ifname);
@@ -112,7 +112,7 @@ static enum nb_outcome finish(struct nb_pairs *t, struct nb_test_result *out)
 	}
 	struct nb_error serr = { { 0 } };
 	bool local_ok = nb_session_stop(t->s, &serr);
-	nb_pairs_result(t, out);
+	nb_pairs_result(t, out, NULL, m.u.result.s.snap);
 	if (!m.u.result.ok || !local_ok) {
 		if (local_ok)
 			nb_pairs_agent_text(out, m.u.result.text);
@@ -175,6 +175,7 @@ static enum nb_outcome run_started(struct nb_pairs *t, struct nb_test_result *ou
 			nanosleep(&(struct timespec){ .tv_nsec = (long)ns }, NULL);
 		}
 	}
+	nb_ifstats_loss_read(t->c->ifname, &t->pre); /* before START: no test datagram yet */
 	if (!nb_ctl_send(&t->c->ctl, &start, 5000, t->err))
 		return lost(t, t->err->msg);
 	nb_pairs_timeline(t, t0 ? t0 : nb_now_ns());

@@ -6,6 +6,7 @@
 #define NB_CLIENT_INT_H
 
 #include "client.h"
+#include "lossstats.h"
 #include "runcheck.h"
 #include "session.h"
 #include "timeline.h"
@@ -30,6 +31,7 @@ struct nb_pairs {
 	struct nb_timeline tl;
 	uint64_t t0;
 	bool with_hist;
+	bool with_lag;                /* the flows' schedule lag (nb_case_records_lag) */
 	uint32_t first_kept;          /* j: the run's result spans ticks j .. K */
 	uint32_t lag;                 /* interval k settles at tick k + lag (timeline.h) */
 	uint32_t nslots;              /* K + lag + 1 */
@@ -38,6 +40,7 @@ struct nb_pairs {
 	struct nb_hist *scratch;
 	struct nb_runcheck rc;        /* the evidence against the run (runcheck.h): L is end 0 */
 	struct nb_error *err;
+	struct nb_lossstats pre;      /* this host's drop counters before START (ok 0: none) */
 };
 
 /** Ready t for su (lag, slots); false with out->error set when su has no measured window or
@@ -60,8 +63,11 @@ void nb_pairs_agent_text(struct nb_test_result *out, const char *text);
 /** One frame of who during the run: INTERVAL into side (L or P), ERROR fails the case. */
 enum nb_outcome nb_pairs_frame(struct nb_pairs *t, const struct nb_client *who,
 			       struct nb_snapshot **side, struct nb_msg *m, struct nb_test_result *out);
-/** The run's result over its kept window into out->m (and out->hist). */
-void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out);
+/** The run's result over its kept window into out->m (and out->hist); its loss budget the whole
+ *  test's, from each end's RESULT (lres, pres: their loss blocks hold the reading before START;
+ *  lres NULL: this host's end, t->pre) to its last reading. */
+void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out, const struct nb_snapshot *lres,
+		     const struct nb_snapshot *pres);
 /** SETUP su to who, then its READY (the port into *port) or ERROR (the case fails). */
 enum nb_outcome nb_pairs_setup(struct nb_pairs *t, struct nb_client *who,
 			       const struct nb_msg_setup *su, uint16_t *port, struct nb_test_result *out);

@@ -27,7 +27,8 @@ bool nb_pairs_init(struct nb_pairs *t, struct nb_test_result *out)
 			 (double)su->interval_ns / 1e9, (double)su->duration_ns / 1e9);
 		return false;
 	}
-	t->with_hist = nb_engine_records_latency(t->e);
+	t->with_hist = nb_case_records_latency(t->e, &t->su->params);
+	t->with_lag = nb_case_records_lag(t->e, &t->su->params);
 	t->L = calloc(t->nslots, sizeof(*t->L));
 	t->P = calloc(t->nslots, sizeof(*t->P));
 	t->scratch = t->with_hist ? nb_hist_create() : NULL;
@@ -150,7 +151,8 @@ enum nb_outcome nb_pairs_frame(struct nb_pairs *t, const struct nb_client *who,
 
 /* The run's result: the kept window's readings (ticks j and K), and the readings that settled
  * those ticks' intervals (j + lag and K + lag). */
-void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out)
+void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out, const struct nb_snapshot *lres,
+		     const struct nb_snapshot *pres)
 {
 	uint32_t j = t->first_kept, K = nb_timeline_last_kept(&t->tl), n = t->lag;
 	struct nb_span span = { t->L[j], t->L[K], t->P[j], t->P[K],
@@ -163,6 +165,10 @@ void nb_pairs_result(struct nb_pairs *t, struct nb_test_result *out)
 	}
 	nb_metrics_span(t->e, &t->su->params, &span, -1, out->hist, &out->m);
 	nb_metrics_window(t->e, t->L[nb_pairs_last(t)], &out->m);
+	struct nb_lossstats lpre = lres ? nb_metrics_loss_of(lres) : t->pre;
+	struct nb_lossstats ppre = nb_metrics_loss_of(pres);
+	nb_metrics_loss_budget_run(t->e, &t->su->params, &lpre, t->L[nb_pairs_last(t)], &ppre,
+				   t->P[nb_pairs_last(t)], &out->m);
 	if (nb_engine_due_window(t->e)) /* the window's late sends go out after its last tick, and count */
 		nb_metrics_sched_lag(t->L[j], t->L[nb_pairs_last(t)], &out->m);
 	nb_runcheck_result(&t->rc, t->e, &t->su->params, &span, t->L[nb_pairs_last(t)],

@@ -113,7 +113,7 @@ static enum nb_outcome finish(struct relay *r, struct nb_test_result *out)
 	if (o == NB_OUT_OK && (!t->L[nb_pairs_last(t)] || !t->P[nb_pairs_last(t)]))
 		o = nb_pairs_lost(t, t->L[nb_pairs_last(t)] ? t->c : r->src, "no RESULT after STOP");
 	if (o == NB_OUT_OK) {
-		nb_pairs_result(t, out);
+		nb_pairs_result(t, out, ms.u.result.s.snap, md.u.result.s.snap);
 		if (!ms.u.result.ok || !md.u.result.ok) {
 			failed_end(out, ms.u.result.ok ? t->c : r->src,
 				   ms.u.result.ok ? md.u.result.text : ms.u.result.text);

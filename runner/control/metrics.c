@@ -97,16 +97,37 @@ static void cost_per_cpu(const struct nb_engine *e, struct nb_metrics *m)
 			m->v[cost[k]] = v / (m->v[cpu[k]] / 100.0);
 }
 
+/* Add b's lag minus a's into sum (scratch: a histogram to diff into). */
+static void add_lag(struct nb_hist *sum, struct nb_hist *scratch, const struct nb_snapshot *a,
+		    const struct nb_snapshot *b)
+{
+	nb_hist_diff(scratch, b->lag, a->lag);
+	nb_hist_merge(sum, scratch);
+}
+
 void nb_metrics_sched_lag(const struct nb_snapshot *a, const struct nb_snapshot *b,
 			  struct nb_metrics *m)
 {
-	struct nb_hist *d = a->lag && b->lag ? nb_hist_create() : NULL;
-	if (!d)
-		return;
-	nb_hist_diff(d, b->lag, a->lag);
-	struct nb_hist_summary h;
-	nb_hist_summarize(d, &h);
+	nb_metrics_sched_lag_ends(a, b, NULL, NULL, m);
+}
+
+void nb_metrics_sched_lag_ends(const struct nb_snapshot *l0, const struct nb_snapshot *l1,
+			       const struct nb_snapshot *p0, const struct nb_snapshot *p1,
+			       struct nb_metrics *m)
+{
+	bool local = l0 && l1 && l0->lag && l1->lag, peer = p0 && p1 && p0->lag && p1->lag;
+	struct nb_hist *d = local || peer ? nb_hist_create() : NULL;
+	struct nb_hist *scratch = d ? nb_hist_create() : NULL;
+	struct nb_hist_summary h = { 0 };
+	if (scratch) {
+		if (local)
+			add_lag(d, scratch, l0, l1);
+		if (peer)
+			add_lag(d, scratch, p0, p1);
+		nb_hist_summarize(d, &h);
+	}
 	nb_hist_destroy(d);
+	nb_hist_destroy(scratch);
 	if (h.count == 0)
 		return;
 	/* as the latency percentiles: a p99 of fewer than 100 sends is their maximum by another name */
@@ -127,7 +148,7 @@ void nb_metrics_span(const struct nb_engine *e, const struct nb_params *p, const
 	if (hist && flow < 0)
 		nb_metrics_latency(hist, out);
 	if (flow < 0) {
-		nb_metrics_sched_lag(s->l0, s->l1, out);
+		nb_metrics_sched_lag_ends(s->l0, s->l1, s->p0, s->p1, out);
 		cpu_and_if(s, out);
 		cost_per_cpu(e, out);
 		nb_metrics_cpu_threads(s, out);

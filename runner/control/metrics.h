@@ -15,6 +15,7 @@
 
 #include "cols.h"
 #include "engine.h"
+#include "lossstats.h"
 #include "session.h"
 #include "span.h"
 #include "timeline.h"
@@ -45,11 +46,26 @@ void nb_metrics_window(const struct nb_engine *e, const struct nb_snapshot *lfin
  *  request was scheduled. */
 void nb_metrics_sched_lag(const struct nb_snapshot *a, const struct nb_snapshot *b,
 			  struct nb_metrics *m);
+/** The same over both ends' senders: the client's l0 .. l1 and the agent's p0 .. p1 (either pair
+ *  NULL or without a lag histogram: that end records none), one histogram of every send. */
+void nb_metrics_sched_lag_ends(const struct nb_snapshot *l0, const struct nb_snapshot *l1,
+			       const struct nb_snapshot *p0, const struct nb_snapshot *p1,
+			       struct nb_metrics *m);
 /** The loss budget columns (lb_*) of a UDP case of e over the span, from both ends' host drop
  *  counters and the row's lost, snd_errs and rcvbuf_drops (metrics_loss.c); nothing for other
  *  cases. */
 void nb_metrics_loss_budget(const struct nb_engine *e, const struct nb_params *p,
 			    const struct nb_span *s, struct nb_metrics *m);
+/** The host drop counters a snapshot carries (ok 0 when it has none). */
+struct nb_lossstats nb_metrics_loss_of(const struct nb_snapshot *s);
+/** The run's loss budget, the whole test's (metrics_loss.c): each end's host counters from its
+ *  reading before START (lpre, ppre; ok 0 when it has none) to its last reading after the drain
+ *  (lpost, ppost), against every datagram the flows sent and received by then; replaces the
+ *  lb_* columns of m (the window's): no path figure when an end lacks a reading. */
+void nb_metrics_loss_budget_run(const struct nb_engine *e, const struct nb_params *p,
+				const struct nb_lossstats *lpre, const struct nb_snapshot *lpost,
+				const struct nb_lossstats *ppre, const struct nb_snapshot *ppost,
+				struct nb_metrics *m);
 /** The latency columns (mean, stddev, min, percentiles, max) of histogram h into m; nothing
  *  when h holds no sample. */
 void nb_metrics_latency(const struct nb_hist *h, struct nb_metrics *m);

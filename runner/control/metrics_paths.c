@@ -48,7 +48,7 @@ static enum how how_of(int c)
 		return LATENCY;
 	/* every path reads the local host's drop counters: a sum would count them once per path,
 	 * a largest would hide a peer's; each path's own row has its budget */
-	if (c >= NB_COL_LB_TX_QDISC && c <= NB_COL_LB_EXCESS)
+	if (c >= NB_COL_LB_TX_QDISC && c <= NB_COL_LB_RCVBUF)
 		return NONE;
 	return SUM;
 }

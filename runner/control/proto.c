@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
+#include "lossstats.h"
 #include "param_defs.h"
 #include "params.h"
 #include "text.h"
@@ -63,6 +65,63 @@ static void dec_facts(struct rd *r, struct nb_msg_facts *f)
 
 /* ---- snapshots ---- */
 
+_Static_assert(NB_L_COUNT != NB_SNAP_LAG_TAG, "a loss block must not read as a lag section");
+
+/* The sending end's schedule lag (protocol 9), last in a snapshot whose flows record it: a tag,
+ * the totals, then only the buckets that hold a count (index ascending, each once). */
+static void enc_lag(struct nb_buf *b, const struct nb_hist *h)
+{
+	uint16_t used = 0;
+	for (size_t i = 0; i < NB_HIST_BUCKETS; i++)
+		used += atomic_load(&h->counts[i]) != 0;
+	put_u8(b, NB_SNAP_LAG_TAG);
+	put_u64(b, atomic_load(&h->count));
+	put_u64(b, atomic_load(&h->overflow));
+	put_u64(b, atomic_load(&h->sum_ns));
+	put_u64(b, atomic_load(&h->min_ns));
+	put_u64(b, atomic_load(&h->max_ns));
+	put_u16(b, used);
+	for (size_t i = 0; i < NB_HIST_BUCKETS; i++) {
+		uint64_t n = atomic_load(&h->counts[i]);
+		if (n) {
+			put_u16(b, i);
+			put_u64(b, n);
+		}
+	}
+}
+
+/* What enc_lag wrote, checked: buckets in range and ascending, their counts and the overflow
+ * adding up to the total without wrapping, min <= max when anything was recorded. */
+static void dec_lag(struct rd *r, struct nb_snapshot *s)
+{
+	get_range(r, 1, NB_SNAP_LAG_TAG, NB_SNAP_LAG_TAG, "unknown snapshot section");
+	if (r->bad)
+		return;
+	struct nb_hist *h = s->lag = nb_hist_create();
+	if (!h) {
+		fail(r, "out of memory");
+		return;
+	}
+	uint64_t count = get_uint(r, 8), overflow = get_uint(r, 8);
+	atomic_store(&h->sum_ns, get_uint(r, 8));
+	uint64_t min = get_uint(r, 8), max = get_uint(r, 8);
+	size_t used = (size_t)get_range(r, 2, 0, NB_HIST_BUCKETS, "lag bucket count");
+	uint64_t total = overflow;
+	for (size_t k = 0, last = 0; k < used && !r->bad; k++) {
+		size_t i = (size_t)get_range(r, 2, k ? last + 1 : 0, NB_HIST_BUCKETS - 1, "lag bucket");
+		uint64_t n = get_range(r, 8, 1, UINT64_MAX - total, "lag bucket counts overflow");
+		atomic_store(&h->counts[i], n);
+		total += n;
+		last = i;
+	}
+	if (!r->bad && (total != count || (count && min > max)))
+		fail(r, "lag histogram does not add up");
+	atomic_store(&h->count, count);
+	atomic_store(&h->overflow, overflow);
+	atomic_store(&h->min_ns, min);
+	atomic_store(&h->max_ns, max);
+}
+
 static void enc_snap(struct nb_buf *b, const struct nb_msg_snap *m)
 {
 	const struct nb_snapshot *s = m->snap;
@@ -87,13 +146,16 @@ static void enc_snap(struct nb_buf *b, const struct nb_msg_snap *m)
 		put_u64(b, s->flow[f].cpu_ns);
 	}
 	/* the loss budget's counters (protocol 7): only when read, at the end, so a snapshot
-	 * without them keeps its bytes */
+	 * without them keeps its bytes; a RESULT's are the end's reading before START (its last
+	 * tick's are after the drain: the run's budget is the whole test's, metrics_loss.c) */
 	if (s->has_loss) {
 		put_u8(b, NB_L_COUNT);
 		put_u32(b, s->loss_ok);
 		for (int i = 0; i < NB_L_COUNT; i++)
 			put_u64(b, s->loss[i]);
 	}
+	if (s->lag)
+		enc_lag(b, s->lag);
 }
 
 static void dec_snap(struct rd *r, struct nb_msg_snap *m)
@@ -126,11 +188,15 @@ static void dec_snap(struct rd *r, struct nb_msg_snap *m)
 	}
 	if (r->bad || r->off == r->len)
 		return;
-	get_range(r, 1, NB_L_COUNT, NB_L_COUNT, "loss counter count differs from this version");
-	s->loss_ok = (uint32_t)get_range(r, 4, 0, (1u << NB_L_COUNT) - 1, "loss counter mask");
-	for (int i = 0; i < NB_L_COUNT; i++)
-		s->loss[i] = get_uint(r, 8);
-	s->has_loss = !r->bad;
+	if (r->p[r->off] != NB_SNAP_LAG_TAG) {
+		get_range(r, 1, NB_L_COUNT, NB_L_COUNT, "loss counter count differs from this version");
+		s->loss_ok = (uint32_t)get_range(r, 4, 0, (1u << NB_L_COUNT) - 1, "loss counter mask");
+		for (int i = 0; i < NB_L_COUNT; i++)
+			s->loss[i] = get_uint(r, 8);
+		s->has_loss = !r->bad;
+	}
+	if (!r->bad && r->off < r->len)
+		dec_lag(r, s);
 }
 
 /* ---- check ---- */

@@ -60,7 +60,12 @@
 /* 7: SETUP's datapath (pps on AF_XDP) and threads (flows over threads, after burst), the NB_G_XDP
  * gauge of every snapshot; a snapshot may end with the loss budget's counters (lossstats.h); the snapshot's
  * bytes_retrans and min_rtt (RFC 6349); COMPANION (a session's companions beside it) */
-#define NB_PROTO_VERSION 7
+/* 8: the stream engine's own SETUP row (`self`, after the common rows); RESULT's loss block is
+ * the end's reading before START (the whole test's budget, not the last interval's) */
+/* 9: a snapshot of an end whose flows record their schedule lag ends with it (NB_SNAP_LAG_TAG,
+ * the sparse histogram): the agent's paced senders, for reverse and bidirectional runs */
+#define NB_PROTO_VERSION 9
+#define NB_SNAP_LAG_TAG 0x4c           /* 'L': a snapshot's lag section (never NB_L_COUNT) */
 #define NB_FRAME_MAX (1u << 20)
 #define NB_NONCE_LEN 32
 #define NB_MAC_LEN 32

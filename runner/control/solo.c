@@ -29,11 +29,12 @@ struct solo {
 	struct nb_hist *scratch;
 	struct nb_runcheck rc;        /* the evidence against the run (runcheck.h) */
 	bool with_hist;
+	bool with_lag;                /* the flows' schedule lag (nb_case_records_lag) */
 };
 
 static struct nb_snapshot *take(struct solo *t)
 {
-	struct nb_snapshot *snap = nb_snapshot_create(t->with_hist);
+	struct nb_snapshot *snap = nb_snapshot_create_with(t->with_hist, t->with_lag);
 	if (snap) {
 		nb_session_snapshot(t->s, snap);
 		nb_ifstats_fill_snapshot(snap, t->to->ifname);
@@ -208,7 +209,8 @@ enum nb_outcome nb_solo_test_path(const struct nb_solo_target *to, const struct 
 	uint32_t nslots = (uint32_t)((su->duration_ns + su->interval_ns - 1) / su->interval_ns) + 1 +
 			  NB_EPOCH_LAG_MAX;
 	struct solo t = { .to = to, .group = group, .su = su, .sink = sink,
-			  .with_hist = nb_engine_records_latency(e) };
+			  .with_hist = nb_case_records_latency(e, &su->params),
+			  .with_lag = nb_case_records_lag(e, &su->params) };
 	t.L = calloc(nslots, sizeof(*t.L));
 	t.none = nb_snapshot_create(false);
 	t.scratch = t.with_hist ? nb_hist_create() : NULL;

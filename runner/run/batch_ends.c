@@ -18,10 +18,17 @@ void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct n
 	e->peer = o->peer;
 	for (size_t i = 0; i < NB_PATHS_MAX; i++)
 		nb_agent_target_init(&e->end[i].agent);
-	for (size_t i = 0; i < NB_PROBES_MAX; i++)
+	for (size_t i = 0; i < NB_WORKING_PROBES; i++)
 		nb_agent_target_init(&e->mate[i]);
-	for (size_t ci = 0; ci < plan->ncases; ci++)
+	for (size_t ci = 0; ci < plan->ncases; ci++) {
+		const struct nb_working *w = plan->cases[ci].test->working;
 		e->need_agent |= !nb_engine_agentless(plan->cases[ci].engine);
+		for (uint32_t i = 0; w && i < w->nprobes && !e->own_probe; i++)
+			if (nb_engine_agentless(w->probes[i].engine)) {
+				e->own_probe = &plan->cases[ci];
+				e->own_probe_i = i;
+			}
+	}
 	/* the plan said to those who wait behind it; a --check's session is short, but unsized */
 	nb_waiting_init(&e->waiting, o->check_only ? 0 : nb_plan_estimate_s(plan), o->queue_timeout_ms,
 			o->verbosity, o->interrupt);
@@ -30,6 +37,21 @@ void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct n
 struct nb_client *nb_ends_client(struct nb_ends *e)
 {
 	return &e->end[0].agent.client;
+}
+
+uint16_t nb_ends_control_port(const struct nb_ends *e, size_t end)
+{
+	const char *peer = e->end[end].peer;
+	const struct nb_host *h = peer ? nb_config_host(e->cfg, peer) : NULL;
+	char host[256];
+	uint16_t port = 0;
+	struct nb_error err = { { 0 } };
+	if (h)
+		return h->ssh[0] ? 0 : h->port ? h->port : NB_DEFAULT_CONTROL_PORT;
+	if (!peer)
+		return e->local_agent ? nb_agent_port(e->local_agent) : 0;
+	return nb_ctl_parse_peer(peer, NB_DEFAULT_CONTROL_PORT, host, sizeof(host), &port, &err) ?
+	       port : 0;
 }
 
 bool nb_ends_reach(struct nb_ends *e, struct nb_error *err)
@@ -86,6 +108,12 @@ static bool open_end(struct nb_ends *e, size_t i, const char *peer, const struct
 static enum nb_run_exit open_ends(struct nb_ends *e, struct nb_error *err)
 {
 	size_t want = e->o->npeers > 1 ? e->o->npeers : 1;
+	const struct nb_case *own = e->own_probe;
+	if (want > 1 && own && !own->test->npaths) /* paths: are the config's to refuse */
+		return nb_error_set(err, "case %s: probe %u (engine %s) reaches one host by itself, not "
+				    "each of %zu --peer (expected agent probes only)", own->id,
+				    e->own_probe_i + 1, own->test->working->probes[e->own_probe_i].engine->name,
+				    want), NB_EXIT_USAGE;
 	if (!open_end(e, 0, e->peer, e->o->secret, err))
 		return nb_ends_client(e)->busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
 	e->nends = 1;
@@ -93,6 +121,7 @@ static enum nb_run_exit open_ends(struct nb_ends *e, struct nb_error *err)
 	e->peer_local = strcmp(lo, "lo") == 0 || strncmp(lo, "veth", 4) == 0;
 	if (want > NB_PATHS_MAX)
 		return nb_error_set(err, "%zu --peer: at most %d paths", want, NB_PATHS_MAX), NB_EXIT_USAGE;
+
 	for (; e->nends < want; e->nends++)
 		if (!open_end(e, e->nends, e->o->peers[e->nends], e->o->secret, err))
 			return e->end[e->nends].agent.client.busy ? NB_EXIT_BUSY : NB_EXIT_PEER;
@@ -129,37 +158,48 @@ enum nb_run_exit nb_ends_connect(struct nb_ends *e, struct nb_error *err)
 	return open_ends(e, err);
 }
 
-struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t i, struct nb_error *err)
+/* Open mate m beside end's session: through hosts: for a host of the config, else to the same
+ * --peer address or the embedded agent, with a ticket the holder asks for. */
+static bool open_mate(struct nb_ends *e, size_t end, struct nb_agent_target *m, struct nb_error *err)
 {
-	if (i < e->nmates)
-		return &e->mate[i];
-	struct nb_client *holder = nb_ends_client(e);
-	if (e->peer && nb_config_host(e->cfg, e->peer))
-		return nb_error_set(err, "a working case's probes need sessions beside its load's, and "
-				    "host %s is reached through hosts: (expected --peer ADDRESS or the "
-				    "embedded agent in this version)", e->peer), NULL;
+	struct nb_client *holder = &e->end[end].agent.client, *c = &m->client;
+	const char *peer = e->end[end].peer;
+	if (peer && nb_config_host(e->cfg, peer))
+		return nb_ends_reach(e, err) && nb_reach_companion(e->reach, peer, holder, c, err);
 	char name[160];
-	if (!e->peer)
+	if (!peer)
 		snprintf(name, sizeof(name), "127.0.0.1:%u", nb_agent_port(e->local_agent));
 	struct sockaddr_storage addr;
 	socklen_t len;
 	uint8_t ticket[NB_COMPANION_TICKET_LEN];
 	struct nb_client_wait w = { .companion = ticket, .interrupt = e->o->interrupt };
-	for (; e->nmates <= i; e->nmates++) {
-		struct nb_client *c = &e->mate[e->nmates].client;
-		bool ok = nb_client_companion_ticket(holder, ticket, err) &&
-			  nb_ctl_resolve(e->peer ? e->peer : name, NB_DEFAULT_CONTROL_PORT, &addr, &len,
-					 err) &&
-			  nb_client_open(c, e->peer ? e->peer : name, &addr, len,
-					 e->peer ? e->o->secret : &e->local_secret, &w, err);
-		sodium_memzero(ticket, sizeof(ticket));
-		if (!ok) {
-			nb_agent_target_init(&e->mate[e->nmates]);
+	bool ok = nb_client_companion_ticket(holder, ticket, err) &&
+		  nb_ctl_resolve(peer ? peer : name, NB_DEFAULT_CONTROL_PORT, &addr, &len, err) &&
+		  nb_client_open(c, peer ? peer : name, &addr, len,
+				 peer ? e->o->secret : &e->local_secret, &w, err);
+	sodium_memzero(ticket, sizeof(ticket));
+	return ok;
+}
+
+struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t end, size_t i, struct nb_error *err)
+{
+	size_t have = 0;
+	for (size_t k = 0; k < e->nmates; k++)
+		if (e->mate_end[k] == end && have++ == i)
+			return &e->mate[k];
+	for (; have <= i; have++) {
+		if (e->nmates >= NB_WORKING_PROBES)
+			return nb_error_set(err, "more than %d probe sessions in one batch",
+					    NB_WORKING_PROBES), NULL;
+		struct nb_agent_target *m = &e->mate[e->nmates];
+		if (!open_mate(e, end, m, err)) {
+			nb_agent_target_init(m);
 			return NULL;
 		}
-		c->interrupt = e->o->interrupt;
+		m->client.interrupt = e->o->interrupt;
+		e->mate_end[e->nmates++] = end;
 	}
-	return &e->mate[i];
+	return &e->mate[e->nmates - 1];
 }
 
 void nb_ends_close(struct nb_ends *e)

@@ -35,6 +35,8 @@ struct nb_ends {
 	const struct nb_run_opts *o;
 	const char *peer;            /* o->peer, or for a resume the peer meta.json names */
 	bool need_agent;             /* some case's engine needs an agent (else no control session) */
+	const struct nb_case *own_probe; /* a working case with an agentless probe (NULL: none) */
+	uint32_t own_probe_i;        /* which of its probes */
 	bool peer_local;             /* loopback path: GRO artefacts possible */
 	struct nb_agent *local_agent;
 	struct nb_secret local_secret; /* the embedded agent's: no other local user can take it */
@@ -46,9 +48,11 @@ struct nb_ends {
 	/* the case now running (nb_ends_target) */
 	struct nb_relay_target relay[NB_PATHS_MAX];
 	struct nb_paths_target paths;
-	/* a working case's probes beside its load: companion sessions of path 0's agent (proto.h
-	 * COMPANION), opened as its cases first need them, and the composite over them */
-	struct nb_agent_target mate[NB_PROBES_MAX];
+	/* a working case's probes beside its load: companion sessions of each path's agent
+	 * (proto.h COMPANION; an ssh host's: an agent of their own), opened as its cases first need
+	 * them, and the composite over them */
+	struct nb_agent_target mate[NB_WORKING_PROBES];
+	size_t mate_end[NB_WORKING_PROBES]; /* the end each is a companion of */
 	size_t nmates;
 	struct nb_working_target working;
 };
@@ -63,11 +67,14 @@ void nb_ends_init(struct nb_ends *e, const struct nb_config *cfg, const struct n
 enum nb_run_exit nb_ends_connect(struct nb_ends *e, struct nb_error *err);
 /** Make e->reach for the config's hosts on first use; false when out of memory. */
 bool nb_ends_reach(struct nb_ends *e, struct nb_error *err);
-/** Companion session i of path 0's agent (opened on first use, closed with the ends); NULL
- *  with err when it cannot be had (an agent over ssh serves one connection). */
-struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t i, struct nb_error *err);
+/** Companion session i of end's agent (opened on first use, closed with the ends; at an ssh
+ *  host an agent of its own); NULL with err when it cannot be had. */
+struct nb_agent_target *nb_ends_mate(struct nb_ends *e, size_t end, size_t i, struct nb_error *err);
 /** The session of path 0 (--peer's or the embedded agent's). */
 struct nb_client *nb_ends_client(struct nb_ends *e);
+/** The control port of end's agent, as its session reached it: a hosts: host's port (0 for an
+ *  ssh host: its agent talks over ssh), --peer's (7575 by default), the embedded agent's. */
+uint16_t nb_ends_control_port(const struct nb_ends *e, size_t end);
 /** Say BYE to every agent, end those started over ssh and the embedded one. */
 void nb_ends_close(struct nb_ends *e);
 /** The sessions into meta (names, peers, clocks). */

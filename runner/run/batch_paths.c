@@ -6,16 +6,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Session i of the ends for host name, not yet taken by this case; NULL when none is left. */
-static struct nb_agent_target *take(struct nb_ends *e, bool *taken, const char *name)
+/* The index of the ends' next session for host name not yet taken by this case; nends when
+ * none is left. */
+static size_t take_end(struct nb_ends *e, bool *taken, const char *name)
 {
 	for (size_t i = 0; i < e->nends; i++) {
 		if (taken[i] || !e->end[i].peer || strcmp(e->end[i].peer, name) != 0)
 			continue;
 		taken[i] = true;
-		return &e->end[i].agent;
+		return i;
 	}
-	return NULL;
+	return e->nends;
+}
+
+/* Session i of the ends for host name, not yet taken by this case; NULL when none is left. */
+static struct nb_agent_target *take(struct nb_ends *e, bool *taken, const char *name)
+{
+	size_t i = take_end(e, taken, name);
+	return i < e->nends ? &e->end[i].agent : NULL;
 }
 
 /* Path k of case c's test as a child of the composite: from local, the agent target of its
@@ -39,22 +47,65 @@ static bool add_path(struct nb_ends *e, const struct nb_case *c, uint32_t k, boo
 	return nb_paths_target_add(&e->paths, kid, name);
 }
 
-/* A working case: its load on path 0's agent, each probe on a companion session of that agent
- * or, agentless, on the local target (toward the same host). */
+/* The ends a working case's loads run on, and their names: its paths: (each from local, the
+ * config says), else every session (one: the case's one path, named by no name). */
+static size_t working_ends(struct nb_ends *e, const struct nb_case *c, size_t *end,
+			   char (*name)[200], struct nb_error *err)
+{
+	const struct nb_test *t = c->test;
+	bool taken[NB_PATHS_MAX] = { false };
+	for (uint32_t k = 0; k < t->npaths; k++) {
+		if ((end[k] = take_end(e, taken, t->paths[k].to)) == e->nends)
+			return nb_error_set(err, "case %s: path local->%s has no agent session", c->id,
+					    t->paths[k].to), 0;
+		snprintf(name[k], sizeof(name[k]), "local->%s", t->paths[k].to);
+	}
+	if (t->npaths)
+		return t->npaths;
+	for (size_t i = 0; i < e->nends; i++) {
+		end[i] = i;
+		snprintf(name[i], sizeof(name[i]), "%s", e->end[i].name);
+	}
+	return e->nends;
+}
+
+/* A working case: its load on each path's agent, each probe on a companion session of that
+ * agent or, agentless, on the local target (toward the one host of a case of one path). */
 static struct nb_run_target *working_target(struct nb_ends *e, const struct nb_case *c,
 					    struct nb_error *err)
 {
 	const struct nb_working *w = c->test->working;
-	if (c->test->npaths || e->nends != 1)
-		return nb_error_set(err, "case %s: a working case runs on one agent in this version "
-				    "(expected --peer once, or the embedded agent; no paths:)", c->id), NULL;
-	nb_working_target_init(&e->working, &e->end[0].agent.base);
-	size_t mates = 0;
-	for (uint32_t i = 0; i < w->nprobes; i++) {
-		struct nb_agent_target *m = NULL;
-		if (!nb_engine_agentless(w->probes[i].engine) && !(m = nb_ends_mate(e, mates++, err)))
-			return NULL;
-		nb_working_target_add(&e->working, m ? &m->base : &e->local.base);
+	size_t end[NB_PATHS_MAX];
+	char name[NB_PATHS_MAX][200];
+	size_t n = working_ends(e, c, end, name, err);
+	if (!n)
+		return NULL;
+	nb_working_target_init(&e->working, w->nprobes);
+	e->working.agent_port = nb_ends_control_port(e, end[0]);
+	struct nb_case pc;
+	for (uint32_t i = 0; nb_plan_probe_case(c, i, &pc); i++)
+		if (nb_plan_probe_agent_port(&pc) && !e->working.agent_port)
+			return nb_error_set(err, "case %s: probe %u (engine %s) has no port: and its agent "
+					    "has no control port to connect to (it talks over ssh; "
+					    "expected port: in the probe)", c->id, i + 1,
+					    pc.engine->name), NULL;
+	for (size_t p = 0; p < n; p++)
+		nb_working_target_add_load(&e->working, &e->end[end[p]].agent.base, n > 1 ? name[p] : NULL);
+	for (size_t p = 0; p < n; p++) {
+		size_t mates = 0;
+		for (uint32_t i = 0; i < w->nprobes; i++) {
+			struct nb_agent_target *m = NULL;
+			bool own = nb_engine_agentless(w->probes[i].engine);
+			if (own && n > 1)
+				return nb_error_set(err, "case %s: probe %u (engine %s) reaches one host by "
+						    "itself: a working case on %zu paths takes agent probes "
+						    "only", c->id, i + 1, w->probes[i].engine->name, n), NULL;
+			if (!own && !(m = nb_ends_mate(e, end[p], mates++, err)))
+				return NULL;
+			if (!nb_working_target_add(&e->working, m ? &m->base : &e->local.base))
+				return nb_error_set(err, "case %s: more than %d probe runs", c->id,
+						    NB_WORKING_PROBES), NULL;
+		}
 	}
 	return &e->working.base;
 }

@@ -1,6 +1,7 @@
 /* nbrun — the notes of a row (see flags.h). */
 #include "flags.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,19 +47,21 @@ static void burst_name(uint32_t us, char *buf, size_t len)
 }
 
 /* pps on the xdp datapath: the weakest mode of both ends' sockets and programs, the most queues
- * an end has, and every queue that carried its frames (pps_xdp.h). */
+ * an end has, every queue that carried its frames and the threads that read them (pps_xdp.h). */
 static void xdp_facts(const struct nb_test_result *res, char *out, size_t n)
 {
 	uint64_t g = 0, queues = 0;
+	uint32_t readers = 0;
 	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
 	for (int e = 0; e < 2; e++)
 		for (uint32_t f = 0; ends[e] && f < ends[e]->nflows; f++) {
 			uint64_t v = ends[e]->flow[f].g[NB_G_XDP];
 			g |= v & ~(uint64_t)0xff00u;
 			queues = NB_XDP_G_QUEUES(v) > queues ? NB_XDP_G_QUEUES(v) : queues;
+			readers += (v & NB_XDP_G_READER) != 0;
 		}
-	char words[160];
-	nb_pps_xdp_facts(g | queues << 8, words, sizeof(words));
+	char words[192];
+	nb_pps_xdp_facts(g | queues << 8, readers, words, sizeof(words));
 	char *save = NULL;
 	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		nb_flags_add(out, n, w);
@@ -77,6 +80,35 @@ void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params
 	add_fact(out, n, "gso", nb_gso_name((enum nb_gso)nb_flags_gauge_max(res, NB_G_GSO)));
 	add_fact(out, n, "gro", nb_gro_name((enum nb_gro)nb_flags_gauge_max(res, NB_G_GRO)));
 	xdp_facts(res, out, n);
+}
+
+/* The whole run of a UDP case whose datagrams carry the sequence header (a directional engine:
+ * pps, stream over UDP),
+ * from both ends' last readings, after the drain: every datagram the senders put on the wire
+ * and every one the receivers took, warm-up, omit and the tail after the window included, and
+ * the receivers' own drops (rcvbuf_drops) over the same span. The window's columns count less:
+ * these are what an interface's counters over the run add up to. */
+void nb_flags_totals(const struct nb_test_result *res, const struct nb_engine *e,
+		     const struct nb_params *p, char *out, size_t n)
+{
+	if (p->proto != NB_PROTO_UDP || !e->traits.directional || !res->lfinal || !res->pfinal)
+		return; /* an end without its last reading: no whole-run count to state */
+	uint64_t tx = 0, rx = 0, drops = 0;
+	const struct nb_snapshot *ends[2] = { res->lfinal, res->pfinal };
+	for (int k = 0; k < 2; k++)
+		for (uint32_t f = 0; f < ends[k]->nflows; f++) {
+			const struct nb_flow_snap *s = &ends[k]->flow[f];
+			if (s->sends) {
+				tx += s->c[NB_C_TX_PACKETS];
+			} else {
+				rx += s->c[NB_C_RX_PACKETS];
+				drops += s->c[NB_C_RCVBUF_DROPS];
+			}
+		}
+	char f[96];
+	snprintf(f, sizeof(f), "tx_total=%" PRIu64 ";rx_total=%" PRIu64 ";rcvbuf_drops_total=%" PRIu64,
+		 tx, rx, drops);
+	nb_flags_add(out, n, f);
 }
 
 /* "key=650ms": a duration of us microseconds, 3 digits, no space (a flag is one word). */

@@ -20,6 +20,12 @@ uint64_t nb_flags_gauge_max(const struct nb_test_result *res, enum nb_gauge g);
  *  gro=) that apply to it. */
 void nb_flags_data_path(const struct nb_test_result *res, const struct nb_params *p, char *out,
 			size_t n);
+/** Append the whole-run counts of a UDP run of a directional engine e (pps, stream: their
+ *  datagrams carry the sequence header), from both ends' last readings:
+ *  tx_total=N;rx_total=M;rcvbuf_drops_total=D, datagrams sent, received (duplicates and late
+ *  ones included) and dropped by the receivers' own buffers or rings from start to stop. */
+void nb_flags_totals(const struct nb_test_result *res, const struct nb_engine *e,
+		     const struct nb_params *p, char *out, size_t n);
 /** Append what the readings hold against a run (runcheck.h): suspect, nothing-received,
  *  timeline-stall=GAP (the longest gap of a late tick, e.g. 2.49s). */
 void nb_flags_verdict(const struct nb_run_verdict *v, char *out, size_t n);

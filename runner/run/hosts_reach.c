@@ -167,6 +167,29 @@ bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, st
 	return nb_error_set(err, "host %s: %s", name, e.msg);
 }
 
+bool nb_reach_companion(struct nb_reach *r, const char *name, struct nb_client *holder,
+			struct nb_client *c, struct nb_error *err)
+{
+	struct reach_host *rh = find(r, name);
+	if (!rh)
+		return nb_error_set(err, "host %s: not in the config's hosts:", name);
+	if (rh->h->ssh[0]) { /* an agent of its own over ssh: it serves this session alone */
+		bool opened = rh->opened;
+		bool ok = nb_reach_open(r, name, c, err);
+		rh->opened = opened;
+		return ok;
+	}
+	uint8_t ticket[NB_COMPANION_TICKET_LEN];
+	struct nb_client_wait w = { .companion = ticket, .interrupt = r->o.interrupt };
+	struct nb_secret s;
+	struct nb_error e = { { 0 } };
+	bool ok = nb_client_companion_ticket(holder, ticket, &e) && address_secret(r, rh->h, &s, &e) &&
+		  open_client(rh->h, -1, &s, &w, c, &e);
+	sodium_memzero(ticket, sizeof(ticket));
+	sodium_memzero(&s, sizeof(s));
+	return ok || nb_error_set(err, "host %s: %s", name, e.msg);
+}
+
 bool nb_reach_peer_name(const struct nb_config *cfg, const char *peer, struct nb_error *err)
 {
 	char host[256];

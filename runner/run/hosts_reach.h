@@ -39,6 +39,11 @@ struct nb_reach *nb_reach_create(const struct nb_reach_opts *o);
  *  running then. An address host is opened once per reach, an ssh host up to NB_PATHS_MAX
  *  times (an agent each). */
 bool nb_reach_open(struct nb_reach *r, const char *name, struct nb_client *c, struct nb_error *err);
+/** Open c beside holder, a session already open to host name: a companion of it (proto.h
+ *  COMPANION, a ticket holder asks for) at an address host, an agent of its own at an ssh host
+ *  (each serves one session). False with err "host NAME: ...". */
+bool nb_reach_companion(struct nb_reach *r, const char *name, struct nb_client *holder,
+			struct nb_client *c, struct nb_error *err);
 /** End every agent r started (close the clients first: their BYE ends a session cleanly) and
  *  free r; NULL is a no-op. */
 void nb_reach_destroy(struct nb_reach *r);

@@ -23,6 +23,7 @@
 #include "runs_csv.h"
 #include "runs_jsonl.h"
 #include "summary.h"
+#include "sweep_latency_csv.h"
 #include "sweeps_json.h"
 
 /* The files of a results folder, each named by its module. */
@@ -30,6 +31,7 @@ static const char *const results_files[] = {
 	NB_CONFIG_COPY_FILE, NB_PLAN_CSV_FILE, NB_ENV_JSON_FILE, NB_META_JSON_FILE,
 	NB_RUNS_CSV_FILE, NB_RUNS_JSONL_FILE, NB_INTERVALS_CSV_FILE, NB_SWEEPS_JSON_FILE, NB_SUMMARY_CSV_FILE,
 	NB_MARKDOWN_FILE, NB_JSON_FILE, NB_HTML_FILE, NB_WORKING_CSV_FILE,
+	NB_SWEEP_LATENCY_CSV_FILE,
 };
 #define NFILES (sizeof(results_files) / sizeof(results_files[0]))
 

@@ -54,7 +54,8 @@ void nb_rows_sync(struct nb_rows *w)
 	struct nb_error err = { { 0 } };
 	if ((w->runs && !nb_csv_sync(w->runs, &err)) || !nb_runs_jsonl_sync(w->jsonl, &err) ||
 	    (w->intervals && !nb_csv_sync(w->intervals, &err)) ||
-	    (w->working && !nb_csv_sync(w->working, &err)))
+	    (w->working && !nb_csv_sync(w->working, &err)) ||
+	    (w->sweep_latency && !nb_csv_sync(w->sweep_latency, &err)))
 		nb_rows_failed(w, &err);
 }
 
@@ -64,7 +65,8 @@ void nb_rows_close(struct nb_rows *w)
 	nb_csv_finish(w->runs, NULL);
 	nb_csv_finish(w->intervals, NULL);
 	nb_csv_finish(w->working, NULL);
+	nb_csv_finish(w->sweep_latency, NULL);
 	nb_runs_jsonl_close(w->jsonl);
-	w->runs = w->intervals = w->working = NULL;
+	w->runs = w->intervals = w->working = w->sweep_latency = NULL;
 	w->jsonl = NULL;
 }

@@ -21,6 +21,7 @@
 struct nb_rows {
 	struct nb_csv *runs, *intervals;
 	struct nb_csv *working;       /* working.csv, from a batch's first working run (or NULL) */
+	struct nb_csv *sweep_latency; /* sweep_latency.csv, from a search's first latency phase */
 	struct nb_runs_jsonl *jsonl;  /* runs.jsonl, beside runs.csv */
 	uint32_t run_id;              /* the last run id used */
 	struct nb_run_target *running;    /* the target of the run in progress (NULL: none) */

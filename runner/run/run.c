@@ -78,6 +78,13 @@ static void progress_done(const struct nb_batch *b, const struct nb_case *c, uin
 			     nb_run_progress_end(nb_run_judged(o, res)), text);
 }
 
+/* A search's latency at % of PDR: the working composite of its load at a fraction. */
+static struct nb_run_target *latency_target(void *ends, const struct nb_case *lc,
+					    struct nb_error *err)
+{
+	return nb_ends_target(ends, lc, err);
+}
+
 /* A swept case: its trials are runs of their own (sweep_run.c) on the case's target. */
 static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c,
 				 struct nb_run_target *t, uint32_t rep, struct nb_error *err)
@@ -85,6 +92,7 @@ static enum nb_outcome run_sweep(struct nb_batch *b, const struct nb_case *c,
 	struct nb_sweep_env se = {
 		.target = t, .rows = &b->rows, .dir = b->dir, .meta = &b->meta,
 		.interrupt = b->o->interrupt, .verbosity = b->o->verbosity, .progress = b->progress,
+		.working_target = latency_target, .ends = &b->ends,
 	};
 	uint32_t before = b->meta.runs_ok + b->meta.runs_failed;
 	enum nb_outcome o = nb_sweep_case(&se, c, rep, err);
@@ -117,6 +125,7 @@ static enum nb_outcome run_on(struct nb_batch *b, const struct nb_case *c, struc
 	}
 	if (working.done)
 		nb_working_rows_write(b, c, su->run_id, rep + 1, &working);
+	nb_working_out_free(&working);
 	return o;
 }
 

@@ -28,5 +28,7 @@ enum nb_outcome nb_run_judged(enum nb_outcome o, const struct nb_test_result *re
  *  the files number it (1, 2 ...). */
 void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t run_id,
 			   uint32_t rep, const struct nb_working_out *w);
+/** Free the phase histograms a working run's numbers hold (a zeroed or unfilled one: a no-op). */
+void nb_working_out_free(struct nb_working_out *w);
 
 #endif

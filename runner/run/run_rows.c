@@ -35,6 +35,7 @@ static void run_flags(const struct nb_batch *b, const struct nb_case *c,
 	if (sock) /* which ICMP socket the kernel allowed: the unprivileged ping socket, or raw */
 		nb_flags_add(out, n, sock == 1 ? "icmp-ping-socket" : "icmp-raw-socket");
 	nb_flags_data_path(res, p, out, n);
+	nb_flags_totals(res, c->engine, p, out, n);
 	nb_flags_sched_lag(m, out, n);
 	nb_flags_verdict(&res->verdict, out, n);
 }
@@ -70,7 +71,7 @@ void nb_run_write_row(struct nb_batch *b, const struct nb_case *c, uint32_t rep,
 		      enum nb_outcome o, const struct nb_test_result *res, const char *path,
 		      uint32_t npaths)
 {
-	char flags[256], why[sizeof(res->error) + sizeof(res->verdict.suspect) + 32];
+	char flags[384], why[sizeof(res->error) + sizeof(res->verdict.suspect) + 32];
 	run_flags(b, c, res, !path && npaths > 1 ? npaths : 1, flags, sizeof(flags));
 	enum nb_col head = nb_metrics_headline(c->engine);
 	const char *status = nb_run_status(o, res, why, sizeof(why));

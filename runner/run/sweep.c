@@ -22,8 +22,10 @@
  *    full-length re-runs. A failed confirmation makes the candidate a failing
  *    rate and the search goes on below it, still with full trials.
  *  - A trial whose sender fell short of the offered rate, or stalled (the pacer forgave
- *    debt, then caught up in a burst), tested the sender, not the path: it is neither pass
- *    nor fail at the offered rate. Its loss was counted against what was sent, though, so a
+ *    debt, then caught up in a burst; or it lost packets after its sender fell more than
+ *    NB_SWEEP_STALL_NS behind its schedule and paid that debt at twice the rate, a queue of
+ *    its own making), tested the sender, not the path: it is neither pass nor fail at the
+ *    offered rate. Its loss was counted against what was sent, though, so a
  *    short trial that passes a goal shows that the rate it did send passes it: a lower
  *    bound, used as one. A short trial that lost more shows nothing (after a stall the
  *    pacer pays its debt at twice the rate, a burst the path may drop).
@@ -88,6 +90,17 @@ const char *nb_sweep_status_name(enum nb_sweep_status st)
 	case NB_SWEEP_INCOMPLETE: return "incomplete";
 	}
 	return "?";
+}
+
+bool nb_sweep_stalled_loss(const struct nb_sweep *s, double loss_ratio, double lag_max_us,
+			   uint32_t burst_us)
+{
+	double strictest = s->nloss ? s->loss[0] : 0.0;
+	for (uint32_t g = 1; g < s->nloss; g++)
+		strictest = fmin(strictest, s->loss[g]);
+	double lag_ns = lag_max_us * 1e3;
+	return loss_ratio > strictest && isfinite(lag_ns) &&
+	       lag_ns > (double)burst_us * 1e3 + (double)NB_SWEEP_STALL_NS;
 }
 
 /* ---- what the trials so far say ------------------------------------------------------ */
@@ -428,7 +441,7 @@ static double nan_sum(double a, double b)
 /* What held the sender back in the attempts at rate, all of which fell short. */
 static void short_host(struct nb_sweep_outcome *out, uint64_t rate)
 {
-	struct nb_trial_host h = { NAN, NAN, NAN, NAN, NAN };
+	struct nb_trial_host h = { NAN, NAN, NAN, NAN, NAN, NAN };
 	for (size_t i = 0; i < out->ntrials; i++) {
 		const struct nb_trial *t = &out->trials[i];
 		if (t->offered != rate || !short_of(t))
@@ -438,13 +451,15 @@ static void short_host(struct nb_sweep_outcome *out, uint64_t rate)
 		h.steal_pct = fmax(h.steal_pct, t->host.steal_pct);
 		h.snd_errs = nan_sum(h.snd_errs, t->host.snd_errs);
 		h.forgiven_ms = nan_sum(h.forgiven_ms, t->host.forgiven_ms);
+		h.lag_ms = fmax(h.lag_ms, t->host.lag_ms);
 	}
 	out->short_host = h;
 	/* A sender busy on its CPU or waiting for room after a refused send falls behind and has
 	 * debt forgiven too; only without either was it simply not running. */
 	bool cpu = h.cpu_pct >= NB_SWEEP_CPU_BOUND_PCT, errs = h.snd_errs > 0;
 	out->limits = (cpu ? NB_SWEEP_LIMIT_CPU : 0u) | (errs ? NB_SWEEP_LIMIT_SEND_ERRORS : 0u) |
-		      (!cpu && !errs && h.forgiven_ms > 0 ? NB_SWEEP_LIMIT_LATE : 0u);
+		      (!cpu && !errs && (h.forgiven_ms > 0 || nb_sweep_far_behind(h.lag_ms))
+		       ? NB_SWEEP_LIMIT_LATE : 0u);
 }
 
 /* Host-bound is a claim about the generator: only where no trial, nor the calibration burst,

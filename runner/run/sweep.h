@@ -17,6 +17,8 @@
 #define NB_SWEEP_MAX_TRIALS 60            /* default bound on the trials of one search */
 #define NB_SWEEP_CALIBRATE_NS 250000000ull /* the unpaced calibration burst of a search */
 #define NB_SWEEP_SHORTFALL 0.01           /* a sender more than 1 % below the offered rate fell short */
+#define NB_SWEEP_STALL_NS 5000000ull      /* a failing trial's sender this far behind its schedule
+					   * (beyond its burst) made its own queue: not a fail */
 #define NB_SWEEP_CPU_BOUND_PCT 90.0       /* a sending thread this busy (% of a core) that fell
 					   * short is CPU-bound (a paced one spins only when early) */
 
@@ -27,7 +29,23 @@ struct nb_trial_host {
 	double steal_pct;       /* the sending host's CPU time stolen by the hypervisor, % */
 	double snd_errs;        /* sends the kernel refused (ENOBUFS / EAGAIN) */
 	double forgiven_ms;     /* sending time per flow the pacer forgave (it ran > 10 ms late) */
+	double lag_ms;          /* how far behind its schedule the sender fell at most (sched_lag_max) */
 };
+
+/** Whether a sender that fell lag_ms behind its schedule at most fell far behind (more than
+ *  NB_SWEEP_STALL_NS; NAN: not known, no): what a trial's note and the search's verdict name. */
+static inline bool nb_sweep_far_behind(double lag_ms)
+{
+	return lag_ms * 1e6 > (double)NB_SWEEP_STALL_NS; /* false for NAN */
+}
+
+/** The rule alone: whether a trial that lost loss_ratio lost it after its sender fell far behind
+ *  its schedule: it fails the strictest of s's goals, and its largest schedule lag (lag_max_us,
+ *  NAN = not known) exceeds its burst (burst_us) by more than NB_SWEEP_STALL_NS. The pacer paid
+ *  that debt at twice the rate: up to that much of the rate queued at the bottleneck by the
+ *  sender itself, which a small queue drops even below its rate. Such a trial is not valid. */
+bool nb_sweep_stalled_loss(const struct nb_sweep *s, double loss_ratio, double lag_max_us,
+			   uint32_t burst_us);
 
 /** One trial: the search fills offered, duration_ns and attempt, the callback the rest. */
 struct nb_trial {
@@ -41,7 +59,8 @@ struct nb_trial {
 	double recv_rate;       /* received rate, same unit and scope as offered */
 	double loss_ratio;      /* lost / actually sent (0.001 = 0.1 %) */
 	double jitter_us;
-	bool valid;             /* false: the sender fell short of offered (NB_SWEEP_SHORTFALL) or
+	bool valid;             /* false: the sender fell short of offered (NB_SWEEP_SHORTFALL), lost
+				 * packets after falling NB_SWEEP_STALL_NS behind its schedule, or
 				 * stalled (its pacer forgave debt): it did not keep its schedule */
 	bool ok;                /* the trial ran (false: it failed and measured nothing) */
 	struct nb_trial_host host;

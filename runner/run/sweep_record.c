@@ -61,8 +61,13 @@ static void limit_text(const struct nb_sweep_outcome *o, char *buf, size_t len)
 		    "interface queue was full; raise window: or the interface's txqueuelen)",
 		    at ? "; " : "", h->snd_errs);
 	if (o->limits & NB_SWEEP_LIMIT_LATE) {
-		add(buf, len, &at, "%sthe pacer forgave %.0f ms of sending per flow with CPU to spare "
-		    "(the sender was descheduled", at ? "; " : "", h->forgiven_ms);
+		if (h->forgiven_ms > 0)
+			add(buf, len, &at, "%sthe pacer forgave %.0f ms of sending per flow with CPU to "
+			    "spare (the sender was descheduled", at ? "; " : "", h->forgiven_ms);
+		else
+			add(buf, len, &at, "%sthe sender fell up to %.3g ms behind its schedule with CPU "
+			    "to spare and lost packets catching up (it was descheduled", at ? "; " : "",
+			    h->lag_ms);
 		if (isfinite(h->host_cpu_pct))
 			add(buf, len, &at, ", host CPU %.0f %% busy", h->host_cpu_pct);
 		if (h->steal_pct >= 1)
@@ -228,6 +233,17 @@ void nb_sweep_sentence(const struct nb_case *c, const struct nb_sweep_outcome *o
 	per_flow(c, o, true, buf, len, &at);
 }
 
+/* Told on stderr as the sweep goes (shared by its trials, its result and its latency phases). */
+void nb_sweep_say(const struct nb_sweep_env *env, const char *text)
+{
+	if (env->verbosity < 0)
+		return;
+	if (env->progress)
+		nb_progress_message(env->progress, text);
+	else
+		fprintf(stderr, "%s\n", text);
+}
+
 /* ---- sweeps.json ----------------------------------------------------------------------- */
 
 static double rate_or_nan(uint64_t r)
@@ -300,7 +316,7 @@ static void goal_entry(const struct nb_sweep_outcome *o, uint32_t g, struct nb_s
 
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
 			    const struct nb_sweep_outcome *o, double max_burst, uint32_t first_run_id,
-			    struct nb_error *err)
+			    const struct nb_sweep_latency_out *lat, struct nb_error *err)
 {
 	uint32_t n = o->search ? o->ngoals : 1;
 	struct nb_sweep_result e[NB_LOSS_MAX];
@@ -324,6 +340,8 @@ bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t r
 		}
 		e[g].rates = rates;
 		e[g].nrates = o->ntrials;
+		if (lat && lat->n && lat->goal == g)
+			e[g].latency = lat->row, e[g].nlatency = lat->n;
 	}
 	bool ok = nb_sweeps_json_append(dir, e, n, err);
 	free(rates);

@@ -129,6 +129,16 @@ static void fill_host(struct trial_ctx *x, const struct nb_metrics *m, struct nb
 	t->host.snd_errs = m->v[NB_COL_SND_ERRS];
 	t->host.forgiven_ms = per_flow_pps > 0 ? m->v[NB_COL_PACE_FORGIVEN] / flows / per_flow_pps * 1e3
 					       : NAN;
+	t->host.lag_ms = m->v[NB_COL_SCHED_LAG_MAX_US] / 1e3;
+}
+
+/* Whether the trial lost packets only after its sender fell far behind (nb_sweep_stalled_loss):
+ * its oldest datagram's lag, sched_lag_max_us, is both ends' senders' (NAN: none records it). */
+static bool stalled_loss(const struct trial_ctx *x, const struct nb_metrics *m,
+			 const struct nb_trial *t)
+{
+	return nb_sweep_stalled_loss(&x->c->sweep, t->loss_ratio, m->v[NB_COL_SCHED_LAG_MAX_US],
+				     x->c->params.burst_us);
 }
 
 /* What the search needs from the run's metrics: rates per flow (every flow of every path),
@@ -143,10 +153,11 @@ static void fill_trial(struct trial_ctx *x, const struct nb_metrics *m, struct n
 	t->recv_rate = (pps ? m->v[NB_COL_RX_PPS] : m->v[NB_COL_RX_BPS]) / flows;
 	t->loss_ratio = isfinite(m->v[NB_COL_LOSS_PCT]) ? m->v[NB_COL_LOSS_PCT] / 100.0 : 0.0;
 	t->jitter_us = m->v[NB_COL_JITTER_US];
-	/* Kept its schedule: sent the rate, and never stalled long enough for the pacer to forgive
-	 * debt (after a stall it catches up at twice the rate, a burst the path may drop). */
+	/* Kept its schedule: sent the rate, never stalled long enough for the pacer to forgive
+	 * debt (after a stall it catches up at twice the rate, a burst the path may drop), and did
+	 * not lose packets after falling far behind (stalled_loss). */
 	t->valid = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL) &&
-		   !(m->v[NB_COL_PACE_FORGIVEN] > 0);
+		   !(m->v[NB_COL_PACE_FORGIVEN] > 0) && !stalled_loss(x, m, t);
 	fill_host(x, m, t);
 	if (isfinite(m->v[NB_COL_MAX_BURST]) && m->v[NB_COL_MAX_BURST] > x->max_burst)
 		x->max_burst = m->v[NB_COL_MAX_BURST];
@@ -183,6 +194,11 @@ static void trial_flags(const struct trial_ctx *x, const struct nb_trial *t,
 		nb_flags_add(out, n, "cpu-bound");
 	if (m->v[NB_COL_PACE_FORGIVEN] > 0)
 		nb_flags_add(out, n, "pace-forgiven");
+	if (t->ok && !part && stalled_loss(x, m, t)) {
+		char f[48];
+		snprintf(f, sizeof(f), "behind=%.3gms", t->host.lag_ms);
+		nb_flags_add(out, n, f);
+	}
 	if (m->v[NB_COL_RCVBUF_DROPS] > 0)
 		nb_flags_add(out, n, "rcvbuf-drops");
 	if (m->v[NB_COL_SND_ERRS] > 0)
@@ -251,16 +267,6 @@ static void write_trial(struct trial_ctx *x, const struct nb_trial *t, const cha
 	m->runs_failed += !t->ok && o != NB_OUT_INTERRUPTED;
 }
 
-static void say(const struct nb_sweep_env *env, const char *text)
-{
-	if (env->verbosity < 0)
-		return;
-	if (env->progress)
-		nb_progress_message(env->progress, text);
-	else
-		fprintf(stderr, "%s\n", text);
-}
-
 /* " (fell short: retry 1 of 2; the rate sent passes loss <= 0.1 %)" or "". */
 static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char *buf, size_t n)
 {
@@ -269,7 +275,12 @@ static void short_note(const struct trial_ctx *x, const struct nb_trial *t, char
 	if (!t->ok || t->valid)
 		return;
 	bool stalled = t->sent_rate >= (double)t->offered * (1.0 - NB_SWEEP_SHORTFALL);
+	char behind[96];
+	snprintf(behind, sizeof(behind), "the sender fell %.3g ms behind its schedule and caught up",
+		 t->host.lag_ms);
+	bool far = nb_sweep_far_behind(t->host.lag_ms);
 	size_t len = (size_t)snprintf(buf, n, " (%s", x->timeline_stall ? "the measuring process stalled"
+					      : stalled && far ? behind
 					      : stalled ? "the sender stalled and caught up" : "fell short");
 	if (t->attempt < s->retries)
 		len += (size_t)snprintf(buf + len, n - len, ": retry %u of %u follows", t->attempt + 1,
@@ -303,7 +314,7 @@ static void progress(const struct trial_ctx *x, const struct nb_trial *t, enum n
 		snprintf(line, sizeof(line), "  %s trial %u: offered %s for %.3g s, sent %s, received "
 			 "%s, loss %.4g %%%s", x->c->id, x->n, off, (double)t->duration_ns / 1e9, sent,
 			 recv, t->loss_ratio * 100.0, note);
-	say(x->env, line);
+	nb_sweep_say(x->env, line);
 }
 
 /* One test of the sweep on the case's target (on several paths, each one's part too). */
@@ -348,7 +359,7 @@ static bool run_calibration(struct trial_ctx *x, struct nb_trial *t)
 	else
 		snprintf(line, sizeof(line), "  %s calibration burst FAILED: %s", x->c->id,
 			 x->lost ? x->err->msg : res.error);
-	say(x->env, line);
+	nb_sweep_say(x->env, line);
 	nb_test_result_free(&res);
 	free_parts(x);
 	return !x->lost;
@@ -400,20 +411,27 @@ enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_ca
 		return NB_OUT_CASE_FAILED;
 	}
 	o.paths = env->target->npaths;
+	struct nb_sweep_latency_out lo = { .n = 0 };
+	enum nb_outcome lat = x.lost ? NB_OUT_PEER_LOST : nb_sweep_latency(env, c, x.rep, &o, &lo, err);
+	x.lost |= lat == NB_OUT_PEER_LOST;
+	x.stopped |= lat == NB_OUT_INTERRUPTED;
+	o.interrupted |= lat == NB_OUT_INTERRUPTED; /* its entry unfinished: a resume runs it again */
 	struct nb_error jerr = { { 0 } };
 	if (!env->rows->write_failed &&
-	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &jerr)) {
+	    !nb_sweep_record_append(env->dir, c, x.rep, &o, x.max_burst, x.first_run_id, &lo,
+				    &jerr)) {
 		env->rows->werr = jerr;
 		env->rows->write_failed = true;
 	}
 	for (uint32_t g = 0; g < (o.search ? o.ngoals : 1); g++) {
 		char line[NB_SWEEP_SENTENCE_MAX];
 		nb_sweep_sentence(c, &o, o.search ? g : UINT32_MAX, line, sizeof(line));
-		say(env, line);
+		nb_sweep_say(env, line);
 	}
 	bool stopped = x.stopped || (o.interrupted && !x.lost);
 	enum nb_outcome rc = x.lost ? NB_OUT_PEER_LOST : stopped ? NB_OUT_INTERRUPTED
-			     : o.broken || o.trial_limit ? NB_OUT_CASE_FAILED : NB_OUT_OK;
+			     : o.broken || o.trial_limit || lat == NB_OUT_CASE_FAILED ? NB_OUT_CASE_FAILED
+			     : NB_OUT_OK;
 	const char *what = o.search ? "search" : "sweep";
 	char text[32];
 	snprintf(text, sizeof(text), "%s %s", what, stopped ? "interrupted" : "done");

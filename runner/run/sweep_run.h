@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "rows.h"
+#include "sweep_latency_csv.h"
 #include "sweep.h"
 #include "target.h"
 
@@ -32,6 +33,12 @@ struct nb_sweep_env {
 	const atomic_bool *interrupt;    /* set by a signal: no new trial starts */
 	int verbosity;                   /* < 0: quiet; 0: one line per trial and the result */
 	struct nb_progress *progress;    /* lines go through it when set, else straight to stderr */
+	/* a search's latency at % of PDR: the target of case lc (the load at a fraction, its test's
+	   working part the probe: a working composite over the case's agent and a companion
+	   session), NULL with err when the case cannot have one; NULL: no latency phases */
+	struct nb_run_target *(*working_target)(void *ends, const struct nb_case *lc,
+						struct nb_error *err);
+	void *ends;
 };
 
 /** Run the sweep or search of case c (the plan's repetition rep, 0-based; its rows say rep + 1). NB_OUT_PEER_LOST when the agent was
@@ -41,12 +48,29 @@ struct nb_sweep_env {
 enum nb_outcome nb_sweep_case(const struct nb_sweep_env *env, const struct nb_case *c, uint32_t rep,
 			      struct nb_error *err);
 
+/** After case c's search (outcome o, repetition rep from 1): its latency at each fraction of
+ *  its PDR rate (c->sweep.latency_at; sweep_latency.c): rows of kind "pdr-latency" in runs.csv and
+ *  intervals.csv, a row per fraction in sweep_latency.csv, a line each on stderr. NB_OUT_OK when
+ *  there was nothing to measure (no PDR found: said so) or every fraction ran; else
+ *  NB_OUT_PEER_LOST, NB_OUT_INTERRUPTED (a signal or a failed write) or NB_OUT_CASE_FAILED. */
+struct nb_sweep_latency_out {
+	struct nb_sweep_latency_row row[NB_LATENCY_AT_MAX]; /* as sweep_latency.csv has them */
+	size_t n;
+	uint32_t goal;                       /* the goal taken as the PDR */
+	char probe_id[160], status[NB_LATENCY_AT_MAX][128], goal_name[24];
+};
+enum nb_outcome nb_sweep_latency(const struct nb_sweep_env *env, const struct nb_case *c,
+				 uint32_t rep, const struct nb_sweep_outcome *o,
+				 struct nb_sweep_latency_out *out, struct nb_error *err);
+/** A line of the sweep on stderr, through the progress line when there is one (quiet: none). */
+void nb_sweep_say(const struct nb_sweep_env *env, const char *text);
+
 /** Append the outcome of case c's sweep (repetition rep, from 1) to DIR/sweeps.json ({"sweeps": [...]}, one entry per
- *  loss goal, or one for a plain sweep); max_burst is the largest pacer burst of any trial,
+ *  loss goal, or one for a plain sweep; the PDR goal's with lat's rows); max_burst is the largest pacer burst of any trial,
  *  first_run_id the run id of its first trial. */
 bool nb_sweep_record_append(const char *dir, const struct nb_case *c, uint32_t rep,
 			    const struct nb_sweep_outcome *o, double max_burst, uint32_t first_run_id,
-			    struct nb_error *err);
+			    const struct nb_sweep_latency_out *lat, struct nb_error *err);
 /** The sentence stating goal g's result ("id: highest rate with loss ≤ 0.1 %: 187.4 Mbit/s
  *  (lowest failing 189.2 Mbit/s, 14 trials, 2 retries, 41 s)"; where every attempt fell short,
  *  what held the sender back and what to do), or a plain sweep's summary when g is out of

@@ -59,6 +59,10 @@ struct nb_target_part {
 					     probe); NULL: the run's case */
 };
 
+/** How many probe runs one working case has at most: each of its probes on each of its paths
+ *  (the config holds a case to this, with its loads, in the NB_PATHS_MAX parts of a run). */
+#define NB_WORKING_PROBES NB_PATHS_MAX
+
 /** A working case's numbers over one run (target_working.c; docs/design.md, "Latency under
  *  working conditions"): each probe's phases, the load's throughput and fairness, RPM. */
 struct nb_working_out {
@@ -66,10 +70,18 @@ struct nb_working_out {
 	uint32_t nprobes;
 	struct {
 		const struct nb_case *c;
+		const char *path;             /* the path it ran on (NULL: the case has one) */
 		struct nb_hist_summary phase[NB_PHASES];
 		double tm_ns[NB_PHASES];      /* trimmed means (95 %) */
 		struct nb_probe_phases pp;    /* idle against loaded */
-	} probe[NB_PROBES_MAX];
+		struct nb_hist *hist[NB_PHASES]; /* the phases' histograms (owned: the caller frees
+						   them, nb_working_out_free) */
+	} probe[NB_WORKING_PROBES];
+	bool has_self;                    /* the load ran self probes (stream_self.h) */
+	struct {                          /* their round trips (ramp and loaded phases only) */
+		struct nb_hist_summary phase[NB_PHASES];
+		double tm_ns[NB_PHASES];
+	} self;
 	double up_bps, down_bps, jain;
 	char congestion[32];
 	struct nb_rpm rpm, idle_rpm;
@@ -162,22 +174,33 @@ size_t nb_local_target_check(struct nb_run_target *t, const struct nb_target_che
 bool nb_local_target_open(struct nb_local_target *t, const char *host,
 			  const atomic_bool *interrupt, struct nb_error *err);
 
-/** A working case's composite (target_working.c): its load (a stream test on an agent target)
- *  and each probe (an agent target of its own — a companion session of the load's agent — or
- *  the local target for an agentless engine), all started together, the load after the idle
- *  phase. Its children are not its own. */
+/** A working case's composite (target_working.c): its load on each of its paths (a stream test
+ *  on an agent target per path: one, or each path of `paths:` / each --peer) and each probe on
+ *  each path (an agent target of its own — a companion session of that path's agent — or the
+ *  local target for an agentless engine, on one path only), all started together, the loads
+ *  after the idle phase. Its children are not its own. */
 struct nb_working_target {
 	struct nb_run_target base;
-	struct nb_run_target *load;
-	struct nb_run_target *probe[NB_PROBES_MAX];
-	uint32_t nprobes;
-	struct nb_case pc[NB_PROBES_MAX];         /* the probes' cases and SETUPs of the run now */
-	struct nb_msg_setup psu[NB_PROBES_MAX];
-	char name[NB_PROBES_MAX][16];             /* "probe1" ... */
+	struct nb_run_target *load[NB_PATHS_MAX];
+	char lname[NB_PATHS_MAX][200];            /* each load's path, as its rows name it */
+	uint32_t nloads;
+	struct nb_run_target *probe[NB_WORKING_PROBES]; /* path p's probe i at p * per + i */
+	uint32_t nprobes;                         /* probe runs: per x nloads */
+	uint32_t per;                             /* the case's probes (on each path) */
+	uint16_t agent_port;                      /* the load's agent's control port: a connect
+						     probe's without port: (docs/config.md) */
+	struct nb_case pc[NB_WORKING_PROBES];     /* the probes' cases and SETUPs of the run now */
+	struct nb_msg_setup psu[NB_WORKING_PROBES];
+	char name[NB_WORKING_PROBES][16];         /* "probe1" ... */
 };
-/** Make t the composite of load and no probe yet. */
-void nb_working_target_init(struct nb_working_target *t, struct nb_run_target *load);
-/** Add a probe's target; false when t has NB_PROBES_MAX already. */
+/** Make t the composite of no load and no probe yet, for a case of per probes. */
+void nb_working_target_init(struct nb_working_target *t, uint32_t per);
+/** Add the load's next path (named name, as a paths composite names its paths; NULL: the one
+ *  path of the case); false when t has NB_PATHS_MAX already. */
+bool nb_working_target_add_load(struct nb_working_target *t, struct nb_run_target *load,
+				const char *name);
+/** Add a probe's target (each path's probes after that path's load, in the case's order);
+ *  false when t has NB_WORKING_PROBES already. */
 bool nb_working_target_add(struct nb_working_target *t, struct nb_run_target *probe);
 
 /** A composite over several targets (its children, not its own: closing it closes none). */

@@ -1,16 +1,31 @@
 /* nbrun — a working run's rows of working.csv (see run_int.h, working_csv.h): per probe one
  * row per phase it has samples in, the loaded row with its inflation over idle; the load's
- * row; the case's row with RPM (TCP), loaded and idle. */
+ * row; the case's row with RPM (TCP), loaded and idle; and each probe's phase histograms
+ * (latency/run-<id>-probeN.csv) for the report's CDF. */
 #include <math.h>
 #include <string.h>
 
 #include "params.h"
 #include "run_int.h"
 #include "working_csv.h"
+#include "working_hist.h"
 
 static double us(double ns)
 {
 	return ns / 1e3;
+}
+
+/* A row's phase and its percentiles. */
+static void phase_cells(struct nb_working_row *r, enum nb_phase p, const struct nb_hist_summary *s,
+			double tm_ns)
+{
+	r->phase = nb_phase_name(p);
+	r->samples = s->count;
+	r->p50_us = us((double)s->p50_ns);
+	r->p90_us = us((double)s->p90_ns);
+	r->p99_us = us((double)s->p99_ns);
+	r->p999_us = us((double)s->p999_ns);
+	r->tm95_us = us(tm_ns);
 }
 
 /* Probe i's row of phase p, or nothing when the phase saw no sample. */
@@ -25,21 +40,58 @@ static void probe_row(struct nb_csv *csv, struct nb_working_row base, const stru
 	const struct nb_case *pc = w->probe[i].c;
 	base.part = part;
 	base.part_case_id = pc->id;
+	base.path = w->probe[i].path;
 	base.engine = pc->params.engine;
 	base.protocol = nb_proto_name(pc->params.proto);
-	base.phase = nb_phase_name(p);
-	base.samples = s->count;
-	base.p50_us = us((double)s->p50_ns);
-	base.p90_us = us((double)s->p90_ns);
-	base.p99_us = us((double)s->p99_ns);
-	base.p999_us = us((double)s->p999_ns);
-	base.tm95_us = us(w->probe[i].tm_ns[p]);
+	phase_cells(&base, p, s, w->probe[i].tm_ns[p]);
 	if (p == NB_PHASE_LOADED) {
 		base.inflation_p50_us = us(w->probe[i].pp.inflation_p50_ns);
 		base.inflation_p99_us = us(w->probe[i].pp.inflation_p99_ns);
 		base.inflation_ratio = w->probe[i].pp.ratio_p50;
 	}
 	nb_working_csv_write(csv, &base);
+}
+
+/* The load's self probes' row of phase p (part "self": the load's case; no idle phase, so no
+ * inflation of its own), or nothing when the phase saw no sample. */
+static void self_row(struct nb_csv *csv, struct nb_working_row base, const struct nb_case *c,
+		     const struct nb_working_out *w, enum nb_phase p)
+{
+	const struct nb_hist_summary *s = &w->self.phase[p];
+	if (!w->has_self || !s->count)
+		return;
+	base.part = "self";
+	base.part_case_id = c->id;
+	base.engine = c->params.engine;
+	base.protocol = nb_proto_name(c->params.proto);
+	phase_cells(&base, p, s, w->self.tm_ns[p]);
+	nb_working_csv_write(csv, &base);
+}
+
+/* Probe i's phase histograms, kept on disk beside its rows. */
+static void probe_hist(struct nb_batch *b, uint32_t run_id, const struct nb_working_out *w,
+		       uint32_t i)
+{
+	const char *name[NB_PHASES];
+	const struct nb_hist *h[NB_PHASES];
+	for (int p = 0; p < NB_PHASES; p++) {
+		name[p] = p == NB_PHASE_OUTSIDE ? NULL : nb_phase_name((enum nb_phase)p);
+		h[p] = w->probe[i].hist[p];
+	}
+	char part[16];
+	snprintf(part, sizeof(part), "probe%u", i + 1);
+	struct nb_error err = { { 0 } };
+	if (!nb_working_hist_write(b->dir, run_id, part, name, h, NB_PHASES, &err))
+		nb_rows_failed(&b->rows, &err);
+}
+
+void nb_working_out_free(struct nb_working_out *w)
+{
+	for (uint32_t i = 0; w->done && i < w->nprobes; i++)
+		for (int p = 0; p < NB_PHASES; p++) {
+			nb_hist_destroy(w->probe[i].hist[p]);
+			w->probe[i].hist[p] = NULL;
+		}
 }
 
 void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t run_id,
@@ -60,9 +112,13 @@ void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t
 	};
 	static const enum nb_phase phases[] = { NB_PHASE_IDLE, NB_PHASE_RAMP, NB_PHASE_LOADED,
 						NB_PHASE_AFTER };
-	for (uint32_t i = 0; i < w->nprobes; i++)
+	for (uint32_t i = 0; i < w->nprobes; i++) {
 		for (size_t p = 0; p < sizeof(phases) / sizeof(phases[0]); p++)
 			probe_row(csv, none, w, i, phases[p]);
+		probe_hist(b, run_id, w, i);
+	}
+	for (size_t p = 0; p < sizeof(phases) / sizeof(phases[0]); p++)
+		self_row(csv, none, c, w, phases[p]);
 	struct nb_working_row load = none;
 	load.part = "load";
 	load.part_case_id = c->id;
@@ -80,6 +136,7 @@ void nb_working_rows_write(struct nb_batch *b, const struct nb_case *c, uint32_t
 	all.protocol = "";
 	all.rpm_tcp = w->rpm.rpm;
 	all.idle_rpm_tcp = w->idle_rpm.rpm;
+	all.rpm_self = !isfinite(w->rpm.loaded) ? "" : w->rpm.self ? "self" : "standin";
 	nb_working_csv_write(csv, &all);
 	nb_rows_check(&b->rows);
 	if (!nb_csv_ok(csv, &err))

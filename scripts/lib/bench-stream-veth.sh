@@ -4,12 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-4}
-rounds=${2:-5}
+rounds=${2:-8}
 NBRUN=${NBRUN:-build/nbrun}
 STREAMS=${STREAMS:-1 2 4 8}
 [ "$(id -u)" = 0 ] || { echo "bench-stream veth: needs root (namespaces)" >&2; exit 1; }
 command -v iperf3 >/dev/null || { echo "bench-stream: iperf3 not installed (apt-get install iperf3)" >&2; exit 1; }
 . scripts/lib/bench.sh
+
 
 NS_C=nbstr-c$$ NS_S=nbstr-s$$ VC=nbsc$$ VS=nbss$$ C=10.213.0.1 S=10.213.0.2
 tmp=$(mktemp -d /tmp/nbbench-stream-veth.XXXXXX)
@@ -67,25 +68,54 @@ except Exception:
 PY
 }
 
-declare -A d t i
-for ((r = 1; r <= rounds; r++)); do     # interleaved, so drift hits every tool alike
+# one C STREAMS: one run of column C, kept: 0 nbrun default, 1 threads=min(STREAMS, CPUs) (the
+# flows over threads, one thread per CPU), 2 threads=STREAMS (a thread per stream), 3 iperf3.
+cpus=$(nproc)
+declare -A d f t i
+one() {
+	case $1 in
+	0) d[$2]="${d[$2]:-} $(nb "$2")" ;;
+	1) f[$2]="${f[$2]:-} $(nb "$2" $(($2 < cpus ? $2 : cpus)))" ;;
+	2) t[$2]="${t[$2]:-} $(nb "$2" "$2")" ;;
+	3) i[$2]="${i[$2]:-} $(ip3 "$2")" ;;
+	esac
+}
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# Interleaved, so drift hits every tool alike; and the order within a round rotates (round r,
+# case k starts with column (r + k) mod 4), so no column is always the one after another
+# tool's run or the first of a round.
+for ((r = 1; r <= rounds; r++)); do
+	k=0
 	for n in $STREAMS; do
-		d[$n]="${d[$n]:-} $(nb "$n")"
-		t[$n]="${t[$n]:-} $(nb "$n" "$n")"
-		i[$n]="${i[$n]:-} $(ip3 "$n")"
-		echo "round $r, $n streams: default ${d[$n]##* }  threads=$n ${t[$n]##* }  iperf3 ${i[$n]##* }" >&2
+		for j in 0 1 2 3; do one $(((r + k + j) % 4)) "$n"; done
+		# each run's place in its group of 4 and its rate over the group's mean: the order's own cost
+		python3 -c "import sys; v=[float(x) for x in sys.argv[2:]]; m=sum(v)/4; f=int(sys.argv[1])
+print('\n'.join('%d %f' % ((c - f) % 4, v[c] / m) for c in range(4)))" $(((r + k) % 4)) \
+			"${d[$n]##* }" "${f[$n]##* }" "${t[$n]##* }" "${i[$n]##* }" >>"$tmp/order" || true
+		echo "round $r, $n streams (first: column $(((r + k) % 4))): default ${d[$n]##* }" \
+			"threads=$((n < cpus ? n : cpus)) ${f[$n]##* } threads=$n ${t[$n]##* } iperf3 ${i[$n]##* }" >&2
+		k=$((k + 1))
 	done
 done
 
 med() { python3 -c "import sys,statistics; v=[float(x) for x in sys.argv[1:] if x != 'nan']; print(statistics.median(v) if v else float('nan'))" "$@"; }
-cpus=$(nproc)
 echo
-echo "TCP 128 KiB on a veth pair between two namespaces; nbrun's default threads: min(streams, $cpus) per end"
-printf '%-8s %12s %12s %12s %10s %10s\n' streams "nbrun Gb/s" "threads=N" "iperf3 -P N" "nb/ip3" "thrN/ip3"
+echo "TCP 128 KiB on a veth pair between two namespaces; $cpus CPUs; default: nbrun without threads:"
+printf '%-8s %10s %12s %10s %12s %8s %9s %9s\n' streams "default" "thr=min(N,$cpus)" "thr=N" "iperf3 -P N" \
+	"def/ip3" "min/ip3" "thrN/ip3"
 for n in $STREAMS; do
 	# shellcheck disable=SC2086
-	a=$(med ${d[$n]}) b=$(med ${t[$n]}) c=$(med ${i[$n]})
-	python3 -c "print('%-8s %12.2f %12.2f %12.2f %10.3f %10.3f' % ('$n', $a/1e9, $b/1e9, $c/1e9, $a/$c, $b/$c))"
+	a=$(med ${d[$n]}) b=$(med ${f[$n]}) c=$(med ${t[$n]}) e=$(med ${i[$n]})
+	python3 -c "print('%-8s %10.2f %12.2f %10.2f %12.2f %8.3f %9.3f %9.3f' % ('$n', $a/1e9, $b/1e9, $c/1e9, $e/1e9, $a/$e, $b/$e, $c/$e))"
 done
+python3 - "$tmp/order" <<'PY'
+import statistics, sys
+by = {}
+for line in open(sys.argv[1]):
+    k, v = line.split()
+    by.setdefault(int(k), []).append(float(v))
+print("a run's rate over its group's mean by its place in the group (median): " +
+      ", ".join("%d: %.3f" % (k + 1, statistics.median(by[k])) for k in sorted(by)))
+PY
 echo "(medians of $rounds interleaved rounds of ${secs} s each; $cpus CPUs; kernel $(uname -r);" \
-	"load $(cut -d' ' -f1-3 /proc/loadavg); $(iperf3 --version | head -1 | cut -d' ' -f1-2))"
+	"load $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(iperf3 --version | head -1 | cut -d' ' -f1-2))"

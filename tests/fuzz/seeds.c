@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "proto.h"
 #include "session.h"
 
@@ -142,6 +143,13 @@ static void proto_seeds(void)
 		snap->loss[i] = 10u * (unsigned)i;
 	m = snap_msg(NB_MSG_INTERVAL, snap);
 	proto_seed("interval_loss", &m);
+	struct nb_snapshot *lagged = nb_snapshot_create_with(false, true); /* protocol 9 */
+	nb_hist_record(lagged->lag, 40000);
+	nb_hist_record(lagged->lag, 6200000);
+	lagged->has_loss = true;
+	m = snap_msg(NB_MSG_INTERVAL, lagged);
+	proto_seed("interval_lag", &m);
+	nb_snapshot_destroy(lagged);
 	snap->has_loss = false;
 	m = snap_msg(NB_MSG_RESULT, snap);
 	proto_seed("result_ok", &m);

@@ -176,7 +176,8 @@ that "the reader closed the pipe: exit $rc, every run and the report kept" "$TMP
 stopped='^nbrun: cannot write --json-stream -: Broken pipe: the stream stops here'
 [ "$(grep -c "$stopped" "$TMP/close.ndjson.err")" = 1 ]
 that "one line says the stream stopped" "$TMP/close.ndjson.err"
-sums=$(grep -c ',sum,forward,.*,all$' "$TMP/close/intervals.csv")
+# the sum rows over the flows: path `all` (the engines' own columns, stream's self_*, after it)
+sums=$(python3 -c 'import csv, sys; print(sum(r["stream"] == "sum" and r["path"] == "all" for r in csv.DictReader(open(sys.argv[1]))))' "$TMP/close/intervals.csv")
 lines=$(grep -Ec '^ +[0-9.]+-[0-9.]+ s  ' "$TMP/close.ndjson.err")
 heads=$(grep -Ec '^ +Interval  Transfer +Bitrate +Retr$' "$TMP/close.ndjson.err")
 runs=$(grep -c ',run,,' "$TMP/close/runs.csv")

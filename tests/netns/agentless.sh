@@ -135,7 +135,11 @@ cat "$TMP/ping.log" >>"$R"
 echo "# ping min $MIN_US us, max $MAX_US us; nbrun p50 $P50 us" >>"$R"
 check "icmp: every request answered, none lost" "$R" \
 	num_ok "$(col "$R" echo trans) >= 59 and $(col "$R" echo lost) == 0"
-check "icmp: p50 within the spread of ping run side by side" "$R" num_ok "$MIN_US <= $P50 <= $MAX_US"
+# nbrun's own schedule lag (how late its sender was, which its latencies include by design) on
+# top of ping's spread: on a busy host ping's own late wake-ups are not in ping's numbers.
+LAG=$(col "$R" echo sched_lag_max_us)
+check "icmp: p50 within the spread of ping run side by side (+ nbrun's own schedule lag, $LAG us)" "$R" \
+	num_ok "$MIN_US <= $P50 <= $MAX_US + ${LAG:-0}"
 check "icmp at a rate records its schedule lag (max; p99 needs 100 requests)" "$R" \
 	num_ok "$(col "$R" echo sched_lag_max_us) >= 0 and '$(col "$R" echo sched_lag_p99_us)' == ''"
 

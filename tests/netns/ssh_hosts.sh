@@ -12,7 +12,8 @@
 # one line naming it, exit 3; a run through a ProxyJump bastion measures; --push copies the
 # binary with scp through the same command; a SIGINT while ssh still starts an agent is exit
 # 130; after a run, a SIGTERM mid-case and a SIGKILL of the runner no nbrun process is left in
-# any namespace. Speaks TAP. Needs root, ip(8), nft and openssh-server.
+# any namespace; a working case on --peer vm2 runs its probe on an agent of its own over ssh.
+# Speaks TAP. Needs root, ip(8), nft and openssh-server.
 set -u
 NBRUN=${NBRUN:-build/nbrun}
 N=0
@@ -24,7 +25,7 @@ need_root_netns nft python3
 need_openssh
 NBRUN=$(readlink -f "$NBRUN")
 sshlab_init nbsh
-echo "1..46"
+echo "1..48"
 sshlab_up
 
 # The security groups: vm2's agent has data_ports 7700-7719, the others the default 7600-7699.
@@ -283,6 +284,27 @@ check "SIGINT while ssh still starts vm2's agent: exit 130 (rc $rc)" "$TMP/int.e
 check "... in one line naming the host" "$TMP/int.err" \
 	sh -c "test \$(wc -l <'$TMP/int.err') -eq 1 && grep -q '^nbrun: host vm2: interrupted while starting its agent over ssh' '$TMP/int.err'"
 check "... and the slow ssh it ran is ended" /dev/null sh -c "! pgrep -f '$TMP/[s]sh-slow'"
+
+# A working case on an ssh host: its probe's session is an agent of its own over ssh (an agent
+# over ssh serves one session), beside the load's.
+sed -n '1,/^defaults:/p' "$TMP/hosts.yaml" >"$TMP/working.yaml"
+cat >>"$TMP/working.yaml" <<'EOF'
+tests:
+  - name: w
+    idle: 500ms
+    duration: 1500ms
+    omit: 500ms
+    repetitions: 1
+    load: { direction: up, streams: 1 }
+    probes: [{ engine: latency, protocol: udp, rate: 20pps }]
+EOF
+run "$TMP/working.yaml" --peer vm2 --out "$TMP/out-working" -q 2>"$TMP/working.err"
+rc=$?
+check "a working case on ssh host vm2 exits 0 (rc $rc)" "$TMP/working.err" test $rc -eq 0
+check "... its probe's idle and loaded rows and the load's row in working.csv" \
+	"$TMP/out-working/working.csv" sh -c "grep -q ',probe1,w.p1/udp/[^,]*,latency,udp,idle,[1-9]' \
+	'$TMP/out-working/working.csv' && grep -q ',probe1,w.p1/udp/[^,]*,latency,udp,loaded,[1-9]' \
+	'$TMP/out-working/working.csv' && grep -q ',load,w/tcp/' '$TMP/out-working/working.csv'"
 
 # SIGKILL of the runner: ssh's stdin closes, so the agent still ends.
 ip netns exec "$NS_R" "$NBRUN" "$TMP/long.yaml" --peer vm1 --out "$TMP/out-kill" -q 2>"$TMP/kill.err" &

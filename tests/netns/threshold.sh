@@ -7,7 +7,9 @@
 # frames: 8 UDP + 20 IPv4 + 14 Ethernet header bytes), the sweep must show ~0 % loss below it
 # and rising loss above it. The search's goals in MLRsearch's words (NDR, PDR, their relevant
 # bounds and conditional throughput) are read from sweeps.json, and export and compare carry
-# them by name. Then RFC 9097 (a UDP run's IP-layer capacity at the tbf's IP-layer rate) and
+# them by name. The same case then measures latency at 0, 50, 90 and 100 % of its PDR (FD.io
+# CSIT's latency at % PDR, sweep_latency.csv): the tbf's queue fills only at its rate, so the
+# probe's p50 at 50 % and 90 % lies below its p50 at 100 %. Then RFC 9097 (a UDP run's IP-layer capacity at the tbf's IP-layer rate) and
 # RFC 6349 (a TCP transfer's Buffer Delay from the tbf's queue, its efficiency identity).
 # Speaks TAP. Needs root, ip(8) and tc(8).
 # Both nbrun processes run SCHED_FIFO (chrt) when they can, so a busy host's scheduler does
@@ -29,11 +31,12 @@ need_root_netns tc awk
 lab_init t
 trap lab_cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..19"
+echo "1..24"
 
 # ---- the lab, the agent and the search -----------------------------------------------------
 lab_up $RATE
 search_yaml "$TMP/search.yaml" threshold-search $SIZE "[0%, 0.1%]"
+echo "      latency_at: [0%, 50%, 90%, 100%]" >>"$TMP/search.yaml"
 ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
 	>"$TMP/search.log" 2>&1
 check "the search runs to the end" "$TMP/search.log" test $? = 0 -a -f "$TMP/search/sweeps.json"
@@ -84,6 +87,34 @@ cp -r "$TMP/search" "$TMP/again"
 check "compare carries the searches' NDR and PDR" "$TMP/cmp.md" sh -c 'grep -q "^## Searches (MLRsearch goals)" "$1" &&
 	grep -q "| NDR |" "$1" && grep -q "\"metric\": \"pdr_conditional_throughput\"" "$2"' sh "$TMP/cmp.md" "$TMP/cmp.json"
 
+# Latency at % of PDR (CSIT): a row per fraction, the load at the fraction of PDR's relevant
+# lower bound; the probe waits in the tbf's queue only at 100 % (the load and the probe's own
+# messages reach the rate there), so its p50 at 50 % and 90 % is lower than at 100 %.
+LAT=$TMP/search/sweep_latency.csv
+awk -F, 'NR > 1 { printf "# latency at %s %% of %s (%s): offered %s, achieved %s, loss %s %%, %s samples, p50 %s us, p99 %s us\n", $7, $4, $5, $8, $9, $10, $13, $14, $16 }' "$LAT" 2>/dev/null
+check "the search measures latency at 0, 50, 90 and 100 % of its PDR, each at that fraction" "$LAT" \
+	awk -F, -v l="$PDR_LO" 'NR > 1 && $18 == "ok" && $5 - l < 1 && l - $5 < 1 && $13 > 0 { n++; want = $7 / 100 * l
+		if ($7 == 0 ? $8 != "" : ($8 - want > 1 || want - $8 > 1)) bad++ }
+		END { exit !(n == 4 && !bad) }' "$LAT"
+check "the probe's p50 at 50 % and at 90 % of PDR lies below its p50 at 100 %" "$LAT" \
+	awk -F, 'NR > 1 { p[$7] = $14 } END { exit !(p[50] > 0 && p[50] < p[100] && p[90] < p[100]) }' "$LAT"
+check "sweeps.json's PDR entry has the same fractions, NDR's none" "$TMP/search/sweeps.json" \
+	python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["sweeps"]
+lat = [x for x in e if x["goal"] == "PDR"][0]["latency_at"]
+assert [x["pct"] for x in lat] == [0, 50, 90, 100] and lat[3]["p50_us"] > lat[2]["p50_us"], lat
+assert "latency_at" not in [x for x in e if x["goal"] == "NDR"][0]' "$TMP/search/sweeps.json"
+"$NBRUN" report "$TMP/search" >"$TMP/search-report.log" 2>&1
+check "the report has the table Latency at % of PDR, after CSIT's definition" "$TMP/search/report.md" \
+	sh -c 'grep -q "^#### Latency at % of PDR" "$1" && grep -q "FD.io CSIT" "$1" &&
+	grep -q "^| 100 % |" "$1"' sh "$TMP/search/report.md"
+P50=$(awk -F, 'NR > 1 && $7 == 50 { print $14 }' "$LAT")
+check "export and compare carry the latency at % of PDR by name (pdr_latency_50pct_p50_us)" "$TMP/cmp.md" \
+	sh -c 'grep -q ",pdr_latency_50pct_p50_us,us,lower,1,$1," "$2" && grep -q "^## Latency at % of PDR" "$3" &&
+	grep -q "\"metric\": \"pdr_latency_100pct_p50_us\"" "$4" &&
+	grep -q "^nbrun_pdr_latency_seconds{.*quantile=\"0.5\",goal=\"PDR\",pct_of_goal=\"90\"" "$5"' \
+	sh "$P50" "$TMP/x.csv" "$TMP/cmp.md" "$TMP/cmp.json" "$TMP/x.prom"
+
 # runs.csv columns by name; every trial is a row of kind trial with its offered rate.
 RUNS=$TMP/search/runs.csv
 C_KIND=$(csv_col kind "$RUNS") C_OFF=$(csv_col offered_rate "$RUNS") C_LOSS=$(csv_col loss_pct "$RUNS")
@@ -114,7 +145,7 @@ tests:
     sweep:
       rate:
         steps: [$steps]
-      trial: 1s
+      trial: 500ms
 EOF
 ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/sweep.yaml" --peer $SERVER --out "$TMP/sweep" \
 	>"$TMP/sweep.log" 2>&1
@@ -145,8 +176,25 @@ defaults: {warmup: 500ms, duration: 2s, interval: 500ms, repetitions: 1}
 tests:
   - {name: cap, engine: stream, protocol: udp, size: $CAPSIZE, rate: $((RATE / 100 * 120))}
 EOF
-ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/cap.yaml" --peer $SERVER --out "$TMP/cap" \
-	>"$TMP/cap.log" 2>&1
+# A run during which the hypervisor took 5 % or more of an end's CPU time (the row's own
+# host_steal_*_pct; its report warns cpu-steal) measured the VM, not the tbf: it runs again, up
+# to three times in all; the check reads the last.
+stolen() {
+	python3 - "$1" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+steal = max((float(r[k]) for r in rows for k in ("host_steal_local_pct", "host_steal_peer_pct")
+             if r.get(k)), default=0.0)
+sys.exit(0 if steal >= 5 else 1)
+PY
+}
+for attempt in 1 2 3; do
+	rm -rf "$TMP/cap"
+	ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/cap.yaml" --peer $SERVER --out "$TMP/cap" \
+		>>"$TMP/cap.log" 2>&1
+	stolen "$TMP/cap/runs.csv" || break
+	echo "# attempt $attempt: the hypervisor took 5 % or more of an end's CPU: once more" >>"$TMP/cap.log"
+done
 "$NBRUN" report "$TMP/cap" >>"$TMP/cap.log" 2>&1
 check "the report has RFC 9097's IP-layer capacity" "$TMP/cap/report.md" \
 	grep -q "^## IP-layer capacity (RFC 9097)" "$TMP/cap/report.md"
@@ -190,12 +238,16 @@ assert (rb > 0) == (rs > 0), (rb, rs)
 md = open(d + "/report.md").read()
 assert "## TCP in RFC 6349's terms" in md
 # the report's RTT cells in a person's unit: microseconds between namespaces, never "0.00 s"
-row = [l for l in md.split("\n") if l.startswith("| `tcp/")][-1].split("|")
-assert row[3].strip().endswith(("µs", "ms")) and row[4].strip().endswith(("µs", "ms")), row
-assert row[-2].strip() == "default", row
+sec = md[md.index("## TCP in RFC 6349's terms"):]
+head = [c.strip() for c in [l for l in sec.split("\n") if l.startswith("| Case")][0].split("|")]
+row = [c.strip() for c in [l for l in sec.split("\n") if l.startswith("| `tcp/")][-1].split("|")]
+cell = dict(zip(head, row))
+assert cell["Baseline RTT"].endswith(("µs", "ms")) and cell["Mean RTT"].endswith(("µs", "ms")), cell
+assert cell["`window`"] == "default", cell
+print("ok")
 PY
 check "a TCP transfer in RFC 6349's terms: the tbf's queue as Buffer Delay, the efficiency" \
-	"$TMP/tcp.log" python3 "$TMP/tcp.py" "$TMP/tcp"
+	"$TMP/tcp.check" sh -c "python3 '$TMP/tcp.py' '$TMP/tcp' >'$TMP/tcp.check' 2>&1"
 
 # ---- down removes exactly what up made --------------------------------------------------------
 lab_down
