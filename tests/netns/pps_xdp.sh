@@ -227,10 +227,22 @@ assert "pacing=user" in r["flags"].split(";"), r["flags"]
 # sender behind at the window's start pays that debt inside it, at most 10 ms of it (older debt
 # is forgiven: pace.h)
 assert tx <= due + 2 * 2 * burst + rate * 0.010, ("never ahead of the schedule", tx, due, burst)
+# A sender descheduled across the window's end has debt neither paid nor yet forgiven: on a
+# starved VM (the hypervisor took 10 % or more of an end's CPU: tests/lib/lab.sh) that shortfall
+# is the VM's, and the check is skipped saying so.
+steal = max(float(r[k] or 0) for k in ("host_steal_local_pct", "host_steal_peer_pct"))
+if tx + forgiven < due - 2 * 2 * burst - rate * 0.010 and steal >= 10:
+    print("starved %d" % steal, tx, forgiven, due)
+    sys.exit(0)
 assert tx + forgiven >= due - 2 * 2 * burst - rate * 0.010, ("the schedule kept, or forgiven", tx, forgiven, due)
 print("ok")
 PY
-check "the paced run sent rate x duration by the pacer's rule" "$TMP/pace.check" grep -qx ok "$TMP/pace.check"
+if grep -q '^starved' "$TMP/pace.check"; then
+	skip "the paced run sent rate x duration by the pacer's rule" \
+		"the hypervisor took $(awk '{ print $2; exit }' "$TMP/pace.check") % of an end's CPU: the sender's shortfall is the VM's"
+else
+	check "the paced run sent rate x duration by the pacer's rule" "$TMP/pace.check" grep -qx ok "$TMP/pace.check"
+fi
 
 # bidir: each end sends on its two queues and reads them with two threads, a queue's socket
 # shared by a sender and a reader; each direction's counts exact, and the whole run against

@@ -61,30 +61,50 @@ pause() {
 # ---- the lab, the agent, and the search stopped every EVERY_S ---------------------------------
 lab_up $RATE
 search_yaml "$TMP/search.yaml" hiccup-search $SIZE 0.1%
-echo 0 >"$TMP/stops"
-ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
-	>"$TMP/search.log" 2>&1 &
-CLIENT_PID=$!
-pause "$CLIENT_PID" &
-PAUSER_PID=$!
-wait "$CLIENT_PID"
-RC=$?
-CLIENT_PID=
-kill "$PAUSER_PID" 2>/dev/null && wait "$PAUSER_PID" 2>/dev/null
-PAUSER_PID=
-STOPS=$(cat "$TMP/stops")
+# hiccup_search: the search with the client stopped every EVERY_S; RC its exit status, STOPS
+# the stops it got.
+hiccup_search() {
+	rm -rf "$TMP/search"
+	echo 0 >"$TMP/stops"
+	ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
+		>"$TMP/search.log" 2>&1 &
+	CLIENT_PID=$!
+	pause "$CLIENT_PID" &
+	PAUSER_PID=$!
+	wait "$CLIENT_PID"
+	RC=$?
+	CLIENT_PID=
+	kill "$PAUSER_PID" 2>/dev/null && wait "$PAUSER_PID" 2>/dev/null
+	PAUSER_PID=
+	STOPS=$(cat "$TMP/stops")
+}
+# The script's stops are what the search must see through; a starved VM's (lab.sh STARVED_PCT:
+# the hypervisor taking an end's CPU) are not: a search that found nothing there runs again,
+# three times in all.
+for attempt in 1 2 3; do
+	hiccup_search
+	search_starved "$TMP/search" || break
+	echo "# attempt $attempt: $STARVED: once more"
+done
+STATUS=$(sweeps_field status "$TMP/search")
 check "the search runs to the end while the client is stopped ($STOPS stops)" "$TMP/search.log" \
 	test $RC = 0 -a -f "$TMP/search/sweeps.json" -a "$STOPS" -ge 3
 
-STATUS=$(sweeps_field status "$TMP/search")
 THR=$(sweeps_field threshold "$TMP/search")
 echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS," \
 	"$(sweeps_field retries "$TMP/search") retries"
 grep -v '^warning' "$TMP/search.log" | grep 'fell short\|stalled\|search:' | sed 's/^/# /'
-check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
-	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
+if [ -n "$STARVED" ]; then
+	check_starved_claim "$TMP/search"
+else
+	check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
+		awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
+fi
+# found, or on a starved VM the steal's words (above): never a limit of the host claimed
+FOUND=found
+[ -n "$STARVED" ] && FOUND=$STATUS
 check "no host-bound claim (status $STATUS)" "$TMP/search.log" \
-	sh -c "test '$STATUS' = found && test '$(sweeps_field host_bound_above "$TMP/search")' = null &&
+	sh -c "test '$STATUS' = $FOUND && test '$(sweeps_field host_bound_above "$TMP/search")' = null &&
 		! grep -q 'host-bound' '$TMP/search.log' '$TMP/search/report.md'"
 
 # runs.csv: every attempt is a row; a trial that fell short is status invalid.

@@ -12,6 +12,10 @@
 # probe's p50 at 50 % and 90 % lies below its p50 at 100 %. Then RFC 9097 (a UDP run's IP-layer capacity at the tbf's IP-layer rate) and
 # RFC 6349 (a TCP transfer's Buffer Delay from the tbf's queue, its efficiency identity).
 # Speaks TAP. Needs root, ip(8) and tc(8).
+# On a starved VM (the hypervisor taking 10 % or more of an end's CPU, tests/lib/lab.sh) the
+# sender cannot keep any schedule: such a search, sweep or run is repeated, and when every attempt
+# was starved the test checks that nbrun said so, and a check whose truth is the tbf that fails
+# is skipped, naming the steal.
 # Both nbrun processes run SCHED_FIFO (chrt) when they can, so a busy host's scheduler does
 # not make the sender fall short of the offered rate (such trials would be marked invalid).
 # Environment: NBRUN = path of the nbrun binary (meson sets it), NB_SRCDIR = source root.
@@ -37,17 +41,27 @@ echo "1..24"
 lab_up $RATE
 search_yaml "$TMP/search.yaml" threshold-search $SIZE "[0%, 0.1%]"
 echo "      latency_at: [0%, 50%, 90%, 100%]" >>"$TMP/search.yaml"
-ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
-	>"$TMP/search.log" 2>&1
-check "the search runs to the end" "$TMP/search.log" test $? = 0 -a -f "$TMP/search/sweeps.json"
-
-# The first goal (loss 0 %) of sweeps.json: its status and threshold.
+# A search that found no threshold on a starved VM (lab.sh STARVED_PCT) runs again, three
+# times in all; the first goal (loss 0 %) of sweeps.json gives its status and threshold.
+for attempt in 1 2 3; do
+	rm -rf "$TMP/search"
+	ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/search.yaml" --peer $SERVER --out "$TMP/search" \
+		>"$TMP/search.log" 2>&1
+	RC=$?
+	search_starved "$TMP/search" || break
+	echo "# attempt $attempt: $STARVED: once more"
+done
 STATUS=$(sweeps_field status "$TMP/search")
+check "the search runs to the end" "$TMP/search.log" test $RC = 0 -a -f "$TMP/search/sweeps.json"
 THR=$(sweeps_field threshold "$TMP/search")
 echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS"
 grep -v '^warning' "$TMP/search.log" | grep 'highest rate\|search' | sed 's/^/# /'
-check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
-check "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
+if [ -n "$STARVED" ]; then
+	check_starved_claim "$TMP/search"
+else
+	check "the search finds a threshold (status found)" "$TMP/search/sweeps.json" test "$STATUS" = found
+fi
+hcheck "the threshold lies within 5 % of the payload rate" "$TMP/search.log" \
 	awk -v t="$THR" -v p="$PAYLOAD" 'BEGIN { r = t / p; printf "# ratio %.4f\n", r; exit !(r >= 0.95 && r <= 1.05) }'
 
 # The same two goals in MLRsearch's words (RFC 9971): NDR (loss ratio 0) and PDR (0.1 %), each
@@ -62,11 +76,11 @@ PDR_LO=$(sweeps_goal_field relevant_lower_bound 2 "$TMP/search")
 PDR_CT=$(sweeps_goal_field conditional_throughput 2 "$TMP/search")
 echo "# $G1: lower $NDR_LO upper $NDR_HI conditional $NDR_CT; $G2: lower $PDR_LO conditional $PDR_CT"
 check "the goals are named NDR and PDR" "$TMP/search/sweeps.json" test "$G1/$G2" = NDR/PDR
-check "NDR's conditional throughput is its lower bound, below its upper bound" "$TMP/search/sweeps.json" \
+hcheck "NDR's conditional throughput is its lower bound, below its upper bound" "$TMP/search/sweeps.json" \
 	awk -v c="$NDR_CT" -v l="$NDR_LO" -v h="$NDR_HI" 'BEGIN { exit !(c > 0 && c == l && h > l) }'
-check "NDR's conditional throughput lies within 5 % of the payload rate" "$TMP/search/sweeps.json" \
+hcheck "NDR's conditional throughput lies within 5 % of the payload rate" "$TMP/search/sweeps.json" \
 	awk -v c="$NDR_CT" -v p="$PAYLOAD" 'BEGIN { r = c / p; exit !(r >= 0.95 && r <= 1.05) }'
-check "PDR's conditional throughput lies within 0.1 % below its lower bound, at or above NDR's" \
+hcheck "PDR's conditional throughput lies within 0.1 % below its lower bound, at or above NDR's" \
 	"$TMP/search/sweeps.json" awk -v c="$PDR_CT" -v l="$PDR_LO" -v n="$NDR_LO" \
 	'BEGIN { exit !(c <= l && c >= l * 0.999 && l >= n) }'
 
@@ -75,11 +89,11 @@ check "PDR's conditional throughput lies within 0.1 % below its lower bound, at 
 "$NBRUN" export "$TMP/search" --format csv >"$TMP/x.csv" 2>&1
 "$NBRUN" export "$TMP/search" --format prometheus >"$TMP/x.prom" 2>&1
 "$NBRUN" export "$TMP/search" --format github-benchmark --better bigger >"$TMP/x.gh" 2>&1
-check "export csv and prometheus carry NDR's conditional throughput" "$TMP/x.prom" awk -v c="$NDR_CT" '
+hcheck "export csv and prometheus carry NDR's conditional throughput" "$TMP/x.prom" awk -v c="$NDR_CT" '
 	FILENAME ~ /csv$/ && $0 ~ /,ndr_conditional_throughput,bit\/s,higher,1,/ { split($0, f, ","); if (f[9] == c) n++ }
 	FILENAME ~ /prom$/ && /^nbrun_conditional_throughput_bytes_per_second\{.*goal="NDR"/ { if ($NF * 8 == c) n++ }
 	END { exit !(n == 2) }' "$TMP/x.csv" "$TMP/x.prom"
-check "github-benchmark names the case's NDR and PDR" "$TMP/x.gh" \
+hcheck "github-benchmark names the case's NDR and PDR" "$TMP/x.gh" \
 	sh -c 'grep -q "\"name\": \".* NDR\"" "$1" && grep -q "\"name\": \".* PDR\"" "$1"' sh "$TMP/x.gh"
 cp -r "$TMP/search" "$TMP/again"
 "$NBRUN" compare "$TMP/search" "$TMP/again" --format json >"$TMP/cmp.json" 2>&1
@@ -92,13 +106,13 @@ check "compare carries the searches' NDR and PDR" "$TMP/cmp.md" sh -c 'grep -q "
 # messages reach the rate there), so its p50 at 50 % and 90 % is lower than at 100 %.
 LAT=$TMP/search/sweep_latency.csv
 awk -F, 'NR > 1 { printf "# latency at %s %% of %s (%s): offered %s, achieved %s, loss %s %%, %s samples, p50 %s us, p99 %s us\n", $7, $4, $5, $8, $9, $10, $13, $14, $16 }' "$LAT" 2>/dev/null
-check "the search measures latency at 0, 50, 90 and 100 % of its PDR, each at that fraction" "$LAT" \
+hcheck "the search measures latency at 0, 50, 90 and 100 % of its PDR, each at that fraction" "$LAT" \
 	awk -F, -v l="$PDR_LO" 'NR > 1 && $18 == "ok" && $5 - l < 1 && l - $5 < 1 && $13 > 0 { n++; want = $7 / 100 * l
 		if ($7 == 0 ? $8 != "" : ($8 - want > 1 || want - $8 > 1)) bad++ }
 		END { exit !(n == 4 && !bad) }' "$LAT"
-check "the probe's p50 at 50 % and at 90 % of PDR lies below its p50 at 100 %" "$LAT" \
+hcheck "the probe's p50 at 50 % and at 90 % of PDR lies below its p50 at 100 %" "$LAT" \
 	awk -F, 'NR > 1 { p[$7] = $14 } END { exit !(p[50] > 0 && p[50] < p[100] && p[90] < p[100]) }' "$LAT"
-check "sweeps.json's PDR entry has the same fractions, NDR's none" "$TMP/search/sweeps.json" \
+hcheck "sweeps.json's PDR entry has the same fractions, NDR's none" "$TMP/search/sweeps.json" \
 	python3 -c 'import json, sys
 e = json.load(open(sys.argv[1]))["sweeps"]
 lat = [x for x in e if x["goal"] == "PDR"][0]["latency_at"]
@@ -109,7 +123,7 @@ check "the report has the table Latency at % of PDR, after CSIT's definition" "$
 	sh -c 'grep -q "^#### Latency at % of PDR" "$1" && grep -q "FD.io CSIT" "$1" &&
 	grep -q "^| 100 % |" "$1"' sh "$TMP/search/report.md"
 P50=$(awk -F, 'NR > 1 && $7 == 50 { print $14 }' "$LAT")
-check "export and compare carry the latency at % of PDR by name (pdr_latency_50pct_p50_us)" "$TMP/cmp.md" \
+hcheck "export and compare carry the latency at % of PDR by name (pdr_latency_50pct_p50_us)" "$TMP/cmp.md" \
 	sh -c 'grep -q ",pdr_latency_50pct_p50_us,us,lower,1,$1," "$2" && grep -q "^## Latency at % of PDR" "$3" &&
 	grep -q "\"metric\": \"pdr_latency_100pct_p50_us\"" "$4" &&
 	grep -q "^nbrun_pdr_latency_seconds{.*quantile=\"0.5\",goal=\"PDR\",pct_of_goal=\"90\"" "$5"' \
@@ -119,7 +133,7 @@ check "export and compare carry the latency at % of PDR by name (pdr_latency_50p
 RUNS=$TMP/search/runs.csv
 C_KIND=$(csv_col kind "$RUNS") C_OFF=$(csv_col offered_rate "$RUNS") C_LOSS=$(csv_col loss_pct "$RUNS")
 C_STATUS=$(csv_col status "$RUNS")
-check "the threshold passed every trial at it (never a failed rate)" "$RUNS" \
+hcheck "the threshold passed every trial at it (never a failed rate)" "$RUNS" \
 	awk -F, -v t="$THR" -v k="$C_KIND" -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" '
 		NR > 1 && $k == "trial" && $o + 0 == t + 0 && $s == "ok" { n++; if ($l + 0 > 0) bad++ }
 		END { exit !(n >= 2 && bad == 0) }' "$RUNS"
@@ -147,17 +161,29 @@ tests:
         steps: [$steps]
       trial: 500ms
 EOF
-ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/sweep.yaml" --peer $SERVER --out "$TMP/sweep" \
-	>"$TMP/sweep.log" 2>&1
+# A sweep on a starved VM (a step without an ok row, an end's CPU STARVED_PCT % stolen) runs
+# again, three times in all.
 RUNS=$TMP/sweep/runs.csv
+for attempt in 1 2 3; do
+	rm -rf "$TMP/sweep"
+	ip netns exec "$NS_C" $RT "$NBRUN" "$TMP/sweep.yaml" --peer $SERVER --out "$TMP/sweep" \
+		>"$TMP/sweep.log" 2>&1
+	STOLEN=$(steal_pct "$TMP/sweep")
+	OKS=$(awk -F, -v s="$C_STATUS" 'NR > 1 && $s == "ok"' "$RUNS" 2>/dev/null | wc -l)
+	[ "$OKS" -lt 6 ] && [ "$STOLEN" -ge $STARVED_PCT ] || break
+	echo "# attempt $attempt: $OKS of 6 steps ok while the hypervisor took $STOLEN % of an end's CPU: once more"
+done
+STARVED=
+[ "$OKS" -lt 6 ] && [ "$STOLEN" -ge $STARVED_PCT ] &&
+	STARVED="every sweep ran on a starved VM (the hypervisor took $STOLEN % of an end's CPU): $OKS of 6 steps kept their rate"
 awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" \
 	'NR > 1 { printf "# offered %.1f %% of the payload rate: loss %s %% (%s)\n", 100 * $o / p, $l, $s }' \
 	"$RUNS" 2>/dev/null
 # A step whose sender fell short is retried (a row each attempt): each step's valid row counts.
-check "the sweep shows ~0 % loss below the payload rate (80, 90, 95 %)" "$TMP/sweep.log" \
+hcheck "the sweep shows ~0 % loss below the payload rate (80, 90, 95 %)" "$TMP/sweep.log" \
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
 		NR > 1 && $o < p && $s == "ok" { n++; if ($l + 0 > 0.1) bad++ } END { exit !(n == 3 && !bad) }' "$RUNS"
-check "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" \
+hcheck "the sweep shows loss rising above it (105, 110, 120 %)" "$TMP/sweep.log" \
 	awk -F, -v o="$C_OFF" -v l="$C_LOSS" -v s="$C_STATUS" -v p="$PAYLOAD" '
 		NR > 1 && $o > p && $s == "ok" { n++; if ($l + 0 < 2 || $l + 0 <= last) bad++; last = $l + 0 }
 		END { exit !(n == 3 && !bad) }' "$RUNS"
@@ -196,6 +222,9 @@ for attempt in 1 2 3; do
 	echo "# attempt $attempt: the hypervisor took 5 % or more of an end's CPU: once more" >>"$TMP/cap.log"
 done
 "$NBRUN" report "$TMP/cap" >>"$TMP/cap.log" 2>&1
+STOLEN=$(steal_pct "$TMP/cap") STARVED=
+[ "$STOLEN" -ge $STARVED_PCT ] &&
+	STARVED="every run was on a starved VM (the hypervisor took $STOLEN % of an end's CPU): its rate is the VM's"
 check "the report has RFC 9097's IP-layer capacity" "$TMP/cap/report.md" \
 	grep -q "^## IP-layer capacity (RFC 9097)" "$TMP/cap/report.md"
 cat >"$TMP/cap.py" <<'PY'
@@ -207,7 +236,7 @@ assert cap["header_bytes"] == 28 and not cap["header_assumed"], cap
 assert 0.95 <= cap["mean_bps"] / want <= 1.05 and 0.95 <= cap["max_bps"] / want <= 1.05, cap
 assert cap["max_bps"] >= cap["mean_bps"], cap
 PY
-check "the whole run and its largest sub-interval lie at the tbf's IP-layer rate" "$TMP/cap.log" \
+hcheck "the whole run and its largest sub-interval lie at the tbf's IP-layer rate" "$TMP/cap.log" \
 	python3 "$TMP/cap.py" "$TMP/cap/results.json" "$IPCAP"
 
 # ---- RFC 6349: a TCP transfer through the tbf -----------------------------------------------------
