@@ -7,7 +7,8 @@
 # shows send errors, not loss). Checks, on a real run:
 # UDP reverse above the agent's shaped rate loses datagrams at the tbf, and in the run's row
 #   and every interval row lost = tx_packets - rx_packets exactly (tx: what the agent sent in
-#   the interval; rx: those of them that arrived).
+#   the interval; rx: those of them that arrived). A sender that a starved VM held below the
+#   shaper's rate (its row says rate-short) has no loss due: the identities are still checked.
 # TCP with 64 streams through the 50 Mbit/s router stays at or below the payload ceiling
 #   (RATE x 1448 / 1514: a full segment's payload in the bytes the tbf charges for it) plus the
 #   0.5 % the receive count may run ahead (docs/engines.md): after slow start, megabytes wait
@@ -69,7 +70,12 @@ for r in [run] + rows:
     tx, rx, lost = (float(r[k]) for k in ("tx_packets", "rx_packets", "lost"))
     print(tx, rx, lost)
     assert lost == tx - rx, "lost %g != tx %g - rx %g" % (lost, tx, rx)
-assert float(run["lost"]) > 0, "80M into a 50M shaper loses"
+# more than the shaper's rate into it loses; a sender the VM held below it (a starved VM: the
+# row's rate-short) offered it nothing to drop
+if float(run["tx_bps"]) > 1.1 * 50e6:
+    assert float(run["lost"]) > 0, "80M into a 50M shaper loses"
+else:
+    print("# the sender reached only %.3g bit/s of 80M: below the shaper, no loss is due" % float(run["tx_bps"]))
 assert sum(float(r["tx_packets"]) for r in rows) == float(run["tx_packets"]), "rows add up"
 assert sum(float(r["rx_packets"]) for r in rows) == float(run["rx_packets"]), "rows add up"
 PY
