@@ -72,9 +72,13 @@ echo "# compare exit $RC: $SENTENCE"
 # but the host is shared), with its CI - "6.0–7.6 %" when the CI lies wholly on the slower
 # side, "9.0 % slower to 1.2 % faster" (from the CI's low end to its high end) when the noise
 # does not allow that.
+# On a busy host one side's spread can pull the gap past 15 %: then its CI, which is what the
+# sentence claims, must hold the true 6.6 % (seen: 16.6 %, CI 2.2–31.1 %, B's runs ±10.7).
 GAP=$(echo "$SENTENCE" | awk '{ print $3 }')
+CI=$(echo "$SENTENCE" | sed -n 's/.*CI \([0-9.]*\)–\([0-9.]*\) %)$/\1 \2/p')
 if echo "$SENTENCE" | grep -Eq '^B is [0-9.]+ % slower than A \(95 % CI ([0-9.]+–[0-9.]+ %|[0-9.]+ % slower to [0-9.]+ % faster)\)$' &&
-   awk -v g="$GAP" 'BEGIN { exit !(g >= 2 && g <= 15) }'; then
+   awk -v g="$GAP" -v ci="$CI" 'BEGIN { split(ci, c, " ")
+	exit !((g >= 2 && g <= 15) || (ci != "" && c[1] + 0 <= 6.6 && 6.6 <= c[2] + 0)) }'; then
 	ok "the Markdown says it in one sentence: $SENTENCE"
 else
 	nok "one sentence: B is N % slower than A (95 % CI ...)" "$TMP/vendors.md"
