@@ -108,12 +108,15 @@ print(int(max(v, default=0.0)))
 PY
 }
 
-# search_starved DIR: whether the search in DIR found no threshold on a starved VM; sets STARVED
+# search_starved DIR: whether the search in DIR found no threshold on a starved VM (STARVED_PCT,
+# or a smaller share in stalls longer than the pacer's debt, which the search's own verdict
+# names: its sender descheduled, the hypervisor's share beside it); sets STARVED
 # (hcheck's words) when so, and empties it when not.
 search_starved() {
 	STARVED= _st=$(steal_pct "$1")
-	[ "$(sweeps_field status "$1")" != found ] && [ "$_st" -ge $STARVED_PCT ] || return 1
-	STARVED="the search ran on a starved VM (the hypervisor took $_st % of an end's CPU) and found no threshold: its rate is the VM's, not the tbf's"
+	[ "$(sweeps_field status "$1")" != found ] || return 1
+	[ "$_st" -ge $STARVED_PCT ] || grep -q 'stolen by the hypervisor' "$1/sweeps.json" || return 1
+	STARVED="the search ran on a starved VM (the hypervisor took up to $_st % of an end's CPU, in stalls its pacer could not catch up) and found no threshold: its rate is the VM's, not the tbf's"
 }
 
 # check_starved_claim DIR: the check that a starved search said so: no threshold, the steal
