@@ -71,23 +71,31 @@ _Static_assert(NB_L_COUNT != NB_SNAP_LAG_TAG, "a loss block must not read as a l
  * the totals, then only the buckets that hold a count (index ascending, each once). */
 static void enc_lag(struct nb_buf *b, const struct nb_hist *h)
 {
+	/* The sender records while this encodes: one reading of every bucket, and the total and
+	 * the extremes made to agree with it, so that what is sent adds up. */
+	static _Thread_local uint64_t c[NB_HIST_BUCKETS];
+	uint64_t overflow = atomic_load(&h->overflow), total = overflow;
 	uint16_t used = 0;
-	for (size_t i = 0; i < NB_HIST_BUCKETS; i++)
-		used += atomic_load(&h->counts[i]) != 0;
-	put_u8(b, NB_SNAP_LAG_TAG);
-	put_u64(b, atomic_load(&h->count));
-	put_u64(b, atomic_load(&h->overflow));
-	put_u64(b, atomic_load(&h->sum_ns));
-	put_u64(b, atomic_load(&h->min_ns));
-	put_u64(b, atomic_load(&h->max_ns));
-	put_u16(b, used);
 	for (size_t i = 0; i < NB_HIST_BUCKETS; i++) {
-		uint64_t n = atomic_load(&h->counts[i]);
-		if (n) {
-			put_u16(b, i);
-			put_u64(b, n);
-		}
+		c[i] = atomic_load(&h->counts[i]);
+		total += c[i];
+		used += c[i] != 0;
 	}
+	uint64_t min = atomic_load(&h->min_ns), max = atomic_load(&h->max_ns);
+	if (total && min > max)
+		min = max;
+	put_u8(b, NB_SNAP_LAG_TAG);
+	put_u64(b, total);
+	put_u64(b, overflow);
+	put_u64(b, atomic_load(&h->sum_ns));
+	put_u64(b, min);
+	put_u64(b, max);
+	put_u16(b, used);
+	for (size_t i = 0; i < NB_HIST_BUCKETS; i++)
+		if (c[i]) {
+			put_u16(b, i);
+			put_u64(b, c[i]);
+		}
 }
 
 /* What enc_lag wrote, checked: buckets in range and ascending, their counts and the overflow
