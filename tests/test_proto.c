@@ -1,6 +1,8 @@
 /* The control protocol's encoder and strict decoder: every message round-trips, and every
  * malformed frame is rejected with a reason (never trusted, never a crash). */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +218,42 @@ Test(proto, a_snapshot_carries_the_loss_counters_only_when_it_has_them)
 	nb_snapshot_destroy(s);
 	nb_buf_free(&without);
 	nb_buf_free(&with);
+}
+
+/* The sender records into the lag histogram while the snapshot encodes it: every frame must
+ * still add up (a bucket that filled between a count pass and a write pass broke the frame). */
+static atomic_bool lag_stop;
+static void *lag_recorder(void *arg)
+{
+	struct nb_hist *h = arg;
+	for (uint64_t i = 0; !atomic_load(&lag_stop) && i < 200000000u; i++)
+		nb_hist_record(h, 1000 + (i * 7919) % 50000000);
+	return NULL;
+}
+
+Test(proto, a_snapshot_of_a_lag_being_recorded_adds_up)
+{
+	struct nb_snapshot *s = nb_snapshot_create_with(false, true);
+	cr_assert_not_null(s);
+	pthread_t t;
+	atomic_store(&lag_stop, false);
+	cr_assert_eq(pthread_create(&t, NULL, lag_recorder, s->lag), 0);
+	size_t bad = 0;
+	for (int k = 0; k < 2000; k++) {
+		struct nb_msg m = { .type = NB_MSG_INTERVAL }, out;
+		m.u.interval = (struct nb_msg_snap){ .index = 1, .snap = s };
+		struct nb_buf b = encode(&m);
+		struct nb_error err = { { 0 } };
+		if (decode(&b, &out, &err))
+			nb_msg_free(&out);
+		else
+			bad++;
+		nb_buf_free(&b);
+	}
+	atomic_store(&lag_stop, true);
+	pthread_join(t, NULL);
+	cr_assert_eq(bad, 0, "%zu of 2000 frames did not decode", bad);
+	nb_snapshot_destroy(s);
 }
 
 /* An end whose senders record their schedule lag sends it last in each snapshot (protocol 9):
