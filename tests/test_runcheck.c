@@ -3,6 +3,7 @@
  * that go back; the identities a flow's two ends must keep; a UDP run that received nothing. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engines.h"
@@ -227,4 +228,41 @@ Test(runcheck, the_identities_both_ends_of_a_flow_must_keep)
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		judge(&t[i]);
+}
+
+/* A part's stall (a probe of a working case, a path of several) is its run's, named: one that
+ * stopped the engine threads over a late tick alone, the longer gap of two alike. */
+Test(runcheck, a_parts_stall_is_the_whole_runs_named_by_the_part)
+{
+	struct nb_run_verdict whole = { .stall = "" }, probe = { .stalled = true, .stall_gap_s = 0.559 };
+	snprintf(probe.stall, sizeof(probe.stall), "the client's tick 2 came 0.06 s late");
+	nb_run_verdict_take_stall(&whole, &probe, "probe2");
+	cr_assert(whole.stalled);
+	cr_assert_str_eq(whole.stall, "probe2: the client's tick 2 came 0.06 s late");
+	cr_assert(nb_run_verdict_any(&whole));
+
+	/* a late tick whose threads kept their pace gives way to a stall, never the reverse */
+	struct nb_run_verdict note = { .stalled = false, .stall_gap_s = 2.0 };
+	snprintf(note.stall, sizeof(note.stall), "the agent's tick 4 came 1 s late");
+	nb_run_verdict_take_stall(&whole, &note, "load");
+	cr_assert(whole.stalled);
+	cr_assert_str_eq(whole.stall, "probe2: the client's tick 2 came 0.06 s late");
+	struct nb_run_verdict w2 = note;
+	nb_run_verdict_take_stall(&w2, &probe, "probe2");
+	cr_assert(w2.stalled);
+	cr_assert_float_eq(w2.stall_gap_s, 0.559, 1e-9);
+
+	/* two stalls: the longer gap names it */
+	struct nb_run_verdict longer = probe;
+	longer.stall_gap_s = 1.5;
+	snprintf(longer.stall, sizeof(longer.stall), "the agent's tick 3 came 1 s late");
+	nb_run_verdict_take_stall(&whole, &longer, "probe5");
+	cr_assert_str_eq(whole.stall, "probe5: the agent's tick 3 came 1 s late");
+	nb_run_verdict_take_stall(&whole, &probe, "probe2");
+	cr_assert_str_eq(whole.stall, "probe5: the agent's tick 3 came 1 s late");
+
+	/* a part with nothing against it leaves the whole alone */
+	struct nb_run_verdict clean = { .stall = "" }, none = { .stall = "" };
+	nb_run_verdict_take_stall(&clean, &none, "probe1");
+	cr_assert(!nb_run_verdict_any(&clean));
 }

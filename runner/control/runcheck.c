@@ -245,6 +245,17 @@ bool nb_run_verdict_any(const struct nb_run_verdict *v)
 	return v->stalled || v->suspect[0] || v->nothing[0];
 }
 
+void nb_run_verdict_take_stall(struct nb_run_verdict *v, const struct nb_run_verdict *part,
+			       const char *name)
+{
+	if (!part->stall[0] || part->stalled < v->stalled ||
+	    (part->stalled == v->stalled && part->stall_gap_s <= v->stall_gap_s))
+		return;
+	snprintf(v->stall, sizeof(v->stall), "%.60s: %.180s", name, part->stall);
+	v->stall_gap_s = part->stall_gap_s;
+	v->stalled = part->stalled;
+}
+
 void nb_run_verdict_text(const struct nb_run_verdict *v, char *out, size_t n)
 {
 	if (!nb_run_verdict_any(v))

@@ -91,5 +91,10 @@ void nb_run_verdict_text(const struct nb_run_verdict *v, char *out, size_t n);
 /** Whether v holds anything against its run (a late tick whose threads kept their pace does
  *  not: it is a note). */
 bool nb_run_verdict_any(const struct nb_run_verdict *v);
+/** A part's stall into the verdict v of the run it is part of (a path of several, a probe of a
+ *  working case), named ("path to HOST: the agent's tick 3 ..."): the part's stands when it
+ *  stalled and v did not, or both alike and its gap is the longer. */
+void nb_run_verdict_take_stall(struct nb_run_verdict *v, const struct nb_run_verdict *part,
+			       const char *name);
 
 #endif

@@ -154,12 +154,9 @@ static void sum_verdict(const struct kid_run *kids, size_t n, struct nb_test_res
 	for (size_t i = 0; i < n; i++) {
 		const struct nb_run_verdict *w = &kids[i].k.res.verdict;
 		const char *name = kids[i].k.kid->peer;
-		if (w->stall[0] && (w->stalled > v->stalled ||
-				    (w->stalled == v->stalled && w->stall_gap_s > v->stall_gap_s))) {
-			snprintf(v->stall, sizeof(v->stall), "path to %.60s: %.180s", name, w->stall);
-			v->stall_gap_s = w->stall_gap_s;
-			v->stalled = w->stalled;
-		}
+		char path[80];
+		snprintf(path, sizeof(path), "path to %.60s", name);
+		nb_run_verdict_take_stall(v, w, path);
 		if (w->suspect[0] && !v->suspect[0])
 			snprintf(v->suspect, sizeof(v->suspect), "path to %.60s: %.240s", name, w->suspect);
 	}

@@ -324,6 +324,16 @@ static void load_result(struct nb_working_target *t, const struct nb_case *c, st
 	res->pfinal = nb_snapshot_dup(kids[0].k.res.pfinal);
 }
 
+/* A part's stall is the case's: the case's numbers (its inflation, its RPM) are its probes'
+ * and its loads' together, so a repetition in which any of them stalled is no result and runs
+ * again (run.c), the part named in its error. */
+static void fold_stalls(const struct kid *kids, size_t n, struct nb_test_result *res)
+{
+	for (size_t i = 0; i < n; i++)
+		nb_run_verdict_take_stall(&res->verdict, &kids[i].k.res.verdict,
+					  kids[i].k.r.path ? kids[i].k.r.path : "part");
+}
+
 /* Each part's own result to the caller's parts (several loads' each, then every probe's), or
  * freed. */
 static void hand_parts(struct nb_working_target *t, struct kid *kids, size_t n,
@@ -391,6 +401,7 @@ static enum nb_outcome working_run(struct nb_run_target *base, struct nb_target_
 	rows_free(w, n);
 	free(w);
 	load_result(t, r->c, kids, res); /* the case's row is its load's */
+	fold_stalls(kids, n, res);
 	hand_parts(t, kids, n, r);
 	return o;
 }
