@@ -227,7 +227,7 @@ struct bad_input {
 Test(compare, bad_input_exits_2_naming_the_file_and_line)
 {
 	static const struct bad_input cases[] = {
-		{ "corrupt", "compare/corrupt/runs.csv:5: wrong field count (20 of 97 fields)" },
+		{ "corrupt", "compare/corrupt/runs.csv:5: wrong field count (20 of 118 fields)" },
 		{ "badvalue", "compare/badvalue/runs.csv:4: value '4.98e8x' is not a number" },
 		{ "notresult", "compare/notresult: not an nbrun results folder (no readable runs.csv)" },
 		{ "absent", "compare/absent: No such file or directory" },
@@ -252,5 +252,21 @@ Test(compare, unknown_metric_is_a_usage_error)
 	nbt_cmp_opts(names, 2, "md", "rx_bpz", NULL, &r);
 	cr_assert_eq(r.rc, 2);
 	cr_assert(strstr(r.err, "--metric 'rx_bpz': not a metric column"), "%s", r.err);
+	nbt_outcome_free(&r);
+}
+
+/* A repetition that stalled and ran again (engines.md: a stall is the host's moment) is one
+ * counted run, its stalled attempt neither counted nor failed; one whose every attempt stalled
+ * is a failed run, the stall its words. */
+Test(compare, a_stalled_attempt_that_ran_again_is_no_failed_run_but_every_attempt_stalled_is)
+{
+	struct outcome r;
+	nbt_compare2("base", "stalled", &r);
+	cr_assert_eq(r.rc, NB_CMP_EXIT_FAILED, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "nbrun: compare: failed: " UDP " (stalled): 1 of 5 runs failed: "
+			 "timeline stall: the client's tick 2 came 0.06 s late"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "failed: " P4), "%s", r.err);
+	cr_assert(strstr(r.err, P4 " (stalled): rx_bps +1.1 % (95 % CI -6.0 to +8.3 %) — CV 4.9 %: "
+			 "changes smaller than 12.1 % cannot be detected with n = 5/5"), "%s", r.err);
 	nbt_outcome_free(&r);
 }

@@ -162,8 +162,27 @@ static double run_value(const struct nb_run *run, const char *metric, int col)
 	return col >= 0 ? run->m.v[col] : NAN;
 }
 
+/* Whether run i is an attempt that stalled (status invalid) of a repetition that ran again, as
+ * the batch runs a stall again (engines.md): the host's moment, neither a counted run nor a
+ * failed one; the repetition's last attempt stands for it (one whose every attempt stalled is
+ * one failed run). */
+static bool retried(const struct nb_results *res, size_t i)
+{
+	const struct nb_run *a = &res->runs[i];
+	if (strcmp(a->status, "invalid") != 0)
+		return false;
+	for (size_t j = i + 1; j < res->nruns; j++) {
+		const struct nb_run *b = &res->runs[j];
+		if (b->rep == a->rep && strcmp(b->case_id, a->case_id) == 0 &&
+		    strcmp(b->path ? b->path : "", a->path ? a->path : "") == 0 &&
+		    !nb_run_kind_swept(b->kind))
+			return true;
+	}
+	return false;
+}
+
 /* The case's repetitions (kind run) in one folder: the counted values, sorted, and the
- * failed ones with the first error. */
+ * failed ones with the first error (an attempt that stalled and ran again is neither). */
 static bool collect(const struct nb_results *res, const char *case_id, const char *metric, int col,
 		    struct nb_cmp_sample *s)
 {
@@ -171,7 +190,8 @@ static bool collect(const struct nb_results *res, const char *case_id, const cha
 		return false;
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct nb_run *run = &res->runs[i];
-		if (strcmp(run->case_id, case_id) != 0 || nb_run_kind_swept(run->kind))
+		if (strcmp(run->case_id, case_id) != 0 || nb_run_kind_swept(run->kind) ||
+		    retried(res, i))
 			continue;
 		s->runs++;
 		if (!nb_run_counts(run)) {
