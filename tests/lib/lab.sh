@@ -4,6 +4,7 @@
 # lab_cleanup (the caller's EXIT trap calls it) stops the agent and removes both.
 
 lab_init() {
+	LAB_T0=$(date +%s)
 	LAB="$SRCDIR/scripts/netns-lab"
 	export NBLAB_PREFIX=nblab-$1$$
 	NS_C=$NBLAB_PREFIX-client
@@ -93,6 +94,13 @@ csv_col() {
 # run runs it again, and when every attempt was starved it checks that claim, and a check whose
 # ground truth is the tbf that fails is skipped, naming the steal (hcheck).
 STARVED_PCT=10
+
+# rerun_left: whether a run found starved may run again: not once the test has spent
+# RERUN_BUDGET_S (120 s: its meson timeout leaves the rest room), so a host starved for minutes
+# skips the checks the tbf decides (hcheck) instead of running the test into its timeout.
+rerun_left() {
+	[ $(($(date +%s) - LAB_T0)) -lt "${RERUN_BUDGET_S:-120}" ]
+}
 
 # steal_pct DIR: the largest share of an end's CPU time the hypervisor took in any row of
 # DIR/runs.csv, a whole percent (0: none, or no runs.csv).

@@ -43,7 +43,7 @@ need_root_netns tc awk
 lab_init h
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-echo "1..7"
+echo "1..8"
 
 # pause PID: stop PID for STOP_S every EVERY_S until it exits or BOUND_S pass; counts the stops
 # in $TMP/stops. Resumes PID before leaving, even when told to stop.
@@ -83,12 +83,16 @@ hiccup_search() {
 # three times in all.
 for attempt in 1 2 3; do
 	hiccup_search
-	search_starved "$TMP/search" || break
+	search_starved "$TMP/search" && rerun_left || break
 	echo "# attempt $attempt: $STARVED: once more"
 done
 STATUS=$(sweeps_field status "$TMP/search")
 check "the search runs to the end while the client is stopped ($STOPS stops)" "$TMP/search.log" \
-	test $RC = 0 -a -f "$TMP/search/sweeps.json" -a "$STOPS" -ge 3
+	test $RC = 0 -a -f "$TMP/search/sweeps.json" -a "$STOPS" -ge 1
+# a search of the tbf takes a minute, the stops every 3 s; one on a starved VM that found no
+# threshold ends at its first rate, in seconds
+hcheck "the client was stopped 3 times or more during the search ($STOPS)" "$TMP/search.log" \
+	test "$STOPS" -ge 3
 
 THR=$(sweeps_field threshold "$TMP/search")
 echo "# payload rate $PAYLOAD bit/s, threshold $THR bit/s, status $STATUS," \
