@@ -53,8 +53,8 @@ const struct nb_param_def nb_param_defs[] = {
 	{ .key = "wait", .kind = NB_PK_ENUM, .flags = NB_PF_LISTED | NB_PF_AXES, FIELD(wait),
 	  .def = NB_WAIT_BLOCK, .names = nb_wait_names, .nnames = NB_WAIT_N, .wire = 1,
 	  .column = "wait", .what = "wait mode",
-	  .doc = "how a requester waits for its answer: blocking, a user-space spin, or kernel "
-		 "busy polling" },
+	  .doc = "how a requester waits for its answer (pps, `datapath: xdp` only: how its "
+		 "receiver waits for frames): blocking, a user-space spin, or kernel busy polling" },
 	{ .key = "gso", .kind = NB_PK_BOOL, .flags = NB_PF_LISTED | NB_PF_UDP, FIELD(gso),
 	  .engine_def = gso_default, .names = gso_words, .nnames = 2, .wire = 1, .column = "gso",
 	  .expect = "auto or off",

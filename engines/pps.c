@@ -37,6 +37,7 @@
 #include "engines.h"
 #include "kpace.h"
 #include "pace.h"
+#include "params.h"
 #include "sock.h"
 #include "udpflow.h"
 #include "udpgso.h"
@@ -75,6 +76,10 @@ static bool pps_validate(const struct nb_params *p, struct nb_error *err)
 	if (p->gso && (uint64_t)p->size * pps_per_call(p) > NB_UDP_MAX_PAYLOAD)
 		return nb_error_set(err, "gso: size x segments = %u x %u exceeds %u bytes", p->size,
 				    pps_per_call(p), NB_UDP_MAX_PAYLOAD);
+	if (p->wait != NB_WAIT_BLOCK && p->datapath != NB_PKT_XDP)
+		return nb_error_set(err, "wait: %s is how the xdp datapath's receiver waits for its "
+				    "frames: the socket path blocks in recvmmsg (datapath: xdp, or no "
+				    "wait)", nb_wait_name(p->wait));
 	return p->datapath != NB_PKT_XDP || nb_pps_xdp_validate(p, err);
 }
 
@@ -200,7 +205,7 @@ static void pps_report(const struct nb_engine *e, const struct nb_params *p,
 
 /* The config keys that mean something to pps beyond the common ones. */
 static const char *const pps_keys[] = { "size", "rate", "direction", "gso", "batch", "burst",
-					"sweep", "datapath", "threads", NULL };
+					"sweep", "datapath", "wait", "threads", NULL };
 
 const struct nb_engine nb_engine_pps = {
 	.name = "pps",                  /* engine: pps */

@@ -148,7 +148,7 @@ static const struct expect expected[] = {
 	{ &nb_engine_stream, true, NB_LOOP_OPEN, NB_RATE_KIND_BITS, 131072, 1400, 1, 28, 0, 0,
 	  "rx_bps", "size rate direction gso burst sweep threads bottleneck" },
 	{ &nb_engine_pps, true, NB_LOOP_OPEN, NB_RATE_KIND_PACKETS, 0, 64, 0, 28, 0, 0, "rx_pps",
-	  "size rate direction gso batch burst sweep datapath threads" },
+	  "size rate direction gso batch burst sweep datapath wait threads" },
 	{ &nb_engine_rr, false, NB_LOOP_CLOSED, NB_RATE_KIND_NONE, 0, 0, 0, 0, 32, 128,
 	  "trans_per_s", "request response wait timeout threads" },
 	{ &nb_engine_crr, false, NB_LOOP_CLOSED_UNPACED, NB_RATE_KIND_PACKETS, 0, 0, 0, 0, 32, 128,

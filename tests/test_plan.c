@@ -402,7 +402,7 @@ Test(plan, plan_csv_has_one_row_per_case_with_resolved_params)
 			 "r/tcp/q32r128/f1,r,rr,tcp,,32,128,1,,0,block,5,0.5,0,1,auto:3..30:5%,,0,0,off,"
 			 ",,,,1000,,,,,,\n"
 			 "l/udp/s32/f1/pp,l,latency,udp,32,,,1,,0,spin,5,0.5,0,1,1,,0,,,,,,,1000,,,,,,\n"
-			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,,5,0.5,0,1,1,sweep,"
+			 "s/udp/s64/p1/reverse/sweep,s,pps,udp,64,,,1,reverse,10000,block,5,0.5,0,1,1,sweep,"
 			 "0,,,,,off,0,,,250,socket,,,\n");
 	free(text);
 }
@@ -431,7 +431,7 @@ Test(plan, plan_csv_spells_every_option_where_the_case_has_it)
 			 "4194304,1200,on,bbr,136,,,,\"0,1,2,5\",,,0,,10\n"
 			 "su/udp/s1400/p1/forward,su,stream,udp,1400,,,1,forward,0,,2,0,0,1,1,,0,,,,16,"
 			 "off,,,,250,,,,\n"
-			 "pp/udp/s64/p1/forward,pp,pps,udp,64,,,1,forward,0,,2,0,0,1,1,,0,,,,,on,64,,,2000,"
+			 "pp/udp/s64/p1/forward,pp,pps,udp,64,,,1,forward,0,block,2,0,0,1,1,,0,,,,,on,64,,,2000,"
 			 "socket,,,\n"
 			 "rr/udp/q32r128/f1,rr,rr,udp,,32,128,1,,0,spin,2,0,0,1,1,,0,,,,,,,200,,,,,,\n"
 			 "ping/icmp/s56/f1/pp,ping,icmp,icmp,56,,,1,,0,,2,0,0,1,1,,0,,,,,,,500,,,,,,\n"
@@ -490,4 +490,20 @@ Test(plan, free_is_safe_twice)
 	nb_plan_free(&plan);
 	cr_assert_eq(memcmp(&plan, &zero, sizeof(plan)), 0, "freed twice: still zero");
 	nb_plan_free(NULL);
+}
+
+/* wait: is how a receiver on the xdp datapath waits for its frames; the socket path has no
+ * such choice, and the plan says so at the test. */
+Test(plan, a_pps_wait_is_the_xdp_datapaths_only)
+{
+	load("tests:\n  - name: a\n    engine: pps\n    wait: spin\n", NULL, 0);
+	struct nb_error err;
+	cr_assert_not(nb_plan_build(&cfg, NULL, 0, &plan, &err));
+	cr_assert(strstr(err.msg, ":2:5: case a/udp/s64/p1/forward: wait: spin is how the xdp "
+			  "datapath's receiver waits for its frames: the socket path blocks in "
+			  "recvmmsg (datapath: xdp, or no wait)"), "%s", err.msg);
+	nb_config_free(&cfg);
+	load("tests:\n  - name: a\n    engine: pps\n    wait: busy-poll\n    datapath: xdp\n", NULL, 0);
+	cr_assert(nb_plan_build(&cfg, NULL, 0, &plan, &err), "%s", err.msg);
+	cr_assert_eq(plan.cases[0].params.wait, NB_WAIT_BUSY_POLL);
 }

@@ -2,7 +2,10 @@
  * xdp path against: libxdp alone (its own default redirect program, no nbrun code), one socket
  * on queue 0, copy or zero-copy as the driver allows, need_wakeup honoured, batches of 64.
  *
- *   nb_xdp_min rx IFNAME SECS              count every frame queue 0 receives for SECS
+ *   nb_xdp_min rx IFNAME SECS [spin]       count every frame queue 0 receives for SECS (spin:
+ *                                          an empty ring is looked at again until 200 us
+ *                                          after its last frame before poll, as nbrun's
+ *                                          `wait: spin`)
  *   nb_xdp_min tx IFNAME SECS DST_MAC      send the same UDP frame (10.0.0.1 -> 10.0.0.2,
  *                 [SIZE]                   SIZE bytes of payload, default 64) for SECS
  *
@@ -86,7 +89,7 @@ static int open_xs(struct xs *x, const char *ifname, int rx)
 	return 0;
 }
 
-static int do_rx(struct xs *x, double secs)
+static int do_rx(struct xs *x, double secs, int spin)
 {
 	unsigned long long n = 0;
 	double t0 = 0, last = 0, end = now_s() + secs;
@@ -95,7 +98,8 @@ static int do_rx(struct xs *x, double secs)
 		uint32_t idx, fidx;
 		uint32_t got = xsk_ring_cons__peek(&x->rx, BATCH, &idx);
 		if (!got) {
-			poll(&p, 1, 100);
+			if (!spin || now_s() - last > 200e-6)
+				poll(&p, 1, 100);
 			continue;
 		}
 		if (xsk_ring_prod__reserve(&x->fill, got, &fidx) != got)
@@ -195,7 +199,7 @@ int main(int argc, char **argv)
 	int rc = open_xs(&x, argv[2], rx);
 	if (rc)
 		return fail("open the AF_XDP socket", rc);
-	rc = rx ? do_rx(&x, atof(argv[3]))
+	rc = rx ? do_rx(&x, atof(argv[3]), argc > 4 && !strcmp(argv[4], "spin"))
 		: do_tx(&x, argv[2], atof(argv[3]), argv[4], argc > 5 ? (size_t)atoi(argv[5]) : 64);
 	xsk_socket__delete(x.sock); /* and libxdp's program with it */
 	xsk_umem__delete(x.umem);

@@ -19,6 +19,8 @@
 #define RX_SLICE_MS 100        /* one queue: a receive waits this long, then sees the stop */
 #define TX_DRAIN_MS 1000       /* after the last send: the kernel completes what is on the ring */
 #define USED_BITS 32u          /* queues the gauge can name */
+#define SPIN_US 200u           /* wait: spin: a reader looks at an empty ring this long again */
+#define BUSY_POLL_US 50u       /* wait: busy-poll: SO_BUSY_POLL, as the socket engines' */
 
 /* What an end's flows share: flow 0's state owns it. */
 struct ppsx_end {
@@ -192,7 +194,8 @@ static bool open_rx(struct ppsx_end *e, struct nb_error *err)
 		e->rx[q] = (struct nb_xdp_rx){ .x = nb_xdp_path_sock(e->path, q), .port_lo = e->port_lo,
 					       .nflows = e->nrx, .flows = e->rxflows,
 					       .slot = e->slot, .nslots = e->nslots,
-					       .check_udp = true };
+					       .check_udp = true,
+					       .spin_us = e->flows[0].p->wait == NB_WAIT_SPIN ? SPIN_US : 0 };
 		if (shared && !(e->rx[q].held = calloc(e->nrx, sizeof(bool))))
 			return nb_error_set(err, "out of memory");
 	}
@@ -279,6 +282,7 @@ bool nb_pps_xdp_prepare(struct nb_flow *flows, uint32_t n, struct nb_error *err)
 		.port_lo = e->port_lo, .port_hi = (uint16_t)(e->port_lo + e->nslots - 1),
 		.ports = e->ports, .nports = e->nrx,
 		.queues = rx ? 0 : nsend, /* a receiver reads every queue: RSS picks where frames land */
+		.busy_poll_us = flows[0].p->wait == NB_WAIT_BUSY_POLL ? BUSY_POLL_US : 0,
 	};
 	if (!nb_xdp_path_open(&cfg, &e->path, err))
 		return false;

@@ -263,8 +263,15 @@ int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err)
 	const uint8_t *data[NB_XSK_BATCH_MAX];
 	uint32_t lens[NB_XSK_BATCH_MAX];
 	uint32_t n = nb_xsk_rx_peek(r->x, data, lens, NB_XSK_BATCH_MAX);
-	if (n == 0)
+	if (n == 0) {
+		/* Spinning, the reader is never on the socket's wait queue while frames flow: the
+		 * sender's kernel path wakes no one (on a VM a wake-up is an IPI, a VM exit). */
+		if (r->spin_us && timeout_ms && nb_now_ns() - r->last_ns < (uint64_t)r->spin_us * 1000u)
+			return 0;
 		return nb_xsk_rx_wait(r->x, timeout_ms, err) ? 0 : -1;
+	}
+	if (r->spin_us)
+		r->last_ns = nb_now_ns();
 	for (uint32_t i = 0; i < n; i++)
 		account(r, data[i], lens[i]);
 	leave_all(r);

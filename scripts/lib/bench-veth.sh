@@ -4,6 +4,9 @@
 #   min     the least AF_XDP loop (build/tests/nb_xdp_min: libxdp alone)
 #   modules nbrun's xdp path's modules (build/tests/nb_xdp_tool: engines/xdp/ without the engine)
 #   xdp     nbrun's pps engine with `datapath: xdp` (the same agent and client as socket)
+#   xdp-spin  the same with `wait: spin` (its receiver looks at an empty ring again, with no
+#           syscall, until 200 us after its last frame, before it sleeps in poll)
+#   min-spin  the least AF_XDP loop with its receiver waiting the same way
 # Each row: the median and best rx pps, and the median CPU per packet: user+system time of the
 # sending and the receiving process (from /proc and getrusage) over the packets B received.
 # Softirq work the kernel does in ksoftirqd is in no process's time: see host_cpu in nbrun's rows.
@@ -26,13 +29,13 @@ cpu_of() {
 }
 
 # Each runner prints "PPS NS_PER_PACKET" (or nothing when it failed).
-# veth_nbrun DATAPATH: one pps run of nbrun's, agent in B, client in A.
+# veth_nbrun DATAPATH [WAIT]: one pps run of nbrun's, agent in B, client in A.
 veth_nbrun() {
 	cat >"$TMP/veth.yaml" <<YAML
 name: bench-veth
 defaults: {duration: ${SECS}s, warmup: 0s, omit: 0s, interval: 1s, repetitions: 1}
 tests:
-  - {name: b, engine: pps, protocol: udp, size: $SIZE, streams: 1, datapath: $1}
+  - {name: b, engine: pps, protocol: udp, size: $SIZE, streams: 1, datapath: $1, wait: ${2:-block}}
 YAML
 	rm -rf "$TMP/veth-out"
 	local agent0 client
@@ -51,6 +54,7 @@ print("%.3f" % (r.ru_utime + r.ru_stime))' "$NBRUN" -q "$TMP/veth.yaml" --peer 1
 }
 veth_socket() { veth_nbrun socket; }
 veth_xdp() { veth_nbrun xdp; }
+veth_xdp-spin() { veth_nbrun xdp spin; }
 
 # veth_pair_run RX_CMD... -- TX_CMD...: B runs the receiver, A the sender; both print
 # "rx=N ... pps=N ... cpu_s=S" / "... cpu_s=S" (nb_xdp_min, nb_xdp_tool).
@@ -85,9 +89,10 @@ PY
 }
 
 veth_min() {
-	veth_pair_run "$BUILD/tests/nb_xdp_min" rx "$VB" $((SECS + 2)) -- \
+	veth_pair_run "$BUILD/tests/nb_xdp_min" rx "$VB" $((SECS + 2)) ${1:-} -- \
 		"$BUILD/tests/nb_xdp_min" tx "$VA" "$SECS" "$MAC_B" "$SIZE"
 }
+veth_min-spin() { veth_min spin; }
 
 veth_modules() {
 	veth_pair_run "$BUILD/tests/nb_xdp_tool" rx 10.243.34.1 7800 --secs $((SECS + 2)) -- \
@@ -110,7 +115,7 @@ veth_section() {
 	kill -0 "$AGENT_PID" 2>/dev/null || { echo "veth section: the agent did not start: $(cat "$TMP/agent.err")" >&2; return 1; }
 	local tools=(socket) have_xdp=1
 	[[ -x "$BUILD/tests/nb_xdp_min" && -x "$BUILD/tests/nb_xdp_tool" ]] || have_xdp=0
-	((have_xdp)) && tools+=(xdp min modules)
+	((have_xdp)) && tools+=(xdp min modules xdp-spin min-spin)
 	declare -A pps cpu
 	local r t v
 	for ((r = 1; r <= ROUNDS_VETH; r++)); do
@@ -126,16 +131,23 @@ veth_section() {
 		"$(nproc) CPUs, kernel $(uname -r)"
 	printf '%-44s %12s %12s %14s\n' "path" "median rx-pps" "best" "CPU ns/packet"
 	declare -A label=([socket]="nbrun pps, sockets" [min]="minimal AF_XDP loop (nb_xdp_min)"
-		[modules]="nbrun xdp modules (nb_xdp_tool)" [xdp]="nbrun pps, datapath: xdp")
+		[modules]="nbrun xdp modules (nb_xdp_tool)" [xdp]="nbrun pps, datapath: xdp"
+		[xdp-spin]="nbrun pps, datapath: xdp, wait: spin" [min-spin]="minimal AF_XDP loop, rx spin")
 	for t in "${tools[@]}"; do
 		printf '%-44s %12s %12s %14s\n' "${label[$t]}" "$(median "${pps[$t]}")" "$(best "${pps[$t]}")" \
 			"$(median "${cpu[$t]}")"
 	done
 	((have_xdp)) || { echo "xdp rows: this build has no AF_XDP path"; return 0; }
-	local d s x
+	local d s x w y
 	d=$(median "${pps[xdp]}") s=$(median "${pps[socket]}") x=$(median "${pps[min]}")
+	w=$(median "${pps[xdp-spin]}") y=$(median "${pps[min-spin]}")
 	echo "xdp/socket   = $(ratio "$d" "$s")   (goal: >= 2.00)"
 	echo "xdp/min-loop = $(ratio "$d" "$x")   (goal: >= 0.90)"
 	echo "CPU per packet, xdp/min-loop = $(ratio "$(median "${cpu[xdp]}")" "$(median "${cpu[min]}")")   (goal: <= 1.00)"
 	echo "CPU per packet, xdp/socket   = $(ratio "$(median "${cpu[xdp]}")" "$(median "${cpu[socket]}")")"
+	echo "min-loop/socket = $(ratio "$x" "$s")   (the most any AF_XDP code gets here, its receiver sleeping in poll)"
+	echo "wait: spin: xdp-spin/socket = $(ratio "$w" "$s")   (goal: >= 2.00)," \
+		"xdp-spin/min-spin = $(ratio "$w" "$y")   (goal: >= 0.90)"
+	echo "wait: spin: CPU per packet, xdp-spin/min-spin = $(ratio "$(median "${cpu[xdp-spin]}")" "$(median "${cpu[min-spin]}")")   (goal: <= 1.00)," \
+		"xdp-spin/xdp = $(ratio "$(median "${cpu[xdp-spin]}")" "$(median "${cpu[xdp]}")")"
 }

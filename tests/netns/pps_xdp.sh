@@ -113,6 +113,8 @@ defaults: {duration: 500ms, warmup: 200ms, interval: 500ms, repetitions: 1}
 tests:
   - {name: paced, engine: pps, datapath: xdp, streams: 2, rate: 10kpps, duration: 3s}
   - {name: x, engine: pps, datapath: xdp, streams: 2, direction: [forward, reverse]}
+  - {name: spin, engine: pps, datapath: xdp, streams: 2, wait: spin}
+  - {name: bpoll, engine: pps, datapath: xdp, streams: 2, wait: busy-poll}
 YAML
 ip netns exec "$NSA" python3 "$TMP/echo.py" "$ADDR_A" &
 ECHO_PID=$!
@@ -143,7 +145,9 @@ that "after the runs no XDP program is left on either interface"
 python3 - "$TMP/out/runs.csv" >"$TMP/rows.check" 2>&1 <<'PY'
 import csv, sys
 rows = {r["case_id"]: r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "run"}
-for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/forward/r10kpps"):
+XDP = ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/forward/r10kpps",
+       "spin/udp/s64/p2/forward", "bpoll/udp/s64/p2/forward")
+for cid in XDP:
     r = rows[cid]
     tx, rx, lost = (int(float(r[k])) for k in ("tx_packets", "rx_packets", "lost"))
     assert r["status"] == "ok", (cid, r["status"], r["error"])
@@ -151,7 +155,7 @@ for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/fo
     assert r["jitter_us"] == "", (cid, "no receive time of its own: no jitter", r["jitter_us"])
     flags = r["flags"].split(";")
     assert "xdp=copy" in flags and "xdp_attach=driver" in flags and "xdp_queues=2" in flags, (cid, flags)
-for cid in ("x/udp/s64/p2/forward", "x/udp/s64/p2/reverse", "paced/udp/s64/p2/forward/r10kpps"):
+for cid in XDP:
     f = rows[cid]["flags"].split(";")
     assert "xdp_used=0,1" in f and "xdp_rx_threads=2" in f, (cid, rows[cid]["flags"])
 print("ok")
@@ -163,9 +167,12 @@ python3 - "$TMP/out/plan.csv" >"$TMP/plan.check" 2>&1 <<'PY'
 import csv, sys
 plan = {r["case_id"]: r for r in csv.DictReader(open(sys.argv[1]))}
 assert all(r["datapath"] == "xdp" for r in plan.values()), plan
+# how the receivers waited: poll (block), a spin on the ring, the kernel's busy poll
+assert [plan[c]["wait"] for c in ("x/udp/s64/p2/forward", "spin/udp/s64/p2/forward",
+        "bpoll/udp/s64/p2/forward")] == ["block", "spin", "busy-poll"], plan
 print("ok")
 PY
-check "plan.csv records datapath=xdp" "$TMP/plan.check" grep -qx ok "$TMP/plan.check"
+check "plan.csv records datapath=xdp and each case's wait (block, spin, busy-poll)" "$TMP/plan.check" grep -qx ok "$TMP/plan.check"
 
 # The whole run against the interfaces, exactly (both directions, summed over the batch's runs):
 # what a receiving interface took, less what went to the stack that was not a test datagram, is
@@ -210,7 +217,7 @@ for name, cids, (rx, passed, t64), dropped in (("agent", sys.argv[2].split(","),
     assert got <= tx - dropped <= took, (name, "sender's whole run vs the interfaces", tx, took, got, dropped, d)
 print("ok")
 PY
-python3 "$TMP/exact.py" "$TMP/out/runs.csv" x/udp/s64/p2/forward,paced/udp/s64/p2/forward/r10kpps \
+python3 "$TMP/exact.py" "$TMP/out/runs.csv" x/udp/s64/p2/forward,paced/udp/s64/p2/forward/r10kpps,spin/udp/s64/p2/forward,bpoll/udp/s64/p2/forward \
 	x/udp/s64/p2/reverse $IF0 $IF1 >"$TMP/if.check" 2>&1
 grep '^#' "$TMP/if.check"
 check "whole run: each receiving interface's test frames = rx_total + rcvbuf_drops_total (or at most 2 more) = tx_total - veth drops" \
