@@ -2,10 +2,12 @@
  * xdp path against: libxdp alone (its own default redirect program, no nbrun code), one socket
  * on queue 0, copy or zero-copy as the driver allows, need_wakeup honoured, batches of 64.
  *
- *   nb_xdp_min rx IFNAME SECS [spin]       count every frame queue 0 receives for SECS (spin:
+ *   nb_xdp_min rx IFNAME SECS [spin|nap]   count every frame queue 0 receives for SECS (spin:
  *                                          an empty ring is looked at again until 200 us
  *                                          after its last frame before poll, as nbrun's
- *                                          `wait: spin`)
+ *                                          `wait: spin`; nap: while frames came in the last
+ *                                          10 ms, an empty ring is slept on for 200 us with
+ *                                          nanosleep, not poll, as nbrun's `wait: block`)
  *   nb_xdp_min tx IFNAME SECS DST_MAC      send the same UDP frame (10.0.0.1 -> 10.0.0.2,
  *                 [SIZE]                   SIZE bytes of payload, default 64) for SECS
  *
@@ -89,7 +91,7 @@ static int open_xs(struct xs *x, const char *ifname, int rx)
 	return 0;
 }
 
-static int do_rx(struct xs *x, double secs, int spin)
+static int do_rx(struct xs *x, double secs, int spin, int nap)
 {
 	unsigned long long n = 0;
 	double t0 = 0, last = 0, end = now_s() + secs;
@@ -98,7 +100,12 @@ static int do_rx(struct xs *x, double secs, int spin)
 		uint32_t idx, fidx;
 		uint32_t got = xsk_ring_cons__peek(&x->rx, BATCH, &idx);
 		if (!got) {
-			if (!spin || now_s() - last > 200e-6)
+			double idle = now_s() - last;
+			if (spin && idle <= 200e-6)
+				continue;
+			if (nap && last > 0 && idle <= 10e-3)
+				nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+			else
 				poll(&p, 1, 100);
 			continue;
 		}
@@ -199,7 +206,8 @@ int main(int argc, char **argv)
 	int rc = open_xs(&x, argv[2], rx);
 	if (rc)
 		return fail("open the AF_XDP socket", rc);
-	rc = rx ? do_rx(&x, atof(argv[3]), argc > 4 && !strcmp(argv[4], "spin"))
+	rc = rx ? do_rx(&x, atof(argv[3]), argc > 4 && !strcmp(argv[4], "spin"),
+			argc > 4 && !strcmp(argv[4], "nap"))
 		: do_tx(&x, argv[2], atof(argv[3]), argv[4], argc > 5 ? (size_t)atoi(argv[5]) : 64);
 	xsk_socket__delete(x.sock); /* and libxdp's program with it */
 	xsk_umem__delete(x.umem);

@@ -183,7 +183,8 @@ static int run_rx(const struct opts *o, struct nb_xdp_path *p, struct nb_flow *f
 		fl[q].f = f; /* one flow, whichever queue its frames land on */
 		nb_seqrx_init(&fl[q].seq, f);
 		rx[q] = (struct nb_xdp_rx){ .x = nb_xdp_path_sock(p, q), .port_lo = o->port,
-					    .nflows = 1, .flows = &fl[q], .check_udp = o->csum };
+					    .nflows = 1, .flows = &fl[q], .check_udp = o->csum,
+					    .nap = true };
 	}
 	uint64_t start = nb_now_ns(), t0 = 0, last = 0, seen = 0;
 	int rc = 0;

@@ -195,7 +195,8 @@ static bool open_rx(struct ppsx_end *e, struct nb_error *err)
 					       .nflows = e->nrx, .flows = e->rxflows,
 					       .slot = e->slot, .nslots = e->nslots,
 					       .check_udp = true,
-					       .spin_us = e->flows[0].p->wait == NB_WAIT_SPIN ? SPIN_US : 0 };
+					       .spin_us = e->flows[0].p->wait == NB_WAIT_SPIN ? SPIN_US : 0,
+					       .nap = e->flows[0].p->wait != NB_WAIT_BUSY_POLL };
 		if (shared && !(e->rx[q].held = calloc(e->nrx, sizeof(bool))))
 			return nb_error_set(err, "out of memory");
 	}

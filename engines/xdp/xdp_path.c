@@ -258,20 +258,40 @@ static void account(struct nb_xdp_rx *r, const uint8_t *frame, uint32_t len)
 		r->rejected[NB_FRAME_OK]++;
 }
 
+#define NAP_FLOWING_NS 10000000u /* frames this recently: they flow, and the reader naps */
+#define NAP_MIN_NS 20000u
+#define NAP_MAX_NS 200000u
+
+/* How long a reader naps on an empty ring: the time a quarter of the ring takes to fill at the
+ * rate since its last nap, within NAP_MIN_NS..NAP_MAX_NS (so a burst at ten times the rate
+ * still finds room). */
+static uint64_t nap_ns(struct nb_xdp_rx *r, uint64_t now)
+{
+	uint64_t got = r->frames - r->nap_frames, dt = now - r->nap_at, ns = NAP_MAX_NS;
+	if (r->nap_at && got)
+		ns = (uint64_t)((double)dt * (NB_XSK_RING / 4) / (double)got);
+	r->nap_at = now;
+	r->nap_frames = r->frames;
+	return ns < NAP_MIN_NS ? NAP_MIN_NS : ns > NAP_MAX_NS ? NAP_MAX_NS : ns;
+}
+
 int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err)
 {
 	const uint8_t *data[NB_XSK_BATCH_MAX];
 	uint32_t lens[NB_XSK_BATCH_MAX];
 	uint32_t n = nb_xsk_rx_peek(r->x, data, lens, NB_XSK_BATCH_MAX);
 	if (n == 0) {
-		/* Spinning, the reader is never on the socket's wait queue while frames flow: the
-		 * sender's kernel path wakes no one (on a VM a wake-up is an IPI, a VM exit). */
-		if (r->spin_us && timeout_ms && nb_now_ns() - r->last_ns < (uint64_t)r->spin_us * 1000u)
+		/* Spinning or napping, the reader is not on the socket's wait queue while frames
+		 * flow: the sender's kernel path wakes no one (on a VM a wake-up of a thread on
+		 * another CPU is an IPI, a VM exit: it cost the sender a third of its time). */
+		uint64_t now = nb_now_ns();
+		if (r->spin_us && timeout_ms && now - r->last_ns < (uint64_t)r->spin_us * 1000u)
 			return 0;
+		if (r->nap && timeout_ms && r->last_ns && now - r->last_ns < NAP_FLOWING_NS)
+			return nb_xsk_rx_nap(r->x, nap_ns(r, now), err) ? 0 : -1;
 		return nb_xsk_rx_wait(r->x, timeout_ms, err) ? 0 : -1;
 	}
-	if (r->spin_us)
-		r->last_ns = nb_now_ns();
+	r->last_ns = nb_now_ns();
 	for (uint32_t i = 0; i < n; i++)
 		account(r, data[i], lens[i]);
 	leave_all(r);

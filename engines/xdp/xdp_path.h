@@ -133,17 +133,22 @@ struct nb_xdp_rx {
 	bool check_udp;                 /* verify every UDP checksum (a bad one is not counted) */
 	uint32_t spin_us;               /* wait: spin: an empty ring is looked at again, with no
 					   syscall, until this long after its last frame; 0: the
-					   reader sleeps in poll at once */
-	uint64_t last_ns;               /* when the ring last had frames (spin) */
+					   reader sleeps at once */
+	bool nap;                       /* while frames flow, an empty ring is slept on with a
+					   timer, not on the socket's wait queue (see nb_xdp_rx_step) */
+	uint64_t last_ns;               /* when the ring last had frames */
+	uint64_t nap_at, nap_frames;    /* the last nap's time and frames, the rate's estimate */
 	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test
 						    datagrams, by verdict; [NB_FRAME_OK]: a port
 						    with no flow, or no udpseq header */
 };
 
-/** Receive one batch on r's queue (waiting up to timeout_ms for it; with spin_us, only once the
- *  ring has been empty that long) and account each test datagram into its flow. Returns how
- *  many frames arrived, or -1 with err set. */
+/** Receive one batch on r's queue and account each test datagram into its flow. An empty ring
+ *  (timeout_ms > 0) is looked at again at once while spin_us says so; then, with nap and frames
+ *  in the last 10 ms, slept on for the time a quarter of the ring takes to fill at the rate
+ *  seen (20..200 us); else waited on in poll up to timeout_ms. Returns how many frames arrived,
+ *  or -1 with err set. */
 int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err);
 
 #endif

@@ -338,6 +338,17 @@ void nb_xsk_rx_release(struct nb_xsk *x, uint32_t n)
 	refill(x);
 }
 
+bool nb_xsk_rx_nap(struct nb_xsk *x, uint64_t ns, struct nb_error *err)
+{
+	refill(x);
+	if (xsk_ring_prod__needs_wakeup(&x->fill) &&
+	    recvfrom(nb_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL, NULL) < 0 && errno != EAGAIN &&
+	    errno != EBUSY && errno != EINTR)
+		return nb_error_errno(err, errno, "xdp: queue %u: wake the driver", x->queue);
+	nanosleep(&(struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) }, NULL);
+	return true;
+}
+
 bool nb_xsk_rx_wait(struct nb_xsk *x, int timeout_ms, struct nb_error *err)
 {
 	int fd = nb_xsk_fd(x);

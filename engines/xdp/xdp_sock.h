@@ -93,6 +93,10 @@ void nb_xsk_rx_release(struct nb_xsk *x, uint32_t n);
 /** Wait up to timeout_ms for a frame (poll; with busy polling, one non-blocking recvfrom that
  *  drives the queue). False with err on a hard error. */
 bool nb_xsk_rx_wait(struct nb_xsk *x, int timeout_ms, struct nb_error *err);
+/** Sleep ns without joining the socket's wait queue (so no frame's arrival wakes anyone: the
+ *  sender's kernel path skips the wake-up), after giving the fill ring its frames and waking a
+ *  driver that asks for it. */
+bool nb_xsk_rx_nap(struct nb_xsk *x, uint64_t ns, struct nb_error *err);
 
 /** The kernel's counters of the socket; false with err. */
 bool nb_xsk_stats(const struct nb_xsk *x, struct nb_xsk_stats *s, struct nb_error *err);
