@@ -193,7 +193,13 @@ if sys.argv[2].startswith("bidir:"):
     tx, got = totals([sys.argv[2][6:]])
     took = d[0] - (d[1] - d[2]) + d[4] - (d[5] - d[6])
     print("# both receive: tx_total", tx, "rx_total+drops", got, "interfaces", took, "veth drops", d[3] + d[7])
-    assert got == took and tx == took + d[3] + d[7] and tx > 0, (tx, got, took, d)
+    # exact in nearly every run; seen once, with the veths dropping 1744 frames: the receivers
+    # counted one more than the interfaces took, and tx_total = their count + the veth drops
+    # exactly (the interfaces' one short). So, as below: the two within 2, and what the
+    # senders put on the wire less the veths' drops between them (a few below: a veth's drops
+    # are not all test frames, see below).
+    assert tx > 0 and abs(got - took) <= 2, (tx, got, took, d)
+    assert min(got, took) - 4 <= tx - d[3] - d[7] <= max(got, took), (tx, got, took, d)
     print("ok")
     sys.exit(0)
 for name, cids, (rx, passed, t64), dropped in (("agent", sys.argv[2].split(","), d[0:3], d[7]),
@@ -214,13 +220,16 @@ for name, cids, (rx, passed, t64), dropped in (("agent", sys.argv[2].split(","),
     assert 0 <= took - got <= 2, (name, "receiver's whole run vs its interface", got, took, d)
     if took != got:
         print("#", name, "the interface had", took - got, "test frame(s) more than the receiver counted")
-    assert got <= tx - dropped <= took, (name, "sender's whole run vs the interfaces", tx, took, got, dropped, d)
+    # A veth with its ring full drops every frame alike, and its tx_dropped counts them all:
+    # the control connection's segments and ARP among them (seen once: tx - dropped = got - 1,
+    # 939 drops on the reverse run's path). So tx - dropped may lie a few below got.
+    assert got - 4 <= tx - dropped <= took, (name, "sender's whole run vs the interfaces", tx, took, got, dropped, d)
 print("ok")
 PY
 python3 "$TMP/exact.py" "$TMP/out/runs.csv" x/udp/s64/p2/forward,paced/udp/s64/p2/forward/r10kpps,spin/udp/s64/p2/forward,bpoll/udp/s64/p2/forward \
 	x/udp/s64/p2/reverse $IF0 $IF1 >"$TMP/if.check" 2>&1
 grep '^#' "$TMP/if.check"
-check "whole run: each receiving interface's test frames = rx_total + rcvbuf_drops_total (or at most 2 more) = tx_total - veth drops" \
+check "whole run: each receiving interface's test frames = rx_total + rcvbuf_drops_total (or at most 2 more) = tx_total - veth drops (a few of them the control connection's)" \
 	"$TMP/if.check" grep -qx ok "$TMP/if.check"
 
 python3 - "$TMP/out/runs.csv" >"$TMP/pace.check" 2>&1 <<'PY'
