@@ -285,13 +285,17 @@ int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err)
 		 * flow: the sender's kernel path wakes no one (on a VM a wake-up of a thread on
 		 * another CPU is an IPI, a VM exit: it cost the sender a third of its time). */
 		uint64_t now = nb_now_ns();
+		if (r->flowing) {
+			r->last_ns = now;
+			r->flowing = false;
+		}
 		if (r->spin_us && timeout_ms && now - r->last_ns < (uint64_t)r->spin_us * 1000u)
 			return 0;
 		if (r->nap && timeout_ms && r->last_ns && now - r->last_ns < NAP_FLOWING_NS)
 			return nb_xsk_rx_nap(r->x, nap_ns(r, now), err) ? 0 : -1;
 		return nb_xsk_rx_wait(r->x, timeout_ms, err) ? 0 : -1;
 	}
-	r->last_ns = nb_now_ns();
+	r->flowing = true;
 	for (uint32_t i = 0; i < n; i++)
 		account(r, data[i], lens[i]);
 	leave_all(r);

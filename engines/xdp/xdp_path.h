@@ -136,7 +136,9 @@ struct nb_xdp_rx {
 					   reader sleeps at once */
 	bool nap;                       /* while frames flow, an empty ring is slept on with a
 					   timer, not on the socket's wait queue (see nb_xdp_rx_step) */
-	uint64_t last_ns;               /* when the ring last had frames */
+	bool flowing;                   /* the last look at the ring found frames */
+	uint64_t last_ns;               /* when the ring was found empty after its last frames
+					   (no clock read per batch) */
 	uint64_t nap_at, nap_frames;    /* the last nap's time and frames, the rate's estimate */
 	uint64_t frames;                /* frames this queue's socket received */
 	uint64_t rejected[NB_FRAME_BAD_UDP + 1]; /* frames the socket got that are not test
@@ -145,8 +147,8 @@ struct nb_xdp_rx {
 };
 
 /** Receive one batch on r's queue and account each test datagram into its flow. An empty ring
- *  (timeout_ms > 0) is looked at again at once while spin_us says so; then, with nap and frames
- *  in the last 10 ms, slept on for the time a quarter of the ring takes to fill at the rate
+ *  (timeout_ms > 0) is looked at again at once while spin_us says so; then, with nap and the
+ *  ring found empty after frames in the last 10 ms, slept on for the time a quarter of the ring takes to fill at the rate
  *  seen (20..200 us); else waited on in poll up to timeout_ms. Returns how many frames arrived,
  *  or -1 with err set. */
 int nb_xdp_rx_step(struct nb_xdp_rx *r, int timeout_ms, struct nb_error *err);
